@@ -1,0 +1,25 @@
+package io.sluice.console;
+
+import static org.testfx.assertions.api.Assertions.assertThat;
+
+import javafx.scene.control.Label;
+import javafx.stage.Stage;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.testfx.api.FxRobot;
+import org.testfx.framework.junit5.ApplicationExtension;
+import org.testfx.framework.junit5.Start;
+
+@ExtendWith(ApplicationExtension.class)
+class ConsoleAppTest {
+
+    @Start
+    void start(Stage stage) {
+        new ConsoleApp().start(stage);
+    }
+
+    @Test
+    void opensDisconnected(FxRobot robot) {
+        assertThat(robot.lookup("#connectionStatus").queryAs(Label.class)).hasText("Not connected");
+    }
+}

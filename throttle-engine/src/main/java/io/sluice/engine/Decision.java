@@ -1,0 +1,55 @@
+package io.sluice.engine;
+
+/**
+ * The engine's answer about one request: admit it, wait and ask again, or refuse it.
+ * Every admitted request must later be completed exactly once through its {@link Admission};
+ * every wait must be resumed or cancelled exactly once through its {@link Deferral}.
+ */
+public sealed interface Decision permits Decision.Admit, Decision.Wait, Decision.Refuse {
+
+    ClientInfo client();
+
+    /** Send the request upstream; call {@code admission.complete(...)} when it finishes. */
+    record Admit(ClientInfo client, Admission admission, RateLimitStatus rateLimit) implements Decision {
+    }
+
+    /**
+     * Hold the request for {@code waitMillis} without holding a thread, then call
+     * {@code deferral.resume()} for the final answer (or {@code deferral.cancel()} if the client left).
+     *
+     * @param reason {@link Reason#LOAD} for load deferral, {@link Reason#DELAYED} for progressive delay
+     */
+    record Wait(ClientInfo client, Reason reason, long waitMillis, Deferral deferral) implements Decision {
+    }
+
+    /**
+     * Answer with {@code status} (403 or 503) and, when {@code retryAfterSeconds >= 0}, a
+     * {@code Retry-After} header.
+     *
+     * @param rateLimit the client's quota when it is known, else null
+     * @param detail    one human sentence on why, for the refusal page
+     */
+    record Refuse(ClientInfo client, Reason reason, int status, long retryAfterSeconds,
+                  RateLimitStatus rateLimit, String detail) implements Decision {
+    }
+
+    /** The in-flight slot of an admitted request. */
+    interface Admission {
+        /**
+         * The request finished (or failed); frees its load and concurrency slots. Idempotent.
+         *
+         * @param status              the status sent to the client
+         * @param upstreamLatencyNanos time spent waiting for the upstream, or -1 if it was never reached
+         */
+        void complete(int status, long upstreamLatencyNanos);
+    }
+
+    /** A request parked by a {@link Wait}. */
+    interface Deferral {
+        /** The wait is over: the final decision (never another wait for load deferral). */
+        Decision resume();
+
+        /** The client went away while waiting; frees the waiting slot. Idempotent. */
+        void cancel();
+    }
+}

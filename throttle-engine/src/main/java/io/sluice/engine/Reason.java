@@ -1,0 +1,28 @@
+package io.sluice.engine;
+
+/**
+ * Stable reason codes for what a rule did to a request. They appear in telemetry, the access log,
+ * refusal bodies and the admin API, so their names are a public contract.
+ */
+public enum Reason {
+    PAUSED(503),
+    BANNED(403),
+    CRAWLER_SPACING(503),
+    CRAWLERS_BUSY(503),
+    HIT_STACK(503),
+    CLIENT_CONCURRENCY(503),
+    LOAD(503),
+    /** Progressive delay: the request was held back, not refused. */
+    DELAYED(200);
+
+    private final int httpStatus;
+
+    Reason(int httpStatus) {
+        this.httpStatus = httpStatus;
+    }
+
+    /** The HTTP status a refusal for this reason carries. */
+    public int httpStatus() {
+        return httpStatus;
+    }
+}

@@ -1,0 +1,136 @@
+package io.sluice.engine.policy;
+
+import io.sluice.engine.RequestClass;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The one immutable document that holds every limit, the pause flags, bans, allow-list and
+ * trusted proxies. A change replaces it whole with a new version; the next request sees it.
+ * Its JSON form (see {@link PolicyJson}) is a public contract documented in the README.
+ *
+ * @param version          increases by one with every accepted change; the ETag of the admin API
+ * @param hitStack         rule 4
+ * @param crawlers         rule 3 and search-engine verification
+ * @param load             rule 6
+ * @param perClient        rule 5
+ * @param progressiveDelay rule 7, per class; a class without an entry is never delayed
+ * @param pause            rule 1
+ * @param bans             rule 2
+ * @param allow            exemptions from rules 3-7 (and from pause when the entry says so)
+ * @param trustedProxies   CIDRs or addresses whose forwarding headers are believed
+ * @param classification   which crawler-list tags make a {@code CRAWLER}
+ * @param refusal          what a refusal tells the client
+ */
+public record Policy(
+        long version,
+        HitStack hitStack,
+        Crawlers crawlers,
+        Load load,
+        PerClient perClient,
+        Map<RequestClass, ProgressiveDelay> progressiveDelay,
+        Pause pause,
+        List<Ban> bans,
+        List<AllowEntry> allow,
+        List<String> trustedProxies,
+        Classification classification,
+        Refusal refusal) {
+
+    public Policy {
+        progressiveDelay = progressiveDelay == null ? Map.of() : Map.copyOf(progressiveDelay);
+        pause = pause == null ? Pause.NONE : pause;
+        bans = bans == null ? List.of() : List.copyOf(bans);
+        allow = allow == null ? List.of() : List.copyOf(allow);
+        trustedProxies = trustedProxies == null ? List.of() : List.copyOf(trustedProxies);
+    }
+
+    /** The defaults of DESIGN.md: nothing paused, banned or allowed, no trusted proxy. */
+    public static Policy defaults() {
+        return new Policy(1,
+                new HitStack(15, 10),
+                new Crawlers(30, 2, false),
+                new Load(15, 10, 500),
+                new PerClient(8),
+                Map.of(),
+                Pause.NONE,
+                List.of(),
+                List.of(),
+                List.of(),
+                Classification.DEFAULT,
+                new Refusal(30, null));
+    }
+
+    public Policy withVersion(long newVersion) {
+        return new Policy(newVersion, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
+                trustedProxies, classification, refusal);
+    }
+
+    public Policy withPause(Pause newPause) {
+        return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, newPause, bans, allow,
+                trustedProxies, classification, refusal);
+    }
+
+    public Policy withBans(List<Ban> newBans) {
+        return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, newBans, allow,
+                trustedProxies, classification, refusal);
+    }
+
+    /** Rule 4: refuse when a client has more than {@code maxHits} hits in the last {@code windowSeconds}. */
+    public record HitStack(int windowSeconds, int maxHits) {
+    }
+
+    /**
+     * Rule 3: a crawler is refused if it was served within {@code perCrawlerSeconds}, or any crawler
+     * was served within {@code allCrawlersSeconds}. With {@code verifySearchEngines}, a user agent
+     * claiming a major search engine is a {@code CRAWLER} only after forward-confirmed reverse DNS.
+     */
+    public record Crawlers(int perCrawlerSeconds, int allCrawlersSeconds, boolean verifySearchEngines) {
+    }
+
+    /** Rule 6: load deferral for {@code CRAWLER} and {@code BOT}. */
+    public record Load(int maxActive, int maxWaiting, int deferMillis) {
+    }
+
+    /** Rule 5: at most {@code maxConcurrent} requests in flight per client. */
+    public record PerClient(int maxConcurrent) {
+    }
+
+    /**
+     * Rule 7: past {@code softHits} hits in the hit-stack window, each further hit delays the request
+     * by {@code delayMillisPerHit} more, up to {@code maxDelayMillis}.
+     */
+    public record ProgressiveDelay(int softHits, int delayMillisPerHit, int maxDelayMillis) {
+    }
+
+    /** Rule 1: the whole service ({@code all}) or some classes are paused. */
+    public record Pause(boolean all, List<RequestClass> classes) {
+        public static final Pause NONE = new Pause(false, List.of());
+
+        public Pause {
+            classes = classes == null ? List.of() : List.copyOf(classes);
+        }
+
+        public boolean pauses(RequestClass requestClass) {
+            return all || classes.contains(requestClass);
+        }
+    }
+
+    /** Crawler-list tags whose entries are classed {@code CRAWLER}; every other tag is {@code BOT}. */
+    public record Classification(List<String> crawlerTags) {
+        public static final Classification DEFAULT = new Classification(
+                List.of("search-engine", "ai-crawler", "seo", "archiver", "academic", "advertising"));
+
+        public Classification {
+            crawlerTags = crawlerTags == null ? List.of() : List.copyOf(crawlerTags);
+        }
+    }
+
+    /**
+     * What a refusal tells the client.
+     *
+     * @param retryAfterSeconds {@code Retry-After} for refusals whose wait is not knowable (pause, load)
+     * @param infoUrl           a link the refusal page offers (e.g. a data dump), or null
+     */
+    public record Refusal(int retryAfterSeconds, String infoUrl) {
+    }
+}

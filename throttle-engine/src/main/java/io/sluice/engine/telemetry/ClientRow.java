@@ -1,0 +1,31 @@
+package io.sluice.engine.telemetry;
+
+import io.sluice.engine.RequestClass;
+import java.time.Instant;
+
+/**
+ * One row of the hit-stack heatmap.
+ *
+ * @param ip               the client's IP
+ * @param userAgent        the client's user agent
+ * @param requestClass     its class
+ * @param crawlerName      the matched crawler-list entry, or null
+ * @param hitsInWindow     hits in the policy's hit-stack window
+ * @param inFlight         requests in flight now
+ * @param hitsPerSecond    hits in each of the last 60 seconds, oldest first (length 60)
+ * @param refusedPerSecond refusals in each of the last 60 seconds, oldest first (length 60)
+ * @param status           how it stands now
+ * @param lastSeen         its last request
+ */
+public record ClientRow(
+        String ip,
+        String userAgent,
+        RequestClass requestClass,
+        String crawlerName,
+        int hitsInWindow,
+        int inFlight,
+        int[] hitsPerSecond,
+        int[] refusedPerSecond,
+        ClientStatus status,
+        Instant lastSeen) {
+}

@@ -1,0 +1,32 @@
+package io.sluice.engine.telemetry;
+
+import io.sluice.engine.policy.Ban;
+import io.sluice.engine.policy.Policy;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * Everything the console shows, taken at one instant; immutable, serialised as is by
+ * {@code GET /api/v1/snapshot}.
+ *
+ * @param takenAt         when
+ * @param policyVersion   the live policy's version
+ * @param pause           the live pause flags
+ * @param seconds         per-second counts, oldest first, for the last five minutes
+ * @param load            load against its limits, now
+ * @param upstreamLatency upstream latency percentiles over the last minute
+ * @param topClients      the busiest clients by hits in the window, busiest first
+ * @param clients         pressure on the client tables
+ * @param bans            the bans in force
+ */
+public record Snapshot(
+        Instant takenAt,
+        long policyVersion,
+        Policy.Pause pause,
+        List<SecondCounts> seconds,
+        LoadState load,
+        LatencySummary upstreamLatency,
+        List<ClientRow> topClients,
+        ClientTableStats clients,
+        List<Ban> bans) {
+}
