@@ -91,12 +91,18 @@ final class AhoCorasick {
             for (int col = 0; col < width; col++) {
                 int child = rows.get(state)[col];
                 if (child != 0) {
-                    fail[child] = next[fail[state] * width + col];
+                    fail[child] = next[fail[state] * width + col]; // not yet sign-marked here
                     next[state * width + col] = child;
                     queue.add(child);
                 } else {
                     next[state * width + col] = next[fail[state] * width + col];
                 }
+            }
+        }
+        // mark transitions into states with output by the sign bit, so the scan loop reads one array
+        for (int i = 0; i < next.length; i++) {
+            if (outputs[next[i]].length > 0) {
+                next[i] |= Integer.MIN_VALUE;
             }
         }
     }
@@ -125,10 +131,12 @@ final class AhoCorasick {
             } else {
                 col = columnOf(c);
             }
-            state = table[state * w + col];
-            int[] out = outputs[state];
-            for (int id : out) {
-                sink.accept(id);
+            int target = table[state * w + col];
+            state = target & Integer.MAX_VALUE;
+            if (target < 0) {
+                for (int id : outputs[state]) {
+                    sink.accept(id);
+                }
             }
         }
     }
