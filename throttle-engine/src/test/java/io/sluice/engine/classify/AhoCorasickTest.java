@@ -25,7 +25,8 @@ class AhoCorasickTest {
             Random random = new Random(literalCount);
             List<String> literals = new ArrayList<>();
             for (int i = 0; i < literalCount; i++) {
-                literals.add(randomText(random, literalCount > 100 ? 6 + random.nextInt(10) : 1 + random.nextInt(4), "abcdefg/."));
+                int length = literalCount > 100 ? 6 + random.nextInt(10) : 1 + random.nextInt(4);
+                literals.add(randomText(random, length, "abcdefg/."));
             }
             AhoCorasick ac = new AhoCorasick(literals);
             if (literalCount > 100) {
