@@ -24,12 +24,12 @@ import java.util.Map;
  *   <li>Anything else: {@code BOT}.</li>
  * </ol>
  *
- * <p>Cost: what the list says about a user agent is cached (bounded Caffeine cache, keyed by the user
- * agent string, from the user agent's second sighting; user agents over {@link #MAX_CACHED_LENGTH}
- * chars are not cached so the cache's memory stays bounded by count times length). The class is derived
- * per call from the cached entry and the policy's tags with a couple of array reads, so a live change of the tag mapping takes effect on the
- * next request without flushing the cache. A miss costs one multi-literal scan plus the few candidate
- * regexes ({@link CrawlerMatcher}), not 1,500 regexes, so unique random user agents are not a CPU attack.
+ * <p>Cost: what the list says about a user agent is cached (bounded Caffeine cache, keyed by the user agent
+ * string, from the user agent's second sighting; user agents over {@link #MAX_CACHED_LENGTH} chars are not cached
+ * so the cache's memory stays bounded by count times length). The class is derived per call from the cached entry
+ * and the policy's tags with a couple of array reads, so a live change of the tag mapping takes effect on the next
+ * request without flushing the cache. A miss costs one multi-literal scan plus the few candidate regexes ({@link
+ * CrawlerMatcher}), not 1,500 regexes, so unique random user agents are not a CPU attack.
  *
  * <p>Thread-safe.
  */
