@@ -75,6 +75,51 @@ public record Policy(
                 trustedProxies, classification, refusal);
     }
 
+    public Policy withHitStack(HitStack value) {
+        return new Policy(version, value, crawlers, load, perClient, progressiveDelay,
+                pause, bans, allow, trustedProxies, classification, refusal);
+    }
+
+    public Policy withCrawlers(Crawlers value) {
+        return new Policy(version, hitStack, value, load, perClient, progressiveDelay,
+                pause, bans, allow, trustedProxies, classification, refusal);
+    }
+
+    public Policy withLoad(Load value) {
+        return new Policy(version, hitStack, crawlers, value, perClient, progressiveDelay,
+                pause, bans, allow, trustedProxies, classification, refusal);
+    }
+
+    public Policy withPerClient(PerClient value) {
+        return new Policy(version, hitStack, crawlers, load, value, progressiveDelay,
+                pause, bans, allow, trustedProxies, classification, refusal);
+    }
+
+    public Policy withProgressiveDelay(Map<RequestClass, ProgressiveDelay> value) {
+        return new Policy(version, hitStack, crawlers, load, perClient, value,
+                pause, bans, allow, trustedProxies, classification, refusal);
+    }
+
+    public Policy withAllow(List<AllowEntry> value) {
+        return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay,
+                pause, bans, value, trustedProxies, classification, refusal);
+    }
+
+    public Policy withTrustedProxies(List<String> value) {
+        return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay,
+                pause, bans, allow, value, classification, refusal);
+    }
+
+    public Policy withClassification(Classification value) {
+        return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay,
+                pause, bans, allow, trustedProxies, value, refusal);
+    }
+
+    public Policy withRefusal(Refusal value) {
+        return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay,
+                pause, bans, allow, trustedProxies, classification, value);
+    }
+
     /** Rule 4: refuse when a client has more than {@code maxHits} hits in the last {@code windowSeconds}. */
     public record HitStack(int windowSeconds, int maxHits) {
     }

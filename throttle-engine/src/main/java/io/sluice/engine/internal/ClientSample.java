@@ -1,0 +1,22 @@
+package io.sluice.engine.internal;
+
+import io.sluice.engine.RequestClass;
+
+/**
+ * A copy of one tracked client's state for the snapshot (never shared with the decision path).
+ *
+ * @param hitsPerSecond     hits in each of the last 60 seconds, oldest first
+ * @param refusedPerSecond  refusals in each of the last 60 seconds, oldest first
+ * @param lastLimitedMillis the last refusal or delay, or {@code Long.MIN_VALUE}
+ */
+public record ClientSample(
+        ClientKey key,
+        RequestClass requestClass,
+        String crawlerName,
+        boolean allowListed,
+        int hitsInWindow,
+        int[] hitsPerSecond,
+        int[] refusedPerSecond,
+        long lastSeenMillis,
+        long lastLimitedMillis) {
+}
