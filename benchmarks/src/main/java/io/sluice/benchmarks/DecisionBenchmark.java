@@ -53,6 +53,7 @@ public class DecisionBenchmark {
 
     Request[] requests;
     ThrottleEngine engine;
+    ThrottleEngine engineNoBans;
     ConcurrentHashMap<ClientKey, long[]> bareMap;
     ConcurrentHashMap<ClientKey, Bucket> buckets;
 
@@ -60,10 +61,14 @@ public class DecisionBenchmark {
     public void setUp() {
         requests = Clients.requests(new Random(7), TRACKED);
         CrawlerListClassifier classifier = CrawlerListClassifier.bundled();
-        engine = new ThrottleEngine(EngineConfig.defaults(), InstantSource.system(), benchmarkPolicy(), classifier);
+        engine = new ThrottleEngine(EngineConfig.defaults(), InstantSource.system(), benchmarkPolicy(true),
+                classifier);
+        engineNoBans = new ThrottleEngine(EngineConfig.defaults(), InstantSource.system(), benchmarkPolicy(false),
+                classifier);
         for (Request r : requests) { // every client tracked, every user agent cached
             finish(engine.decide(r));
             finish(engine.decide(r));
+            finish(engineNoBans.decide(r));
         }
         bareMap = new ConcurrentHashMap<>();
         buckets = new ConcurrentHashMap<>();
@@ -80,10 +85,10 @@ public class DecisionBenchmark {
 
     /**
      * The decision under test: the default policy with limits high enough that requests are admitted
-     * (the admitted path runs every rule), plus 100 IP bans, 20 CIDR bans and 10 user-agent bans that
-     * do not match, so the ban rule has real lists to look through.
+     * (the admitted path runs every rule); {@code withBans} adds 100 IP bans, 20 CIDR bans and 10
+     * user-agent bans that do not match, so the ban rule has real lists to look through.
      */
-    static Policy benchmarkPolicy() {
+    static Policy benchmarkPolicy(boolean withBans) {
         Policy d = Policy.defaults();
         List<Ban> bans = new ArrayList<>();
         Instant created = Instant.parse("2026-01-01T00:00:00Z");
@@ -100,7 +105,8 @@ public class DecisionBenchmark {
             bans.add(new Ban("ua" + i, BanType.AGENT, "NoSuchSpider" + i, "bench", "bench", created, null));
         }
         return new Policy(1, new Policy.HitStack(15, 1_000_000), d.crawlers(), new Policy.Load(10_000, 10, 500),
-                new Policy.PerClient(1_000), d.progressiveDelay(), d.pause(), bans, d.allow(), d.trustedProxies(),
+                new Policy.PerClient(1_000), d.progressiveDelay(), d.pause(), withBans ? bans : List.of(), d.allow(),
+                d.trustedProxies(),
                 d.classification(), d.refusal());
     }
 
@@ -119,6 +125,12 @@ public class DecisionBenchmark {
     @Benchmark
     public Decision engineDecide() {
         return finish(engine.decide(pick(requests)));
+    }
+
+    /** The same with an empty ban list: what the ban lists cost. */
+    @Benchmark
+    public Decision engineDecideNoBans() {
+        return finish(engineNoBans.decide(pick(requests)));
     }
 
     @Benchmark
