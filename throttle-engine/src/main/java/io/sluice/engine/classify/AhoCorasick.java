@@ -10,16 +10,24 @@ import java.util.List;
  * compiled to a full transition table). The text is lower-cased (ASCII) on the fly; literals are
  * given lower-cased.
  *
- * <p>Memory: the transition table has one row per trie node over a compact alphabet (only the
- * characters that occur in some literal get a column; every other character leads back to the root),
- * so about 1,500 crawler literals cost a few MB of {@code int}s, read sequentially per character.
+ * <p>The scan is a chain of dependent loads, one per character, so its speed is the memory latency of
+ * the table. The table is kept small and hot: one column per character that occurs in some literal
+ * (every other character leads back to the root), 16-bit cells (the top bit marks "a literal ends
+ * here", so the loop reads one array), and states numbered breadth-first so the shallow states that
+ * ordinary text keeps visiting sit together at the front. About 1,500 crawler literals give some
+ * 14,000 states: when there are more than 32,767, cells fall back to {@code int}.
  */
 final class AhoCorasick {
 
-    private final int[] column = new int[128]; // ASCII char -> alphabet column; 0 = not in any literal
+    private static final int[] NONE = new int[0];
+
+    private final int[] column = new int[128]; // ASCII char -> alphabet column; 0 = in no literal
+    private final char[] nonAsciiChars;
+    private final int nonAsciiBase;
     private final int width;
-    private final int[] next;       // state * width + column -> state
-    private final int[][] outputs;  // literal ids ending at a state, including via suffix links
+    private final char[] narrow;   // state * width + column -> next state | 0x8000 if it has output
+    private final int[] wide;      // the same with int cells (flag 0x80000000), when states exceed 15 bits
+    private final int[][] outputs; // literal ids ending at a state, including via suffix links
     private final int literalCount;
 
     AhoCorasick(List<String> literals) {
@@ -40,75 +48,92 @@ final class AhoCorasick {
                 }
             }
         }
-        this.nonAsciiChars = nonAscii;
-        this.nonAsciiBase = columns;
+        nonAsciiChars = nonAscii;
+        nonAsciiBase = columns;
         width = columns + nonAscii.length;
 
-        // trie
-        List<int[]> rows = new ArrayList<>();
+        // 1. the trie, in insertion numbering
+        List<int[]> children = new ArrayList<>();
         List<List<Integer>> ends = new ArrayList<>();
-        rows.add(new int[width]);
+        children.add(new int[width]);
         ends.add(new ArrayList<>());
         for (int id = 0; id < literals.size(); id++) {
             String literal = literals.get(id);
             int state = 0;
             for (int i = 0; i < literal.length(); i++) {
                 int col = columnOf(literal.charAt(i));
-                int target = rows.get(state)[col];
+                int target = children.get(state)[col];
                 if (target == 0) {
-                    target = rows.size();
-                    rows.add(new int[width]);
+                    target = children.size();
+                    children.add(new int[width]);
                     ends.add(new ArrayList<>());
-                    rows.get(state)[col] = target;
+                    children.get(state)[col] = target;
                 }
                 state = target;
             }
             ends.get(state).add(id);
         }
+        int states = children.size();
 
-        // breadth-first: failure links folded into the table, outputs merged along them
-        int states = rows.size();
-        int[] fail = new int[states];
-        next = new int[states * width];
-        outputs = new int[states][];
+        // 2. breadth-first renumbering: order[newId] = oldId
+        int[] order = new int[states];
+        int[] renumber = new int[states];
         ArrayDeque<Integer> queue = new ArrayDeque<>();
-        outputs[0] = toArray(ends.get(0));
-        for (int col = 0; col < width; col++) {
-            int child = rows.get(0)[col];
-            next[col] = child;
-            if (child != 0) {
-                fail[child] = 0;
-                queue.add(child);
-            }
-        }
+        queue.add(0);
+        int assigned = 0;
         while (!queue.isEmpty()) {
-            int state = queue.poll();
-            List<Integer> out = new ArrayList<>(ends.get(state));
-            for (int id : outputs[fail[state]]) {
-                out.add(id);
-            }
-            outputs[state] = toArray(out);
-            for (int col = 0; col < width; col++) {
-                int child = rows.get(state)[col];
+            int old = queue.poll();
+            renumber[old] = assigned;
+            order[assigned++] = old;
+            for (int child : children.get(old)) {
                 if (child != 0) {
-                    fail[child] = next[fail[state] * width + col]; // not yet sign-marked here
-                    next[state * width + col] = child;
                     queue.add(child);
-                } else {
-                    next[state * width + col] = next[fail[state] * width + col];
                 }
             }
         }
-        // mark transitions into states with output by the sign bit, so the scan loop reads one array
-        for (int i = 0; i < next.length; i++) {
-            if (outputs[next[i]].length > 0) {
-                next[i] |= Integer.MIN_VALUE;
+
+        // 3. failure links folded into a full table, outputs merged along them (breadth-first = new order)
+        int[] fail = new int[states];
+        int[] next = new int[states * width];
+        outputs = new int[states][];
+        for (int s = 0; s < states; s++) {
+            int old = order[s];
+            int[] kids = children.get(old);
+            if (s == 0) {
+                outputs[0] = toArray(ends.get(old), NONE);
+                for (int col = 0; col < width; col++) {
+                    next[col] = kids[col] == 0 ? 0 : renumber[kids[col]];
+                }
+                continue;
+            }
+            outputs[s] = toArray(ends.get(old), outputs[fail[s]]);
+            for (int col = 0; col < width; col++) {
+                if (kids[col] != 0) {
+                    int child = renumber[kids[col]];
+                    next[s * width + col] = child;
+                    fail[child] = next[fail[s] * width + col];
+                } else {
+                    next[s * width + col] = next[fail[s] * width + col];
+                }
             }
         }
-    }
 
-    private final char[] nonAsciiChars;
-    private final int nonAsciiBase;
+        if (states <= 0x7FFF) {
+            narrow = new char[next.length];
+            for (int i = 0; i < next.length; i++) {
+                narrow[i] = (char) (next[i] | (outputs[next[i]].length > 0 ? 0x8000 : 0));
+            }
+            wide = null;
+        } else {
+            for (int i = 0; i < next.length; i++) {
+                if (outputs[next[i]].length > 0) {
+                    next[i] |= Integer.MIN_VALUE;
+                }
+            }
+            wide = next;
+            narrow = null;
+        }
+    }
 
     int literalCount() {
         return literalCount;
@@ -120,17 +145,34 @@ final class AhoCorasick {
 
     /** Calls {@code sink} with the id of each literal occurring in {@code text} (repeats possible). */
     void scan(String text, IntSink sink) {
-        int state = 0;
-        int[] table = next;
+        if (narrow == null) {
+            scanWide(text, sink);
+            return;
+        }
+        char[] table = narrow;
+        int[] columns = column;
         int w = width;
+        int state = 0;
         for (int i = 0, n = text.length(); i < n; i++) {
             char c = text.charAt(i);
-            int col;
-            if (c < 128) {
-                col = column[c >= 'A' && c <= 'Z' ? c + 32 : c];
-            } else {
-                col = columnOf(c);
+            int col = c < 128 ? columns[c >= 'A' && c <= 'Z' ? c + 32 : c] : columnOf(c);
+            int target = table[state * w + col];
+            state = target & 0x7FFF;
+            if (target >= 0x8000) {
+                for (int id : outputs[state]) {
+                    sink.accept(id);
+                }
             }
+        }
+    }
+
+    private void scanWide(String text, IntSink sink) {
+        int[] table = wide;
+        int w = width;
+        int state = 0;
+        for (int i = 0, n = text.length(); i < n; i++) {
+            char c = text.charAt(i);
+            int col = c < 128 ? column[c >= 'A' && c <= 'Z' ? c + 32 : c] : columnOf(c);
             int target = table[state * w + col];
             state = target & Integer.MAX_VALUE;
             if (target < 0) {
@@ -149,10 +191,13 @@ final class AhoCorasick {
         return at < 0 ? 0 : nonAsciiBase + at;
     }
 
-    private static int[] toArray(List<Integer> list) {
-        int[] out = new int[list.size()];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = list.get(i);
+    private static int[] toArray(List<Integer> own, int[] inherited) {
+        if (own.isEmpty()) {
+            return inherited;
+        }
+        int[] out = Arrays.copyOf(inherited, inherited.length + own.size());
+        for (int i = 0; i < own.size(); i++) {
+            out[inherited.length + i] = own.get(i);
         }
         return out;
     }

@@ -24,12 +24,12 @@ import java.util.Map;
  *   <li>Anything else: {@code BOT}.</li>
  * </ol>
  *
- * <p>Cost: what the list says about a user agent is cached (bounded Caffeine cache, keyed by the user
- * agent string; user agents over {@link #MAX_CACHED_LENGTH} chars are not cached so the cache's memory
- * stays bounded by count times length). The class is derived per call from the cached entry and the
- * policy's tags with a couple of array reads, so a live change of the tag mapping takes effect on the
- * next request without flushing the cache. A miss costs one multi-literal scan plus the few candidate
- * regexes ({@link CrawlerMatcher}), not 1,500 regexes, so unique random user agents are not a CPU attack.
+ * <p>Cost: what the list says about a user agent is cached (bounded Caffeine cache, keyed by the user agent
+ * string, from the user agent's second sighting; user agents over {@link #MAX_CACHED_LENGTH} chars are not cached
+ * so the cache's memory stays bounded by count times length). The class is derived per call from the cached entry
+ * and the policy's tags with a couple of array reads, so a live change of the tag mapping takes effect on the next
+ * request without flushing the cache. A miss costs one multi-literal scan plus the few candidate regexes ({@link
+ * CrawlerMatcher}), not 1,500 regexes, so unique random user agents are not a CPU attack.
  *
  * <p>Thread-safe.
  */
@@ -48,6 +48,7 @@ public final class CrawlerListClassifier implements UserAgentClassifier {
     private final Recognition[] byEntry;
     private final Map<String, Integer> tagIds = new HashMap<>();
     private final Cache<String, Recognition> cache;
+    private final int[] doorkeeper = new int[1 << 16];
     private volatile TagMemo memo;
 
     private CrawlerListClassifier(CrawlerList list, long cacheSize) {
@@ -90,9 +91,18 @@ public final class CrawlerListClassifier implements UserAgentClassifier {
         if (userAgent == null || userAgent.isEmpty()) {
             return UNKNOWN_BOT;
         }
-        Recognition recognition = userAgent.length() <= MAX_CACHED_LENGTH
-                ? cache.get(userAgent, this::recognise)
-                : recognise(userAgent);
+        Recognition recognition;
+        if (userAgent.length() > MAX_CACHED_LENGTH) {
+            recognition = recognise(userAgent);
+        } else {
+            recognition = cache.getIfPresent(userAgent);
+            if (recognition == null) {
+                recognition = recognise(userAgent);
+                if (seenBefore(userAgent)) {
+                    cache.put(userAgent, recognition);
+                }
+            }
+        }
         return recognition.toMatch(crawlerTagBits(classification));
     }
 
@@ -120,6 +130,22 @@ public final class CrawlerListClassifier implements UserAgentClassifier {
     /** Approximate number of user agents cached (for telemetry). */
     public long cachedCount() {
         return cache.estimatedSize();
+    }
+
+    /**
+     * Doorkeeper: a user agent enters the cache on its second sighting. A spray of unique user agents
+     * then never churns the cache (inserts and evictions cost more than the match itself, and would
+     * push out the real clients' entries); a user agent that comes back is cached from then on. The
+     * table holds one hash per slot; races and collisions only make an entry cached a little early.
+     */
+    private boolean seenBefore(String userAgent) {
+        int hash = userAgent.hashCode() * 0x9E3779B9;
+        int slot = (hash >>> 16) & (doorkeeper.length - 1);
+        if (doorkeeper[slot] == hash) {
+            return true;
+        }
+        doorkeeper[slot] = hash;
+        return false;
     }
 
     private Recognition recognise(String userAgent) {

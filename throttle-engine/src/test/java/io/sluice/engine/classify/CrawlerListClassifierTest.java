@@ -103,6 +103,20 @@ class CrawlerListClassifierTest {
     }
 
     @Test
+    void aUserAgentIsCachedOnItsSecondSighting() {
+        CrawlerListClassifier fresh = CrawlerListClassifier.of(CrawlerList.bundled(), 100);
+        fresh.classify(CHROME, DEFAULT);
+        assertThat(fresh.cachedCount()).isZero();
+        fresh.classify(CHROME, DEFAULT);
+        assertThat(fresh.cachedCount()).isEqualTo(1);
+        assertThat(fresh.classify(CHROME, DEFAULT).requestClass()).isEqualTo(RequestClass.BROWSER);
+        for (int i = 0; i < 1000; i++) {
+            fresh.classify(CHROME + " unique/" + i, DEFAULT);
+        }
+        assertThat(fresh.cachedCount()).isLessThan(10); // a spray of one-off user agents is not cached
+    }
+
+    @Test
     void everyEntryHasANameAndTheBundledListIsTagged() {
         for (CrawlerEntry entry : classifier.list().entries()) {
             assertThat(entry.name()).as("entry %d", entry.index()).isNotBlank();

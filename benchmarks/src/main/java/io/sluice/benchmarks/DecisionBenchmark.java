@@ -1,0 +1,135 @@
+package io.sluice.benchmarks;
+
+import io.github.bucket4j.Bandwidth;
+import io.github.bucket4j.Bucket;
+import io.sluice.engine.Decision;
+import io.sluice.engine.EngineConfig;
+import io.sluice.engine.Request;
+import io.sluice.engine.ThrottleEngine;
+import io.sluice.engine.classify.CrawlerListClassifier;
+import io.sluice.engine.policy.Ban;
+import io.sluice.engine.policy.BanType;
+import io.sluice.engine.policy.Policy;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Cost of one throttling decision with 100,000 tracked clients picked at random, against two baselines
+ * over the same keys in the same run: a bare {@code ConcurrentHashMap.get} (the least any per-client
+ * limiter does) and a Bucket4j {@code tryConsume} behind a {@code ConcurrentHashMap} (a per-client token
+ * bucket). Run with {@code -t 1} and {@code -t 2}.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 3)
+@Measurement(iterations = 5, time = 3)
+@Fork(1)
+public class DecisionBenchmark {
+
+    static final int TRACKED = 100_000;
+
+    /** A client key as a limiter keyed by (IP, user agent) would build it per request. */
+    record ClientKey(String ip, String userAgent) {
+    }
+
+    Request[] requests;
+    ThrottleEngine engine;
+    ConcurrentHashMap<ClientKey, long[]> bareMap;
+    ConcurrentHashMap<ClientKey, Bucket> buckets;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+        requests = Clients.requests(new Random(7), TRACKED);
+        CrawlerListClassifier classifier = CrawlerListClassifier.bundled();
+        engine = new ThrottleEngine(EngineConfig.defaults(), InstantSource.system(), benchmarkPolicy(), classifier);
+        for (Request r : requests) { // every client tracked, every user agent cached
+            finish(engine.decide(r));
+            finish(engine.decide(r));
+        }
+        bareMap = new ConcurrentHashMap<>();
+        buckets = new ConcurrentHashMap<>();
+        for (Request r : requests) {
+            ClientKey key = new ClientKey(r.peerAddress(), r.userAgent());
+            bareMap.put(key, new long[1]);
+            // generous limits so every call consumes (the refusal path is not the one measured)
+            buckets.put(key, Bucket.builder()
+                    .addLimit(Bandwidth.builder().capacity(1_000_000_000L)
+                            .refillGreedy(1_000_000_000L, Duration.ofSeconds(1)).build())
+                    .build());
+        }
+    }
+
+    /**
+     * The decision under test: the default policy with limits high enough that requests are admitted
+     * (the admitted path runs every rule), plus 100 IP bans, 20 CIDR bans and 10 user-agent bans that
+     * do not match, so the ban rule has real lists to look through.
+     */
+    static Policy benchmarkPolicy() {
+        Policy d = Policy.defaults();
+        List<Ban> bans = new ArrayList<>();
+        Instant created = Instant.parse("2026-01-01T00:00:00Z");
+        Random random = new Random(3);
+        for (int i = 0; i < 100; i++) {
+            bans.add(new Ban("ip" + i, BanType.IP, "240.0." + random.nextInt(256) + "." + random.nextInt(256),
+                    "bench", "bench", created, null));
+        }
+        for (int i = 0; i < 20; i++) {
+            bans.add(new Ban("net" + i, BanType.IP, "2001:db8:" + Integer.toHexString(i) + "::/48", "bench",
+                    "bench", created, null));
+        }
+        for (int i = 0; i < 10; i++) {
+            bans.add(new Ban("ua" + i, BanType.AGENT, "NoSuchSpider" + i, "bench", "bench", created, null));
+        }
+        return new Policy(1, new Policy.HitStack(15, 1_000_000), d.crawlers(), new Policy.Load(10_000, 10, 500),
+                new Policy.PerClient(1_000), d.progressiveDelay(), d.pause(), bans, d.allow(), d.trustedProxies(),
+                d.classification(), d.refusal());
+    }
+
+    static Request pick(Request[] requests) {
+        return requests[ThreadLocalRandom.current().nextInt(requests.length)];
+    }
+
+    private static Decision finish(Decision decision) {
+        if (decision instanceof Decision.Admit admit) {
+            admit.admission().complete(200, 1_000_000);
+        }
+        return decision;
+    }
+
+    /** A full Sluice decision (classification cached, every rule evaluated) and its completion. */
+    @Benchmark
+    public Decision engineDecide() {
+        return finish(engine.decide(pick(requests)));
+    }
+
+    @Benchmark
+    public long[] baselineMapGet() {
+        Request r = pick(requests);
+        return bareMap.get(new ClientKey(r.peerAddress(), r.userAgent()));
+    }
+
+    @Benchmark
+    public boolean baselineBucket4j() {
+        Request r = pick(requests);
+        return buckets.get(new ClientKey(r.peerAddress(), r.userAgent())).tryConsume(1);
+    }
+}

@@ -1,0 +1,148 @@
+package io.sluice.engine.classify;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sluice.engine.classify.SearchEngineVerifier.Status;
+import io.sluice.engine.net.IpAddress;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class SearchEngineVerifierTest {
+
+    private static final IpAddress GOOGLE = IpAddress.parse("66.249.66.1");
+    private static final String GOOGLEBOT_UA =
+            "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+    private static final String BINGBOT_UA = "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)";
+    private static final IpAddress SPOOFER = IpAddress.parse("203.0.113.9");
+
+    /** Runs queued lookups only when told: proves the request path never waits for DNS. */
+    private static final class ManualExecutor implements Executor {
+        final Queue<Runnable> tasks = new ArrayDeque<>();
+
+        @Override
+        public void execute(Runnable command) {
+            tasks.add(command);
+        }
+
+        void runAll() {
+            while (!tasks.isEmpty()) {
+                tasks.poll().run();
+            }
+        }
+    }
+
+    private static final class ManualClock implements InstantSource {
+        Instant now = Instant.parse("2026-11-22T10:00:00Z");
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
+    }
+
+    private final Map<IpAddress, List<String>> ptr = new HashMap<>();
+    private final Map<String, List<IpAddress>> a = new HashMap<>();
+    private final AtomicInteger lookups = new AtomicInteger();
+    private final SearchEngineVerifier.Resolver fakeDns = new SearchEngineVerifier.Resolver() {
+        @Override
+        public List<String> reverse(IpAddress address) {
+            lookups.incrementAndGet();
+            if (address.equals(IpAddress.parse("192.0.2.66"))) {
+                throw new IllegalStateException("SERVFAIL");
+            }
+            return ptr.getOrDefault(address, List.of());
+        }
+
+        @Override
+        public List<IpAddress> forward(String hostName) {
+            return a.getOrDefault(hostName, List.of());
+        }
+    };
+    private final ManualExecutor executor = new ManualExecutor();
+    private final ManualClock clock = new ManualClock();
+    private final SearchEngineVerifier verifier = new SearchEngineVerifier(fakeDns, executor, clock,
+            Duration.ofHours(1), Duration.ofMinutes(5), 1000);
+
+    @Test
+    void forwardConfirmedReverseDnsVerifiesWithoutBlocking() {
+        ptr.put(GOOGLE, List.of("crawl-66-249-66-1.googlebot.com."));
+        a.put("crawl-66-249-66-1.googlebot.com", List.of(GOOGLE));
+        assertThat(verifier.status(GOOGLEBOT_UA, GOOGLE)).isEqualTo(Status.PENDING);
+        assertThat(verifier.status(GOOGLEBOT_UA, GOOGLE)).isEqualTo(Status.PENDING);
+        executor.runAll();
+        assertThat(verifier.status(GOOGLEBOT_UA, GOOGLE)).isEqualTo(Status.VERIFIED);
+        assertThat(lookups).hasValue(1); // concurrent misses shared one lookup
+    }
+
+    @Test
+    void spoofedClaimsFail() {
+        // PTR claims Google but the name does not resolve back to the address
+        ptr.put(SPOOFER, List.of("crawl-1.googlebot.com"));
+        a.put("crawl-1.googlebot.com", List.of(GOOGLE));
+        // PTR in a look-alike domain
+        IpAddress lookalike = IpAddress.parse("203.0.113.10");
+        ptr.put(lookalike, List.of("googlebot.com.evil.example", "evilgooglebot.com"));
+        a.put("googlebot.com.evil.example", List.of(lookalike));
+        a.put("evilgooglebot.com", List.of(lookalike));
+        verifier.status(GOOGLEBOT_UA, SPOOFER);
+        verifier.status(GOOGLEBOT_UA, lookalike);
+        verifier.status(GOOGLEBOT_UA, IpAddress.parse("192.0.2.66")); // resolver error
+        executor.runAll();
+        assertThat(verifier.status(GOOGLEBOT_UA, SPOOFER)).isEqualTo(Status.FAILED);
+        assertThat(verifier.status(GOOGLEBOT_UA, lookalike)).isEqualTo(Status.FAILED);
+        assertThat(verifier.status(GOOGLEBOT_UA, IpAddress.parse("192.0.2.66"))).isEqualTo(Status.FAILED);
+        // a Google address claiming to be bingbot is not bingbot
+        ptr.put(GOOGLE, List.of("crawl-66-249-66-1.googlebot.com"));
+        a.put("crawl-66-249-66-1.googlebot.com", List.of(GOOGLE));
+        verifier.status(BINGBOT_UA, GOOGLE);
+        executor.runAll();
+        assertThat(verifier.status(BINGBOT_UA, GOOGLE)).isEqualTo(Status.FAILED);
+        assertThat(verifier.status("SomeSeoBot/1.0", GOOGLE)).isEqualTo(Status.FAILED);
+        assertThat(verifier.status(GOOGLEBOT_UA, null)).isEqualTo(Status.FAILED);
+    }
+
+    @Test
+    void answersExpireOnTheInjectedClock() {
+        assertThat(verifier.status(GOOGLEBOT_UA, GOOGLE)).isEqualTo(Status.PENDING);
+        executor.runAll();
+        assertThat(verifier.status(GOOGLEBOT_UA, GOOGLE)).isEqualTo(Status.FAILED);
+        // DNS is fixed; the failure is remembered for 5 minutes, then checked again
+        ptr.put(GOOGLE, List.of("crawl-66-249-66-1.googlebot.com"));
+        a.put("crawl-66-249-66-1.googlebot.com", List.of(GOOGLE));
+        clock.now = clock.now.plusSeconds(299);
+        assertThat(verifier.status(GOOGLEBOT_UA, GOOGLE)).isEqualTo(Status.FAILED);
+        clock.now = clock.now.plusSeconds(2);
+        assertThat(verifier.status(GOOGLEBOT_UA, GOOGLE)).isEqualTo(Status.PENDING);
+        executor.runAll();
+        assertThat(verifier.status(GOOGLEBOT_UA, GOOGLE)).isEqualTo(Status.VERIFIED);
+        assertThat(lookups).hasValue(2);
+    }
+
+    @Test
+    void domainsMatchAtDotBoundaries() {
+        assertThat(SearchEngineVerifier.inDomains("a.googlebot.com", List.of("googlebot.com"))).isTrue();
+        assertThat(SearchEngineVerifier.inDomains("googlebot.com", List.of("googlebot.com"))).isFalse();
+        assertThat(SearchEngineVerifier.inDomains("agooglebot.com", List.of("googlebot.com"))).isFalse();
+        assertThatThrownBy(() -> new SearchEngineVerifier(fakeDns, executor, clock, Duration.ofHours(1),
+                Duration.ofMinutes(-1), 10)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void claimsAreReadFromTheUserAgent() {
+        assertThat(SearchEngineVerifier.claimedEngine(GOOGLEBOT_UA)).isEqualTo("Googlebot");
+        assertThat(SearchEngineVerifier.claimedEngine("Mozilla/5.0 (compatible; YandexBot/3.0; "
+                + "+http://yandex.com/bots)")).isEqualTo("YandexBot");
+        assertThat(SearchEngineVerifier.claimedEngine("curl/8")).isNull();
+        assertThat(SearchEngineVerifier.claimedEngine(null)).isNull();
+    }
+}
