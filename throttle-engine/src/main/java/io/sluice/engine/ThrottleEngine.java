@@ -80,7 +80,7 @@ import java.util.function.UnaryOperator;
  *  - Limits apply to the next decision using the state already counted: lowering maxHits refuses at
  *    once every client already above the new limit (until its hits leave the window); raising it
  *    frees them at once. Hits are not reset by an edit.
- *  - The hit stack keeps one bucket per second for the last 64 s whatever the window, so shortening
+ *  - The hit stack keeps one bucket per second for the last 60 s whatever the window, so shortening
  *    windowSeconds forgets the older hits at once and lengthening it (up to 60 s) counts hits made
  *    before the edit: the window is a view over history, not a fresh start.
  *  - Lowering maxConcurrent or maxActive never cancels a request in flight: they complete normally,
@@ -170,8 +170,8 @@ public final class ThrottleEngine {
         RequestClass cls = verified(match.requestClass(), policy, userAgent, address);
         CompiledPolicy.Allowance allowance = compiled.allowance(address, userAgent);
         boolean allowListed = allowance != CompiledPolicy.Allowance.NONE;
-        ClientKey key = new ClientKey(address.toString(), userAgent);
-        ClientInfo client = new ClientInfo(key.ip(), userAgent, cls, match.crawlerName(), allowListed);
+        ClientKey key = new ClientKey(address, userAgent);
+        ClientInfo client = new ClientInfo(address.toString(), userAgent, cls, match.crawlerName(), allowListed);
 
         // 1. pause
         if (policy.pause().pauses(cls) && allowance != CompiledPolicy.Allowance.EXEMPT_INCLUDING_PAUSE) {
@@ -516,7 +516,7 @@ public final class ThrottleEngine {
     private ClientRow row(ClientSample sample, CompiledPolicy compiled, Instant now) {
         ClientKey key = sample.key();
         ClientStatus status;
-        if (compiled.findBan(IpAddress.parse(key.ip()), key, now) != null) {
+        if (compiled.findBan(key.address(), key, now) != null) {
             status = ClientStatus.BANNED;
         } else if (sample.allowListed()) {
             status = ClientStatus.ALLOWED;

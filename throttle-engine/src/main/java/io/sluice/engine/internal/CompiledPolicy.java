@@ -33,7 +33,7 @@ public final class CompiledPolicy {
     private final CidrMap<Ban> ipBans;
     private final List<IpBan> allIpBans;
     private final List<AgentBan> agentBans;
-    private final Map<String, Ban> clientBans;
+    private final Map<ClientKey, Ban> clientBans;
     private final CidrMap<AllowEntry> allowIps;
     private final List<AllowIp> allowIpList;
     private final List<AllowAgent> allowAgents;
@@ -45,7 +45,7 @@ public final class CompiledPolicy {
         CidrMap.Builder<Ban> ipBuilder = CidrMap.builder();
         List<IpBan> ips = new ArrayList<>();
         List<AgentBan> agents = new ArrayList<>();
-        Map<String, Ban> exact = new HashMap<>();
+        Map<ClientKey, Ban> exact = new HashMap<>();
         for (Ban ban : policy.bans()) {
             switch (ban.type()) {
                 case IP -> {
@@ -99,14 +99,10 @@ public final class CompiledPolicy {
         return value.length() >= 2 && value.startsWith("/") && value.endsWith("/");
     }
 
-    /** The key of a {@code CLIENT} ban value {@code ip|agent}, with the IP in canonical form. */
-    public static String clientBanKey(String value) {
+    /** The client a {@code CLIENT} ban value {@code ip|agent} names (split at the first bar). */
+    public static ClientKey clientBanKey(String value) {
         int bar = value.indexOf('|');
-        return clientKey(IpAddress.parse(value.substring(0, bar).strip()).toString(), value.substring(bar + 1));
-    }
-
-    private static String clientKey(String canonicalIp, String userAgent) {
-        return canonicalIp + '|' + userAgent;
+        return new ClientKey(IpAddress.parse(value.substring(0, bar).strip()), value.substring(bar + 1));
     }
 
     /** Rule 2: the first ban in force at {@code now} matching the client, or null. */
@@ -131,7 +127,7 @@ public final class CompiledPolicy {
             }
         }
         if (!clientBans.isEmpty()) {
-            Ban exact = clientBans.get(clientKey(key.ip(), key.userAgent()));
+            Ban exact = clientBans.get(key);
             if (exact != null && exact.activeAt(now)) {
                 return exact;
             }
