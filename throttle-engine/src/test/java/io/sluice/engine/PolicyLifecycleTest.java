@@ -118,4 +118,32 @@ class PolicyLifecycleTest {
         assertThat(engine.policy().perClient().maxConcurrent()).isEqualTo(8 + threads * perThread);
         assertThat(engine.policy().version()).isEqualTo(1 + threads * perThread);
     }
+
+    @Test
+    void loweringMaxConcurrentLetsRunningRequestsFinishAndRefusesNewOnesUntilBelow() {
+        List<Decision.Admit> running = new java.util.ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            running.add(EngineFixture.admitted(decide(engine, "192.0.2.1", EngineFixture.BROWSER)));
+        }
+        engine.updatePolicy(p -> p.withPerClient(new Policy.PerClient(2)));
+        refused(decide(engine, "192.0.2.1", EngineFixture.BROWSER), Reason.CLIENT_CONCURRENCY);
+        running.remove(0).admission().complete(200, 1);
+        running.remove(0).admission().complete(200, 1);
+        refused(decide(engine, "192.0.2.1", EngineFixture.BROWSER), Reason.CLIENT_CONCURRENCY);
+        running.remove(0).admission().complete(200, 1);
+        EngineFixture.admitted(decide(engine, "192.0.2.1", EngineFixture.BROWSER));
+        assertThat(engine.snapshot().load().inFlight()).isEqualTo(2);
+    }
+
+    @Test
+    void aBanAddedWhileARequestWaitsRefusesItWhenItResumes() {
+        engine.updatePolicy(p -> p.withLoad(new Policy.Load(1, 5, 500)));
+        Decision.Admit busy = EngineFixture.admitted(decide(engine, "192.0.2.1", CURL));
+        Decision.Wait wait = EngineFixture.waiting(decide(engine, "192.0.2.2", CURL), Reason.LOAD);
+        engine.updatePolicy(p -> p.withBans(List.of(
+                new Ban("b1", BanType.IP, "192.0.2.2", "flood", "alice", clock.instant(), null))));
+        busy.admission().complete(200, 1);
+        refused(wait.deferral().resume(), Reason.BANNED);
+        assertThat(engine.snapshot().load()).extracting(l -> l.inFlight(), l -> l.waiting()).containsExactly(0, 0);
+    }
 }
