@@ -53,7 +53,9 @@ public final class CompiledPolicy {
                     ipBuilder.put(cidr, ban);
                     ips.add(new IpBan(cidr, ban));
                 }
-                case AGENT -> agents.add(new AgentBan(ban, agentMatcher(ban.value())));
+                case AGENT -> agents.add(isRegex(ban.value())
+                        ? new AgentBan(ban, agentMatcher(ban.value()), null)
+                        : new AgentBan(ban, null, ban.value().toLowerCase(Locale.ROOT)));
                 case CLIENT -> exact.putIfAbsent(clientBanKey(ban.value()), ban);
                 default -> throw new IllegalArgumentException("unknown ban type " + ban.type());
             }
@@ -121,9 +123,22 @@ public final class CompiledPolicy {
                 }
             }
         }
+        String lowerAgent = null;
         for (AgentBan agentBan : agentBans) {
-            if (agentBan.ban.activeAt(now) && agentBan.pattern.matcher(key.userAgent()).find()) {
-                return agentBan.ban;
+            if (!agentBan.ban.activeAt(now)) {
+                continue;
+            }
+            if (agentBan.pattern != null) {
+                if (agentBan.pattern.matcher(key.userAgent()).find()) {
+                    return agentBan.ban;
+                }
+            } else {
+                if (lowerAgent == null) {
+                    lowerAgent = key.userAgent().toLowerCase(Locale.ROOT);
+                }
+                if (lowerAgent.contains(agentBan.lowerValue)) {
+                    return agentBan.ban;
+                }
             }
         }
         if (!clientBans.isEmpty()) {
@@ -167,7 +182,8 @@ public final class CompiledPolicy {
     private record IpBan(Cidr cidr, Ban ban) {
     }
 
-    private record AgentBan(Ban ban, Pattern pattern) {
+    /** A regular expression ({@code pattern}) or a lower-cased substring ({@code lowerValue}). */
+    private record AgentBan(Ban ban, Pattern pattern, String lowerValue) {
     }
 
     private record AllowIp(Cidr cidr, AllowEntry entry) {
