@@ -22,7 +22,7 @@ import java.util.regex.PatternSyntaxException;
  */
 public final class PolicyValidator {
 
-    /** The longest hit-stack window: the per-client ring keeps one bucket per second for 64 s. */
+    /** The longest hit-stack window: the per-client ring keeps one bucket per second for 60 s. */
     public static final int MAX_WINDOW_SECONDS = 60;
 
     private PolicyValidator() {

@@ -1,5 +1,6 @@
 package io.sluice.engine;
 
+import io.sluice.engine.classify.SearchEngineVerifier;
 import io.sluice.engine.internal.ClientKey;
 import io.sluice.engine.internal.ClientSample;
 import io.sluice.engine.internal.ClientStateStore;
@@ -79,7 +80,7 @@ import java.util.function.UnaryOperator;
  *  - Limits apply to the next decision using the state already counted: lowering maxHits refuses at
  *    once every client already above the new limit (until its hits leave the window); raising it
  *    frees them at once. Hits are not reset by an edit.
- *  - The hit stack keeps one bucket per second for the last 64 s whatever the window, so shortening
+ *  - The hit stack keeps one bucket per second for the last 60 s whatever the window, so shortening
  *    windowSeconds forgets the older hits at once and lengthening it (up to 60 s) counts hits made
  *    before the edit: the window is a view over history, not a fresh start.
  *  - Lowering maxConcurrent or maxActive never cancels a request in flight: they complete normally,
@@ -113,12 +114,27 @@ public final class ThrottleEngine {
     private final LoadGate load = new LoadGate();
     private final OutcomeCounters counters = new OutcomeCounters(HISTORY_SECONDS);
     private final LatencyTracker latency = new LatencyTracker(LATENCY_SECONDS);
+    private final SearchEngineVerifier verifier;
 
     /**
+     * An engine without search-engine verification: with {@code crawlers.verifySearchEngines} on, every
+     * claimant of a verifiable search engine is then treated as an unverified {@code BOT}.
+     *
      * @throws PolicyValidationException when {@code initialPolicy} is not valid
      */
     public ThrottleEngine(EngineConfig config, InstantSource clock, Policy initialPolicy,
                           UserAgentClassifier classifier) {
+        this(config, clock, initialPolicy, classifier, null);
+    }
+
+    /**
+     * @param verifier checks search-engine claimants when the policy's {@code crawlers.verifySearchEngines}
+     *                 is on; null for none
+     * @throws PolicyValidationException when {@code initialPolicy} is not valid
+     */
+    public ThrottleEngine(EngineConfig config, InstantSource clock, Policy initialPolicy,
+                          UserAgentClassifier classifier, SearchEngineVerifier verifier) {
+        this.verifier = verifier;
         this.config = Objects.requireNonNull(config, "config");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.classifier = Objects.requireNonNull(classifier, "classifier");
@@ -151,11 +167,11 @@ public final class ThrottleEngine {
         IpAddress address = compiled.resolver().resolve(request);
         String userAgent = request.userAgent() == null ? "" : request.userAgent();
         UserAgentMatch match = classifier.classify(request.userAgent(), policy.classification());
-        RequestClass cls = match.requestClass();
+        RequestClass cls = verified(match.requestClass(), policy, userAgent, address);
         CompiledPolicy.Allowance allowance = compiled.allowance(address, userAgent);
         boolean allowListed = allowance != CompiledPolicy.Allowance.NONE;
-        ClientKey key = new ClientKey(address.toString(), userAgent);
-        ClientInfo client = new ClientInfo(key.ip(), userAgent, cls, match.crawlerName(), allowListed);
+        ClientKey key = new ClientKey(address, userAgent);
+        ClientInfo client = new ClientInfo(address.toString(), userAgent, cls, match.crawlerName(), allowListed);
 
         // 1. pause
         if (policy.pause().pauses(cls) && allowance != CompiledPolicy.Allowance.EXEMPT_INCLUDING_PAUSE) {
@@ -213,6 +229,22 @@ public final class ThrottleEngine {
         }
         // 6. load deferral
         return loadStage(pending, policy, now, false);
+    }
+
+    /**
+     * A crawler claiming a verifiable search engine stays a {@code CRAWLER} only once its address passed
+     * forward-confirmed reverse DNS; until then (lookup pending, failed, or no verifier) it is a
+     * {@code BOT}, so copying Googlebot's user agent buys nothing.
+     */
+    private RequestClass verified(RequestClass cls, Policy policy, String userAgent, IpAddress address) {
+        if (cls != RequestClass.CRAWLER || !policy.crawlers().verifySearchEngines()
+                || SearchEngineVerifier.claimedEngine(userAgent) == null) {
+            return cls;
+        }
+        if (verifier != null && verifier.status(userAgent, address) == SearchEngineVerifier.Status.VERIFIED) {
+            return cls;
+        }
+        return RequestClass.BOT;
     }
 
     private Decision loadStage(Pending pending, Policy policy, long now, boolean afterWait) {
@@ -484,7 +516,7 @@ public final class ThrottleEngine {
     private ClientRow row(ClientSample sample, CompiledPolicy compiled, Instant now) {
         ClientKey key = sample.key();
         ClientStatus status;
-        if (compiled.findBan(IpAddress.parse(key.ip()), key, now) != null) {
+        if (compiled.findBan(key.address(), key, now) != null) {
             status = ClientStatus.BANNED;
         } else if (sample.allowListed()) {
             status = ClientStatus.ALLOWED;

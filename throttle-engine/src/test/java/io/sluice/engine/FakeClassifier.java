@@ -11,7 +11,7 @@ final class FakeClassifier implements UserAgentClassifier {
         if (userAgent == null) {
             return new UserAgentMatch(RequestClass.BOT, null, List.of());
         }
-        if (userAgent.contains("bot")) {
+        if (userAgent.toLowerCase(java.util.Locale.ROOT).contains("bot")) {
             String name = userAgent.split("[/ ]")[0];
             return new UserAgentMatch(RequestClass.CRAWLER, name, List.of("search-engine"));
         }

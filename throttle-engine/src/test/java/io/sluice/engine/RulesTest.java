@@ -12,6 +12,8 @@ import static io.sluice.engine.EngineFixture.waiting;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sluice.engine.classify.SearchEngineVerifier;
+import io.sluice.engine.net.IpAddress;
 import io.sluice.engine.policy.AllowEntry;
 import io.sluice.engine.policy.AllowType;
 import io.sluice.engine.policy.Ban;
@@ -434,6 +436,50 @@ class RulesTest {
             served(decide(engine, "2001:DB8:0:0::1", CURL));
             Decision.Refuse refusal = refused(decide(engine, "2001:db8::1", CURL), Reason.HIT_STACK);
             assertThat(refusal.client().ip()).isEqualTo("2001:db8::1");
+        }
+    }
+
+    @Nested
+    class SearchEngineVerification {
+
+        private final Policy verifying = Policy.defaults().withCrawlers(new Policy.Crawlers(30, 2, true));
+
+        private SearchEngineVerifier verifier() {
+            SearchEngineVerifier.Resolver dns = new SearchEngineVerifier.Resolver() {
+                @Override
+                public List<String> reverse(IpAddress address) {
+                    return address.toString().equals("66.249.66.1")
+                            ? List.of("crawl-66-249-66-1.googlebot.com.") : List.of("evil.example.");
+                }
+
+                @Override
+                public List<IpAddress> forward(String hostName) {
+                    return List.of(IpAddress.parse("66.249.66.1"));
+                }
+            };
+            return new SearchEngineVerifier(dns, Runnable::run, clock, Duration.ofHours(1), Duration.ofMinutes(5),
+                    1_000);
+        }
+
+        @Test
+        void aGooglebotFromGooglesAddressesIsACrawlerAndACopyCatIsABot() {
+            ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), clock, verifying,
+                    new FakeClassifier(), verifier());
+            assertThat(admitted(decide(engine, "66.249.66.1", GOOGLEBOT)).client().requestClass())
+                    .isEqualTo(RequestClass.CRAWLER);
+            Decision.Admit copyCat = admitted(decide(engine, "203.0.113.7", GOOGLEBOT));
+            assertThat(copyCat.client().requestClass()).isEqualTo(RequestClass.BOT);
+            assertThat(copyCat.client().crawlerName()).isEqualTo("Googlebot");
+        }
+
+        @Test
+        void withoutAVerifierEveryClaimantIsUnverified() {
+            ThrottleEngine engine = engine(verifying);
+            assertThat(admitted(decide(engine, "66.249.66.1", GOOGLEBOT)).client().requestClass())
+                    .isEqualTo(RequestClass.BOT);
+            // a crawler that claims no verifiable engine is not affected
+            assertThat(admitted(decide(engine, "192.0.2.1", "AhrefsBot/7.0")).client().requestClass())
+                    .isEqualTo(RequestClass.CRAWLER);
         }
     }
 }

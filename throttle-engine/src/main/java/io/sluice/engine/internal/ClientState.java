@@ -3,21 +3,26 @@ package io.sluice.engine.internal;
 import io.sluice.engine.RequestClass;
 
 /**
- * The mutable state of one tracked client: a ring of per-second hit counts (the hit stack and the
- * heatmap row in one), refusals per second (allocated on the first refusal, since most clients are
- * never refused), and the time it was last served as a crawler. Guarded by its own monitor: one
- * client's requests rarely race, so the lock is nearly always uncontended.
+ * The mutable state of one tracked client: per-second hit counts (the hit stack and the heatmap row
+ * in one), refusals per second, and the time it was last served as a crawler. Guarded by its own
+ * monitor: one client's requests rarely race, so the lock is nearly always uncontended.
  *
  * <p>Per-second buckets make the window slide a second at a time: a hit made at 0.9 s leaves a 15 s
- * window at 15.0 s. Counts saturate at 65,535 per second (a char each) to keep the client small.
+ * window at 15.0 s. Counts saturate at 65,535 per second (a char each).
+ *
+ * <p>Memory. Most clients of a spray are seen in one second only, so a client starts in "single
+ * second" form (one count in a field, no array) and gets its 60-bucket ring (136 bytes) only when it
+ * comes back in another second while earlier hits still count. The refusal ring is allocated on the
+ * first refusal. A one-second client costs about 72 bytes here.
  */
 final class ClientState {
-    /** Ring length: the longest window allowed (60 s, see PolicyValidator) plus slack. */
-    static final int RING = 64;
-    static final int ROW = 60;
+    /** Ring length: the heatmap row and the longest window allowed (see PolicyValidator). */
+    static final int RING = 60;
 
-    private final char[] hits = new char[RING];
+    /** Null while every hit still counted is in {@link #newestSecond} (then {@link #singleCount} holds them). */
+    private char[] hits;
     private char[] refusals;
+    private char singleCount;
     private long newestSecond = Long.MIN_VALUE;
     private long lastServedMillis = Long.MIN_VALUE;
     private long lastSeenMillis;
@@ -28,11 +33,16 @@ final class ClientState {
 
     synchronized HitStackState push(long nowMillis, RequestClass cls, String crawler, boolean allowed,
                                     int windowSeconds, int maxHits) {
-        long now = Math.floorDiv(nowMillis, 1000);
-        advance(now);
-        int slot = index(newestSecond);
-        if (hits[slot] < Character.MAX_VALUE) {
-            hits[slot]++;
+        advance(Math.floorDiv(nowMillis, 1000));
+        if (hits == null) {
+            if (singleCount < Character.MAX_VALUE) {
+                singleCount++;
+            }
+        } else {
+            int slot = index(newestSecond);
+            if (hits[slot] < Character.MAX_VALUE) {
+                hits[slot]++;
+            }
         }
         lastSeenMillis = nowMillis;
         requestClass = cls;
@@ -41,12 +51,19 @@ final class ClientState {
         return state(nowMillis, windowSeconds, maxHits);
     }
 
+    private int count(long second) {
+        if (hits == null) {
+            return second == newestSecond ? singleCount : 0;
+        }
+        return hits[index(second)];
+    }
+
     private HitStackState state(long nowMillis, int windowSeconds, int maxHits) {
         long first = newestSecond - windowSeconds + 1;
         int total = 0;
         long oldestNonEmpty = Long.MIN_VALUE;
         for (long s = first; s <= newestSecond; s++) {
-            int n = hits[index(s)];
+            int n = count(s);
             if (n > 0 && oldestNonEmpty == Long.MIN_VALUE) {
                 oldestNonEmpty = s;
             }
@@ -56,7 +73,7 @@ final class ClientState {
         if (total >= maxHits) {
             int remaining = total;
             for (long s = first; s <= newestSecond; s++) {
-                remaining -= hits[index(s)];
+                remaining -= count(s);
                 if (remaining < maxHits) {
                     untilBelow = Math.max(0, (s + windowSeconds) * 1000 - nowMillis);
                     break;
@@ -68,7 +85,7 @@ final class ClientState {
         return new HitStackState(total, untilBelow, untilReset);
     }
 
-    /** Moves the ring to {@code second}, clearing the seconds that went by. A clock going back counts as now. */
+    /** Moves to {@code second}, clearing the seconds that went by. A clock going back counts as now. */
     private void advance(long second) {
         if (newestSecond == Long.MIN_VALUE) {
             newestSecond = second;
@@ -76,6 +93,16 @@ final class ClientState {
         }
         if (second <= newestSecond) {
             return;
+        }
+        if (hits == null && refusals == null) {
+            if (singleCount == 0 || second - newestSecond >= RING) {
+                singleCount = 0; // what was counted has left every view: stay small
+                newestSecond = second;
+                return;
+            }
+            growRing();
+        } else if (hits == null) {
+            growRing();
         }
         long gap = Math.min(second - newestSecond, RING);
         for (long i = 1; i <= gap; i++) {
@@ -88,10 +115,19 @@ final class ClientState {
         newestSecond = second;
     }
 
+    private void growRing() {
+        hits = new char[RING];
+        hits[index(newestSecond)] = singleCount;
+        singleCount = 0;
+    }
+
     synchronized void limited(long nowMillis, boolean refused) {
         advance(Math.floorDiv(nowMillis, 1000));
         lastLimitedMillis = nowMillis;
         if (refused) {
+            if (hits == null) {
+                growRing();
+            }
             if (refusals == null) {
                 refusals = new char[RING];
             }
@@ -127,23 +163,23 @@ final class ClientState {
         advance(Math.floorDiv(nowMillis, 1000));
         int total = 0;
         for (long s = newestSecond - windowSeconds + 1; s <= newestSecond; s++) {
-            total += hits[index(s)];
+            total += count(s);
         }
         return total;
     }
 
     synchronized ClientSample sample(ClientKey key, long nowMillis, int windowSeconds) {
         advance(Math.floorDiv(nowMillis, 1000));
-        int[] hitRow = new int[ROW];
-        int[] refusedRow = new int[ROW];
-        for (int i = 0; i < ROW; i++) {
-            int slot = index(newestSecond - ROW + 1 + i);
-            hitRow[i] = hits[slot];
-            refusedRow[i] = refusals == null ? 0 : refusals[slot];
+        int[] hitRow = new int[RING];
+        int[] refusedRow = new int[RING];
+        for (int i = 0; i < RING; i++) {
+            long second = newestSecond - RING + 1 + i;
+            hitRow[i] = count(second);
+            refusedRow[i] = refusals == null ? 0 : refusals[index(second)];
         }
         int total = 0;
         for (long s = newestSecond - windowSeconds + 1; s <= newestSecond; s++) {
-            total += hits[index(s)];
+            total += count(s);
         }
         return new ClientSample(key, requestClass, crawlerName, allowListed, total, hitRow, refusedRow,
                 lastSeenMillis, lastLimitedMillis);

@@ -33,7 +33,7 @@ public final class CompiledPolicy {
     private final CidrMap<Ban> ipBans;
     private final List<IpBan> allIpBans;
     private final List<AgentBan> agentBans;
-    private final Map<String, Ban> clientBans;
+    private final Map<ClientKey, Ban> clientBans;
     private final CidrMap<AllowEntry> allowIps;
     private final List<AllowIp> allowIpList;
     private final List<AllowAgent> allowAgents;
@@ -45,7 +45,7 @@ public final class CompiledPolicy {
         CidrMap.Builder<Ban> ipBuilder = CidrMap.builder();
         List<IpBan> ips = new ArrayList<>();
         List<AgentBan> agents = new ArrayList<>();
-        Map<String, Ban> exact = new HashMap<>();
+        Map<ClientKey, Ban> exact = new HashMap<>();
         for (Ban ban : policy.bans()) {
             switch (ban.type()) {
                 case IP -> {
@@ -53,7 +53,9 @@ public final class CompiledPolicy {
                     ipBuilder.put(cidr, ban);
                     ips.add(new IpBan(cidr, ban));
                 }
-                case AGENT -> agents.add(new AgentBan(ban, agentMatcher(ban.value())));
+                case AGENT -> agents.add(isRegex(ban.value())
+                        ? new AgentBan(ban, agentMatcher(ban.value()), null)
+                        : new AgentBan(ban, null, ban.value().toLowerCase(Locale.ROOT)));
                 case CLIENT -> exact.putIfAbsent(clientBanKey(ban.value()), ban);
                 default -> throw new IllegalArgumentException("unknown ban type " + ban.type());
             }
@@ -99,14 +101,10 @@ public final class CompiledPolicy {
         return value.length() >= 2 && value.startsWith("/") && value.endsWith("/");
     }
 
-    /** The key of a {@code CLIENT} ban value {@code ip|agent}, with the IP in canonical form. */
-    public static String clientBanKey(String value) {
+    /** The client a {@code CLIENT} ban value {@code ip|agent} names (split at the first bar). */
+    public static ClientKey clientBanKey(String value) {
         int bar = value.indexOf('|');
-        return clientKey(IpAddress.parse(value.substring(0, bar).strip()).toString(), value.substring(bar + 1));
-    }
-
-    private static String clientKey(String canonicalIp, String userAgent) {
-        return canonicalIp + '|' + userAgent;
+        return new ClientKey(IpAddress.parse(value.substring(0, bar).strip()), value.substring(bar + 1));
     }
 
     /** Rule 2: the first ban in force at {@code now} matching the client, or null. */
@@ -125,13 +123,26 @@ public final class CompiledPolicy {
                 }
             }
         }
+        String lowerAgent = null;
         for (AgentBan agentBan : agentBans) {
-            if (agentBan.ban.activeAt(now) && agentBan.pattern.matcher(key.userAgent()).find()) {
-                return agentBan.ban;
+            if (!agentBan.ban.activeAt(now)) {
+                continue;
+            }
+            if (agentBan.pattern != null) {
+                if (agentBan.pattern.matcher(key.userAgent()).find()) {
+                    return agentBan.ban;
+                }
+            } else {
+                if (lowerAgent == null) {
+                    lowerAgent = key.userAgent().toLowerCase(Locale.ROOT);
+                }
+                if (lowerAgent.contains(agentBan.lowerValue)) {
+                    return agentBan.ban;
+                }
             }
         }
         if (!clientBans.isEmpty()) {
-            Ban exact = clientBans.get(clientKey(key.ip(), key.userAgent()));
+            Ban exact = clientBans.get(key);
             if (exact != null && exact.activeAt(now)) {
                 return exact;
             }
@@ -171,7 +182,8 @@ public final class CompiledPolicy {
     private record IpBan(Cidr cidr, Ban ban) {
     }
 
-    private record AgentBan(Ban ban, Pattern pattern) {
+    /** A regular expression ({@code pattern}) or a lower-cased substring ({@code lowerValue}). */
+    private record AgentBan(Ban ban, Pattern pattern, String lowerValue) {
     }
 
     private record AllowIp(Cidr cidr, AllowEntry entry) {

@@ -1,6 +1,9 @@
 package io.sluice.engine.policy;
 
 import io.sluice.engine.RequestClass;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -37,11 +40,21 @@ public record Policy(
         Refusal refusal) {
 
     public Policy {
-        progressiveDelay = progressiveDelay == null ? Map.of() : Map.copyOf(progressiveDelay);
+        progressiveDelay = progressiveDelay == null ? Map.of()
+                : Collections.unmodifiableMap(new LinkedHashMap<>(progressiveDelay));
         pause = pause == null ? Pause.NONE : pause;
-        bans = bans == null ? List.of() : List.copyOf(bans);
-        allow = allow == null ? List.of() : List.copyOf(allow);
-        trustedProxies = trustedProxies == null ? List.of() : List.copyOf(trustedProxies);
+        bans = immutable(bans);
+        allow = immutable(allow);
+        trustedProxies = immutable(trustedProxies);
+    }
+
+    /**
+     * An unmodifiable copy that, unlike {@code List.copyOf}, keeps null elements: a policy read from
+     * JSON with a null in a list must reach the validator, which names the bad field, instead of
+     * failing with a bare NullPointerException.
+     */
+    static <T> List<T> immutable(List<T> list) {
+        return list == null ? List.of() : Collections.unmodifiableList(new ArrayList<>(list));
     }
 
     /** The defaults of DESIGN.md: nothing paused, banned or allowed, no trusted proxy. */
@@ -152,7 +165,7 @@ public record Policy(
         public static final Pause NONE = new Pause(false, List.of());
 
         public Pause {
-            classes = classes == null ? List.of() : List.copyOf(classes);
+            classes = immutable(classes);
         }
 
         public boolean pauses(RequestClass requestClass) {
@@ -166,7 +179,7 @@ public record Policy(
                 List.of("search-engine", "ai-crawler", "seo", "archiver", "academic", "advertising"));
 
         public Classification {
-            crawlerTags = crawlerTags == null ? List.of() : List.copyOf(crawlerTags);
+            crawlerTags = immutable(crawlerTags);
         }
     }
 
