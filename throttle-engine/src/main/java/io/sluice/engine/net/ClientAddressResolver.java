@@ -187,9 +187,9 @@ public final class ClientAddressResolver {
             if (close < 0 || (close + 1 < to && !validPort(text, close + 1, to))) {
                 return null;
             }
+            // brackets hold IPv6 only (an IPv4-mapped one is still written with colons)
             IpAddress address = IpAddress.parse(text, from + 1, close);
-            return address != null && !address.isIpv4() || address != null && hasColon(text, from + 1, close)
-                    ? address : null;
+            return address != null && hasColon(text, from + 1, close) ? address : null;
         }
         int firstColon = -1;
         int colons = 0;
