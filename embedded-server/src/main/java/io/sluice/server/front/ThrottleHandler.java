@@ -1,0 +1,127 @@
+package io.sluice.server.front;
+
+import io.sluice.engine.Decision;
+import io.sluice.engine.RequestClass;
+import io.sluice.engine.ThrottleEngine;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+
+/**
+ * Asks the engine about every request and admits it to the next handler (the reverse proxy),
+ * parks it without a thread while the engine says wait, or refuses it.
+ *
+ * <p>Contract with the engine: every {@link Decision.Admit} is completed exactly once, when the
+ * response is done or has failed, so load and concurrency slots can never leak; every wait is resumed
+ * on Jetty's scheduler, never by sleeping a thread.
+ */
+public final class ThrottleHandler extends Handler.Wrapper {
+    private final ThrottleEngine engine;
+    private final RefusalResponder refusals;
+    private final InstantSource clock;
+    private final AccessLog accessLog;
+
+    public ThrottleHandler(ThrottleEngine engine, InstantSource clock, AccessLog accessLog, Handler next) {
+        super(next);
+        this.engine = engine;
+        this.clock = clock;
+        this.accessLog = accessLog;
+        this.refusals = new RefusalResponder(() -> engine.policy().refusal().infoUrl());
+    }
+
+    @Override
+    public boolean handle(Request request, Response response, Callback callback) throws Exception {
+        io.sluice.engine.Request question = new io.sluice.engine.Request(
+                Request.getRemoteAddr(request),
+                request.getHeaders().get(HttpHeader.USER_AGENT),
+                joined(request.getHeaders().getValuesList(HttpHeader.X_FORWARDED_FOR)),
+                joined(request.getHeaders().getValuesList(HttpHeader.FORWARDED)),
+                request.getMethod(),
+                request.getHttpURI().getPath());
+        act(engine.decide(question), request, response, callback, false);
+        return true;
+    }
+
+    private void act(Decision decision, Request request, Response response, Callback callback, boolean waited) {
+        try {
+            if (decision instanceof Decision.Admit admit) {
+                admit(admit, request, response, callback, waited);
+            } else if (decision instanceof Decision.Wait wait) {
+                park(wait, request, response, callback);
+            } else if (decision instanceof Decision.Refuse refuse) {
+                refusals.refuse(request, response, callback, refuse);
+                log(request, refuse.status(), refuse.client().ip(), "REFUSE:" + refuse.reason());
+            }
+        } catch (Throwable failure) {
+            Response.writeError(request, response, callback, failure);
+        }
+    }
+
+    private void park(Decision.Wait wait, Request request, Response response, Callback callback) {
+        AtomicBoolean resumed = new AtomicBoolean();
+        request.getComponents().getScheduler().schedule(() -> {
+            if (resumed.compareAndSet(false, true)) {
+                act(wait.deferral().resume(), request, response, callback, true);
+            }
+        }, wait.waitMillis(), TimeUnit.MILLISECONDS);
+        // A client that disconnects while parked gives its waiting slot back at once.
+        request.addFailureListener(failure -> {
+            if (resumed.compareAndSet(false, true)) {
+                wait.deferral().cancel();
+                callback.failed(failure);
+            }
+        });
+    }
+
+    private void admit(Decision.Admit admit, Request request, Response response, Callback callback, boolean waited)
+            throws Exception {
+        if (admit.client().requestClass() == RequestClass.BOT) {
+            RateLimitHeaders.apply(response.getHeaders(), admit.rateLimit());
+        }
+        long started = System.nanoTime();
+        AtomicBoolean completed = new AtomicBoolean();
+        String decision = waited ? "DELAYED" : "ADMIT";
+        Runnable complete = () -> {
+            if (completed.compareAndSet(false, true)) {
+                admit.admission().complete(response.getStatus(), System.nanoTime() - started);
+                log(request, response.getStatus(), admit.client().ip(), decision);
+            }
+        };
+        Callback whenDone = new Callback() {
+            @Override
+            public void succeeded() {
+                complete.run();
+                callback.succeeded();
+            }
+
+            @Override
+            public void failed(Throwable failure) {
+                complete.run();
+                callback.failed(failure);
+            }
+        };
+        if (!super.handle(request, response, whenDone)) {
+            Response.writeError(request, response, whenDone, 404);
+        }
+    }
+
+    private void log(Request request, int status, String ip, String decision) {
+        if (accessLog == null) {
+            return;
+        }
+        String target = request.getHttpURI().getPathQuery();
+        accessLog.log(ip, clock.instant(), request.getMethod(), target, request.getConnectionMetaData().getProtocol(),
+                status, -1, request.getHeaders().get(HttpHeader.REFERER),
+                request.getHeaders().get(HttpHeader.USER_AGENT), decision);
+    }
+
+    private static String joined(List<String> values) {
+        return values.isEmpty() ? null : String.join(",", values);
+    }
+}

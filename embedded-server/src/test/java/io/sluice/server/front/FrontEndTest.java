@@ -1,0 +1,269 @@
+package io.sluice.server.front;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.engine.EngineConfig;
+import io.sluice.engine.ThrottleEngine;
+import io.sluice.engine.classify.CrawlerListClassifier;
+import io.sluice.engine.policy.Ban;
+import io.sluice.engine.policy.BanType;
+import io.sluice.engine.policy.Policy;
+import io.sluice.server.demo.DemoSite;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.client.ContentResponse;
+import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Every rule end to end: real HTTP over loopback, through Jetty's reverse proxy, to a real upstream. */
+class FrontEndTest {
+    private static final String FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
+    private static final String CURL = "curl/8.5.0";
+    private static final InstantSource CLOCK = InstantSource.fixed(Instant.parse("2026-11-22T12:00:00Z"));
+
+    private final List<String> upstreamUserAgents = new CopyOnWriteArrayList<>();
+    private final List<Server> servers = new ArrayList<>();
+    private HttpClient client;
+    private ThrottleEngine engine;
+
+    @BeforeEach
+    void startClient() throws Exception {
+        client = new HttpClient();
+        client.setUserAgentField(null);
+        client.start();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        client.stop();
+        for (Server server : servers) {
+            server.stop();
+        }
+    }
+
+    @Test
+    void anAdmittedRequestReachesTheUpstreamWithTheClientsOwnUserAgent() throws Exception {
+        URI front = frontFor(echoUpstream(), Policy.defaults());
+
+        ContentResponse response = get(front, "/hello", FIREFOX, null);
+
+        assertThat(response.getStatus()).isEqualTo(200);
+        assertThat(response.getContentAsString()).isEqualTo("upstream saw /hello");
+        assertThat(upstreamUserAgents).containsExactly(FIREFOX);
+        assertThat(engine.snapshot().load().inFlight()).isZero();
+    }
+
+    @Test
+    void theHitStackRefusesTheEleventhHitWithAnHtmlPageForBrowsers() throws Exception {
+        URI front = frontFor(echoUpstream(), Policy.defaults());
+        for (int i = 0; i < 10; i++) {
+            assertThat(get(front, "/", FIREFOX, null).getStatus()).isEqualTo(200);
+        }
+
+        ContentResponse refused = get(front, "/", FIREFOX, "text/html");
+
+        assertThat(refused.getStatus()).isEqualTo(503);
+        assertThat(refused.getHeaders().get(HttpHeader.RETRY_AFTER)).isNotBlank();
+        assertThat(refused.getHeaders().get(HttpHeader.CACHE_CONTROL)).isEqualTo("no-store");
+        assertThat(refused.getMediaType()).isEqualTo("text/html");
+        assertThat(refused.getContentAsString()).contains("Too many requests", "HIT_STACK");
+        assertThat(upstreamUserAgents).hasSize(10);
+    }
+
+    @Test
+    void aBotAskingForJsonGetsProblemJsonAndRateLimitHeaders() throws Exception {
+        URI front = frontFor(echoUpstream(), Policy.defaults());
+
+        ContentResponse admitted = get(front, "/", CURL, "application/json");
+        assertThat(admitted.getHeaders().get("RateLimit-Policy")).isEqualTo("\"hits\";q=10;w=15");
+        assertThat(admitted.getHeaders().get("RateLimit")).startsWith("\"hits\";r=9;");
+        for (int i = 0; i < 9; i++) {
+            get(front, "/", CURL, "application/json");
+        }
+
+        ContentResponse refused = get(front, "/", CURL, "application/json");
+
+        assertThat(refused.getStatus()).isEqualTo(503);
+        assertThat(refused.getMediaType()).isEqualTo("application/problem+json");
+        assertThat(refused.getContentAsString()).contains("\"reason\":\"HIT_STACK\"", "\"status\":503");
+        assertThat(refused.getHeaders().get("RateLimit")).startsWith("\"hits\";r=0;");
+    }
+
+    @Test
+    void aBannedUserAgentIsRefusedWith403OnTheNextRequest() throws Exception {
+        URI front = frontFor(echoUpstream(), Policy.defaults());
+        assertThat(get(front, "/", CURL, null).getStatus()).isEqualTo(200);
+
+        engine.updatePolicy(p -> p.withBans(List.of(new Ban("b1", BanType.AGENT, "curl", "test", "ops",
+                CLOCK.instant(), null))));
+
+        assertThat(get(front, "/", CURL, null).getStatus()).isEqualTo(403);
+        assertThat(get(front, "/", FIREFOX, null).getStatus()).isEqualTo(200);
+    }
+
+    @Test
+    void aForwardedForHeaderFromAnUntrustedPeerCannotDodgeABan() throws Exception {
+        Policy banLoopback = Policy.defaults().withBans(List.of(new Ban("b1", BanType.IP, "127.0.0.0/8", "test",
+                "ops", CLOCK.instant(), null)));
+        URI front = frontFor(echoUpstream(), banLoopback);
+
+        ContentResponse spoofed = client.newRequest(front.resolve("/"))
+                .headers(h -> h.put(HttpHeader.USER_AGENT, FIREFOX).put(HttpHeader.X_FORWARDED_FOR, "203.0.113.9"))
+                .timeout(5, TimeUnit.SECONDS).send();
+
+        assertThat(spoofed.getStatus()).isEqualTo(403);
+    }
+
+    @Test
+    void anUpstreamThatIsDownGivesA502AndFreesTheLoadSlot() throws Exception {
+        URI front = frontFor(URI.create("http://127.0.0.1:" + unusedPort()), Policy.defaults());
+
+        ContentResponse response = get(front, "/", CURL, null);
+
+        assertThat(response.getStatus()).isEqualTo(502);
+        assertThat(engine.snapshot().load().inFlight()).isZero();
+    }
+
+    @Test
+    void aSlowUpstreamGivesA504AfterTheTimeoutAndFreesTheLoadSlot() throws Exception {
+        URI slow = upstream(new Handler.Abstract() {
+            @Override
+            public boolean handle(Request request, Response response, Callback callback) {
+                // Never answers within the proxy's timeout; completes later so the server can stop.
+                request.getComponents().getScheduler().schedule(() -> Content.Sink.write(response, true, "late",
+                        callback), 3, TimeUnit.SECONDS);
+                return true;
+            }
+        });
+        URI front = frontFor(slow, Policy.defaults(), Duration.ofMillis(300));
+
+        ContentResponse response = get(front, "/", CURL, null);
+
+        assertThat(response.getStatus()).isEqualTo(504);
+        assertThat(engine.snapshot().load().inFlight()).isZero();
+    }
+
+    @Test
+    void waitingRequestsHoldNoThreadSoATinyPoolStillAnswersThemAll() throws Exception {
+        URI slow = upstream(new Handler.Abstract() {
+            @Override
+            public boolean handle(Request request, Response response, Callback callback) {
+                request.getComponents().getScheduler().schedule(() -> Content.Sink.write(response, true, "ok",
+                        callback), 400, TimeUnit.MILLISECONDS);
+                return true;
+            }
+        });
+        Policy tight = Policy.defaults().withLoad(new Policy.Load(1, 50, 100))
+                .withHitStack(new Policy.HitStack(15, 1000))
+                .withPerClient(new Policy.PerClient(100));
+        URI front = frontFor(slow, tight, Duration.ofSeconds(5), new QueuedThreadPool(8, 2));
+
+        int requests = 30;
+        List<java.util.concurrent.CompletableFuture<Integer>> answers = new ArrayList<>();
+        for (int i = 0; i < requests; i++) {
+            java.util.concurrent.CompletableFuture<Integer> answer = new java.util.concurrent.CompletableFuture<>();
+            client.newRequest(front.resolve("/")).headers(h -> h.put(HttpHeader.USER_AGENT, CURL))
+                    .timeout(10, TimeUnit.SECONDS)
+                    .send(result -> answer.complete(result.getResponse() == null ? -1 : result.getResponse()
+                            .getStatus()));
+            answers.add(answer);
+        }
+        List<Integer> statuses = new ArrayList<>();
+        for (var answer : answers) {
+            statuses.add(answer.get(15, TimeUnit.SECONDS));
+        }
+
+        assertThat(statuses).hasSize(requests).allMatch(s -> s == 200 || s == 503);
+        assertThat(statuses).contains(200, 503);
+        assertThat(engine.snapshot().load().inFlight()).isZero();
+        assertThat(engine.snapshot().load().waiting()).isZero();
+    }
+
+    @Test
+    void theDemoSiteServesPagesAnApiAndAFeed() throws Exception {
+        URI site = upstream(new DemoSite());
+
+        assertThat(get(site, "/page/3", FIREFOX, null).getContentAsString()).contains("Demo page 3");
+        assertThat(get(site, "/api/items", CURL, null).getMediaType()).isEqualTo("application/json");
+        assertThat(get(site, "/feed.xml", CURL, null).getContentAsString()).contains("<rss");
+        assertThat(get(site, "/nope", CURL, null).getStatus()).isEqualTo(404);
+    }
+
+    private ContentResponse get(URI base, String path, String userAgent, String accept) throws Exception {
+        return client.newRequest(base.resolve(path))
+                .headers(h -> {
+                    h.put(HttpHeader.USER_AGENT, userAgent);
+                    if (accept != null) {
+                        h.put(HttpHeader.ACCEPT, accept);
+                    }
+                })
+                .timeout(10, TimeUnit.SECONDS).send();
+    }
+
+    private URI echoUpstream() throws Exception {
+        return upstream(new Handler.Abstract() {
+            @Override
+            public boolean handle(Request request, Response response, Callback callback) {
+                upstreamUserAgents.addAll(request.getHeaders().getValuesList(HttpHeader.USER_AGENT));
+                Content.Sink.write(response, true, "upstream saw " + request.getHttpURI().getPath(), callback);
+                return true;
+            }
+        });
+    }
+
+    private URI upstream(Handler handler) throws Exception {
+        Server server = new Server();
+        ServerConnector connector = new ServerConnector(server);
+        connector.setHost("127.0.0.1");
+        server.addConnector(connector);
+        server.setHandler(handler);
+        server.start();
+        servers.add(server);
+        return URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/");
+    }
+
+    private URI frontFor(URI upstream, Policy policy) throws Exception {
+        return frontFor(upstream, policy, Duration.ofSeconds(5));
+    }
+
+    private URI frontFor(URI upstream, Policy policy, Duration timeout) throws Exception {
+        return frontFor(upstream, policy, timeout, new QueuedThreadPool());
+    }
+
+    private URI frontFor(URI upstream, Policy policy, Duration timeout, QueuedThreadPool threads) throws Exception {
+        engine = new ThrottleEngine(EngineConfig.defaults(), CLOCK, policy, CrawlerListClassifier.bundled());
+        Server server = new Server(threads);
+        ServerConnector connector = new ServerConnector(server, 1, 1);
+        connector.setHost("127.0.0.1");
+        server.addConnector(connector);
+        server.setHandler(new ThrottleHandler(engine, CLOCK, null, UpstreamProxy.to(upstream, timeout)));
+        server.start();
+        servers.add(server);
+        return URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/");
+    }
+
+    private static int unusedPort() throws Exception {
+        try (java.net.ServerSocket socket = new java.net.ServerSocket()) {
+            socket.bind(new InetSocketAddress("127.0.0.1", 0));
+            return socket.getLocalPort();
+        }
+    }
+}
