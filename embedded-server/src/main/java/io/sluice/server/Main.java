@@ -36,12 +36,58 @@ public final class Main implements Callable<Integer> {
     @Option(names = "--demo", description = "Serve the built-in demo site as the upstream.")
     boolean demo;
 
+    @Option(names = "--demo-traffic", description = "Also send demo traffic (browsers, crawlers, bots, a site "
+            + "copier) to the front end.")
+    boolean demoTraffic;
+
+    @Option(names = "--access-log", paramLabel = "FILE|-", description = "Write an NCSA combined access log with "
+            + "the decision appended, to FILE or '-' for standard output.")
+    String accessLog;
+
+    @Option(names = "--upstream-timeout", paramLabel = "SECONDS", defaultValue = "30",
+            description = "Seconds the upstream may take before the client gets a 504 (default: ${DEFAULT-VALUE}).")
+    int upstreamTimeoutSeconds;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
     @Override
-    public Integer call() {
+    public Integer call() throws Exception {
         if (upstream == null && !demo) {
-            throw new CommandLine.ParameterException(new CommandLine(this), "give --upstream URL or --demo");
+            throw new CommandLine.ParameterException(spec.commandLine(), "give --upstream URL or --demo");
         }
-        new PrintWriter(System.out, true).printf("sluice-server: listening on %s, admin on %s%n", listen, admin);
+        if (upstream != null && (upstream.getHost() == null || !upstream.getScheme().matches("https?"))) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--upstream must be an http:// or https:// URL, not '" + upstream + "'");
+        }
+        if (upstreamTimeoutSeconds <= 0) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--upstream-timeout must be positive");
+        }
+        ServerConfig config = new ServerConfig(listen, upstream, admin, state, policy, demo, demoTraffic,
+                accessLog, java.time.Duration.ofSeconds(upstreamTimeoutSeconds));
+        PrintWriter err = spec.commandLine().getErr();
+        SluiceServer server;
+        try {
+            server = SluiceServer.start(config);
+        } catch (java.io.IOException | io.sluice.server.state.StateException e) {
+            err.println("sluice-server: " + e.getMessage());
+            return 1;
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                // SIGTERM: stop accepting, let requests in flight finish, then exit.
+                server.close();
+            } catch (RuntimeException e) {
+                err.println("sluice-server: error while stopping: " + e.getMessage());
+            }
+        }, "sluice-shutdown"));
+        PrintWriter out = spec.commandLine().getOut();
+        out.printf("sluice-server: front end on %s -> %s%n", server.frontUri(),
+                upstream == null ? "the demo site" : upstream);
+        out.printf("sluice-server: admin API on %s (token in %s)%n", server.adminUri(),
+                state.resolve("admin-token"));
+        out.flush();
+        server.join();
         return 0;
     }
 

@@ -1,0 +1,50 @@
+package io.sluice.server;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * How to run a front end: what the CLI's flags say.
+ *
+ * @param listen          the public listener; port 0 picks a free port
+ * @param upstream        the protected site, or null with {@code demo}
+ * @param admin           the admin API listener (loopback unless told otherwise)
+ * @param stateDir        policy, bans, audit log and admin token
+ * @param initialPolicy   a policy file used when the state directory holds none, or null
+ * @param demo            serve the built-in demo site as the upstream
+ * @param demoTraffic     also send the demo traffic to the front end
+ * @param accessLog       {@code "-"} for standard output, a file, or null for none
+ * @param upstreamTimeout how long the upstream may take before the client gets a 504
+ */
+public record ServerConfig(
+        HostPort listen,
+        URI upstream,
+        HostPort admin,
+        Path stateDir,
+        Path initialPolicy,
+        boolean demo,
+        boolean demoTraffic,
+        String accessLog,
+        Duration upstreamTimeout) {
+
+    public static final Duration DEFAULT_UPSTREAM_TIMEOUT = Duration.ofSeconds(30);
+
+    public ServerConfig {
+        if (upstream == null && !demo) {
+            throw new IllegalArgumentException("give an upstream URL or use the demo site");
+        }
+        upstreamTimeout = upstreamTimeout == null ? DEFAULT_UPSTREAM_TIMEOUT : upstreamTimeout;
+    }
+
+    /** The demo on free loopback ports, state in {@code stateDir}, without traffic. */
+    public static ServerConfig demo(Path stateDir) {
+        return new ServerConfig(new HostPort("127.0.0.1", 0), null, new HostPort("127.0.0.1", 0), stateDir, null,
+                true, false, null, DEFAULT_UPSTREAM_TIMEOUT);
+    }
+
+    public ServerConfig withDemoTraffic(boolean on) {
+        return new ServerConfig(listen, upstream, admin, stateDir, initialPolicy, demo, on, accessLog,
+                upstreamTimeout);
+    }
+}

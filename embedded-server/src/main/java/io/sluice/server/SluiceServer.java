@@ -1,0 +1,193 @@
+package io.sluice.server;
+
+import io.sluice.engine.EngineConfig;
+import io.sluice.engine.ThrottleEngine;
+import io.sluice.engine.classify.CrawlerListClassifier;
+import io.sluice.server.admin.AdminHandler;
+import io.sluice.server.demo.DemoSite;
+import io.sluice.server.demo.DemoTraffic;
+import io.sluice.server.front.AccessLog;
+import io.sluice.server.front.ThrottleHandler;
+import io.sluice.server.front.UpstreamProxy;
+import io.sluice.server.state.StateDirectory;
+import java.io.IOException;
+import java.net.BindException;
+import java.net.URI;
+import java.time.InstantSource;
+import java.util.List;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.handler.ContextHandlerCollection;
+import org.eclipse.jetty.server.handler.GracefulHandler;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+
+/**
+ * A running front end: the public listener (throttle handler, then the reverse proxy), the admin API on
+ * its own listener, and optionally the demo site and demo traffic. Closing it stops gracefully:
+ * requests in flight finish (up to a timeout) before the listeners close.
+ */
+public final class SluiceServer implements AutoCloseable {
+    private static final long STOP_TIMEOUT_MILLIS = 10_000;
+
+    private final Server server;
+    private final Server demoSite;
+    private final ServerConnector frontConnector;
+    private final ServerConnector adminConnector;
+    private final StateDirectory state;
+    private final ThrottleEngine engine;
+    private final AccessLog accessLog;
+    private DemoTraffic traffic;
+
+    private SluiceServer(Server server, Server demoSite, ServerConnector frontConnector,
+                         ServerConnector adminConnector, StateDirectory state, ThrottleEngine engine,
+                         AccessLog accessLog) {
+        this.server = server;
+        this.demoSite = demoSite;
+        this.frontConnector = frontConnector;
+        this.adminConnector = adminConnector;
+        this.state = state;
+        this.engine = engine;
+        this.accessLog = accessLog;
+    }
+
+    /** Opens the state directory, builds the engine from its policy and starts listening. */
+    public static SluiceServer start(ServerConfig config) throws Exception {
+        return start(config, List.of());
+    }
+
+    /**
+     * @param extraAdminRoutes handlers consulted by the admin API, after authentication, for paths it does
+     *                         not serve itself (e.g. the crawl governor's permit API)
+     */
+    public static SluiceServer start(ServerConfig config, List<Handler> extraAdminRoutes) throws Exception {
+        InstantSource clock = InstantSource.system();
+        StateDirectory state = StateDirectory.open(config.stateDir(), config.initialPolicy());
+        ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), clock, state.loadPolicy(),
+                CrawlerListClassifier.bundled());
+
+        Server demoSite = null;
+        URI upstream = config.upstream();
+        if (config.demo()) {
+            demoSite = new Server(new QueuedThreadPool(16, 2, 60_000));
+            ServerConnector demoConnector = connector(demoSite, new HostPort("127.0.0.1", 0));
+            demoSite.setHandler(new DemoSite());
+            startOrExplain(demoSite, "the demo site", demoConnector);
+            upstream = URI.create("http://127.0.0.1:" + demoConnector.getLocalPort() + "/");
+        }
+
+        QueuedThreadPool threads = new QueuedThreadPool(200, 8);
+        threads.setName("sluice");
+        Server server = new Server(threads);
+        server.setStopTimeout(STOP_TIMEOUT_MILLIS);
+        ServerConnector front = connector(server, config.listen());
+        ServerConnector admin = connector(server, config.admin());
+        admin.setName("admin");
+        front.setName("front");
+
+        AccessLog accessLog = config.accessLog() == null ? null : AccessLog.open(config.accessLog());
+        ContextHandlerCollection byConnector = new ContextHandlerCollection();
+        var publicSide = new org.eclipse.jetty.server.handler.ContextHandler(
+                new ThrottleHandler(engine, clock, accessLog, UpstreamProxy.to(upstream, config.upstreamTimeout())));
+        publicSide.setVirtualHosts(List.of("@front"));
+        var adminSide = new org.eclipse.jetty.server.handler.ContextHandler(
+                new AdminHandler(engine, state, clock, extraAdminRoutes));
+        adminSide.setVirtualHosts(List.of("@admin"));
+        byConnector.addHandler(publicSide);
+        byConnector.addHandler(adminSide);
+        server.setHandler(new GracefulHandler(byConnector));
+        try {
+            startOrExplain(server, "Sluice", front, admin);
+        } catch (IOException e) {
+            if (demoSite != null) {
+                demoSite.stop();
+            }
+            throw e;
+        }
+        SluiceServer running = new SluiceServer(server, demoSite, front, admin, state, engine, accessLog);
+        if (config.demoTraffic()) {
+            running.traffic = DemoTraffic.start(running.frontUri());
+        }
+        return running;
+    }
+
+    private static ServerConnector connector(Server server, HostPort address) {
+        ServerConnector connector = new ServerConnector(server);
+        connector.setHost(address.host());
+        connector.setPort(address.port());
+        server.addConnector(connector);
+        return connector;
+    }
+
+    /** Starts {@code server}, turning a bind failure into a one-line message naming the address. */
+    private static void startOrExplain(Server server, String what, ServerConnector... connectors) throws Exception {
+        try {
+            server.start();
+        } catch (IOException e) {
+            server.stop();
+            if (e instanceof BindException || e.getCause() instanceof BindException) {
+                for (ServerConnector connector : connectors) {
+                    if (!connector.isStarted()) {
+                        throw new BindException("cannot listen on " + connector.getHost() + ":"
+                                + connector.getPort() + " for " + what + ": the port is in use or not available");
+                    }
+                }
+            }
+            throw e;
+        }
+    }
+
+    public URI frontUri() {
+        return URI.create("http://" + hostForUri(frontConnector.getHost()) + ":" + frontConnector.getLocalPort()
+                + "/");
+    }
+
+    public URI adminUri() {
+        return URI.create("http://" + hostForUri(adminConnector.getHost()) + ":" + adminConnector.getLocalPort()
+                + "/");
+    }
+
+    public String adminToken() {
+        return state.adminToken();
+    }
+
+    public ThrottleEngine engine() {
+        return engine;
+    }
+
+    public StateDirectory state() {
+        return state;
+    }
+
+    /** Blocks until the server stops. */
+    public void join() throws InterruptedException {
+        server.join();
+    }
+
+    private static String hostForUri(String host) {
+        if (host == null || "0.0.0.0".equals(host)) {
+            return "127.0.0.1";
+        }
+        return host.contains(":") ? "[" + host + "]" : host;
+    }
+
+    /** Stops gracefully: requests in flight finish (up to 10 s), then the listeners close. */
+    @Override
+    public void close() {
+        if (traffic != null) {
+            traffic.close();
+        }
+        try {
+            server.stop();
+            if (demoSite != null) {
+                demoSite.stop();
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException("Sluice did not stop cleanly: " + e.getMessage(), e);
+        } finally {
+            if (accessLog != null) {
+                accessLog.close();
+            }
+        }
+    }
+}

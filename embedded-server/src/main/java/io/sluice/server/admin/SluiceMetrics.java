@@ -1,0 +1,82 @@
+package io.sluice.server.admin;
+
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.sluice.engine.RequestClass;
+import io.sluice.engine.telemetry.ClassCounts;
+import io.sluice.engine.telemetry.SecondCounts;
+import io.sluice.engine.telemetry.Snapshot;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * {@code GET /metrics}: the engine's snapshot in Prometheus text format. One snapshot is taken per
+ * scrape and every gauge reads from it, so the numbers of one scrape agree with each other.
+ */
+final class SluiceMetrics {
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final Supplier<Snapshot> snapshots;
+    private Snapshot current;
+
+    SluiceMetrics(Supplier<Snapshot> snapshots) {
+        this.snapshots = snapshots;
+        GaugeWithCallback.builder().name("sluice_requests_last_minute")
+                .help("Requests in the last 60 complete seconds, by class and outcome")
+                .labelNames("class", "outcome")
+                .callback(cb -> lastMinute().forEach((key, value) -> cb.call(value, key.get(0), key.get(1))))
+                .register(registry);
+        gauge("sluice_in_flight", "Requests admitted and not yet completed", () -> current.load().inFlight());
+        gauge("sluice_waiting", "Requests parked by load deferral", () -> current.load().waiting());
+        gauge("sluice_load_max_active", "The policy's load.maxActive", () -> current.load().maxActive());
+        gauge("sluice_clients_tracked", "Clients held in the client table", () -> current.clients().tracked());
+        gauge("sluice_clients_capacity", "Most clients the table holds", () -> current.clients().capacity());
+        gauge("sluice_clients_evicted", "Clients evicted since start", () -> current.clients().evicted());
+        gauge("sluice_policy_version", "Version of the live policy", () -> current.policyVersion());
+        gauge("sluice_bans", "Bans in force", () -> current.bans().size());
+        gauge("sluice_paused", "1 when the whole service is paused", () -> current.pause().all() ? 1 : 0);
+        GaugeWithCallback.builder().name("sluice_upstream_latency_seconds")
+                .help("Upstream latency over the last minute")
+                .labelNames("quantile")
+                .callback(cb -> {
+                    cb.call(current.upstreamLatency().p50Micros() / 1e6, "0.5");
+                    cb.call(current.upstreamLatency().p90Micros() / 1e6, "0.9");
+                    cb.call(current.upstreamLatency().p99Micros() / 1e6, "0.99");
+                })
+                .register(registry);
+    }
+
+    private void gauge(String name, String help, Supplier<Number> value) {
+        GaugeWithCallback.builder().name(name).help(help)
+                .callback(cb -> cb.call(value.get().doubleValue()))
+                .register(registry);
+    }
+
+    private Map<List<String>, Double> lastMinute() {
+        Map<List<String>, Double> sums = new java.util.TreeMap<>(java.util.Comparator.comparing(Object::toString));
+        List<SecondCounts> seconds = current.seconds();
+        // The newest entry is the second in progress; sum the 60 complete ones before it.
+        int end = Math.max(0, seconds.size() - 1);
+        for (SecondCounts second : seconds.subList(Math.max(0, end - 60), end)) {
+            for (Map.Entry<RequestClass, ClassCounts> byClass : second.byClass().entrySet()) {
+                String cls = byClass.getKey().name();
+                ClassCounts counts = byClass.getValue();
+                sums.merge(List.of(cls, "ADMITTED"), (double) counts.admitted(), Double::sum);
+                sums.merge(List.of(cls, "DELAYED"), (double) counts.delayed(), Double::sum);
+                counts.refused().forEach((reason, n) -> sums.merge(List.of(cls, reason.name()), (double) n,
+                        Double::sum));
+            }
+        }
+        return sums;
+    }
+
+    synchronized String scrape() throws IOException {
+        current = snapshots.get();
+        ByteArrayOutputStream out = new ByteArrayOutputStream(4096);
+        PrometheusTextFormatWriter.create().write(out, registry.scrape());
+        return out.toString(java.nio.charset.StandardCharsets.UTF_8);
+    }
+}
