@@ -48,6 +48,10 @@ public final class Main implements Callable<Integer> {
             description = "Seconds the upstream may take before the client gets a 504 (default: ${DEFAULT-VALUE}).")
     int upstreamTimeoutSeconds;
 
+    @Option(names = "--crawler-list", paramLabel = "FILE", description = "A newer crawler-user-agents JSON file "
+            + "to classify with instead of the bundled one.")
+    Path crawlerList;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -64,12 +68,13 @@ public final class Main implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--upstream-timeout must be positive");
         }
         ServerConfig config = new ServerConfig(listen, upstream, admin, state, policy, demo, demoTraffic,
-                accessLog, java.time.Duration.ofSeconds(upstreamTimeoutSeconds));
+                accessLog, java.time.Duration.ofSeconds(upstreamTimeoutSeconds), crawlerList);
         PrintWriter err = spec.commandLine().getErr();
         SluiceServer server;
         try {
             server = SluiceServer.start(config);
-        } catch (java.io.IOException | io.sluice.server.state.StateException e) {
+        } catch (java.io.IOException | java.io.UncheckedIOException | IllegalArgumentException
+                | io.sluice.server.state.StateException e) {
             err.println("sluice-server: " + e.getMessage());
             return 1;
         }

@@ -16,6 +16,7 @@ import java.time.Duration;
  * @param demoTraffic     also send the demo traffic to the front end
  * @param accessLog       {@code "-"} for standard output, a file, or null for none
  * @param upstreamTimeout how long the upstream may take before the client gets a 504
+ * @param crawlerList     a newer crawler-user-agents JSON file, or null for the bundled list
  */
 public record ServerConfig(
         HostPort listen,
@@ -26,7 +27,8 @@ public record ServerConfig(
         boolean demo,
         boolean demoTraffic,
         String accessLog,
-        Duration upstreamTimeout) {
+        Duration upstreamTimeout,
+        Path crawlerList) {
 
     public static final Duration DEFAULT_UPSTREAM_TIMEOUT = Duration.ofSeconds(30);
 
@@ -40,11 +42,11 @@ public record ServerConfig(
     /** The demo on free loopback ports, state in {@code stateDir}, without traffic. */
     public static ServerConfig demo(Path stateDir) {
         return new ServerConfig(new HostPort("127.0.0.1", 0), null, new HostPort("127.0.0.1", 0), stateDir, null,
-                true, false, null, DEFAULT_UPSTREAM_TIMEOUT);
+                true, false, null, DEFAULT_UPSTREAM_TIMEOUT, null);
     }
 
     public ServerConfig withDemoTraffic(boolean on) {
         return new ServerConfig(listen, upstream, admin, stateDir, initialPolicy, demo, on, accessLog,
-                upstreamTimeout);
+                upstreamTimeout, crawlerList);
     }
 }

@@ -64,7 +64,8 @@ public final class SluiceServer implements AutoCloseable {
         InstantSource clock = InstantSource.system();
         StateDirectory state = StateDirectory.open(config.stateDir(), config.initialPolicy());
         ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), clock, state.loadPolicy(),
-                CrawlerListClassifier.bundled());
+                config.crawlerList() == null ? CrawlerListClassifier.bundled()
+                        : CrawlerListClassifier.fromFile(config.crawlerList()));
 
         Server demoSite = null;
         URI upstream = config.upstream();
