@@ -15,7 +15,8 @@ class ConsoleAppTest {
 
     @Start
     void start(Stage stage) {
-        new ConsoleApp().start(stage);
+        stage.setScene(ConsoleApp.createScene());
+        stage.show();
     }
 
     @Test

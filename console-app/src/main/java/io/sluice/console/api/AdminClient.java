@@ -1,0 +1,169 @@
+package io.sluice.console.api;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.engine.RequestClass;
+import io.sluice.engine.policy.Ban;
+import io.sluice.engine.policy.FieldError;
+import io.sluice.engine.policy.Policy;
+import io.sluice.engine.policy.PolicyJson;
+import io.sluice.engine.telemetry.Snapshot;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The console's only way to a server: the admin API over HTTP. Thread-safe; every call blocks, so call
+ * it off the FX thread.
+ */
+public final class AdminClient {
+    private static final ObjectMapper JSON = PolicyJson.mapper();
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
+    private final URI base;
+    private final String token;
+    private final String operator;
+
+    public AdminClient(URI base, String token, String operator) {
+        this.base = base;
+        this.token = token;
+        this.operator = operator;
+    }
+
+    public URI base() {
+        return base;
+    }
+
+    public Snapshot snapshot() throws AdminException {
+        return read(send("GET", "snapshot", null, null), Snapshot.class);
+    }
+
+    public Policy policy() throws AdminException {
+        return read(send("GET", "policy", null, null), Policy.class);
+    }
+
+    /** Replaces the policy if it is still at {@code basedOnVersion}. */
+    public PolicyUpdate putPolicy(Policy proposed, long basedOnVersion) throws AdminException {
+        HttpResponse<String> response = send("PUT", "policy", write(proposed), "\"" + basedOnVersion + "\"");
+        return switch (response.statusCode()) {
+            case 200 -> new PolicyUpdate(read(response, Policy.class), List.of(), false);
+            case 400 -> new PolicyUpdate(null, errors(response), false);
+            case 412 -> new PolicyUpdate(null, List.of(), true);
+            default -> throw unexpected(response);
+        };
+    }
+
+    /** The outcome of {@link #putPolicy}: the installed policy, or the field errors, or a conflict. */
+    public record PolicyUpdate(Policy installed, List<FieldError> errors, boolean conflict) {
+    }
+
+    public Ban ban(String type, String value, String reason, Long durationSeconds) throws AdminException {
+        Map<String, Object> body = new java.util.LinkedHashMap<>();
+        body.put("type", type);
+        body.put("value", value);
+        body.put("reason", reason);
+        if (durationSeconds != null) {
+            body.put("durationSeconds", durationSeconds);
+        }
+        HttpResponse<String> response = send("POST", "bans", write(body), null);
+        if (response.statusCode() == 400) {
+            throw new AdminException(AdminException.Kind.REJECTED, errors(response).toString());
+        }
+        return read(response, Ban.class);
+    }
+
+    public void unban(String id) throws AdminException {
+        HttpResponse<String> response = send("DELETE", "bans/" + id, null, null);
+        if (response.statusCode() != 204 && response.statusCode() != 404) {
+            throw unexpected(response);
+        }
+    }
+
+    /** Pauses (or resumes) the whole service when {@code only} is null, else one class. */
+    public void pause(boolean pause, RequestClass only) throws AdminException {
+        String body = only == null ? "" : "{\"class\":\"" + only.name() + "\"}";
+        read(send("POST", pause ? "pause" : "resume", body, null), JsonNode.class);
+    }
+
+    public List<JsonNode> audit(int limit) throws AdminException {
+        return read(send("GET", "audit?limit=" + limit, null, null), new TypeReference<List<JsonNode>>() { });
+    }
+
+    private HttpResponse<String> send(String method, String path, String body, String ifMatch)
+            throws AdminException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve("/api/v1/" + path))
+                .timeout(Duration.ofSeconds(5))
+                .header("Authorization", "Bearer " + token)
+                .header("X-Sluice-Operator", operator)
+                .header("Content-Type", "application/json")
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofString(body));
+        if (ifMatch != null) {
+            request.header("If-Match", ifMatch);
+        }
+        HttpResponse<String> response;
+        try {
+            response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        } catch (ConnectException | HttpTimeoutException e) {
+            throw new AdminException(AdminException.Kind.UNREACHABLE, "cannot reach " + base + ": " + e);
+        } catch (IOException e) {
+            throw new AdminException(AdminException.Kind.UNREACHABLE, "connection to " + base + " failed: " + e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AdminException(AdminException.Kind.UNREACHABLE, "interrupted");
+        }
+        if (response.statusCode() == 401) {
+            throw new AdminException(AdminException.Kind.UNAUTHORISED, "the server refused the token");
+        }
+        return response;
+    }
+
+    private static <T> T read(HttpResponse<String> response, Class<T> type) throws AdminException {
+        return read(response, JSON.getTypeFactory().constructType(type));
+    }
+
+    private static <T> T read(HttpResponse<String> response, TypeReference<T> type) throws AdminException {
+        return read(response, JSON.getTypeFactory().constructType(type));
+    }
+
+    private static <T> T read(HttpResponse<String> response, com.fasterxml.jackson.databind.JavaType type)
+            throws AdminException {
+        if (response.statusCode() / 100 != 2) {
+            throw unexpected(response);
+        }
+        try {
+            return JSON.readValue(response.body(), type);
+        } catch (IOException e) {
+            throw new AdminException(AdminException.Kind.PROTOCOL, "unexpected answer: " + e.getMessage());
+        }
+    }
+
+    private static List<FieldError> errors(HttpResponse<String> response) throws AdminException {
+        try {
+            JsonNode errors = JSON.readTree(response.body()).path("errors");
+            return JSON.convertValue(errors, new TypeReference<List<FieldError>>() { });
+        } catch (IOException | IllegalArgumentException e) {
+            throw new AdminException(AdminException.Kind.PROTOCOL, "unexpected error body: " + response.body());
+        }
+    }
+
+    private static String write(Object value) throws AdminException {
+        try {
+            return JSON.writeValueAsString(value);
+        } catch (IOException e) {
+            throw new AdminException(AdminException.Kind.PROTOCOL, e.getMessage());
+        }
+    }
+
+    private static AdminException unexpected(HttpResponse<String> response) {
+        return new AdminException(AdminException.Kind.PROTOCOL, "HTTP " + response.statusCode() + ": "
+                + response.body());
+    }
+}

@@ -1,0 +1,123 @@
+package io.sluice.console.dashboard;
+
+import io.sluice.engine.telemetry.ClientRow;
+import io.sluice.engine.telemetry.ClientStatus;
+import java.util.List;
+import java.util.function.IntConsumer;
+import javafx.scene.canvas.Canvas;
+import javafx.scene.canvas.GraphicsContext;
+import javafx.scene.image.PixelWriter;
+import javafx.scene.image.WritableImage;
+import javafx.scene.paint.Color;
+import javafx.scene.text.Font;
+
+/**
+ * The hit-stack heatmap: the busiest clients as rows, the last 60 seconds as columns, colour by hits in
+ * that second. Cells are written into one image with a {@link PixelWriter} and drawn once, so a redraw
+ * costs the same whatever the traffic. Colours run along a viridis-like ramp (readable for colour-blind
+ * operators and in a dark room); a second with refusals gets a vermillion mark on top of its cell.
+ */
+public final class HeatmapCanvas extends Canvas {
+    static final double LABEL_WIDTH = 300;
+    static final double ROW_HEIGHT = 18;
+    static final int SECONDS = 60;
+    private static final Color[] RAMP = {
+        Color.web("#440154"), Color.web("#3b528b"), Color.web("#21918c"), Color.web("#5ec962"), Color.web("#fde725")};
+    private static final Color REFUSED = Color.web("#D55E00");
+    private static final Color BACKGROUND = Color.web("#161b22");
+
+    private List<ClientRow> rows = List.of();
+    private int selectedRow = -1;
+
+    public HeatmapCanvas(IntConsumer onRowClicked) {
+        super(900, 360);
+        setOnMouseClicked(e -> {
+            int row = (int) (e.getY() / ROW_HEIGHT);
+            if (row >= 0 && row < rows.size()) {
+                onRowClicked.accept(row);
+            }
+        });
+    }
+
+    public void show(List<ClientRow> newRows, int selected) {
+        this.rows = newRows;
+        this.selectedRow = selected;
+        setHeight(Math.max(ROW_HEIGHT * 4, ROW_HEIGHT * newRows.size()));
+        draw();
+    }
+
+    /** Hits per second mapped to the ramp; 0 is the background, 1 is already visible, 20+ is the top. */
+    static Color colour(int hits) {
+        if (hits <= 0) {
+            return BACKGROUND;
+        }
+        double t = Math.min(1.0, Math.log1p(hits) / Math.log1p(20));
+        double scaled = t * (RAMP.length - 1);
+        int low = (int) Math.floor(scaled);
+        int high = Math.min(RAMP.length - 1, low + 1);
+        return RAMP[low].interpolate(RAMP[high], scaled - low);
+    }
+
+    private void draw() {
+        GraphicsContext g = getGraphicsContext2D();
+        double width = getWidth();
+        double cellWidth = (width - LABEL_WIDTH) / SECONDS;
+        g.setFill(BACKGROUND);
+        g.fillRect(0, 0, width, getHeight());
+        if (rows.isEmpty()) {
+            g.setFill(Color.web("#8b949e"));
+            g.fillText("No clients yet", 12, 20);
+            return;
+        }
+        WritableImage cells = new WritableImage(SECONDS, rows.size());
+        PixelWriter pixels = cells.getPixelWriter();
+        for (int r = 0; r < rows.size(); r++) {
+            int[] hits = rows.get(r).hitsPerSecond();
+            for (int s = 0; s < SECONDS; s++) {
+                pixels.setColor(s, r, colour(s < hits.length ? hits[s] : 0));
+            }
+        }
+        g.setImageSmoothing(false);
+        g.drawImage(cells, LABEL_WIDTH, 0, cellWidth * SECONDS, ROW_HEIGHT * rows.size());
+        g.setFont(Font.font("monospace", 12));
+        for (int r = 0; r < rows.size(); r++) {
+            ClientRow row = rows.get(r);
+            double y = r * ROW_HEIGHT;
+            int[] refused = row.refusedPerSecond();
+            g.setFill(REFUSED);
+            for (int s = 0; s < SECONDS && s < refused.length; s++) {
+                if (refused[s] > 0) {
+                    g.fillRect(LABEL_WIDTH + s * cellWidth, y, cellWidth, 4);
+                }
+            }
+            if (r == selectedRow) {
+                g.setFill(Color.web("#1f6feb", 0.35));
+                g.fillRect(0, y, LABEL_WIDTH, ROW_HEIGHT);
+                g.setStroke(Color.web("#58a6ff"));
+                g.strokeRect(0.5, y + 0.5, width - 1, ROW_HEIGHT - 1);
+            }
+            g.setFill(statusColour(row.status()));
+            g.fillText(statusMark(row.status()), 6, y + 13);
+            g.setFill(Color.web("#c9d1d9"));
+            g.fillText(row.requestClass().name().toLowerCase() + " " + DashboardViewModel.label(row)
+                    + "  " + row.hitsInWindow(), 22, y + 13, LABEL_WIDTH - 26);
+        }
+    }
+
+    private static String statusMark(ClientStatus status) {
+        return switch (status) {
+            case BANNED -> "⛔";
+            case LIMITED -> "!";
+            case ALLOWED -> "✓";
+            default -> "·";
+        };
+    }
+
+    private static Color statusColour(ClientStatus status) {
+        return switch (status) {
+            case BANNED, LIMITED -> REFUSED;
+            case ALLOWED -> Color.web("#56B4E9");
+            default -> Color.web("#8b949e");
+        };
+    }
+}
