@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Front-end load harness: requests/s and p99 for the upstream direct, a stock Jetty reverse proxy,
+# nginx as a reverse proxy with limit_req per client, and Sluice (admit-all policy, many client
+# addresses), measured interleaved (A B C D, A B C D, ...) with the servers on core 0 and wrk on core 1.
+#   bench/front/run.sh [ROUNDS] [SECONDS] [WARMUP_SECONDS]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROUNDS=${1:-3}; SECONDS_PER_RUN=${2:-15}; WARMUP=${3:-60}
+for tool in wrk nginx; do
+  command -v "$tool" >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk nginx >/dev/null; }
+done
+[[ -f embedded-server/target/sluice-server.jar ]] || ./mvnw -q -B -DskipTests package
+JAR=embedded-server/target/sluice-server.jar
+STATE=$(mktemp -d)
+pids=()
+cleanup() { kill "${pids[@]}" 2>/dev/null || true; rm -rf "$STATE"; }
+trap cleanup EXIT
+
+taskset -c 0 nginx -c "$PWD/bench/front/nginx.conf" & pids+=($!)
+taskset -c 0 java -Xmx1g -cp "$JAR" io.sluice.server.bench.PlainProxy 19002 http://127.0.0.1:19001 >/dev/null 2>&1 & pids+=($!)
+taskset -c 0 java -Xmx1g -jar "$JAR" --listen 127.0.0.1:19003 --admin 127.0.0.1:19093 \
+  --upstream http://127.0.0.1:19001 --state "$STATE" --policy bench/front/admit-all-policy.json >/dev/null 2>&1 & pids+=($!)
+sleep 5
+
+declare -A NAMES=([19001]="upstream direct (nginx static)" [19002]="plain Jetty proxy" [19004]="nginx proxy + limit_req" [19003]="Sluice (admit-all, many clients)")
+PORTS=(19001 19002 19004 19003)
+load() { taskset -c 1 wrk -t1 -c32 -d"$2"s --latency -s bench/front/many-clients.lua "http://127.0.0.1:$1/"; }
+
+echo "warming up each target for ${WARMUP}s" >&2
+for port in "${PORTS[@]}"; do load "$port" "$WARMUP" >/dev/null; done
+
+echo "round,target,requests_per_s,p99_ms"
+for round in $(seq 1 "$ROUNDS"); do
+  for port in "${PORTS[@]}"; do
+    out=$(load "$port" "$SECONDS_PER_RUN")
+    rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
+    p99=$(awk '$1=="99%" {v=$2; if (v ~ /us$/) {sub("us","",v); v=v/1000} else if (v ~ /ms$/) {sub("ms","",v)} else if (v ~ /s$/) {sub("s","",v); v=v*1000}; print v}' <<<"$out")
+    non2xx=$(awk '/Non-2xx/ {print $4}' <<<"$out")
+    echo "$round,${NAMES[$port]},$rps,$p99${non2xx:+,non-2xx=$non2xx}"
+  done
+done
