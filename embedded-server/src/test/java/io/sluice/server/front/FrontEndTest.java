@@ -108,6 +108,45 @@ class FrontEndTest {
     }
 
     @Test
+    void aCrawlerIsSpacedOutAndToldWhenToComeBack() throws Exception {
+        URI front = frontFor(echoUpstream(), Policy.defaults());
+        String googlebot = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+
+        assertThat(get(front, "/", googlebot, null).getStatus()).isEqualTo(200);
+        ContentResponse second = get(front, "/", googlebot, "application/json");
+
+        assertThat(second.getStatus()).isEqualTo(503);
+        assertThat(second.getHeaders().get(HttpHeader.RETRY_AFTER)).isEqualTo("30");
+        assertThat(second.getContentAsString()).contains("\"reason\":\"CRAWLER_SPACING\"");
+    }
+
+    @Test
+    void aClientWithTooManyRequestsInFlightIsRefused() throws Exception {
+        URI slow = upstream(new Handler.Abstract() {
+            @Override
+            public boolean handle(Request request, Response response, Callback callback) {
+                request.getComponents().getScheduler().schedule(() -> Content.Sink.write(response, true, "ok",
+                        callback), 500, TimeUnit.MILLISECONDS);
+                return true;
+            }
+        });
+        URI front = frontFor(slow, Policy.defaults().withPerClient(new Policy.PerClient(1)));
+        var first = new java.util.concurrent.CompletableFuture<Integer>();
+        client.newRequest(front.resolve("/")).headers(h -> h.put(HttpHeader.USER_AGENT, FIREFOX))
+                .send(result -> first.complete(result.getResponse().getStatus()));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (engine.snapshot().load().inFlight() == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+
+        ContentResponse second = get(front, "/", FIREFOX, "application/json");
+
+        assertThat(second.getStatus()).isEqualTo(503);
+        assertThat(second.getContentAsString()).contains("\"reason\":\"CLIENT_CONCURRENCY\"");
+        assertThat(first.get(5, TimeUnit.SECONDS)).isEqualTo(200);
+    }
+
+    @Test
     void aBannedUserAgentIsRefusedWith403OnTheNextRequest() throws Exception {
         URI front = frontFor(echoUpstream(), Policy.defaults());
         assertThat(get(front, "/", CURL, null).getStatus()).isEqualTo(200);
