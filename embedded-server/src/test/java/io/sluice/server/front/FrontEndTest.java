@@ -122,14 +122,7 @@ class FrontEndTest {
 
     @Test
     void aClientWithTooManyRequestsInFlightIsRefused() throws Exception {
-        URI slow = upstream(new Handler.Abstract() {
-            @Override
-            public boolean handle(Request request, Response response, Callback callback) {
-                request.getComponents().getScheduler().schedule(() -> Content.Sink.write(response, true, "ok",
-                        callback), 500, TimeUnit.MILLISECONDS);
-                return true;
-            }
-        });
+        URI slow = slowUpstream(500);
         URI front = frontFor(slow, Policy.defaults().withPerClient(new Policy.PerClient(1)));
         var first = new java.util.concurrent.CompletableFuture<Integer>();
         client.newRequest(front.resolve("/")).headers(h -> h.put(HttpHeader.USER_AGENT, FIREFOX))
@@ -183,15 +176,8 @@ class FrontEndTest {
 
     @Test
     void aSlowUpstreamGivesA504AfterTheTimeoutAndFreesTheLoadSlot() throws Exception {
-        URI slow = upstream(new Handler.Abstract() {
-            @Override
-            public boolean handle(Request request, Response response, Callback callback) {
-                // Never answers within the proxy's timeout; completes later so the server can stop.
-                request.getComponents().getScheduler().schedule(() -> Content.Sink.write(response, true, "late",
-                        callback), 3, TimeUnit.SECONDS);
-                return true;
-            }
-        });
+        // Answers long after the proxy's 300 ms timeout.
+        URI slow = slowUpstream(3000);
         URI front = frontFor(slow, Policy.defaults(), Duration.ofMillis(300));
 
         ContentResponse response = get(front, "/", CURL, null);
@@ -202,14 +188,7 @@ class FrontEndTest {
 
     @Test
     void waitingRequestsHoldNoThreadSoATinyPoolStillAnswersThemAll() throws Exception {
-        URI slow = upstream(new Handler.Abstract() {
-            @Override
-            public boolean handle(Request request, Response response, Callback callback) {
-                request.getComponents().getScheduler().schedule(() -> Content.Sink.write(response, true, "ok",
-                        callback), 400, TimeUnit.MILLISECONDS);
-                return true;
-            }
-        });
+        URI slow = slowUpstream(400);
         Policy tight = Policy.defaults().withLoad(new Policy.Load(1, 50, 100))
                 .withHitStack(new Policy.HitStack(15, 1000))
                 .withPerClient(new Policy.PerClient(100));
@@ -269,6 +248,18 @@ class FrontEndTest {
                     }
                 })
                 .timeout(10, TimeUnit.SECONDS).send();
+    }
+
+    /** An upstream that answers after {@code millis}, without holding a thread meanwhile. */
+    private URI slowUpstream(long millis) throws Exception {
+        return upstream(new Handler.Abstract() {
+            @Override
+            public boolean handle(Request request, Response response, Callback callback) {
+                request.getComponents().getScheduler().schedule(() -> Content.Sink.write(response, true, "ok",
+                        callback), millis, TimeUnit.MILLISECONDS);
+                return true;
+            }
+        });
     }
 
     private URI echoUpstream() throws Exception {
