@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import org.eclipse.jetty.http.HttpHeader;
@@ -140,6 +141,9 @@ public final class AdminHandler extends Handler.Abstract {
     }
 
     private boolean putPolicy(Request request, Response response, Callback callback) throws Exception {
+        // Read the body even when the answer is an error: an unread body makes Jetty close the connection,
+        // and a client reusing it for its next call would see it die under it.
+        String body = body(request);
         String ifMatch = request.getHeaders().get(HttpHeader.IF_MATCH);
         if (ifMatch == null) {
             return error(response, callback, 428, "If-Match with the policy's ETag is required");
@@ -150,7 +154,7 @@ public final class AdminHandler extends Handler.Abstract {
         } catch (NumberFormatException e) {
             return error(response, callback, 400, "If-Match must be a policy ETag such as \"7\"");
         }
-        Policy proposed = read(request, Policy.class);
+        Policy proposed = parseRequired(body, Policy.class);
         Policy installed;
         synchronized (writeLock) {
             Policy before = engine.policy();
@@ -202,7 +206,7 @@ public final class AdminHandler extends Handler.Abstract {
                 body.durationSeconds() == null ? null : now.plus(Duration.ofSeconds(body.durationSeconds())));
         change(request, p -> p.withBans(append(p.bans(), ban)), "ban.add",
                 "banned " + body.type() + " " + ban.value() + (ban.expiresAt() == null ? "" : " until "
-                        + ban.expiresAt()), null, JSON.valueToTree(ban), "ban.");
+                        + ban.expiresAt()), p -> p.bans().contains(ban) ? ban : null);
         return json(response, callback, 201, ban);
     }
 
@@ -213,7 +217,7 @@ public final class AdminHandler extends Handler.Abstract {
         }
         change(request, p -> p.withBans(p.bans().stream().filter(b -> !b.id().equals(id)).toList()),
                 "ban.remove", "unbanned " + existing.type().name().toLowerCase(java.util.Locale.ROOT) + " "
-                        + existing.value(), JSON.valueToTree(existing), null, "bans[");
+                        + existing.value(), p -> p.bans().contains(existing) ? existing : null);
         response.setStatus(204);
         callback.succeeded();
         return true;
@@ -244,7 +248,7 @@ public final class AdminHandler extends Handler.Abstract {
         RequestClass only = target;
         UnaryOperator<Policy> change = p -> p.withPause(nextPause(p.pause(), only, pause));
         String what = (pause ? "paused " : "resumed ") + (only == null ? "the whole service" : only.name());
-        Policy after = change(request, change, pause ? "pause" : "resume", what, null, null, "pause");
+        Policy after = change(request, change, pause ? "pause" : "resume", what, Policy::pause);
         return json(response, callback, 200, after.pause());
     }
 
@@ -260,9 +264,13 @@ public final class AdminHandler extends Handler.Abstract {
         return new Policy.Pause(now.all(), classes);
     }
 
-    /** Applies a change through the engine, persists it and audits it, all under the write lock. */
+    /**
+     * Applies a change through the engine, persists it and audits it, all under the write lock.
+     *
+     * @param audited the part of the policy the audit log records before and after (null: none)
+     */
     private Policy change(Request request, UnaryOperator<Policy> change, String action, String detail,
-                          JsonNode before, JsonNode after, String fieldPrefix) throws Exception {
+                          Function<Policy, Object> audited) throws Exception {
         synchronized (writeLock) {
             Policy old = engine.policy();
             Policy installed;
@@ -271,13 +279,14 @@ public final class AdminHandler extends Handler.Abstract {
             } catch (PolicyValidationException e) {
                 throw new BadRequest(400, e.errors());
             }
-            JsonNode beforeNode = before != null ? before : "pause".equals(fieldPrefix)
-                    ? JSON.valueToTree(old.pause()) : null;
-            JsonNode afterNode = after != null ? after : "pause".equals(fieldPrefix)
-                    ? JSON.valueToTree(installed.pause()) : null;
-            persist(request, installed, action, detail, beforeNode, afterNode);
+            persist(request, installed, action, detail, tree(audited, old), tree(audited, installed));
             return installed;
         }
+    }
+
+    private static JsonNode tree(Function<Policy, Object> part, Policy policy) {
+        Object value = part == null ? null : part.apply(policy);
+        return value == null ? null : JSON.valueToTree(value);
     }
 
     private void persist(Request request, Policy installed, String action, String detail, JsonNode before,
@@ -323,7 +332,10 @@ public final class AdminHandler extends Handler.Abstract {
     }
 
     private static <T> T read(Request request, Class<T> type) throws IOException {
-        String body = body(request);
+        return parseRequired(body(request), type);
+    }
+
+    private static <T> T parseRequired(String body, Class<T> type) {
         if (body.isBlank()) {
             throw new BadRequest(400, List.of(new FieldError("body", "a JSON body is required")));
         }
