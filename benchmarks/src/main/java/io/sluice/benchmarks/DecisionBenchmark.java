@@ -107,7 +107,7 @@ public class DecisionBenchmark {
         return new Policy(1, new Policy.HitStack(15, 1_000_000), d.crawlers(), new Policy.Load(10_000, 10, 500),
                 new Policy.PerClient(1_000), d.progressiveDelay(), d.pause(), withBans ? bans : List.of(), d.allow(),
                 d.trustedProxies(),
-                d.classification(), d.refusal());
+                d.classification(), d.refusal(), d.governor());
     }
 
     static Request pick(Request[] requests) {

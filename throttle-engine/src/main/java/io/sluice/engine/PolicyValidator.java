@@ -6,6 +6,7 @@ import io.sluice.engine.net.IpAddress;
 import io.sluice.engine.policy.AllowEntry;
 import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.FieldError;
+import io.sluice.engine.policy.GovernorPolicy;
 import io.sluice.engine.policy.Policy;
 import java.net.URI;
 import java.util.ArrayList;
@@ -24,6 +25,9 @@ public final class PolicyValidator {
 
     /** The longest hit-stack window: the per-client ring keeps one bucket per second for 60 s. */
     public static final int MAX_WINDOW_SECONDS = 60;
+
+    /** A crawl rate above this is a typo, not a politeness setting. */
+    static final double MAX_DOMAIN_RATE = 1_000;
 
     private PolicyValidator() {
     }
@@ -89,7 +93,37 @@ public final class PolicyValidator {
                         + refusal.infoUrl() + "'");
             }
         }
+        validateGovernor(policy.governor(), errors);
         return errors.list;
+    }
+
+    private static void validateGovernor(GovernorPolicy governor, Errors errors) {
+        errors.range("governor.minRate", governor.minRate(), 0.001, MAX_DOMAIN_RATE, "requests per second");
+        errors.range("governor.maxRate", governor.maxRate(), 0.001, MAX_DOMAIN_RATE, "requests per second");
+        if (governor.minRate() > governor.maxRate()) {
+            errors.add("governor.maxRate", "must not be below governor.minRate (" + governor.minRate() + ")");
+        }
+        errors.range("governor.initialRate", governor.initialRate(), governor.minRate(), governor.maxRate(),
+                "requests per second (minRate to maxRate)");
+        errors.range("governor.increasePerSecond", governor.increasePerSecond(), 0, MAX_DOMAIN_RATE,
+                "requests per second per second");
+        if (!(governor.decreaseFactor() > 0 && governor.decreaseFactor() < 1)) {
+            errors.add("governor.decreaseFactor", "must be above 0 and below 1, was " + governor.decreaseFactor());
+        }
+        if (governor.latencyInflation() != 0) {
+            errors.range("governor.latencyInflation", governor.latencyInflation(), 1.1, 100,
+                    "times the baseline (or 0 to turn it off)");
+        }
+        errors.range("governor.backoffBaseMillis", governor.backoffBaseMillis(), 1, 3_600_000, "milliseconds");
+        errors.range("governor.backoffMaxMillis", governor.backoffMaxMillis(),
+                Math.max(1, governor.backoffBaseMillis()), 86_400_000, "milliseconds (at least backoffBaseMillis)");
+        errors.range("governor.backoffForgiveSeconds", governor.backoffForgiveSeconds(), 1, 86_400, "seconds");
+        errors.range("governor.breakerErrorPercent", governor.breakerErrorPercent(), 1, 100, "percent");
+        errors.range("governor.breakerMinCalls", governor.breakerMinCalls(), 1, 1_000_000, "responses");
+        errors.range("governor.breakerOpenSeconds", governor.breakerOpenSeconds(), 1, 86_400, "seconds");
+        errors.range("governor.breakerTrialRequests", governor.breakerTrialRequests(), 1, 1_000, "requests");
+        errors.range("governor.giveUpAfterErrors", governor.giveUpAfterErrors(), 1, 1_000_000, "errors");
+        errors.range("governor.maxHoldMillis", governor.maxHoldMillis(), 0, 300_000, "milliseconds");
     }
 
     private static void validateBans(List<Ban> bans, Errors errors) {
@@ -172,6 +206,12 @@ public final class PolicyValidator {
 
         void range(String field, int value, int min, int max, String unit) {
             if (value < min || value > max) {
+                add(field, "must be between " + min + " and " + max + " " + unit + ", was " + value);
+            }
+        }
+
+        void range(String field, double value, double min, double max, String unit) {
+            if (!(value >= min && value <= max)) {
                 add(field, "must be between " + min + " and " + max + " " + unit + ", was " + value);
             }
         }

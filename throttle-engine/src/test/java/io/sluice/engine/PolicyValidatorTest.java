@@ -7,6 +7,7 @@ import io.sluice.engine.policy.AllowType;
 import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.BanType;
 import io.sluice.engine.policy.FieldError;
+import io.sluice.engine.policy.GovernorPolicy;
 import io.sluice.engine.policy.Policy;
 import java.time.Instant;
 import java.util.Arrays;
@@ -46,7 +47,8 @@ class PolicyValidatorTest {
                         new AllowEntry(null, "x", false, null)),
                 List.of("fe80::/200"),
                 new Policy.Classification(Arrays.asList("seo", " ")),
-                new Policy.Refusal(-5, "ftp://example.org/dump"));
+                new Policy.Refusal(-5, "ftp://example.org/dump"),
+                new GovernorPolicy(50, 2, 1, -1, 1.0, 1.05, 0, 10, 0, 0, 0, 0, 0, 0, 400_000));
 
         assertThat(PolicyValidator.validate(policy)).extracting(FieldError::field).containsExactly(
                 "hitStack.windowSeconds", "hitStack.maxHits",
@@ -61,7 +63,12 @@ class PolicyValidatorTest {
                 "allow[0].value", "allow[1].type",
                 "trustedProxies[0]",
                 "classification.crawlerTags[1]",
-                "refusal.retryAfterSeconds", "refusal.infoUrl");
+                "refusal.retryAfterSeconds", "refusal.infoUrl",
+                "governor.maxRate", "governor.initialRate", "governor.increasePerSecond",
+                "governor.decreaseFactor", "governor.latencyInflation", "governor.backoffBaseMillis",
+                "governor.backoffForgiveSeconds", "governor.breakerErrorPercent", "governor.breakerMinCalls",
+                "governor.breakerOpenSeconds", "governor.breakerTrialRequests", "governor.giveUpAfterErrors",
+                "governor.maxHoldMillis");
     }
 
     @Test
@@ -89,9 +96,11 @@ class PolicyValidatorTest {
 
     @Test
     void aMissingSectionIsRequired() {
-        Policy policy = new Policy(1, null, null, null, null, null, null, null, null, null, null, null);
+        Policy policy = new Policy(1, null, null, null, null, null, null, null, null, null, null, null, null);
         assertThat(PolicyValidator.validate(policy)).extracting(FieldError::field).containsExactly(
                 "hitStack", "crawlers", "load", "perClient", "classification", "refusal");
+        assertThat(policy.governor()).as("a policy written before the governor existed").isEqualTo(
+                GovernorPolicy.DEFAULTS);
         assertThat(PolicyValidator.validate(null)).hasSize(1);
     }
 }

@@ -24,6 +24,7 @@ import java.util.Map;
  * @param trustedProxies   CIDRs or addresses whose forwarding headers are believed
  * @param classification   which crawler-list tags make a {@code CRAWLER}
  * @param refusal          what a refusal tells the client
+ * @param governor         the crawl governor's numbers; defaults when absent
  */
 public record Policy(
         long version,
@@ -37,9 +38,12 @@ public record Policy(
         List<AllowEntry> allow,
         List<String> trustedProxies,
         Classification classification,
-        Refusal refusal) {
+        Refusal refusal,
+        GovernorPolicy governor) {
 
     public Policy {
+        // Optional so that a policy file written before the crawl governor existed still loads.
+        governor = governor == null ? GovernorPolicy.DEFAULTS : governor;
         progressiveDelay = progressiveDelay == null ? Map.of()
                 : Collections.unmodifiableMap(new LinkedHashMap<>(progressiveDelay));
         pause = pause == null ? Pause.NONE : pause;
@@ -70,67 +74,73 @@ public record Policy(
                 List.of(),
                 List.of(),
                 Classification.DEFAULT,
-                new Refusal(30, null));
+                new Refusal(30, null),
+                GovernorPolicy.DEFAULTS);
     }
 
     public Policy withVersion(long newVersion) {
         return new Policy(newVersion, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
-                trustedProxies, classification, refusal);
+                trustedProxies, classification, refusal, governor);
     }
 
     public Policy withPause(Pause newPause) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, newPause, bans, allow,
-                trustedProxies, classification, refusal);
+                trustedProxies, classification, refusal, governor);
     }
 
     public Policy withBans(List<Ban> newBans) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, newBans, allow,
-                trustedProxies, classification, refusal);
+                trustedProxies, classification, refusal, governor);
     }
 
     public Policy withHitStack(HitStack value) {
         return new Policy(version, value, crawlers, load, perClient, progressiveDelay,
-                pause, bans, allow, trustedProxies, classification, refusal);
+                pause, bans, allow, trustedProxies, classification, refusal, governor);
     }
 
     public Policy withCrawlers(Crawlers value) {
         return new Policy(version, hitStack, value, load, perClient, progressiveDelay,
-                pause, bans, allow, trustedProxies, classification, refusal);
+                pause, bans, allow, trustedProxies, classification, refusal, governor);
     }
 
     public Policy withLoad(Load value) {
         return new Policy(version, hitStack, crawlers, value, perClient, progressiveDelay,
-                pause, bans, allow, trustedProxies, classification, refusal);
+                pause, bans, allow, trustedProxies, classification, refusal, governor);
     }
 
     public Policy withPerClient(PerClient value) {
         return new Policy(version, hitStack, crawlers, load, value, progressiveDelay,
-                pause, bans, allow, trustedProxies, classification, refusal);
+                pause, bans, allow, trustedProxies, classification, refusal, governor);
     }
 
     public Policy withProgressiveDelay(Map<RequestClass, ProgressiveDelay> value) {
         return new Policy(version, hitStack, crawlers, load, perClient, value,
-                pause, bans, allow, trustedProxies, classification, refusal);
+                pause, bans, allow, trustedProxies, classification, refusal, governor);
     }
 
     public Policy withAllow(List<AllowEntry> value) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay,
-                pause, bans, value, trustedProxies, classification, refusal);
+                pause, bans, value, trustedProxies, classification, refusal, governor);
     }
 
     public Policy withTrustedProxies(List<String> value) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay,
-                pause, bans, allow, value, classification, refusal);
+                pause, bans, allow, value, classification, refusal, governor);
     }
 
     public Policy withClassification(Classification value) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay,
-                pause, bans, allow, trustedProxies, value, refusal);
+                pause, bans, allow, trustedProxies, value, refusal, governor);
     }
 
     public Policy withRefusal(Refusal value) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay,
-                pause, bans, allow, trustedProxies, classification, value);
+                pause, bans, allow, trustedProxies, classification, value, governor);
+    }
+
+    public Policy withGovernor(GovernorPolicy value) {
+        return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay,
+                pause, bans, allow, trustedProxies, classification, refusal, value);
     }
 
     /** Rule 4: refuse when a client has more than {@code maxHits} hits in the last {@code windowSeconds}. */

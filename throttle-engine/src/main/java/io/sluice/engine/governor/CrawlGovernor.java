@@ -1,0 +1,272 @@
+package io.sluice.engine.governor;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
+import io.sluice.engine.policy.GovernorPolicy;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import java.util.random.RandomGenerator;
+
+/**
+ * The permit service for crawler workers (DESIGN.md, "Crawl governor"): "may I fetch from this
+ * domain now?" answered per domain by a pacer at a rate learned from the workers' feedback, under
+ * {@code Retry-After} floors, a 429 backoff, a circuit breaker and give-up. A grant is a slot in
+ * time, not a held connection, so a slow domain never holds up another.
+ *
+ * <p>Thread-safe. Time comes only from the injected clock; the policy is read on every call, so a
+ * live edit applies to the next permit.
+ */
+public final class CrawlGovernor {
+    /** Domains a snapshot lists at most. */
+    public static final int SNAPSHOT_DOMAINS = 500;
+    /** Domains tracked at most by default; the least recently used idle one is forgotten first. */
+    public static final int DEFAULT_MAX_DOMAINS = 100_000;
+    static final int MAX_ALERTS = 100;
+    /** A domain nobody asked about for this long is forgotten (unless it is blocked longer). */
+    static final Duration IDLE = Duration.ofHours(1);
+
+    private final InstantSource clock;
+    private final Supplier<GovernorPolicy> policy;
+    private final RandomGenerator random;
+    private final Cache<String, DomainState> domains;
+    private final Map<String, DomainSettings> settings = new ConcurrentHashMap<>();
+    private final Deque<GovernorAlert> alerts = new ArrayDeque<>();
+    private final AtomicLong alertIds = new AtomicLong();
+    private final List<Consumer<Map<String, DomainSettings>>> settingsListeners = new CopyOnWriteArrayList<>();
+    private final List<Consumer<GovernorAlert>> alertListeners = new CopyOnWriteArrayList<>();
+    private volatile GovernorPolicy lastPolicy;
+
+    /**
+     * @param clock      the only source of time
+     * @param policy     read on every call; typically {@code () -> engine.policy().governor()}
+     * @param random     jitter for the 429 backoff
+     * @param maxDomains how many domains to keep state for
+     * @param saved      the operator settings and given-up marks saved before a restart
+     */
+    public CrawlGovernor(InstantSource clock, Supplier<GovernorPolicy> policy, RandomGenerator random,
+            int maxDomains, Map<String, DomainSettings> saved) {
+        this.clock = clock;
+        this.policy = policy;
+        this.random = random;
+        this.lastPolicy = policy.get();
+        saved.forEach((domain, value) -> {
+            if (!value.isNone()) {
+                settings.put(DomainNames.normalise(domain), value);
+            }
+        });
+        this.domains = Caffeine.newBuilder()
+                .maximumSize(maxDomains)
+                .ticker(() -> micros() * 1_000)
+                .expireAfter(new IdleUnlessBlocked())
+                .build();
+    }
+
+    public static CrawlGovernor create(InstantSource clock, Supplier<GovernorPolicy> policy) {
+        return new CrawlGovernor(clock, policy, RandomGenerator.of("L64X128MixRandom"), DEFAULT_MAX_DOMAINS, Map.of());
+    }
+
+    /**
+     * May a worker fetch from {@code domain} now?
+     *
+     * @throws IllegalArgumentException when {@code domain} is not a host name
+     */
+    public Permit acquire(String domain) {
+        GovernorPolicy current = currentPolicy();
+        return state(DomainNames.normalise(domain), current).acquire(micros(), current);
+    }
+
+    /** Learns from what a worker saw. */
+    public void report(Feedback feedback) {
+        GovernorPolicy current = currentPolicy();
+        String domain = DomainNames.normalise(feedback.domain());
+        DomainState state = state(domain, current);
+        long now = micros();
+        if (state.feedback(feedback, now, current, random)) {
+            giveUp(domain, feedback, current);
+        }
+        long blocked = state.blockedUntil();
+        if (blocked > now) {
+            domains.policy().expireVariably().ifPresent(expiry -> expiry.setExpiresAfter(domain,
+                    Duration.ofNanos((blocked - now) * 1_000).plus(IDLE)));
+        }
+    }
+
+    /** Sets the domain's current rate; adaptation goes on from there. */
+    public DomainView setRate(String domain, double requestsPerSecond) {
+        GovernorPolicy current = currentPolicy();
+        if (!(requestsPerSecond >= current.minRate() && requestsPerSecond <= current.maxRate())) {
+            throw new IllegalArgumentException("rate must be between governor.minRate (" + current.minRate()
+                    + ") and governor.maxRate (" + current.maxRate() + ") requests per second, was "
+                    + requestsPerSecond);
+        }
+        String name = DomainNames.normalise(domain);
+        state(name, current).setRate(requestsPerSecond);
+        return view(name);
+    }
+
+    /** Sets the operator's minimum gap between two requests to the domain; 0 removes it. Saved. */
+    public DomainView setMinDelay(String domain, long millis) {
+        if (millis < 0 || millis > Duration.ofDays(1).toMillis()) {
+            throw new IllegalArgumentException("minimum delay must be between 0 and 86400000 ms, was " + millis);
+        }
+        String name = DomainNames.normalise(domain);
+        state(name, currentPolicy()).setOperatorMinDelay(millis * 1_000);
+        updateSettings(name, current -> current.withMinDelay(millis));
+        return view(name);
+    }
+
+    /** Forgets what was learned about the domain (rate, blocks, backoff, breaker, statuses). */
+    public DomainView reset(String domain) {
+        String name = DomainNames.normalise(domain);
+        GovernorPolicy current = currentPolicy();
+        state(name, current).reset(current.initialRate());
+        return view(name);
+    }
+
+    /** Brings a given-up domain back. Saved. */
+    public DomainView revive(String domain) {
+        String name = DomainNames.normalise(domain);
+        state(name, currentPolicy()).revive();
+        updateSettings(name, current -> current.withGivenUp(null, null));
+        return view(name);
+    }
+
+    /** The domain as the console shows it, if the governor knows it. */
+    public Optional<DomainView> domain(String domain) {
+        String name = DomainNames.normalise(domain);
+        DomainState state = domains.getIfPresent(name);
+        return state == null ? Optional.empty() : Optional.of(state.view(micros(), this::instant));
+    }
+
+    public GovernorSnapshot snapshot() {
+        long now = micros();
+        List<DomainView> views = new ArrayList<>();
+        for (DomainState state : domains.asMap().values()) {
+            views.add(state.view(now, this::instant));
+        }
+        views.sort(Comparator.comparingInt(CrawlGovernor::attention).reversed()
+                .thenComparing(Comparator.comparingLong(DomainView::granted).reversed())
+                .thenComparing(DomainView::domain));
+        List<GovernorAlert> newestFirst;
+        synchronized (alerts) {
+            newestFirst = new ArrayList<>(alerts);
+        }
+        return new GovernorSnapshot(instant(now), domains.estimatedSize(),
+                views.subList(0, Math.min(SNAPSHOT_DOMAINS, views.size())), newestFirst);
+    }
+
+    /** The saved settings, sorted by domain. */
+    public Map<String, DomainSettings> settings() {
+        return new TreeMap<>(settings);
+    }
+
+    /** Called with all settings after each change, to save them. */
+    public void onSettingsChanged(Consumer<Map<String, DomainSettings>> listener) {
+        settingsListeners.add(listener);
+    }
+
+    /** Called once per give-up. */
+    public void onAlert(Consumer<GovernorAlert> listener) {
+        alertListeners.add(listener);
+    }
+
+    private static int attention(DomainView view) {
+        if (view.givenUp()) {
+            return 3;
+        }
+        if (view.breaker() != BreakerState.CLOSED) {
+            return 2;
+        }
+        return view.blockedUntil() != null ? 1 : 0;
+    }
+
+    private void giveUp(String domain, Feedback last, GovernorPolicy current) {
+        Instant at = clock.instant();
+        String message = current.giveUpAfterErrors() + " errors in a row (last: "
+                + (last.status() <= 0 ? "no response" : "HTTP " + last.status()) + "); given up until an operator"
+                + " revives it";
+        updateSettings(domain, value -> value.withGivenUp(at, message));
+        GovernorAlert alert = new GovernorAlert(alertIds.incrementAndGet(), at, domain, message);
+        synchronized (alerts) {
+            alerts.addFirst(alert);
+            while (alerts.size() > MAX_ALERTS) {
+                alerts.removeLast();
+            }
+        }
+        alertListeners.forEach(listener -> listener.accept(alert));
+    }
+
+    private void updateSettings(String domain, java.util.function.UnaryOperator<DomainSettings> change) {
+        settings.compute(domain, (key, value) -> {
+            DomainSettings next = change.apply(value == null ? DomainSettings.NONE : value);
+            return next.isNone() ? null : next;
+        });
+        Map<String, DomainSettings> all = settings();
+        settingsListeners.forEach(listener -> listener.accept(all));
+    }
+
+    private DomainView view(String domain) {
+        return state(domain, currentPolicy()).view(micros(), this::instant);
+    }
+
+    private DomainState state(String domain, GovernorPolicy current) {
+        return domains.get(domain, name -> {
+            DomainSettings saved = settings.getOrDefault(name, DomainSettings.NONE);
+            return new DomainState(name, current.initialRate(), saved.minDelayMillis() * 1_000, saved.givenUp(),
+                    micros());
+        });
+    }
+
+    /** The policy for this call; after a live edit, every learned rate is first brought inside its bounds. */
+    private GovernorPolicy currentPolicy() {
+        GovernorPolicy current = policy.get();
+        if (current != lastPolicy) {
+            lastPolicy = current;
+            domains.asMap().values().forEach(state -> state.clamp(current));
+        }
+        return current;
+    }
+
+    private long micros() {
+        Instant now = clock.instant();
+        return now.getEpochSecond() * 1_000_000 + now.getNano() / 1_000;
+    }
+
+    private Instant instant(long micros) {
+        return Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000), Math.floorMod(micros, 1_000_000) * 1_000);
+    }
+
+    /** Forget a domain an hour after its last use, but never while a Retry-After or backoff holds. */
+    private static final class IdleUnlessBlocked implements Expiry<String, DomainState> {
+        @Override
+        public long expireAfterCreate(String key, DomainState value, long currentTime) {
+            return IDLE.toNanos();
+        }
+
+        @Override
+        public long expireAfterUpdate(String key, DomainState value, long currentTime, long currentDuration) {
+            return currentDuration;
+        }
+
+        @Override
+        public long expireAfterRead(String key, DomainState value, long currentTime, long currentDuration) {
+            long blockedNanos = (value.blockedUntil() - currentTime / 1_000) * 1_000;
+            return Math.max(IDLE.toNanos(), blockedNanos + IDLE.toNanos());
+        }
+    }
+}

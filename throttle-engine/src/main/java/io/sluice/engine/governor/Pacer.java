@@ -1,0 +1,51 @@
+package io.sluice.engine.governor;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * GCRA with no burst: one theoretical arrival time per domain, so a grant is one compare-and-set
+ * and two workers can never take the same slot.
+ */
+final class Pacer {
+    private final AtomicLong theoreticalArrival = new AtomicLong(Long.MIN_VALUE);
+
+    /** Takes the slot if it is open at {@code now}: 0; otherwise the micros until it opens. */
+    long tryAcquire(long now, long intervalMicros) {
+        while (true) {
+            long tat = theoreticalArrival.get();
+            if (tat > now) {
+                return tat - now;
+            }
+            if (theoreticalArrival.compareAndSet(tat, now + intervalMicros)) {
+                return 0;
+            }
+        }
+    }
+
+    /**
+     * Re-spaces the next slot after the interval changed, so a cut takes effect on the very next
+     * grant instead of after the slot computed at the old rate.
+     */
+    void respace(long oldIntervalMicros, long newIntervalMicros) {
+        while (true) {
+            long tat = theoreticalArrival.get();
+            if (tat == Long.MIN_VALUE) {
+                return;
+            }
+            long lastGrant = tat - oldIntervalMicros;
+            long respaced = lastGrant + newIntervalMicros;
+            if (theoreticalArrival.compareAndSet(tat, respaced)) {
+                return;
+            }
+        }
+    }
+
+    /** The next open slot, or {@code Long.MIN_VALUE} before the first grant. */
+    long nextSlot() {
+        return theoreticalArrival.get();
+    }
+
+    void reset() {
+        theoreticalArrival.set(Long.MIN_VALUE);
+    }
+}
