@@ -3,6 +3,8 @@ package io.sluice.server;
 import io.sluice.engine.EngineConfig;
 import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.classify.CrawlerListClassifier;
+import io.sluice.engine.governor.CrawlGovernor;
+import io.sluice.engine.governor.DomainSettings;
 import io.sluice.server.admin.AdminHandler;
 import io.sluice.server.demo.DemoSite;
 import io.sluice.server.demo.DemoTraffic;
@@ -15,6 +17,8 @@ import java.net.BindException;
 import java.net.URI;
 import java.time.InstantSource;
 import java.util.List;
+import java.util.Map;
+import java.util.random.RandomGenerator;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
@@ -36,12 +40,14 @@ public final class SluiceServer implements AutoCloseable {
     private final ServerConnector adminConnector;
     private final StateDirectory state;
     private final ThrottleEngine engine;
+    private final CrawlGovernor governor;
     private final AccessLog accessLog;
     private DemoTraffic traffic;
 
     private SluiceServer(Server server, Server demoSite, ServerConnector frontConnector,
                          ServerConnector adminConnector, StateDirectory state, ThrottleEngine engine,
-                         AccessLog accessLog) {
+                         CrawlGovernor governor, AccessLog accessLog) {
+        this.governor = governor;
         this.server = server;
         this.demoSite = demoSite;
         this.frontConnector = frontConnector;
@@ -66,6 +72,9 @@ public final class SluiceServer implements AutoCloseable {
         ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), clock, state.loadPolicy(),
                 config.crawlerList() == null ? CrawlerListClassifier.bundled()
                         : CrawlerListClassifier.fromFile(config.crawlerList()));
+        CrawlGovernor governor = new CrawlGovernor(clock, () -> engine.policy().governor(),
+                RandomGenerator.of("L64X128MixRandom"), CrawlGovernor.DEFAULT_MAX_DOMAINS, state.loadDomainSettings());
+        governor.onSettingsChanged(settings -> saveDomainSettings(state, settings));
 
         Server demoSite = null;
         URI upstream = config.upstream();
@@ -92,7 +101,7 @@ public final class SluiceServer implements AutoCloseable {
                 new ThrottleHandler(engine, clock, accessLog, UpstreamProxy.to(upstream, config.upstreamTimeout())));
         publicSide.setVirtualHosts(List.of("@front"));
         var adminSide = new org.eclipse.jetty.server.handler.ContextHandler(
-                new AdminHandler(engine, state, clock, extraAdminRoutes));
+                new AdminHandler(engine, governor, state, clock, extraAdminRoutes));
         adminSide.setVirtualHosts(List.of("@admin"));
         byConnector.addHandler(publicSide);
         byConnector.addHandler(adminSide);
@@ -105,7 +114,7 @@ public final class SluiceServer implements AutoCloseable {
             }
             throw e;
         }
-        SluiceServer running = new SluiceServer(server, demoSite, front, admin, state, engine, accessLog);
+        SluiceServer running = new SluiceServer(server, demoSite, front, admin, state, engine, governor, accessLog);
         if (config.demoTraffic()) {
             running.traffic = DemoTraffic.start(running.frontUri());
         }
@@ -154,6 +163,23 @@ public final class SluiceServer implements AutoCloseable {
 
     public ThrottleEngine engine() {
         return engine;
+    }
+
+    public CrawlGovernor governor() {
+        return governor;
+    }
+
+    /**
+     * Called by the governor after an operator action or a give-up. The action has happened in
+     * memory; a disk failure must not undo it, so it is reported loudly instead of thrown.
+     */
+    private static void saveDomainSettings(StateDirectory state, Map<String, DomainSettings> settings) {
+        try {
+            state.saveDomainSettings(settings);
+        } catch (IOException e) {
+            System.getLogger(SluiceServer.class.getName()).log(System.Logger.Level.ERROR,
+                    "cannot save the crawl governor's domain settings: " + e.getMessage(), e);
+        }
     }
 
     public StateDirectory state() {

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import io.sluice.engine.RequestClass;
 import io.sluice.engine.ThrottleEngine;
+import io.sluice.engine.governor.CrawlGovernor;
 import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.BanType;
 import io.sluice.engine.policy.FieldError;
@@ -54,11 +55,16 @@ public final class AdminHandler extends Handler.Abstract {
     private final InstantSource clock;
     private final List<Handler> extraRoutes;
     private final byte[] token;
+    private final byte[] workerToken;
+    private final GovernorApi governor;
     private final SluiceMetrics metrics;
     private final Object writeLock = new Object();
 
-    public AdminHandler(ThrottleEngine engine, StateDirectory state, InstantSource clock, List<Handler> extraRoutes) {
+    public AdminHandler(ThrottleEngine engine, CrawlGovernor governor, StateDirectory state, InstantSource clock,
+                        List<Handler> extraRoutes) {
         this.engine = engine;
+        this.governor = new GovernorApi(governor, () -> engine.policy().governor(), state, clock);
+        this.workerToken = state.workerToken().getBytes(StandardCharsets.UTF_8);
         this.state = state;
         this.clock = clock;
         this.extraRoutes = List.copyOf(extraRoutes);
@@ -71,11 +77,11 @@ public final class AdminHandler extends Handler.Abstract {
 
     @Override
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
-        if (!authorised(request)) {
+        String path = request.getHttpURI().getPath();
+        if (!authorised(request, path)) {
             response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, "Bearer realm=\"sluice\"");
             return error(response, callback, 401, "missing or wrong bearer token");
         }
-        String path = request.getHttpURI().getPath();
         String method = request.getMethod();
         try {
             return route(request, response, callback, path, method);
@@ -122,6 +128,9 @@ public final class AdminHandler extends Handler.Abstract {
                     return only(method, "DELETE", response, callback)
                             || removeBan(request, response, callback, path.substring((PREFIX + "bans/").length()));
                 }
+                if (governor.route(request, response, callback, path, method)) {
+                    return true;
+                }
                 for (Handler route : extraRoutes) {
                     if (route.handle(request, response, callback)) {
                         return true;
@@ -131,13 +140,16 @@ public final class AdminHandler extends Handler.Abstract {
         }
     }
 
-    private boolean authorised(Request request) {
+    /** The admin token opens everything; the workers' token only the permit and feedback calls. */
+    private boolean authorised(Request request, String path) {
         String header = request.getHeaders().get(HttpHeader.AUTHORIZATION);
         if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
             return false;
         }
         byte[] given = header.substring(7).trim().getBytes(StandardCharsets.UTF_8);
-        return MessageDigest.isEqual(given, token);
+        boolean admin = MessageDigest.isEqual(given, token);
+        boolean worker = MessageDigest.isEqual(given, workerToken);
+        return admin || worker && GovernorApi.isWorkerPath(path);
     }
 
     private boolean putPolicy(Request request, Response response, Callback callback) throws Exception {
@@ -301,7 +313,7 @@ public final class AdminHandler extends Handler.Abstract {
         return copy;
     }
 
-    private static String operator(Request request) {
+    static String operator(Request request) {
         String who = request.getHeaders().get("X-Sluice-Operator");
         return who == null || who.isBlank() ? "admin" : who.trim();
     }
@@ -319,7 +331,7 @@ public final class AdminHandler extends Handler.Abstract {
         }
     }
 
-    private static String body(Request request) throws IOException {
+    static String body(Request request) throws IOException {
         long length = request.getLength();
         if (length > MAX_BODY_BYTES) {
             throw new BadRequest(413, List.of(new FieldError("body", "larger than " + MAX_BODY_BYTES + " bytes")));
@@ -331,7 +343,7 @@ public final class AdminHandler extends Handler.Abstract {
         return body;
     }
 
-    private static <T> T read(Request request, Class<T> type) throws IOException {
+    static <T> T read(Request request, Class<T> type) throws IOException {
         return parseRequired(body(request), type);
     }
 
@@ -363,7 +375,7 @@ public final class AdminHandler extends Handler.Abstract {
     }
 
     /** Answers 405 and returns true unless {@code method} is one of {@code allowed}. */
-    private static boolean only(String method, String allowed, Response response, Callback callback)
+    static boolean only(String method, String allowed, Response response, Callback callback)
             throws JsonProcessingException {
         for (String each : allowed.split(", ")) {
             if (each.equals(method)) {

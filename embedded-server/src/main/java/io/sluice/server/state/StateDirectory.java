@@ -1,7 +1,10 @@
 package io.sluice.server.state;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
 import io.sluice.engine.PolicyValidator;
+import io.sluice.engine.governor.DomainNames;
+import io.sluice.engine.governor.DomainSettings;
 import io.sluice.engine.policy.FieldError;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.PolicyJson;
@@ -20,6 +23,7 @@ import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -32,16 +36,22 @@ public final class StateDirectory {
     static final String POLICY = "policy.json";
     static final String AUDIT = "audit.log";
     static final String TOKEN = "admin-token";
+    static final String WORKER_TOKEN = "worker-token";
+    static final String DOMAINS = "domains.json";
+    private static final TypeReference<Map<String, DomainSettings>> DOMAIN_SETTINGS = new TypeReference<>() {
+    };
 
     private final Path dir;
     private final Path initialPolicy;
     private final AuditLog audit;
     private final String token;
+    private final String workerToken;
 
     private StateDirectory(Path dir, Path initialPolicy) {
         this.dir = dir;
         this.initialPolicy = initialPolicy;
-        this.token = loadOrCreateToken();
+        this.token = loadOrCreateToken(TOKEN);
+        this.workerToken = loadOrCreateToken(WORKER_TOKEN);
         this.audit = new AuditLog(dir.resolve(AUDIT));
     }
 
@@ -109,6 +119,35 @@ public final class StateDirectory {
                 .writeValueAsBytes(policy));
     }
 
+    /** The crawl governor's saved operator settings and given-up marks; empty before the first one. */
+    public Map<String, DomainSettings> loadDomainSettings() {
+        Path file = dir.resolve(DOMAINS);
+        if (!Files.exists(file)) {
+            return Map.of();
+        }
+        try {
+            Map<String, DomainSettings> settings = PolicyJson.mapper().readValue(
+                    Files.readString(file, StandardCharsets.UTF_8), DOMAIN_SETTINGS);
+            if (settings == null) {
+                throw new StateException("corrupt state file " + file + ": empty");
+            }
+            settings.keySet().forEach(DomainNames::normalise);
+            return settings;
+        } catch (JsonProcessingException e) {
+            throw new StateException("corrupt state file " + file + ": " + e.getOriginalMessage(), e);
+        } catch (IllegalArgumentException e) {
+            throw new StateException("corrupt state file " + file + ": " + e.getMessage(), e);
+        } catch (IOException e) {
+            throw new StateException("cannot read state file " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Durably replaces the saved domain settings (temp file, fsync, atomic rename). */
+    public void saveDomainSettings(Map<String, DomainSettings> settings) throws IOException {
+        AtomicFiles.write(dir.resolve(DOMAINS), PolicyJson.mapper().writerWithDefaultPrettyPrinter()
+                .writeValueAsBytes(settings));
+    }
+
     public AuditLog audit() {
         return audit;
     }
@@ -118,13 +157,21 @@ public final class StateDirectory {
         return token;
     }
 
-    private String loadOrCreateToken() {
-        Path file = dir.resolve(TOKEN);
+    /**
+     * The token crawler workers use for the permit API: it opens {@code /api/v1/permits} and
+     * {@code /api/v1/feedback} and nothing else, so a worker fleet never holds the admin token.
+     */
+    public String workerToken() {
+        return workerToken;
+    }
+
+    private String loadOrCreateToken(String name) {
+        Path file = dir.resolve(name);
         try {
             if (Files.exists(file)) {
                 String existing = Files.readString(file, StandardCharsets.UTF_8).trim();
                 if (existing.length() < 16) {
-                    throw new StateException("admin token in " + file + " is too short (" + existing.length()
+                    throw new StateException(name + " in " + file + " is too short (" + existing.length()
                             + " characters); delete the file to generate a new one");
                 }
                 return existing;
@@ -132,7 +179,7 @@ public final class StateDirectory {
             byte[] random = new byte[32];
             new SecureRandom().nextBytes(random);
             String created = Base64.getUrlEncoder().withoutPadding().encodeToString(random);
-            Path temp = file.resolveSibling(TOKEN + ".tmp");
+            Path temp = file.resolveSibling(name + ".tmp");
             Files.deleteIfExists(temp);
             Set<StandardOpenOption> options = EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
             // Owner-only from the moment the file exists: the token is never readable by others.
@@ -148,7 +195,7 @@ public final class StateDirectory {
             AtomicFiles.syncDirectory(dir);
             return created;
         } catch (IOException e) {
-            throw new StateException("cannot read or create the admin token " + file + ": " + e.getMessage(), e);
+            throw new StateException("cannot read or create the " + name + " " + file + ": " + e.getMessage(), e);
         }
     }
 

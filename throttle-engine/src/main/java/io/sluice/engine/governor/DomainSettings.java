@@ -1,5 +1,6 @@
 package io.sluice.engine.governor;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import java.time.Instant;
 
 /**
@@ -17,6 +18,7 @@ public record DomainSettings(long minDelayMillis, Instant givenUpAt, String give
         return givenUpAt != null;
     }
 
+    @JsonIgnore
     public boolean isNone() {
         return minDelayMillis == 0 && givenUpAt == null;
     }

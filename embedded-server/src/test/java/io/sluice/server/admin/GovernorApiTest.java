@@ -1,0 +1,199 @@
+package io.sluice.server.admin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.engine.policy.PolicyJson;
+import io.sluice.server.ServerConfig;
+import io.sluice.server.SluiceServer;
+import io.sluice.server.state.StateException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The crawl governor's permit API through a real server over loopback. */
+class GovernorApiTest {
+    @TempDir
+    Path state;
+
+    private final HttpClient http = HttpClient.newHttpClient();
+    private SluiceServer server;
+
+    @BeforeEach
+    void start() throws Exception {
+        server = SluiceServer.start(ServerConfig.demo(state));
+    }
+
+    @AfterEach
+    void stop() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @Test
+    void aWorkerIsGrantedThenToldHowLongToWait() throws Exception {
+        JsonNode first = json(worker("permits", "{\"domain\":\"Example.com\"}"));
+        JsonNode second = json(worker("permits", "{\"domain\":\"example.com\"}"));
+
+        assertThat(first.toString()).isEqualTo("{\"domain\":\"example.com\",\"granted\":true}");
+        assertThat(second.get("granted").asBoolean()).isFalse();
+        assertThat(second.get("reason").asText()).isEqualTo("PACING");
+        assertThat(second.get("waitMillis").asLong()).isBetween(1L, 1_000L);
+    }
+
+    @Test
+    void aHeldCallIsAnsweredWhenTheSlotOpens() throws Exception {
+        worker("permits", "{\"domain\":\"example.com\"}");
+        HttpResponse<String> held = worker("permits", "{\"domain\":\"example.com\",\"holdMillis\":5000}");
+
+        assertThat(held.statusCode()).isEqualTo(200);
+        assertThat(json(held).get("granted").asBoolean()).isTrue();
+    }
+
+    @Test
+    void theWorkersTokenOpensPermitsAndFeedbackOnly() throws Exception {
+        String workerToken = Files.readString(state.resolve("worker-token")).trim();
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(state.resolve("worker-token"))))
+                .isEqualTo("rw-------");
+        assertThat(workerToken).isNotEqualTo(server.adminToken());
+
+        assertThat(call("GET", "snapshot", null, workerToken).statusCode()).isEqualTo(401);
+        assertThat(call("GET", "domains", null, workerToken).statusCode()).isEqualTo(401);
+        assertThat(call("POST", "domains/example.com/revive", "", workerToken).statusCode()).isEqualTo(401);
+        assertThat(call("POST", "permits", "{\"domain\":\"example.com\"}", workerToken + "x").statusCode())
+                .isEqualTo(401);
+        assertThat(call("POST", "permits", "{\"domain\":\"example.com\"}", server.adminToken()).statusCode())
+                .as("the admin token opens everything").isEqualTo(200);
+    }
+
+    @Test
+    void retryAfterInFeedbackStopsEveryWorker() throws Exception {
+        HttpResponse<String> reported = worker("feedback",
+                "{\"domain\":\"example.com\",\"status\":429,\"retryAfterSeconds\":120,\"latencyMillis\":40}");
+        JsonNode permit = json(worker("permits", "{\"domain\":\"example.com\"}"));
+
+        assertThat(reported.statusCode()).isEqualTo(204);
+        assertThat(permit.get("reason").asText()).isEqualTo("RETRY_AFTER");
+        assertThat(permit.get("waitMillis").asLong()).isBetween(110_000L, 120_000L);
+    }
+
+    @Test
+    void badPermitsAndFeedbackNameEveryBadField() throws Exception {
+        HttpResponse<String> permit = worker("permits", "{\"domain\":\"https://example.com/x\"}");
+        HttpResponse<String> feedback = worker("feedback",
+                "{\"domain\":\"\",\"status\":1200,\"retryAfterSeconds\":-1,\"crawlDelaySeconds\":-2}");
+        HttpResponse<String> unknownField = worker("feedback", "{\"domain\":\"a.example\",\"status\":200,\"x\":1}");
+
+        assertThat(permit.statusCode()).isEqualTo(400);
+        assertThat(permit.body()).contains("\"field\":\"domain\"", "not a host name");
+        assertThat(feedback.statusCode()).isEqualTo(400);
+        assertThat(feedback.body()).contains("\"field\":\"domain\"", "\"field\":\"status\"",
+                "\"field\":\"retryAfterSeconds\"", "\"field\":\"crawlDelaySeconds\"");
+        assertThat(unknownField.statusCode()).isEqualTo(400);
+        assertThat(server.governor().snapshot().tracked()).isZero();
+    }
+
+    @Test
+    void aGivenUpDomainRaisesOneAlertSurvivesARestartAndAnOperatorRevivesIt() throws Exception {
+        for (int i = 0; i < 25; i++) {
+            worker("feedback", "{\"domain\":\"down.example\",\"status\":502,\"latencyMillis\":10}");
+        }
+        JsonNode domains = json(call("GET", "domains", null, server.adminToken()));
+        assertThat(domains.get("alerts")).hasSize(1);
+        assertThat(domains.get("domains").get(0).get("givenUp").asBoolean()).isTrue();
+
+        server.close();
+        server = SluiceServer.start(ServerConfig.demo(state));
+
+        JsonNode permit = json(worker("permits", "{\"domain\":\"down.example\"}"));
+        assertThat(permit.toString())
+                .isEqualTo("{\"domain\":\"down.example\",\"granted\":false,\"reason\":\"GIVEN_UP\"}");
+        HttpResponse<String> revived = call("POST", "domains/down.example/revive", "", server.adminToken());
+        assertThat(revived.statusCode()).isEqualTo(200);
+        assertThat(json(revived).get("givenUp").asBoolean()).isFalse();
+        assertThat(json(worker("permits", "{\"domain\":\"down.example\"}")).get("granted").asBoolean()).isTrue();
+
+        JsonNode audit = json(call("GET", "audit", null, server.adminToken()));
+        assertThat(audit.get(0).get("action").asText()).isEqualTo("domain.revive");
+        assertThat(audit.get(0).get("before").get("givenUp").asBoolean()).isTrue();
+        assertThat(audit.get(0).get("after").get("givenUp").asBoolean()).isFalse();
+    }
+
+    @Test
+    void operatorActionsChangeTheDomainAndTheMinimumDelayIsSaved() throws Exception {
+        String admin = server.adminToken();
+        HttpResponse<String> delay = call("POST", "domains/slow.example/min-delay", "{\"millis\":5000}", admin);
+        HttpResponse<String> rate = call("POST", "domains/fast.example/rate", "{\"requestsPerSecond\":4}", admin);
+        HttpResponse<String> tooFast = call("POST", "domains/fast.example/rate", "{\"requestsPerSecond\":400}",
+                admin);
+        HttpResponse<String> reset = call("POST", "domains/fast.example/reset", "", admin);
+        HttpResponse<String> unknown = call("POST", "domains/fast.example/explode", "", admin);
+
+        assertThat(json(delay).get("minDelayMillis").asLong()).isEqualTo(5_000);
+        assertThat(json(delay).get("effectiveRate").asDouble()).isEqualTo(0.2);
+        assertThat(json(rate).get("rate").asDouble()).isEqualTo(4.0);
+        assertThat(tooFast.statusCode()).isEqualTo(400);
+        assertThat(tooFast.body()).contains("\"field\":\"requestsPerSecond\"", "governor.maxRate");
+        assertThat(json(reset).get("rate").asDouble()).isEqualTo(1.0);
+        assertThat(unknown.statusCode()).isEqualTo(404);
+        assertThat(Files.readString(state.resolve("domains.json"))).contains("slow.example", "5000");
+        assertThat(json(call("GET", "domains/slow.example", null, admin)).get("minDelayMillis").asLong())
+                .isEqualTo(5_000);
+        assertThat(call("GET", "domains/never-seen.example", null, admin).statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void aCorruptDomainsFileIsReportedAtStart() throws Exception {
+        server.close();
+        server = null;
+        Files.writeString(state.resolve("domains.json"), "{\"a.example\": {\"minDelayMillis\": ");
+
+        assertThatThrownBy(() -> SluiceServer.start(ServerConfig.demo(state)))
+                .isInstanceOf(StateException.class).hasMessageContaining("domains.json");
+    }
+
+    @Test
+    void governorLimitsAreInThePolicyAndEditableLive() throws Exception {
+        HttpResponse<String> current = call("GET", "policy", null, server.adminToken());
+        JsonNode policy = json(current);
+        assertThat(policy.get("governor").get("maxRate").asDouble()).isEqualTo(20.0);
+
+        ((com.fasterxml.jackson.databind.node.ObjectNode) policy.get("governor")).put("initialRate", 0.5);
+        HttpResponse<String> replaced = http.send(HttpRequest.newBuilder(server.adminUri().resolve("/api/v1/policy"))
+                .header("Authorization", "Bearer " + server.adminToken())
+                .header("If-Match", current.headers().firstValue("ETag").orElseThrow())
+                .PUT(HttpRequest.BodyPublishers.ofString(policy.toString())).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(replaced.statusCode()).isEqualTo(200);
+
+        worker("permits", "{\"domain\":\"new.example\"}");
+        assertThat(json(worker("permits", "{\"domain\":\"new.example\"}")).get("waitMillis").asLong())
+                .isBetween(1_001L, 2_000L);
+    }
+
+    private HttpResponse<String> worker(String path, String body) throws Exception {
+        return call("POST", path, body, Files.readString(state.resolve("worker-token")).trim());
+    }
+
+    private HttpResponse<String> call(String method, String path, String body, String token) throws Exception {
+        return http.send(HttpRequest.newBuilder(server.adminUri().resolve("/api/v1/" + path))
+                .timeout(Duration.ofSeconds(10))
+                .header("Authorization", "Bearer " + token)
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static JsonNode json(HttpResponse<String> response) throws Exception {
+        return PolicyJson.mapper().readTree(response.body());
+    }
+}
