@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.console.api.AdminClient;
 import io.sluice.console.dashboard.DashboardView;
+import io.sluice.engine.governor.Feedback;
 import io.sluice.engine.policy.BanType;
 import io.sluice.engine.telemetry.ClientRow;
 import io.sluice.server.ServerConfig;
@@ -120,6 +121,44 @@ class ConsoleEndToEndTest {
         WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> robot.lookup("#limitsStatus").queryAs(Label.class)
                 .getText().startsWith("Someone else changed the policy"));
         assertThat(server.engine().policy().hitStack().maxHits()).isEqualTo(10);
+    }
+
+    @Test
+    void aGivenUpDomainIsAnAlertAndTheOperatorRevivesItAndSetsADelay(FxRobot robot) throws Exception {
+        for (int i = 0; i < 20; i++) {
+            server.governor().report(Feedback.of("down.example", 503, 20));
+        }
+        robot.clickOn("Domains");
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> !robot.lookup("#domainAlerts")
+                .queryListView().getItems().isEmpty());
+        assertThat(robot.lookup("#domainAlerts").queryListView().getItems().get(0).toString())
+                .contains("down.example", "20 errors in a row");
+
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> domainCell(robot, "down.example").isPresent());
+        robot.clickOn(domainCell(robot, "down.example").orElseThrow());
+        WaitForAsyncUtils.waitFor(5, TimeUnit.SECONDS, () -> !robot.lookup("#reviveDomain").queryButton()
+                .isDisabled());
+        robot.clickOn("#reviveDomain");
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> !server.governor().domain("down.example")
+                .orElseThrow().givenUp());
+
+        robot.clickOn("#domainMinDelay").write("10");
+        robot.clickOn("#setDomainMinDelay");
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> server.governor().domain("down.example")
+                .orElseThrow().minDelayMillis() == 10_000);
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> robot.lookup("#domainActionResult")
+                .queryAs(Label.class).getText().equals("Minimum delay set: down.example"));
+
+        robot.interact(() -> robot.lookup("#domainRate").queryAs(TextField.class).setText("fast"));
+        robot.clickOn("#setDomainRate");
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> robot.lookup("#domainActionResult")
+                .queryAs(Label.class).getText().contains("requests per second"));
+        assertThat(server.state().audit().newestFirst(5).get(0).action()).isEqualTo("domain.min-delay");
+    }
+
+    private static java.util.Optional<javafx.scene.control.TableCell<?, ?>> domainCell(FxRobot robot, String text) {
+        return robot.lookup("#domainsTable .table-cell").<javafx.scene.control.TableCell<?, ?>>queryAll().stream()
+                .filter(cell -> text.equals(cell.getText())).findFirst();
     }
 
     private static String field(FxRobot robot, String id) {

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.engine.RequestClass;
+import io.sluice.engine.governor.DomainView;
+import io.sluice.engine.governor.GovernorSnapshot;
 import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.FieldError;
 import io.sluice.engine.policy.Policy;
@@ -12,13 +14,16 @@ import io.sluice.engine.telemetry.Snapshot;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * The console's only way to a server: the admin API over HTTP. Thread-safe; every call blocks, so call
@@ -94,6 +99,41 @@ public final class AdminClient {
 
     public List<JsonNode> audit(int limit) throws AdminException {
         return read(send("GET", "audit?limit=" + limit, null, null), new TypeReference<List<JsonNode>>() { });
+    }
+
+    /** The crawl governor: domains needing attention first, and its alerts. */
+    public GovernorSnapshot domains() throws AdminException {
+        return read(send("GET", "domains", null, null), GovernorSnapshot.class);
+    }
+
+    /** Sets a domain's current rate, in requests per second. */
+    public DomainView setDomainRate(String domain, double requestsPerSecond) throws AdminException {
+        return domainAction(domain, "rate", write(Map.of("requestsPerSecond", requestsPerSecond)));
+    }
+
+    /** Sets the operator's minimum gap between two requests to a domain; 0 removes it. */
+    public DomainView setDomainMinDelay(String domain, long millis) throws AdminException {
+        return domainAction(domain, "min-delay", write(Map.of("millis", millis)));
+    }
+
+    /** Forgets what the governor learned about a domain. */
+    public DomainView resetDomain(String domain) throws AdminException {
+        return domainAction(domain, "reset", "");
+    }
+
+    /** Brings a given-up domain back. */
+    public DomainView reviveDomain(String domain) throws AdminException {
+        return domainAction(domain, "revive", "");
+    }
+
+    private DomainView domainAction(String domain, String action, String body) throws AdminException {
+        HttpResponse<String> response = send("POST", "domains/" + URLEncoder.encode(domain, StandardCharsets.UTF_8)
+                + "/" + action, body, null);
+        if (response.statusCode() == 400) {
+            throw new AdminException(AdminException.Kind.REJECTED, errors(response).stream()
+                    .map(FieldError::message).collect(Collectors.joining("; ")));
+        }
+        return read(response, DomainView.class);
     }
 
     private HttpResponse<String> send(String method, String path, String body, String ifMatch)

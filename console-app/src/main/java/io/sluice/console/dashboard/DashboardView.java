@@ -2,6 +2,7 @@ package io.sluice.console.dashboard;
 
 import io.sluice.console.api.AdminClient;
 import io.sluice.console.api.AdminException;
+import io.sluice.console.domains.DomainsView;
 import io.sluice.engine.RequestClass;
 import io.sluice.engine.policy.Ban;
 import io.sluice.engine.telemetry.ClientRow;
@@ -49,7 +50,7 @@ public final class DashboardView extends BorderPane {
 
     private final DashboardViewModel model = new DashboardViewModel();
     private final AdminClient client;
-    private final SnapshotPump pump;
+    private final SnapshotPump<Snapshot> pump;
     private final HeatmapCanvas heatmap = new HeatmapCanvas(this::select);
     private final Map<RequestClass, XYChart.Series<Number, Number>> served = new EnumMap<>(RequestClass.class);
     private final XYChart.Series<Number, Number> refusedSeries = new XYChart.Series<>();
@@ -61,17 +62,20 @@ public final class DashboardView extends BorderPane {
             "1 hour", "10 minutes", "1 day", "permanent"));
     private final Label actionResult = new Label();
     private final LimitsForm limits;
+    private final DomainsView domains;
 
     public DashboardView(AdminClient client) {
         this.client = client;
-        this.pump = new SnapshotPump(client, Platform::runLater, this::show, this::failed);
+        this.pump = SnapshotPump.snapshots(client, Platform::runLater, this::show, this::failed);
         this.limits = new LimitsForm(client);
+        this.domains = new DomainsView(client);
         getStyleClass().add("dashboard");
         setTop(topBar());
         TabPane tabs = new TabPane(
                 new Tab("Live", live()),
                 new Tab("Bans", bansTab()),
                 new Tab("Limits", limits),
+                new Tab("Domains", domains),
                 new Tab("Audit", audit));
         tabs.getTabs().forEach(t -> t.setClosable(false));
         tabs.getSelectionModel().selectedItemProperty().addListener((o, was, now) -> {
@@ -411,5 +415,6 @@ public final class DashboardView extends BorderPane {
 
     public void close() {
         pump.close();
+        domains.close();
     }
 }

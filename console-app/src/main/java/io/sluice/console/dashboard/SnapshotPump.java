@@ -3,6 +3,7 @@ package io.sluice.console.dashboard;
 import io.sluice.console.api.AdminClient;
 import io.sluice.console.api.AdminException;
 import io.sluice.engine.telemetry.Snapshot;
+import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -11,15 +12,23 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 /**
- * Fetches a snapshot every second on a background thread and hands only the newest to the UI thread:
+ * Fetches a value (a snapshot, the governor's domains) on a schedule on a background thread and hands
+ * only the newest to the UI thread:
  * at most one hand-over is queued at a time (a dirty flag swapped with {@code getAndSet}), so a slow UI
  * never builds a backlog and the UI thread never blocks on the network. A failure is reported, and the
  * next tick simply tries again, which is the reconnection.
  */
-public final class SnapshotPump implements AutoCloseable {
-    private final AdminClient client;
+public final class SnapshotPump<T> implements AutoCloseable {
+    /** One blocking call to the admin API. */
+    public interface Fetch<T> {
+        T fetch() throws AdminException;
+    }
+
+    private final Fetch<T> source;
+    private final Duration period;
+    private final Class<T> type;
     private final Consumer<Runnable> uiThread;
-    private final Consumer<Snapshot> onSnapshot;
+    private final Consumer<T> onValue;
     private final Consumer<AdminException> onFailure;
     private final AtomicReference<Object> latest = new AtomicReference<>();
     private final AtomicBoolean handOverQueued = new AtomicBoolean();
@@ -29,16 +38,25 @@ public final class SnapshotPump implements AutoCloseable {
         return thread;
     });
 
-    public SnapshotPump(AdminClient client, Consumer<Runnable> uiThread, Consumer<Snapshot> onSnapshot,
-                        Consumer<AdminException> onFailure) {
-        this.client = client;
+    public SnapshotPump(Class<T> type, Fetch<T> source, Duration period, Consumer<Runnable> uiThread,
+                        Consumer<T> onValue, Consumer<AdminException> onFailure) {
+        this.type = type;
+        this.source = source;
+        this.period = period;
         this.uiThread = uiThread;
-        this.onSnapshot = onSnapshot;
+        this.onValue = onValue;
         this.onFailure = onFailure;
     }
 
+    /** The console's live view: the engine's snapshot every second. */
+    public static SnapshotPump<Snapshot> snapshots(AdminClient client, Consumer<Runnable> uiThread,
+            Consumer<Snapshot> onSnapshot, Consumer<AdminException> onFailure) {
+        return new SnapshotPump<>(Snapshot.class, client::snapshot, Duration.ofSeconds(1), uiThread, onSnapshot,
+                onFailure);
+    }
+
     public void start() {
-        timer.scheduleWithFixedDelay(this::fetch, 0, 1, TimeUnit.SECONDS);
+        timer.scheduleWithFixedDelay(this::fetch, 0, period.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** One fetch now, off the schedule (after an action, so its effect shows at once). */
@@ -49,7 +67,7 @@ public final class SnapshotPump implements AutoCloseable {
     void fetch() {
         Object result;
         try {
-            result = client.snapshot();
+            result = source.fetch();
         } catch (AdminException e) {
             result = e;
         } catch (RuntimeException e) {
@@ -64,8 +82,8 @@ public final class SnapshotPump implements AutoCloseable {
     private void handOver() {
         handOverQueued.set(false);
         Object newest = latest.get();
-        if (newest instanceof Snapshot snapshot) {
-            onSnapshot.accept(snapshot);
+        if (type.isInstance(newest)) {
+            onValue.accept(type.cast(newest));
         } else if (newest instanceof AdminException failure) {
             onFailure.accept(failure);
         }
