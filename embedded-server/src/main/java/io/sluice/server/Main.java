@@ -37,7 +37,7 @@ public final class Main implements Callable<Integer> {
     boolean demo;
 
     @Option(names = "--demo-traffic", description = "Also send demo traffic (browsers, crawlers, bots, a site "
-            + "copier) to the front end.")
+            + "copier) to the front end, and run a demo crawler fleet against the permit API.")
     boolean demoTraffic;
 
     @Option(names = "--access-log", paramLabel = "FILE|-", description = "Write an NCSA combined access log with "

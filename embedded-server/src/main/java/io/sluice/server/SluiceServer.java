@@ -6,6 +6,7 @@ import io.sluice.engine.classify.CrawlerListClassifier;
 import io.sluice.engine.governor.CrawlGovernor;
 import io.sluice.engine.governor.DomainSettings;
 import io.sluice.server.admin.AdminHandler;
+import io.sluice.server.demo.DemoCrawlers;
 import io.sluice.server.demo.DemoSite;
 import io.sluice.server.demo.DemoTraffic;
 import io.sluice.server.front.AccessLog;
@@ -43,6 +44,7 @@ public final class SluiceServer implements AutoCloseable {
     private final CrawlGovernor governor;
     private final AccessLog accessLog;
     private DemoTraffic traffic;
+    private DemoCrawlers crawlers;
 
     private SluiceServer(Server server, Server demoSite, ServerConnector frontConnector,
                          ServerConnector adminConnector, StateDirectory state, ThrottleEngine engine,
@@ -117,6 +119,7 @@ public final class SluiceServer implements AutoCloseable {
         SluiceServer running = new SluiceServer(server, demoSite, front, admin, state, engine, governor, accessLog);
         if (config.demoTraffic()) {
             running.traffic = DemoTraffic.start(running.frontUri());
+            running.crawlers = DemoCrawlers.start(running.adminUri(), state.workerToken());
         }
         return running;
     }
@@ -201,6 +204,9 @@ public final class SluiceServer implements AutoCloseable {
     /** Stops gracefully: requests in flight finish (up to 10 s), then the listeners close. */
     @Override
     public void close() {
+        if (crawlers != null) {
+            crawlers.close();
+        }
         if (traffic != null) {
             traffic.close();
         }
