@@ -55,7 +55,8 @@ public final class DashboardView extends BorderPane {
     private final Map<RequestClass, XYChart.Series<Number, Number>> served = new EnumMap<>(RequestClass.class);
     private final XYChart.Series<Number, Number> refusedSeries = new XYChart.Series<>();
     private final ListView<Ban> bans = new ListView<>();
-    private final ListView<String> audit = new ListView<>();
+    private final ListView<com.fasterxml.jackson.databind.JsonNode> audit = new ListView<>();
+    private final javafx.scene.control.TextArea auditDetails = new javafx.scene.control.TextArea();
     private final Label details = new Label("Select a client in the heatmap");
     private final TextField banReason = new TextField();
     private final ChoiceBox<String> banDuration = new ChoiceBox<>(FXCollections.observableArrayList(
@@ -76,7 +77,7 @@ public final class DashboardView extends BorderPane {
                 new Tab("Bans", bansTab()),
                 new Tab("Limits", limits),
                 new Tab("Domains", domains),
-                new Tab("Audit", audit));
+                new Tab("Audit", auditTab()));
         tabs.getTabs().forEach(t -> t.setClosable(false));
         tabs.getSelectionModel().selectedItemProperty().addListener((o, was, now) -> {
             if ("Audit".equals(now.getText())) {
@@ -403,13 +404,33 @@ public final class DashboardView extends BorderPane {
         }));
     }
 
+    /** The audit list, newest first; the selected entry's before and after below it. */
+    private Node auditTab() {
+        audit.setId("auditList");
+        audit.setCellFactory(list -> new javafx.scene.control.ListCell<>() {
+            @Override
+            protected void updateItem(com.fasterxml.jackson.databind.JsonNode entry, boolean empty) {
+                super.updateItem(entry, empty);
+                setText(empty || entry == null ? null : AuditText.line(entry));
+            }
+        });
+        auditDetails.setId("auditDetails");
+        auditDetails.setEditable(false);
+        auditDetails.getStyleClass().add("numbers");
+        audit.getSelectionModel().selectedItemProperty().addListener((o, was, entry) ->
+                auditDetails.setText(entry == null ? "" : AuditText.beforeAfter(entry)));
+        javafx.scene.control.SplitPane split = new javafx.scene.control.SplitPane(audit, auditDetails);
+        split.setOrientation(javafx.geometry.Orientation.VERTICAL);
+        split.setDividerPositions(0.6);
+        return split;
+    }
+
     private void refreshAudit() {
         async(() -> client.audit(200), "Audit loaded", result -> {
             @SuppressWarnings("unchecked")
             List<com.fasterxml.jackson.databind.JsonNode> entries =
                     (List<com.fasterxml.jackson.databind.JsonNode>) result;
-            audit.getItems().setAll(entries.stream().map(e -> e.path("at").asText() + "  " + e.path("who").asText()
-                    + "  " + e.path("action").asText() + "  " + e.path("detail").asText()).toList());
+            audit.getItems().setAll(entries);
         });
     }
 

@@ -1,65 +1,65 @@
 package io.sluice.console.dashboard;
 
 import io.sluice.console.api.AdminClient;
+import io.sluice.console.api.AdminException;
 import io.sluice.engine.policy.FieldError;
 import io.sluice.engine.policy.Policy;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.function.ToIntFunction;
+import javafx.application.Platform;
 import javafx.geometry.Insets;
 import javafx.scene.control.Button;
+import javafx.scene.control.CheckBox;
+import javafx.scene.control.Control;
 import javafx.scene.control.Label;
+import javafx.scene.control.ScrollPane;
+import javafx.scene.control.TextArea;
 import javafx.scene.control.TextField;
+import javafx.scene.layout.BorderPane;
 import javafx.scene.layout.GridPane;
 import javafx.scene.layout.HBox;
 
 /**
- * Edits the policy's limits: each field with its unit and current value; Apply sends the whole policy
- * with the version it was based on, shows the server's errors next to their fields, and explains a
- * conflict with another operator, offering to reload.
+ * Edits every field of the policy ({@link PolicyFormModel}), each with its unit and current value;
+ * Apply sends the whole policy with the version it was based on, shows the server's errors next to
+ * their fields, and explains a conflict with another operator, offering to reload.
  */
-final class LimitsForm extends GridPane {
-    /** One editable number of the policy. */
-    private record Field(String path, String label, String unit, ToIntFunction<Policy> current) {
-    }
-
-    private static final List<Field> FIELDS = List.of(
-            new Field("hitStack.maxHits", "Hits allowed per window", "hits", p -> p.hitStack().maxHits()),
-            new Field("hitStack.windowSeconds", "Hit-stack window", "s", p -> p.hitStack().windowSeconds()),
-            new Field("crawlers.perCrawlerSeconds", "Gap per crawler", "s", p -> p.crawlers().perCrawlerSeconds()),
-            new Field("crawlers.allCrawlersSeconds", "Gap across crawlers", "s",
-                    p -> p.crawlers().allCrawlersSeconds()),
-            new Field("load.maxActive", "Upstream requests in flight", "requests", p -> p.load().maxActive()),
-            new Field("load.maxWaiting", "Deferred requests waiting", "requests", p -> p.load().maxWaiting()),
-            new Field("load.deferMillis", "Deferral wait", "ms", p -> p.load().deferMillis()),
-            new Field("perClient.maxConcurrent", "Per-client requests in flight", "requests",
-                    p -> p.perClient().maxConcurrent()),
-            new Field("refusal.retryAfterSeconds", "Default Retry-After", "s", p -> p.refusal().retryAfterSeconds()));
-
+final class LimitsForm extends BorderPane {
     private final AdminClient client;
-    private final Map<String, TextField> inputs = new LinkedHashMap<>();
+    private final Map<String, Control> inputs = new LinkedHashMap<>();
     private final Map<String, Label> errors = new LinkedHashMap<>();
     private final Label status = new Label();
     private Policy base;
 
     LimitsForm(AdminClient client) {
         this.client = client;
-        setPadding(new Insets(16));
-        setHgap(10);
-        setVgap(8);
+        GridPane grid = new GridPane();
+        grid.setPadding(new Insets(16));
+        grid.setHgap(10);
+        grid.setVgap(8);
         int row = 0;
-        for (Field field : FIELDS) {
-            TextField input = new TextField();
-            input.setId(field.path().replace('.', '-'));
-            input.setPrefColumnCount(8);
+        String group = null;
+        for (PolicyFormModel.Field field : PolicyFormModel.all()) {
+            if (!field.group().equals(group)) {
+                group = field.group();
+                Label heading = new Label(group);
+                heading.getStyleClass().add("form-heading");
+                grid.add(heading, 0, row++, 4, 1);
+            }
+            Control input = input(field);
+            input.setId(field.id());
             Label error = new Label();
-            error.setId(field.path().replace('.', '-') + "-error");
+            error.setId(field.id() + "-error");
             error.getStyleClass().add("field-error");
+            error.setWrapText(true);
             inputs.put(field.path(), input);
             errors.put(field.path(), error);
-            addRow(row++, new Label(field.label()), input, new Label(field.unit()), error);
+            grid.addRow(row++, new Label(field.label()), input, new Label(field.unit()), error);
         }
+        ScrollPane scroll = new ScrollPane(grid);
+        scroll.setFitToWidth(true);
+        setCenter(scroll);
+
         Button apply = new Button("Apply");
         apply.setId("applyLimits");
         apply.setDefaultButton(true);
@@ -72,20 +72,39 @@ final class LimitsForm extends GridPane {
         reload.setOnAction(e -> reload());
         status.setId("limitsStatus");
         status.setWrapText(true);
-        add(new HBox(8, apply, revert, reload), 1, row++, 3, 1);
-        add(status, 0, row, 4, 1);
+        HBox bar = new HBox(8, apply, revert, reload, status);
+        bar.setPadding(new Insets(10, 16, 10, 16));
+        setBottom(bar);
+    }
+
+    private static Control input(PolicyFormModel.Field field) {
+        return switch (field.kind()) {
+            case BOOLEAN -> new CheckBox();
+            case ALLOW -> {
+                TextArea area = new TextArea();
+                area.setPrefRowCount(4);
+                area.setPrefColumnCount(40);
+                yield area;
+            }
+            default -> {
+                TextField text = new TextField();
+                text.setPrefColumnCount(field.kind() == PolicyFormModel.Kind.LIST
+                        || field.kind() == PolicyFormModel.Kind.TEXT ? 30 : 10);
+                yield text;
+            }
+        };
     }
 
     void reload() {
         new Thread(() -> {
             try {
                 Policy policy = client.policy();
-                javafx.application.Platform.runLater(() -> {
+                Platform.runLater(() -> {
                     show(policy);
                     status.setText("Policy version " + policy.version());
                 });
-            } catch (io.sluice.console.api.AdminException e) {
-                javafx.application.Platform.runLater(() -> status.setText("Cannot load the policy: " + e.getMessage()));
+            } catch (AdminException e) {
+                Platform.runLater(() -> status.setText("Cannot load the policy: " + e.getMessage()));
             }
         }, "sluice-console-policy").start();
     }
@@ -95,10 +114,25 @@ final class LimitsForm extends GridPane {
             return;
         }
         base = policy;
-        for (Field field : FIELDS) {
-            inputs.get(field.path()).setText(Integer.toString(field.current().applyAsInt(policy)));
-            errors.get(field.path()).setText("");
-        }
+        PolicyFormModel.texts(policy).forEach((path, text) -> {
+            Control input = inputs.get(path);
+            if (input instanceof CheckBox box) {
+                box.setSelected(Boolean.parseBoolean(text));
+            } else if (input instanceof TextField field) {
+                field.setText(text);
+            } else if (input instanceof TextArea area) {
+                area.setText(text);
+            }
+        });
+        errors.values().forEach(l -> l.setText(""));
+    }
+
+    private Map<String, String> texts() {
+        Map<String, String> texts = new LinkedHashMap<>();
+        inputs.forEach((path, input) -> texts.put(path, input instanceof CheckBox box
+                ? Boolean.toString(box.isSelected())
+                : input instanceof TextArea area ? area.getText() : ((TextField) input).getText()));
+        return texts;
     }
 
     private void apply() {
@@ -106,34 +140,18 @@ final class LimitsForm extends GridPane {
             return;
         }
         errors.values().forEach(l -> l.setText(""));
-        Map<String, Integer> values = new LinkedHashMap<>();
-        boolean bad = false;
-        for (Field field : FIELDS) {
-            try {
-                values.put(field.path(), Integer.parseInt(inputs.get(field.path()).getText().trim()));
-            } catch (NumberFormatException e) {
-                errors.get(field.path()).setText("a whole number, please");
-                bad = true;
-            }
-        }
-        if (bad) {
+        PolicyFormModel.Built built = PolicyFormModel.build(base, texts());
+        if (built.policy() == null) {
+            showErrors(built.errors());
             return;
         }
-        Policy proposed = base
-                .withHitStack(new Policy.HitStack(values.get("hitStack.windowSeconds"), values.get("hitStack.maxHits")))
-                .withCrawlers(new Policy.Crawlers(values.get("crawlers.perCrawlerSeconds"),
-                        values.get("crawlers.allCrawlersSeconds"), base.crawlers().verifySearchEngines()))
-                .withLoad(new Policy.Load(values.get("load.maxActive"), values.get("load.maxWaiting"),
-                        values.get("load.deferMillis")))
-                .withPerClient(new Policy.PerClient(values.get("perClient.maxConcurrent")))
-                .withRefusal(new Policy.Refusal(values.get("refusal.retryAfterSeconds"), base.refusal().infoUrl()));
         long basedOn = base.version();
         new Thread(() -> {
             try {
-                AdminClient.PolicyUpdate result = client.putPolicy(proposed, basedOn);
-                javafx.application.Platform.runLater(() -> showResult(result));
-            } catch (io.sluice.console.api.AdminException e) {
-                javafx.application.Platform.runLater(() -> status.setText("Not applied: " + e.getMessage()));
+                AdminClient.PolicyUpdate result = client.putPolicy(built.policy(), basedOn);
+                Platform.runLater(() -> showResult(result));
+            } catch (AdminException e) {
+                Platform.runLater(() -> status.setText("Not applied: " + e.getMessage()));
             }
         }, "sluice-console-apply").start();
     }
@@ -146,13 +164,20 @@ final class LimitsForm extends GridPane {
             status.setText("Someone else changed the policy since version " + base.version()
                     + ". Nothing was applied. Press Reload to see the current limits, then apply again.");
         } else {
-            for (FieldError error : result.errors()) {
-                Label label = errors.get(error.field());
-                if (label != null) {
-                    label.setText(error.message());
-                }
-            }
-            status.setText("Not applied: " + result.errors().size() + " field(s) need fixing");
+            showErrors(result.errors());
         }
+    }
+
+    private void showErrors(java.util.List<FieldError> list) {
+        for (FieldError error : list) {
+            String field = PolicyFormModel.fieldFor(error.field());
+            Label label = field == null ? null : errors.get(field);
+            if (label != null) {
+                String more = error.field().equals(field) ? "" : error.field().substring(field.length()) + ": ";
+                label.setText(label.getText().isEmpty() ? more + error.message()
+                        : label.getText() + "; " + more + error.message());
+            }
+        }
+        status.setText("Not applied: " + list.size() + " field(s) need fixing");
     }
 }

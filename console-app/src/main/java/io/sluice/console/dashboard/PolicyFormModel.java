@@ -1,0 +1,311 @@
+package io.sluice.console.dashboard;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sluice.engine.RequestClass;
+import io.sluice.engine.policy.FieldError;
+import io.sluice.engine.policy.Policy;
+import io.sluice.engine.policy.PolicyJson;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Every field of the policy as the limits form shows it: text in, text out. The policy is edited as
+ * its JSON tree, field by field at the field's JSON path, so the server's errors (which name those
+ * paths) land next to the right input, and a field the form does not know (bans, pause) passes
+ * through untouched. No toolkit needed, so it is tested without one.
+ */
+public final class PolicyFormModel {
+    private static final ObjectMapper JSON = PolicyJson.mapper();
+
+    /** How a field's text is read. */
+    public enum Kind {
+        /** A whole number. */
+        INTEGER,
+        /** A number that may have a fraction. */
+        DECIMAL,
+        /** "true" or "false" (a check box). */
+        BOOLEAN,
+        /** Free text; empty means none. */
+        TEXT,
+        /** Strings separated by commas or new lines. */
+        LIST,
+        /** One allow-list entry per line: {@code ip 10.0.0.0/8 | exempt-from-pause # office}. */
+        ALLOW,
+        /** Three whole numbers "softHits, delayMillisPerHit, maxDelayMillis", or empty for no delay. */
+        PROGRESSIVE
+    }
+
+    /**
+     * One input of the form.
+     *
+     * @param path  the JSON path in the policy, e.g. {@code governor.maxRate}
+     * @param group the section it is shown in
+     */
+    public record Field(String path, String group, String label, String unit, Kind kind) {
+        public String id() {
+            return path.replace('.', '-');
+        }
+    }
+
+    /** The proposed policy, or the fields whose text could not be read (nothing is sent then). */
+    public record Built(Policy policy, List<FieldError> errors) {
+    }
+
+    private static final List<Field> FIELDS = fields();
+
+    private static List<Field> fields() {
+        List<Field> list = new ArrayList<>(List.of(
+                new Field("hitStack.maxHits", "Hit stack", "Hits allowed per window", "hits", Kind.INTEGER),
+                new Field("hitStack.windowSeconds", "Hit stack", "Window", "s (1-60)", Kind.INTEGER),
+                new Field("crawlers.perCrawlerSeconds", "Crawlers", "Gap per crawler", "s", Kind.INTEGER),
+                new Field("crawlers.allCrawlersSeconds", "Crawlers", "Gap across crawlers", "s", Kind.INTEGER),
+                new Field("crawlers.verifySearchEngines", "Crawlers", "Verify search engines (reverse DNS)", "",
+                        Kind.BOOLEAN),
+                new Field("load.maxActive", "Load", "Upstream requests in flight", "requests", Kind.INTEGER),
+                new Field("load.maxWaiting", "Load", "Deferred requests waiting", "requests", Kind.INTEGER),
+                new Field("load.deferMillis", "Load", "Deferral wait", "ms", Kind.INTEGER),
+                new Field("perClient.maxConcurrent", "Per client", "Requests in flight per client", "requests",
+                        Kind.INTEGER)));
+        for (RequestClass requestClass : RequestClass.values()) {
+            list.add(new Field("progressiveDelay." + requestClass.name(), "Progressive delay", requestClass.name(),
+                    "soft hits, ms per hit, max ms (empty: off)", Kind.PROGRESSIVE));
+        }
+        list.addAll(List.of(
+                new Field("refusal.retryAfterSeconds", "Refusal", "Default Retry-After", "s", Kind.INTEGER),
+                new Field("refusal.infoUrl", "Refusal", "Link on refusal pages", "http(s) URL or empty", Kind.TEXT),
+                new Field("classification.crawlerTags", "Classification", "Crawler-list tags that are CRAWLER",
+                        "comma-separated", Kind.LIST),
+                new Field("trustedProxies", "Network", "Trusted proxies", "addresses or CIDRs, comma-separated",
+                        Kind.LIST),
+                new Field("allow", "Network", "Allow-list",
+                        "one per line: ip|agent VALUE [| exempt-from-pause] [# note]", Kind.ALLOW),
+                new Field("governor.initialRate", "Crawl governor", "New domain's rate", "req/s", Kind.DECIMAL),
+                new Field("governor.minRate", "Crawl governor", "Lowest rate", "req/s", Kind.DECIMAL),
+                new Field("governor.maxRate", "Crawl governor", "Highest rate", "req/s", Kind.DECIMAL),
+                new Field("governor.increasePerSecond", "Crawl governor", "Additive increase", "req/s per s",
+                        Kind.DECIMAL),
+                new Field("governor.decreaseFactor", "Crawl governor", "Multiplicative decrease", "factor (0-1)",
+                        Kind.DECIMAL),
+                new Field("governor.latencyInflation", "Crawl governor", "Latency inflation signal",
+                        "x baseline (0: off)", Kind.DECIMAL),
+                new Field("governor.backoffBaseMillis", "Crawl governor", "429 backoff base", "ms", Kind.INTEGER),
+                new Field("governor.backoffMaxMillis", "Crawl governor", "429 backoff cap", "ms", Kind.INTEGER),
+                new Field("governor.backoffForgiveSeconds", "Crawl governor", "Backoff forgiven after", "s quiet",
+                        Kind.INTEGER),
+                new Field("governor.breakerErrorPercent", "Crawl governor", "Breaker error share", "%", Kind.INTEGER),
+                new Field("governor.breakerMinCalls", "Crawl governor", "Breaker judges after", "responses",
+                        Kind.INTEGER),
+                new Field("governor.breakerOpenSeconds", "Crawl governor", "Breaker open for", "s", Kind.INTEGER),
+                new Field("governor.breakerTrialRequests", "Crawl governor", "Half-open trials", "requests",
+                        Kind.INTEGER),
+                new Field("governor.giveUpAfterErrors", "Crawl governor", "Give up after errors in a row", "errors",
+                        Kind.INTEGER),
+                new Field("governor.maxHoldMillis", "Crawl governor", "Longest held permit call", "ms",
+                        Kind.INTEGER)));
+        return List.copyOf(list);
+    }
+
+    private PolicyFormModel() {
+    }
+
+    public static List<Field> all() {
+        return FIELDS;
+    }
+
+    /** The text each field shows for {@code policy}. */
+    public static Map<String, String> texts(Policy policy) {
+        ObjectNode tree = JSON.valueToTree(policy);
+        Map<String, String> texts = new LinkedHashMap<>();
+        for (Field field : FIELDS) {
+            texts.put(field.path(), text(field, node(tree, field.path())));
+        }
+        return texts;
+    }
+
+    /** {@code base} with every field set from {@code texts}; unreadable text is reported, not guessed. */
+    public static Built build(Policy base, Map<String, String> texts) {
+        ObjectNode tree = JSON.valueToTree(base);
+        List<FieldError> errors = new ArrayList<>();
+        for (Field field : FIELDS) {
+            String text = texts.getOrDefault(field.path(), "").trim();
+            try {
+                set(tree, field.path(), value(field, text));
+            } catch (IllegalArgumentException e) {
+                errors.add(new FieldError(field.path(), e.getMessage()));
+            }
+        }
+        if (!errors.isEmpty()) {
+            return new Built(null, errors);
+        }
+        try {
+            return new Built(JSON.treeToValue(tree, Policy.class), List.of());
+        } catch (JsonProcessingException e) {
+            return new Built(null, List.of(new FieldError("", e.getOriginalMessage())));
+        }
+    }
+
+    /** The form field a server error belongs to: the one whose path is the longest prefix of the error's. */
+    public static String fieldFor(String errorPath) {
+        String best = null;
+        for (Field field : FIELDS) {
+            String path = field.path();
+            boolean prefix = errorPath.equals(path) || errorPath.startsWith(path + ".")
+                    || errorPath.startsWith(path + "[");
+            if (prefix && (best == null || path.length() > best.length())) {
+                best = path;
+            }
+        }
+        return best;
+    }
+
+    private static String text(Field field, JsonNode node) {
+        if (node == null || node.isNull() || node.isMissingNode()) {
+            return "";
+        }
+        return switch (field.kind()) {
+            case LIST -> String.join(", ", strings(node));
+            case ALLOW -> {
+                List<String> lines = new ArrayList<>();
+                for (JsonNode entry : node) {
+                    String line = entry.path("type").asText().toLowerCase(Locale.ROOT) + " "
+                            + entry.path("value").asText();
+                    if (entry.path("exemptFromPause").asBoolean()) {
+                        line += " | exempt-from-pause";
+                    }
+                    if (entry.hasNonNull("note") && !entry.path("note").asText().isEmpty()) {
+                        line += " # " + entry.path("note").asText();
+                    }
+                    lines.add(line);
+                }
+                yield String.join("\n", lines);
+            }
+            case PROGRESSIVE -> node.path("softHits").asInt() + ", " + node.path("delayMillisPerHit").asInt() + ", "
+                    + node.path("maxDelayMillis").asInt();
+            default -> node.asText();
+        };
+    }
+
+    private static JsonNode value(Field field, String text) {
+        var nodes = JSON.getNodeFactory();
+        return switch (field.kind()) {
+            case INTEGER -> {
+                try {
+                    yield nodes.numberNode(Integer.parseInt(text));
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException("a whole number, please");
+                }
+            }
+            case DECIMAL -> {
+                try {
+                    yield nodes.numberNode(Double.parseDouble(text));
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException("a number, please (e.g. 2.5)");
+                }
+            }
+            case BOOLEAN -> nodes.booleanNode(Boolean.parseBoolean(text));
+            case TEXT -> text.isEmpty() ? nodes.nullNode() : nodes.textNode(text);
+            case LIST -> {
+                ArrayNode array = nodes.arrayNode();
+                for (String item : text.split("[,\\n]")) {
+                    if (!item.isBlank()) {
+                        array.add(item.trim());
+                    }
+                }
+                yield array;
+            }
+            case ALLOW -> allow(text);
+            case PROGRESSIVE -> {
+                if (text.isEmpty()) {
+                    yield null;
+                }
+                String[] parts = text.split(",");
+                if (parts.length != 3) {
+                    throw new IllegalArgumentException("three whole numbers: soft hits, ms per hit, max ms");
+                }
+                try {
+                    ObjectNode delay = nodes.objectNode();
+                    delay.put("softHits", Integer.parseInt(parts[0].trim()));
+                    delay.put("delayMillisPerHit", Integer.parseInt(parts[1].trim()));
+                    delay.put("maxDelayMillis", Integer.parseInt(parts[2].trim()));
+                    yield delay;
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException("three whole numbers: soft hits, ms per hit, max ms");
+                }
+            }
+        };
+    }
+
+    private static ArrayNode allow(String text) {
+        ArrayNode entries = JSON.getNodeFactory().arrayNode();
+        String[] lines = text.split("\\n");
+        for (int i = 0; i < lines.length; i++) {
+            String line = lines[i].trim();
+            if (line.isEmpty()) {
+                continue;
+            }
+            String note = null;
+            int hash = line.indexOf(" # ");
+            if (hash >= 0) {
+                note = line.substring(hash + 3).trim();
+                line = line.substring(0, hash).trim();
+            }
+            boolean exempt = false;
+            int bar = line.indexOf(" | ");
+            if (bar >= 0) {
+                String flag = line.substring(bar + 3).trim();
+                if (!flag.equals("exempt-from-pause")) {
+                    throw new IllegalArgumentException("line " + (i + 1) + ": the only flag is exempt-from-pause");
+                }
+                exempt = true;
+                line = line.substring(0, bar).trim();
+            }
+            int space = line.indexOf(' ');
+            String type = space < 0 ? line : line.substring(0, space);
+            if (!type.equalsIgnoreCase("ip") && !type.equalsIgnoreCase("agent") || space < 0) {
+                throw new IllegalArgumentException("line " + (i + 1) + ": start with ip or agent, then the value");
+            }
+            ObjectNode entry = entries.addObject();
+            entry.put("type", type.toLowerCase(Locale.ROOT));
+            entry.put("value", line.substring(space + 1).trim());
+            entry.put("exemptFromPause", exempt);
+            entry.put("note", note);
+        }
+        return entries;
+    }
+
+    private static List<String> strings(JsonNode array) {
+        List<String> list = new ArrayList<>();
+        array.forEach(item -> list.add(item.asText()));
+        return list;
+    }
+
+    private static JsonNode node(JsonNode tree, String path) {
+        JsonNode node = tree;
+        for (String part : path.split("\\.")) {
+            node = node == null ? null : node.get(part);
+        }
+        return node;
+    }
+
+    /** Sets (or, for a null value, removes) the value at {@code path}, creating objects on the way. */
+    private static void set(ObjectNode tree, String path, JsonNode value) {
+        String[] parts = path.split("\\.");
+        ObjectNode parent = tree;
+        for (int i = 0; i < parts.length - 1; i++) {
+            JsonNode child = parent.get(parts[i]);
+            parent = child instanceof ObjectNode object ? object : parent.putObject(parts[i]);
+        }
+        if (value == null) {
+            parent.remove(parts[parts.length - 1]);
+        } else {
+            parent.set(parts[parts.length - 1], value);
+        }
+    }
+}
