@@ -62,14 +62,16 @@ public final class DomainsView extends BorderPane {
 
         table.setId("domainsTable");
         table.setPlaceholder(new Label("No crawler worker has asked for a permit yet"));
-        table.getColumns().add(column("Domain", DomainsViewModel.DomainRow::domain, 200));
-        table.getColumns().add(column("Rate", DomainsViewModel.DomainRow::rate, 170));
-        table.getColumns().add(column("Min delay", DomainsViewModel.DomainRow::minDelay, 150));
-        table.getColumns().add(column("Breaker", DomainsViewModel.DomainRow::breaker, 120));
-        table.getColumns().add(column("Errors / calls (60 s)", DomainsViewModel.DomainRow::errors, 130));
-        table.getColumns().add(column("Blocked", DomainsViewModel.DomainRow::blocked, 220));
-        table.getColumns().add(column("Last 50 statuses", DomainsViewModel.DomainRow::statuses, 220));
-        table.getColumns().add(column("Permits", DomainsViewModel.DomainRow::permits, 180));
+        table.getColumns().add(column("Domain", DomainsViewModel.DomainRow::domain, 130));
+        table.getColumns().add(column("Rate", DomainsViewModel.DomainRow::rate, 150));
+        table.getColumns().add(column("Min delay", DomainsViewModel.DomainRow::minDelay, 110));
+        table.getColumns().add(column("Breaker", DomainsViewModel.DomainRow::breaker, 90));
+        table.getColumns().add(column("Errors/60 s", DomainsViewModel.DomainRow::errors, 80));
+        table.getColumns().add(column("Blocked", DomainsViewModel.DomainRow::blocked, 170));
+        table.getColumns().add(column("Last 50 statuses", DomainsViewModel.DomainRow::statuses, 150));
+        table.getColumns().add(column("Permits", DomainsViewModel.DomainRow::permits, 140));
+        // Every column stays in view: the operator should not have to scroll to see why a row is orange.
+        table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
         table.setRowFactory(t -> new TableRow<>() {
             @Override
             protected void updateItem(DomainsViewModel.DomainRow row, boolean empty) {
@@ -94,14 +96,14 @@ public final class DomainsView extends BorderPane {
         selected.setId("selectedDomain");
         selected.getStyleClass().add("details");
         rate.setId("domainRate");
-        rate.setPromptText("requests per second");
+        rate.setPromptText("e.g. 2.5");
         minDelay.setId("domainMinDelay");
-        minDelay.setPromptText("seconds (0 removes)");
+        minDelay.setPromptText("0 removes");
         Button setRate = new Button("Set rate");
         setRate.setId("setDomainRate");
         setRate.setOnAction(e -> act(name -> client.setDomainRate(name, DomainsViewModel.parseRate(rate.getText())),
                 "Rate set"));
-        Button setDelay = new Button("Set minimum delay");
+        Button setDelay = new Button("Set min delay");
         setDelay.setId("setDomainMinDelay");
         setDelay.setOnAction(e -> act(name -> client.setDomainMinDelay(name,
                 DomainsViewModel.parseDelayMillis(minDelay.getText())), "Minimum delay set"));
@@ -117,8 +119,10 @@ public final class DomainsView extends BorderPane {
         GridPane form = new GridPane();
         form.setHgap(8);
         form.setVgap(8);
-        form.addRow(0, new Label("Rate (req/s)"), rate, setRate);
-        form.addRow(1, new Label("Min delay (s)"), minDelay, setDelay);
+        rate.setPrefColumnCount(6);
+        minDelay.setPrefColumnCount(6);
+        form.addRow(0, new Label("req/s"), rate, setRate);
+        form.addRow(1, new Label("seconds"), minDelay, setDelay);
         VBox box = new VBox(12, selected, form, reset, revive, result);
         box.setPadding(new Insets(10));
         box.setPrefWidth(380);

@@ -67,7 +67,8 @@ public final class DomainsViewModel {
             case HALF_OPEN -> "half-open (trials)";
         };
         return new DomainRow(view.domain(),
-                rateText(view.rate()) + (view.effectiveRate() < view.rate() - 1e-9
+                // The pacer rounds its interval up to a microsecond: only a real delay is worth a mention.
+                rateText(view.rate()) + (view.effectiveRate() < view.rate() * 0.99
                         ? " (" + rateText(view.effectiveRate()) + " after delays)" : ""),
                 delayText(view),
                 view.givenUp() ? "GIVEN UP" : breaker,
