@@ -1,5 +1,7 @@
 package io.sluice.engine.internal;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.sluice.engine.net.Cidr;
 import io.sluice.engine.net.CidrMap;
 import io.sluice.engine.net.CidrSet;
@@ -37,6 +39,8 @@ public final class CompiledPolicy {
     private final CidrMap<AllowEntry> allowIps;
     private final List<AllowIp> allowIpList;
     private final List<AllowAgent> allowAgents;
+    /** Bounded: a spray of unique user agents churns it but never grows it. */
+    private final Cache<String, AgentMatches> agentMatchCache = Caffeine.newBuilder().maximumSize(10_000).build();
 
     /** @throws IllegalArgumentException when the policy was not validated first */
     public CompiledPolicy(Policy policy) {
@@ -123,22 +127,9 @@ public final class CompiledPolicy {
                 }
             }
         }
-        String lowerAgent = null;
-        for (AgentBan agentBan : agentBans) {
-            if (!agentBan.ban.activeAt(now)) {
-                continue;
-            }
-            if (agentBan.pattern != null) {
-                if (agentBan.pattern.matcher(key.userAgent()).find()) {
-                    return agentBan.ban;
-                }
-            } else {
-                if (lowerAgent == null) {
-                    lowerAgent = key.userAgent().toLowerCase(Locale.ROOT);
-                }
-                if (lowerAgent.contains(agentBan.lowerValue)) {
-                    return agentBan.ban;
-                }
+        for (AgentBan agentBan : agentMatches(key.userAgent()).bans()) {
+            if (agentBan.ban.activeAt(now)) {
+                return agentBan.ban;
             }
         }
         if (!clientBans.isEmpty()) {
@@ -163,15 +154,45 @@ public final class CompiledPolicy {
                 }
             }
         }
-        if (!allowAgents.isEmpty()) {
-            String lower = userAgent.toLowerCase(Locale.ROOT);
-            for (AllowAgent agent : allowAgents) {
-                if (lower.contains(agent.lowerValue)) {
-                    result = max(result, agent.entry);
-                }
-            }
+        for (AllowAgent agent : agentMatches(userAgent).allows()) {
+            result = max(result, agent.entry);
         }
         return result;
+    }
+
+    /**
+     * The agent bans and allow entries {@code userAgent} matches, worked out once per user agent and
+     * policy version: a request's user agent is one of a few hundred in practice, and matching it
+     * against every substring and expression on each request cost more than the rest of the rules.
+     */
+    private AgentMatches agentMatches(String userAgent) {
+        if (agentBans.isEmpty() && allowAgents.isEmpty()) {
+            return AgentMatches.NONE;
+        }
+        return agentMatchCache.get(userAgent, this::match);
+    }
+
+    private AgentMatches match(String userAgent) {
+        String lower = userAgent.toLowerCase(Locale.ROOT);
+        List<AgentBan> bans = new ArrayList<>();
+        for (AgentBan agentBan : agentBans) {
+            if (agentBan.pattern != null ? agentBan.pattern.matcher(userAgent).find()
+                    : lower.contains(agentBan.lowerValue)) {
+                bans.add(agentBan);
+            }
+        }
+        List<AllowAgent> allows = new ArrayList<>();
+        for (AllowAgent agent : allowAgents) {
+            if (lower.contains(agent.lowerValue)) {
+                allows.add(agent);
+            }
+        }
+        return bans.isEmpty() && allows.isEmpty() ? AgentMatches.NONE
+                : new AgentMatches(List.copyOf(bans), List.copyOf(allows));
+    }
+
+    private record AgentMatches(List<AgentBan> bans, List<AllowAgent> allows) {
+        static final AgentMatches NONE = new AgentMatches(List.of(), List.of());
     }
 
     private static Allowance max(Allowance current, AllowEntry entry) {
