@@ -7,7 +7,6 @@ import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.http.HttpURI;
 import org.eclipse.jetty.proxy.ProxyHandler;
 import org.eclipse.jetty.server.Request;
-import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /** Jetty's reverse proxy to one upstream, with an HTTP client tuned for a proxy's job. */
 public final class UpstreamProxy {
@@ -29,23 +28,27 @@ public final class UpstreamProxy {
         ProxyHandler.Reverse proxy = new ProxyHandler.Reverse(request -> HttpURI.build(request.getHttpURI())
                 .scheme(scheme).host(host).port(port).path(basePath + request.getHttpURI().getPath())) {
             @Override
+            protected HttpClient newHttpClient() {
+                HttpClient client = new HttpClient();
+                // Without this the upstream sees Jetty's own User-Agent as well as the client's.
+                client.setUserAgentField(null);
+                client.setFollowRedirects(false);
+                client.setMaxConnectionsPerDestination(256);
+                client.setIdleTimeout(30_000);
+                client.setConnectTimeout(5_000);
+                return client;
+            }
+
+            @Override
             protected org.eclipse.jetty.client.Request newProxyToServerRequest(Request clientToProxy, HttpURI target) {
                 // A slow upstream ends in a 504 for the client instead of a hung connection.
                 return super.newProxyToServerRequest(clientToProxy, target)
                         .timeout(timeoutMillis, TimeUnit.MILLISECONDS);
             }
         };
-        HttpClient client = new HttpClient();
-        QueuedThreadPool pool = new QueuedThreadPool(64, 4);
-        pool.setName("sluice-upstream");
-        client.setExecutor(pool);
-        // Without this the upstream sees Jetty's own User-Agent as well as the client's.
-        client.setUserAgentField(null);
-        client.setFollowRedirects(false);
-        client.setMaxConnectionsPerDestination(256);
-        client.setIdleTimeout(30_000);
-        client.setConnectTimeout(5_000);
-        proxy.setHttpClient(client);
+        // The upstream's responses are handled on the server's own threads: no hand-off to a second
+        // pool per request, and one place that bounds the threads.
+        proxy.setUseServerThreadPool(true);
         proxy.setViaHost("sluice");
         return proxy;
     }
