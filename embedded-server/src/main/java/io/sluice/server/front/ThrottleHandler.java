@@ -56,7 +56,7 @@ public final class ThrottleHandler extends Handler.Wrapper {
                 park(wait, request, response, callback);
             } else if (decision instanceof Decision.Refuse refuse) {
                 refusals.refuse(request, response, callback, refuse);
-                log(request, refuse.status(), refuse.client().ip(), "REFUSE:" + refuse.reason());
+                log(request, response, refuse.status(), refuse.client().ip(), "REFUSE:" + refuse.reason());
             }
         } catch (Throwable failure) {
             Response.writeError(request, response, callback, failure);
@@ -90,7 +90,7 @@ public final class ThrottleHandler extends Handler.Wrapper {
         Runnable complete = () -> {
             if (completed.compareAndSet(false, true)) {
                 admit.admission().complete(response.getStatus(), System.nanoTime() - started);
-                log(request, response.getStatus(), admit.client().ip(), decision);
+                log(request, response, response.getStatus(), admit.client().ip(), decision);
             }
         };
         Callback whenDone = new Callback() {
@@ -111,13 +111,14 @@ public final class ThrottleHandler extends Handler.Wrapper {
         }
     }
 
-    private void log(Request request, int status, String ip, String decision) {
+    private void log(Request request, Response response, int status, String ip, String decision) {
         if (accessLog == null) {
             return;
         }
         String target = request.getHttpURI().getPathQuery();
+        // Body bytes written so far: the whole body for an admitted request (logged on completion).
         accessLog.log(ip, clock.instant(), request.getMethod(), target, request.getConnectionMetaData().getProtocol(),
-                status, -1, request.getHeaders().get(HttpHeader.REFERER),
+                status, Response.getContentBytesWritten(response), request.getHeaders().get(HttpHeader.REFERER),
                 request.getHeaders().get(HttpHeader.USER_AGENT), decision);
     }
 

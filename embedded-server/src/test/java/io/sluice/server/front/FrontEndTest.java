@@ -11,6 +11,8 @@ import io.sluice.engine.policy.Policy;
 import io.sluice.server.demo.DemoSite;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -32,6 +34,7 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Every rule end to end: real HTTP over loopback, through Jetty's reverse proxy, to a real upstream. */
 class FrontEndTest {
@@ -43,6 +46,7 @@ class FrontEndTest {
     private final List<Server> servers = new ArrayList<>();
     private HttpClient client;
     private ThrottleEngine engine;
+    private AccessLog accessLog;
 
     @BeforeEach
     void startClient() throws Exception {
@@ -284,6 +288,24 @@ class FrontEndTest {
         return URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/");
     }
 
+    @Test
+    void theAccessLogIsCombinedFormatWithTheBodyBytesAndTheDecision(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("access.log");
+        accessLog = AccessLog.open(file.toString());
+        URI front = frontFor(echoUpstream(), Policy.defaults().withHitStack(new Policy.HitStack(15, 1)));
+
+        get(front, "/hello?x=1", FIREFOX, null);
+        get(front, "/again", FIREFOX, null);
+        accessLog.close();
+
+        List<String> lines = Files.readAllLines(file);
+        assertThat(lines).hasSize(2);
+        assertThat(lines.get(0)).isEqualTo("127.0.0.1 - - [22/Nov/2026:12:00:00 +0000] \"GET /hello?x=1 HTTP/1.1\" "
+                + "200 19 \"-\" \"" + FIREFOX + "\" sluice=ADMIT");
+        assertThat(lines.get(1)).startsWith("127.0.0.1 - - [22/Nov/2026:12:00:00 +0000] \"GET /again HTTP/1.1\" 503 ")
+                .endsWith("sluice=REFUSE:HIT_STACK");
+    }
+
     private URI frontFor(URI upstream, Policy policy) throws Exception {
         return frontFor(upstream, policy, Duration.ofSeconds(5));
     }
@@ -298,7 +320,7 @@ class FrontEndTest {
         ServerConnector connector = new ServerConnector(server, 1, 1);
         connector.setHost("127.0.0.1");
         server.addConnector(connector);
-        server.setHandler(new ThrottleHandler(engine, CLOCK, null, UpstreamProxy.to(upstream, timeout)));
+        server.setHandler(new ThrottleHandler(engine, CLOCK, accessLog, UpstreamProxy.to(upstream, timeout)));
         server.start();
         servers.add(server);
         return URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/");
