@@ -69,7 +69,7 @@ public final class AdminHandler extends Handler.Abstract {
         this.clock = clock;
         this.extraRoutes = List.copyOf(extraRoutes);
         this.token = state.adminToken().getBytes(StandardCharsets.UTF_8);
-        this.metrics = new SluiceMetrics(engine::snapshot);
+        this.metrics = new SluiceMetrics(engine::snapshot, governor::snapshot);
         for (Handler route : this.extraRoutes) {
             addBean(route);
         }

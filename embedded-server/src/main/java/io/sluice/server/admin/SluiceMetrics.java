@@ -4,6 +4,9 @@ import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.sluice.engine.RequestClass;
+import io.sluice.engine.governor.BreakerState;
+import io.sluice.engine.governor.DomainView;
+import io.sluice.engine.governor.GovernorSnapshot;
 import io.sluice.engine.telemetry.ClassCounts;
 import io.sluice.engine.telemetry.SecondCounts;
 import io.sluice.engine.telemetry.Snapshot;
@@ -20,10 +23,13 @@ import java.util.function.Supplier;
 final class SluiceMetrics {
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final Supplier<Snapshot> snapshots;
+    private final Supplier<GovernorSnapshot> governorSnapshots;
     private Snapshot current;
+    private GovernorSnapshot governor;
 
-    SluiceMetrics(Supplier<Snapshot> snapshots) {
+    SluiceMetrics(Supplier<Snapshot> snapshots, Supplier<GovernorSnapshot> governorSnapshots) {
         this.snapshots = snapshots;
+        this.governorSnapshots = governorSnapshots;
         GaugeWithCallback.builder().name("sluice_requests_last_minute")
                 .help("Requests in the last 60 complete seconds, by class and outcome")
                 .labelNames("class", "outcome")
@@ -38,6 +44,12 @@ final class SluiceMetrics {
         gauge("sluice_policy_version", "Version of the live policy", () -> current.policyVersion());
         gauge("sluice_bans", "Bans in force", () -> current.bans().size());
         gauge("sluice_paused", "1 when the whole service is paused", () -> current.pause().all() ? 1 : 0);
+        gauge("sluice_governor_domains", "Domains the crawl governor holds state for", () -> governor.tracked());
+        gauge("sluice_governor_domains_given_up", "Domains given up (among those the snapshot lists)",
+                () -> governor.domains().stream().filter(DomainView::givenUp).count());
+        gauge("sluice_governor_breakers_open", "Domains whose breaker is open or half-open",
+                () -> governor.domains().stream().filter(d -> d.breaker() != BreakerState.CLOSED).count());
+        gauge("sluice_governor_alerts", "Give-up alerts held (the newest 100)", () -> governor.alerts().size());
         GaugeWithCallback.builder().name("sluice_upstream_latency_seconds")
                 .help("Upstream latency over the last minute")
                 .labelNames("quantile")
@@ -75,6 +87,7 @@ final class SluiceMetrics {
 
     synchronized String scrape() throws IOException {
         current = snapshots.get();
+        governor = governorSnapshots.get();
         ByteArrayOutputStream out = new ByteArrayOutputStream(4096);
         PrometheusTextFormatWriter.create().write(out, registry.scrape());
         return out.toString(java.nio.charset.StandardCharsets.UTF_8);

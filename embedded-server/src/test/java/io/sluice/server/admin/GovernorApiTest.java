@@ -110,6 +110,10 @@ class GovernorApiTest {
         }
         JsonNode domains = json(call("GET", "domains", null, server.adminToken()));
         assertThat(domains.get("alerts")).hasSize(1);
+        String metrics = http.send(HttpRequest.newBuilder(server.adminUri().resolve("/metrics"))
+                .header("Authorization", "Bearer " + server.adminToken()).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        assertThat(metrics).contains("sluice_governor_domains_given_up 1.0", "sluice_governor_alerts 1.0");
         assertThat(domains.get("domains").get(0).get("givenUp").asBoolean()).isTrue();
 
         server.close();
