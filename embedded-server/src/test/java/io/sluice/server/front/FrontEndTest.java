@@ -47,6 +47,7 @@ class FrontEndTest {
     private HttpClient client;
     private ThrottleEngine engine;
     private AccessLog accessLog;
+    private long connectorIdleTimeoutMillis = 30_000;
 
     @BeforeEach
     void startClient() throws Exception {
@@ -289,6 +290,33 @@ class FrontEndTest {
     }
 
     @Test
+    void aParkedRequestWhoseConnectionFailsGivesItsWaitingPlaceBack() throws Exception {
+        // One request in flight fills the load limit; a bot's request is then parked for a minute, and its
+        // connection fails under it (here: the connector's idle timeout, as for a client that went away).
+        connectorIdleTimeoutMillis = 500;
+        URI front = frontFor(slowUpstream(3_000), Policy.defaults().withLoad(new Policy.Load(1, 5, 60_000)));
+        client.newRequest(front.resolve("/")).headers(h -> h.put(HttpHeader.USER_AGENT, FIREFOX))
+                .timeout(10, TimeUnit.SECONDS).send(r -> { });
+        awaitEngine(() -> engine.snapshot().load().inFlight() == 1);
+        try (java.net.Socket bot = new java.net.Socket("127.0.0.1", front.getPort())) {
+            bot.getOutputStream().write(("GET / HTTP/1.1\r\nHost: x\r\nUser-Agent: " + CURL + "\r\n\r\n")
+                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            bot.getOutputStream().flush();
+            awaitEngine(() -> engine.snapshot().load().waiting() == 1);
+
+            awaitEngine(() -> engine.snapshot().load().waiting() == 0);
+        }
+    }
+
+    private void awaitEngine(java.util.function.BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("condition within 5 s").isLessThan(deadline);
+            Thread.sleep(5);
+        }
+    }
+
+    @Test
     void theAccessLogIsCombinedFormatWithTheBodyBytesAndTheDecision(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("access.log");
         accessLog = AccessLog.open(file.toString());
@@ -319,6 +347,7 @@ class FrontEndTest {
         Server server = new Server(threads);
         ServerConnector connector = new ServerConnector(server, 1, 1);
         connector.setHost("127.0.0.1");
+        connector.setIdleTimeout(connectorIdleTimeoutMillis);
         server.addConnector(connector);
         server.setHandler(new ThrottleHandler(engine, CLOCK, accessLog, UpstreamProxy.to(upstream, timeout)));
         server.start();
