@@ -181,7 +181,7 @@ public final class ThrottleEngine {
         ClientInfo client = new ClientInfo(address.toString(), userAgent, cls, match.crawlerName(), allowListed);
 
         // 1. pause
-        if (policy.pause().pauses(cls) && allowance != CompiledPolicy.Allowance.EXEMPT_INCLUDING_PAUSE) {
+        if (compiled.pauses(cls) && allowance != CompiledPolicy.Allowance.EXEMPT_INCLUDING_PAUSE) {
             return refuse(client, key, Reason.PAUSED, policy.refusal().retryAfterSeconds(), null, now,
                     policy.pause().all() ? "The service is paused." : "Service to " + cls + " clients is paused.");
         }
@@ -228,7 +228,7 @@ public final class ThrottleEngine {
         }
         Pending pending = new Pending(client, key, address, slot, inFlight, rate);
         // 7. progressive delay (before 6: see the essay above)
-        Policy.ProgressiveDelay progressive = policy.progressiveDelay().get(cls);
+        Policy.ProgressiveDelay progressive = compiled.progressiveDelay(cls);
         if (progressive != null && hits.hitsInWindow() > progressive.softHits()) {
             long delay = Math.min(progressive.maxDelayMillis(),
                     (long) (hits.hitsInWindow() - progressive.softHits()) * progressive.delayMillisPerHit());
@@ -352,7 +352,7 @@ public final class ThrottleEngine {
 
         /** A pause or ban installed while the request waited refuses it; else null. */
         Decision refusedMeanwhile(CompiledPolicy compiled, long now) {
-            if (compiled.policy().pause().pauses(client.requestClass())) {
+            if (compiled.pauses(client.requestClass())) {
                 release();
                 return refuse(client, key, Reason.PAUSED, compiled.policy().refusal().retryAfterSeconds(), rate,
                         now, "The service was paused while this request waited.");

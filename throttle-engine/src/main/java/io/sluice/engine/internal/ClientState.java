@@ -193,26 +193,38 @@ final class ClientState extends ClientKey {
         return hits[index(second)];
     }
 
+    /** The window ending at {@link #newestSecond}: walks the ring from its oldest second, no division per second. */
     private HitStackState state(long nowMillis, int windowSeconds, int maxHits) {
         long first = newestSecond - windowSeconds + 1;
         int total = 0;
         long oldestNonEmpty = Long.MIN_VALUE;
-        for (long s = first; s <= newestSecond; s++) {
-            int n = count(s);
-            if (n > 0 && oldestNonEmpty == Long.MIN_VALUE) {
-                oldestNonEmpty = s;
+        if (hits == null) {
+            total = singleCount; // only the newest second holds hits
+            if (total > 0) {
+                oldestNonEmpty = newestSecond;
             }
-            total += n;
+        } else {
+            int slot = index(first);
+            for (long s = first; s <= newestSecond; s++) {
+                int n = hits[slot];
+                if (n > 0 && oldestNonEmpty == Long.MIN_VALUE) {
+                    oldestNonEmpty = s;
+                }
+                total += n;
+                slot = slot == RING - 1 ? 0 : slot + 1;
+            }
         }
         long untilBelow = 0;
         if (total >= maxHits) {
             int remaining = total;
+            int slot = index(first);
             for (long s = first; s <= newestSecond; s++) {
-                remaining -= count(s);
+                remaining -= hits == null ? (s == newestSecond ? singleCount : 0) : hits[slot];
                 if (remaining < maxHits) {
                     untilBelow = Math.max(0, (s + windowSeconds) * 1000 - nowMillis);
                     break;
                 }
+                slot = slot == RING - 1 ? 0 : slot + 1;
             }
         }
         long untilReset = oldestNonEmpty == Long.MIN_VALUE ? 0

@@ -1,5 +1,6 @@
 package io.sluice.engine.internal;
 
+import io.sluice.engine.RequestClass;
 import io.sluice.engine.net.Cidr;
 import io.sluice.engine.net.CidrMap;
 import io.sluice.engine.net.CidrSet;
@@ -44,6 +45,9 @@ public final class CompiledPolicy {
     private final List<AllowIp> allowIpList;
     private final List<AllowAgent> allowAgents;
     private final AgentVerdict[] agentMemo;
+    /** Rule 1 and rule 7 per class, by ordinal: an array read instead of a list or map lookup per request. */
+    private final boolean[] paused;
+    private final Policy.ProgressiveDelay[] progressive;
 
     /** @throws IllegalArgumentException when the policy was not validated first */
     public CompiledPolicy(Policy policy) {
@@ -87,6 +91,13 @@ public final class CompiledPolicy {
         this.allowIps = allowBuilder.build();
         this.allowIpList = List.copyOf(allowIpEntries);
         this.allowAgents = List.copyOf(allowAgentEntries);
+        RequestClass[] classes = RequestClass.values();
+        this.paused = new boolean[classes.length];
+        this.progressive = new Policy.ProgressiveDelay[classes.length];
+        for (RequestClass cls : classes) {
+            paused[cls.ordinal()] = policy.pause().pauses(cls);
+            progressive[cls.ordinal()] = policy.progressiveDelay().get(cls);
+        }
         this.agentMemo = agents.isEmpty() && allowAgentEntries.isEmpty() ? null : new AgentVerdict[AGENT_MEMO_SLOTS];
     }
 
@@ -96,6 +107,16 @@ public final class CompiledPolicy {
 
     public ClientAddressResolver resolver() {
         return resolver;
+    }
+
+    /** Rule 1: whether the policy pauses {@code cls} (the whole service or that class). */
+    public boolean pauses(RequestClass cls) {
+        return paused[cls.ordinal()];
+    }
+
+    /** Rule 7: the class's progressive delay, or null when it has none. */
+    public Policy.ProgressiveDelay progressiveDelay(RequestClass cls) {
+        return progressive[cls.ordinal()];
     }
 
     /** A regular expression when written {@code /.../}, else a case-insensitive substring. */
