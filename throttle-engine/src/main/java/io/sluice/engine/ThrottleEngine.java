@@ -7,7 +7,6 @@ import io.sluice.engine.internal.ClientStateStore;
 import io.sluice.engine.internal.CompiledPolicy;
 import io.sluice.engine.internal.CrawlerSlot;
 import io.sluice.engine.internal.HitStackState;
-import io.sluice.engine.internal.InFlightTable;
 import io.sluice.engine.internal.LatencyTracker;
 import io.sluice.engine.internal.LoadGate;
 import io.sluice.engine.internal.LocalClientStateStore;
@@ -23,13 +22,14 @@ import io.sluice.engine.telemetry.ClientStatus;
 import io.sluice.engine.telemetry.ClientTableStats;
 import io.sluice.engine.telemetry.LoadState;
 import io.sluice.engine.telemetry.Snapshot;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
@@ -104,13 +104,21 @@ public final class ThrottleEngine {
     private static final long LIMITED_SHOWN_MILLIS = 5_000;
     private static final int HISTORY_SECONDS = 300;
     private static final int LATENCY_SECONDS = 60;
+    private static final VarHandle COMPLETED;
+
+    static {
+        try {
+            COMPLETED = MethodHandles.lookup().findVarHandle(Pending.class, "completed", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final EngineConfig config;
     private final InstantSource clock;
     private final UserAgentClassifier classifier;
     private final AtomicReference<CompiledPolicy> current;
     private final ClientStateStore store;
-    private final InFlightTable inFlight = new InFlightTable();
     private final LoadGate load = new LoadGate();
     private final OutcomeCounters counters = new OutcomeCounters(HISTORY_SECONDS);
     private final LatencyTracker latency = new LatencyTracker(LATENCY_SECONDS);
@@ -160,8 +168,7 @@ public final class ThrottleEngine {
      * @throws IllegalArgumentException when the request's peer address is not an IP literal
      */
     public Decision decide(Request request) {
-        Instant nowInstant = clock.instant();
-        long now = nowInstant.toEpochMilli();
+        long now = clock.millis();
         CompiledPolicy compiled = current.get();
         Policy policy = compiled.policy();
         IpAddress address = compiled.resolver().resolve(request);
@@ -174,12 +181,12 @@ public final class ThrottleEngine {
         ClientInfo client = new ClientInfo(address.toString(), userAgent, cls, match.crawlerName(), allowListed);
 
         // 1. pause
-        if (policy.pause().pauses(cls) && allowance != CompiledPolicy.Allowance.EXEMPT_INCLUDING_PAUSE) {
+        if (compiled.pauses(cls) && allowance != CompiledPolicy.Allowance.EXEMPT_INCLUDING_PAUSE) {
             return refuse(client, key, Reason.PAUSED, policy.refusal().retryAfterSeconds(), null, now,
                     policy.pause().all() ? "The service is paused." : "Service to " + cls + " clients is paused.");
         }
         // 2. bans
-        Ban ban = compiled.findBan(address, key, nowInstant);
+        Ban ban = compiled.findBan(address, key, now);
         if (ban != null) {
             return refuseBanned(client, key, ban, now);
         }
@@ -189,13 +196,13 @@ public final class ThrottleEngine {
         RateLimitStatus rate = rateLimit(limits, hits);
         if (allowListed) {
             load.enter();
-            return admit(new Pending(client, key, address, null, false, rate), now, false);
+            return admit(new Pending(client, key, address, null, null, rate), now, false);
         }
         // 3. crawler spacing
         CrawlerSlot slot = null;
         if (cls == RequestClass.CRAWLER) {
             Policy.Crawlers crawlers = policy.crawlers();
-            slot = store.reserveCrawlerSlot(key, now, crawlers.perCrawlerSeconds() * 1000L,
+            slot = store.reserveCrawlerSlot(key, hits.client(), now, crawlers.perCrawlerSeconds() * 1000L,
                     crawlers.allCrawlersSeconds() * 1000L);
             if (!slot.granted()) {
                 return refuse(client, key, slot.refusal(), ceilSeconds(slot.retryMillis()), rate, now,
@@ -213,14 +220,15 @@ public final class ThrottleEngine {
         }
         // 5. per-client concurrency
         int maxConcurrent = policy.perClient().maxConcurrent();
-        if (!inFlight.tryAcquire(key, maxConcurrent)) {
+        Object inFlight = store.acquireInFlight(key, hits.client(), maxConcurrent);
+        if (inFlight == null) {
             store.releaseCrawlerSlot(slot);
             return refuse(client, key, Reason.CLIENT_CONCURRENCY, policy.refusal().retryAfterSeconds(), rate, now,
                     "Already " + maxConcurrent + " requests in progress from this client.");
         }
-        Pending pending = new Pending(client, key, address, slot, true, rate);
+        Pending pending = new Pending(client, key, address, slot, inFlight, rate);
         // 7. progressive delay (before 6: see the essay above)
-        Policy.ProgressiveDelay progressive = policy.progressiveDelay().get(cls);
+        Policy.ProgressiveDelay progressive = compiled.progressiveDelay(cls);
         if (progressive != null && hits.hitsInWindow() > progressive.softHits()) {
             long delay = Math.min(progressive.maxDelayMillis(),
                     (long) (hits.hitsInWindow() - progressive.softHits()) * progressive.delayMillisPerHit());
@@ -268,7 +276,7 @@ public final class ThrottleEngine {
 
     private Decision admit(Pending pending, long now, boolean afterWait) {
         counters.admitted(pending.client.requestClass(), now, afterWait);
-        return new Decision.Admit(pending.client, new Slot(pending.key, pending.clientSlot), pending.rate);
+        return new Decision.Admit(pending.client, pending, pending.rate);
     }
 
     private Decision refuse(ClientInfo client, ClientKey key, Reason reason, long retryAfterSeconds,
@@ -294,70 +302,67 @@ public final class ThrottleEngine {
         return millis <= 0 ? 0 : (millis + 999) / 1000;
     }
 
-    /** What a decision holds between its rules and its admission: the client's concurrency and crawler slots. */
-    private final class Pending {
+    /**
+     * What a decision holds between its rules and its admission (the client's concurrency and crawler
+     * slots), and once admitted, the admission itself: its slots are released exactly once, guarded by a
+     * compare-and-set on {@link #completed}, so a duplicate {@code complete} is harmless.
+     */
+    private final class Pending implements Decision.Admission {
         final ClientInfo client;
         final ClientKey key;
         final IpAddress address;
         final CrawlerSlot crawlerSlot;
-        final boolean clientSlot;
+        /** The store's token for the client's in-flight slot, or null when none was taken (allow-listed). */
+        final Object inFlight;
         final RateLimitStatus rate;
+        /** 1 once completed; only through {@link #COMPLETED}. */
+        @SuppressWarnings("unused")
+        private volatile int completed;
 
-        Pending(ClientInfo client, ClientKey key, IpAddress address, CrawlerSlot crawlerSlot, boolean clientSlot,
+        Pending(ClientInfo client, ClientKey key, IpAddress address, CrawlerSlot crawlerSlot, Object inFlight,
                 RateLimitStatus rate) {
             this.client = client;
             this.key = key;
             this.address = address;
             this.crawlerSlot = crawlerSlot;
-            this.clientSlot = clientSlot;
+            this.inFlight = inFlight;
             this.rate = rate;
         }
 
         /** The request will not be served: give its slots back. Called at most once per pending. */
         void release() {
-            if (clientSlot) {
-                inFlight.release(key);
+            if (inFlight != null) {
+                store.releaseInFlight(inFlight);
             }
             store.releaseCrawlerSlot(crawlerSlot);
         }
 
+        /** The admitted request finished: frees its load and concurrency slots, once. */
+        @Override
+        public void complete(int status, long upstreamLatencyNanos) {
+            if (!COMPLETED.compareAndSet(this, 0, 1)) {
+                return;
+            }
+            load.exit();
+            if (inFlight != null) {
+                store.releaseInFlight(inFlight);
+            }
+            latency.record(upstreamLatencyNanos);
+        }
+
         /** A pause or ban installed while the request waited refuses it; else null. */
-        Decision refusedMeanwhile(CompiledPolicy compiled, Instant now) {
-            if (compiled.policy().pause().pauses(client.requestClass())) {
+        Decision refusedMeanwhile(CompiledPolicy compiled, long now) {
+            if (compiled.pauses(client.requestClass())) {
                 release();
                 return refuse(client, key, Reason.PAUSED, compiled.policy().refusal().retryAfterSeconds(), rate,
-                        now.toEpochMilli(), "The service was paused while this request waited.");
+                        now, "The service was paused while this request waited.");
             }
             Ban ban = compiled.findBan(address, key, now);
             if (ban != null) {
                 release();
-                return refuseBanned(client, key, ban, now.toEpochMilli());
+                return refuseBanned(client, key, ban, now);
             }
             return null;
-        }
-    }
-
-    /** An admitted request's slots, released exactly once. */
-    private final class Slot implements Decision.Admission {
-        private final ClientKey key;
-        private final boolean clientSlot;
-        private final AtomicBoolean done = new AtomicBoolean();
-
-        Slot(ClientKey key, boolean clientSlot) {
-            this.key = key;
-            this.clientSlot = clientSlot;
-        }
-
-        @Override
-        public void complete(int status, long upstreamLatencyNanos) {
-            if (!done.compareAndSet(false, true)) {
-                return;
-            }
-            load.exit();
-            if (clientSlot) {
-                inFlight.release(key);
-            }
-            latency.record(upstreamLatencyNanos);
         }
     }
 
@@ -380,10 +385,10 @@ public final class ThrottleEngine {
                         ? "resumed" : "cancelled"));
             }
             leaveWait();
-            Instant now = clock.instant();
+            long now = clock.millis();
             CompiledPolicy compiled = current.get();
             Decision refused = pending.refusedMeanwhile(compiled, now);
-            return refused != null ? refused : proceed(compiled.policy(), now.toEpochMilli());
+            return refused != null ? refused : proceed(compiled.policy(), now);
         }
 
         @Override
@@ -516,7 +521,7 @@ public final class ThrottleEngine {
     private ClientRow row(ClientSample sample, CompiledPolicy compiled, Instant now) {
         ClientKey key = sample.key();
         ClientStatus status;
-        if (compiled.findBan(key.address(), key, now) != null) {
+        if (compiled.findBan(key.address(), key, now.toEpochMilli()) != null) {
             status = ClientStatus.BANNED;
         } else if (sample.allowListed()) {
             status = ClientStatus.ALLOWED;
@@ -527,7 +532,7 @@ public final class ThrottleEngine {
             status = ClientStatus.OK;
         }
         return new ClientRow(key.ip(), key.userAgent(), sample.requestClass(), sample.crawlerName(),
-                sample.hitsInWindow(), inFlight.inFlight(key), sample.hitsPerSecond(), sample.refusedPerSecond(),
+                sample.hitsInWindow(), sample.inFlight(), sample.hitsPerSecond(), sample.refusedPerSecond(),
                 status, Instant.ofEpochMilli(sample.lastSeenMillis()));
     }
 }

@@ -17,6 +17,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -180,6 +181,58 @@ class ConcurrencyHammerTest {
         assertThat(snapshot.load().waiting()).isZero();
         assertThat(total(snapshot, RequestClass.BOT, false) + cancelled.sum()).isEqualTo(decisions.sum());
         assertThat(engine.decide(Request.direct("198.51.100.1", CURL))).isInstanceOf(Decision.Admit.class);
+    }
+
+    @Test
+    void perClientConcurrencyHoldsWhileTheTableEvictsClientsWithRequestsRunning() throws Exception {
+        // 64 clients through a table of 16: clients are evicted all the time, many with requests in flight
+        int clients = 64;
+        ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults().withMaxTrackedClients(16), clock,
+                Policy.defaults().withHitStack(new Policy.HitStack(60, 1_000_000))
+                        .withPerClient(new Policy.PerClient(2)).withLoad(new Policy.Load(1_000_000, 10, 500)),
+                new FakeClassifier());
+        AtomicIntegerArray running = new AtomicIntegerArray(clients);
+        AtomicInteger mostRunning = new AtomicInteger();
+        LongAdder admitted = new LongAdder();
+        AtomicInteger seed = new AtomicInteger(7);
+        hammer(() -> {
+            Random random = new Random(seed.getAndIncrement());
+            List<int[]> heldClients = new ArrayList<>();
+            List<Decision.Admit> held = new ArrayList<>();
+            for (int i = 0; i < 20_000; i++) {
+                int c = random.nextInt(clients);
+                if (engine.decide(Request.direct("203.0.113." + c, BROWSER)) instanceof Decision.Admit admit) {
+                    mostRunning.accumulateAndGet(running.incrementAndGet(c), Math::max);
+                    admitted.increment();
+                    heldClients.add(new int[] {c});
+                    held.add(admit);
+                }
+                if (!held.isEmpty() && random.nextInt(3) != 0) {
+                    int at = random.nextInt(held.size());
+                    running.decrementAndGet(heldClients.remove(at)[0]); // before the engine frees the slot
+                    held.remove(at).admission().complete(200, 1000);
+                }
+            }
+            for (int at = 0; at < held.size(); at++) {
+                running.decrementAndGet(heldClients.get(at)[0]);
+                held.get(at).admission().complete(200, 1000);
+            }
+            return null;
+        });
+        assertThat(mostRunning.get()).isBetween(1, 2);
+        Snapshot snapshot = engine.snapshot();
+        assertThat(snapshot.load().inFlight()).isZero();
+        assertThat(snapshot.clients().evicted()).isPositive();
+        assertThat(admitted.sum()).isGreaterThan(THREADS * 20_000L / 2);
+        // no count was lost or leaked: every client has exactly its two slots again
+        for (int c = 0; c < clients; c++) {
+            Decision.Admit one = EngineFixture.admitted(EngineFixture.decide(engine, "203.0.113." + c, BROWSER));
+            Decision.Admit two = EngineFixture.admitted(EngineFixture.decide(engine, "203.0.113." + c, BROWSER));
+            EngineFixture.refused(EngineFixture.decide(engine, "203.0.113." + c, BROWSER), Reason.CLIENT_CONCURRENCY);
+            one.admission().complete(200, 1000);
+            two.admission().complete(200, 1000);
+        }
+        assertThat(engine.snapshot().load().inFlight()).isZero();
     }
 
     private static void handle(Decision decision, List<Decision.Admit> held, List<Decision.Wait> waits,

@@ -8,6 +8,7 @@ import io.sluice.engine.RequestClass;
  * @param hitsPerSecond     hits in each of the last 60 seconds, oldest first
  * @param refusedPerSecond  refusals in each of the last 60 seconds, oldest first
  * @param lastLimitedMillis the last refusal or delay, or {@code Long.MIN_VALUE}
+ * @param inFlight          requests of the client in flight
  */
 public record ClientSample(
         ClientKey key,
@@ -18,5 +19,6 @@ public record ClientSample(
         int[] hitsPerSecond,
         int[] refusedPerSecond,
         long lastSeenMillis,
-        long lastLimitedMillis) {
+        long lastLimitedMillis,
+        int inFlight) {
 }

@@ -1,23 +1,58 @@
 package io.sluice.engine.internal;
 
 import io.sluice.engine.RequestClass;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
- * The mutable state of one tracked client: per-second hit counts (the hit stack and the heatmap row
- * in one), refusals per second, and the time it was last served as a crawler. Guarded by its own
- * monitor: one client's requests rarely race, so the lock is nearly always uncontended.
+ * One tracked client: its key (the state is its own table key, see {@link ClientKey}), per-second hit
+ * counts (the hit stack and the heatmap row in one), refusals per second, the time it was last served as
+ * a crawler, and its requests in flight (rule 5).
  *
- * <p>Per-second buckets make the window slide a second at a time: a hit made at 0.9 s leaves a 15 s
- * window at 15.0 s. Counts saturate at 65,535 per second (a char each).
+ * <p>Hit stack, refusals and crawler spacing are guarded by the object's own monitor: one client's requests
+ * rarely race, so the lock is nearly always uncontended. Per-second buckets make the window slide a second
+ * at a time: a hit made at 0.9 s leaves a 15 s window at 15.0 s. Counts saturate at 65,535 per second (a
+ * char each).
+ *
+ * <p>Requests in flight are one atomic int, taken and given back by compare-and-set without the monitor.
+ * Its sign bit means <em>detached</em>: the table evicted this client. A detached state refuses new slots
+ * (the caller looks the client up again) while its running requests still give theirs back here; the store
+ * keeps a detached state that still has requests in flight aside and puts it back in the table if the
+ * client returns, so a running request is never forgotten (see {@link LocalClientStateStore}).
  *
  * <p>Memory. Most clients of a spray are seen in one second only, so a client starts in "single
  * second" form (one count in a field, no array) and gets its 60-bucket ring (136 bytes) only when it
  * comes back in another second while earlier hits still count. The refusal ring is allocated on the
- * first refusal. A one-second client costs about 72 bytes here.
+ * first refusal.
  */
-final class ClientState {
+final class ClientState extends ClientKey {
     /** Ring length: the heatmap row and the longest window allowed (see PolicyValidator). */
     static final int RING = 60;
+
+    /** {@link #tryAcquire}: a slot was taken. */
+    static final int ACQUIRED = 0;
+    /** {@link #tryAcquire}: the client already has {@code max} in flight. */
+    static final int FULL = 1;
+    /** {@link #tryAcquire}: this state was evicted; look the client up again. */
+    static final int DETACHED = 2;
+
+    /** Hits of a new client reported to the eviction policy one by one (its frequency counters saturate at 15). */
+    static final int YOUNG_HITS = 16;
+
+    private static final int DETACHED_BIT = Integer.MIN_VALUE;
+    private static final VarHandle IN_FLIGHT;
+
+    static {
+        try {
+            IN_FLIGHT = MethodHandles.lookup().findVarHandle(ClientState.class, "inFlight", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Requests in flight; {@link #DETACHED_BIT} once evicted. Only through {@link #IN_FLIGHT}. */
+    @SuppressWarnings("unused")
+    private volatile int inFlight;
 
     /** Null while every hit still counted is in {@link #newestSecond} (then {@link #singleCount} holds them). */
     private char[] hits;
@@ -30,6 +65,106 @@ final class ClientState {
     private RequestClass requestClass;
     private String crawlerName;
     private boolean allowListed;
+
+    /**
+     * What the eviction policy was last told (see {@link #reportAccess}). Read and written without a lock: a
+     * race only tells the policy once more or once less, which changes nothing that matters.
+     */
+    private int reportedHits;
+    private long reportedSecond = Long.MIN_VALUE;
+
+    ClientState(ClientKey key) {
+        super(key);
+    }
+
+    /** A state with no address, for tests of the buckets alone. */
+    ClientState() {
+        this(new ClientKey(null, ""));
+    }
+
+    // ---------------------------------------------------------------- rule 5: requests in flight
+
+    /** Takes a slot if fewer than {@code max} are in flight: {@link #ACQUIRED}, {@link #FULL} or {@link #DETACHED}. */
+    int tryAcquire(int max) {
+        while (true) {
+            int now = (int) IN_FLIGHT.getVolatile(this);
+            if (now < 0) {
+                return DETACHED;
+            }
+            if (now >= max) {
+                return FULL;
+            }
+            if (IN_FLIGHT.compareAndSet(this, now, now + 1)) {
+                return ACQUIRED;
+            }
+        }
+    }
+
+    /** Gives a slot back; true when that left a detached state with nothing in flight. */
+    boolean release() {
+        return (int) IN_FLIGHT.getAndAdd(this, -1) - 1 == DETACHED_BIT;
+    }
+
+    /** Requests in flight now. */
+    int inFlight() {
+        return (int) IN_FLIGHT.getVolatile(this) & Integer.MAX_VALUE;
+    }
+
+    /** Marks the state evicted (new slots are refused from now on); returns the requests still in flight. */
+    int detach() {
+        while (true) {
+            int now = (int) IN_FLIGHT.getVolatile(this);
+            if (IN_FLIGHT.compareAndSet(this, now, now | DETACHED_BIT)) {
+                return now & Integer.MAX_VALUE;
+            }
+        }
+    }
+
+    /**
+     * Puts an evicted state back in service for its returning client: the requests still in flight stay
+     * counted, everything else starts afresh, as for any client the table had forgotten.
+     */
+    synchronized void reattach() {
+        hits = null;
+        refusals = null;
+        singleCount = 0;
+        newestSecond = Long.MIN_VALUE;
+        lastServedMillis = Long.MIN_VALUE;
+        lastSeenMillis = 0;
+        lastLimitedMillis = Long.MIN_VALUE;
+        reportedHits = 0;
+        reportedSecond = Long.MIN_VALUE;
+        while (true) {
+            int now = (int) IN_FLIGHT.getVolatile(this);
+            if (IN_FLIGHT.compareAndSet(this, now, now & Integer.MAX_VALUE)) {
+                return;
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- eviction policy
+
+    /**
+     * Whether this request should be reported to the table's eviction policy: each of a client's first
+     * {@link #YOUNG_HITS} requests (so a client seen a few times is told apart from a one-request newcomer
+     * at once), then its first request in each second (enough for its frequency and recency, at a fraction
+     * of the cost when a client sends many requests).
+     */
+    boolean reportAccess(long nowMillis) {
+        long second = Math.floorDiv(nowMillis, 1000);
+        if (reportedHits < YOUNG_HITS) {
+            reportedHits++;
+            reportedSecond = second;
+            return true;
+        }
+        if (second != reportedSecond) {
+            reportedSecond = second;
+            return true;
+        }
+        return false;
+    }
+
+    // ---------------------------------------------------------------- rules 3 and 4, telemetry
 
     synchronized HitStackState push(long nowMillis, RequestClass cls, String crawler, boolean allowed,
                                     int windowSeconds, int maxHits) {
@@ -58,31 +193,43 @@ final class ClientState {
         return hits[index(second)];
     }
 
+    /** The window ending at {@link #newestSecond}: walks the ring from its oldest second, no division per second. */
     private HitStackState state(long nowMillis, int windowSeconds, int maxHits) {
         long first = newestSecond - windowSeconds + 1;
         int total = 0;
         long oldestNonEmpty = Long.MIN_VALUE;
-        for (long s = first; s <= newestSecond; s++) {
-            int n = count(s);
-            if (n > 0 && oldestNonEmpty == Long.MIN_VALUE) {
-                oldestNonEmpty = s;
+        if (hits == null) {
+            total = singleCount; // only the newest second holds hits
+            if (total > 0) {
+                oldestNonEmpty = newestSecond;
             }
-            total += n;
+        } else {
+            int slot = index(first);
+            for (long s = first; s <= newestSecond; s++) {
+                int n = hits[slot];
+                if (n > 0 && oldestNonEmpty == Long.MIN_VALUE) {
+                    oldestNonEmpty = s;
+                }
+                total += n;
+                slot = slot == RING - 1 ? 0 : slot + 1;
+            }
         }
         long untilBelow = 0;
         if (total >= maxHits) {
             int remaining = total;
+            int slot = index(first);
             for (long s = first; s <= newestSecond; s++) {
-                remaining -= count(s);
+                remaining -= hits == null ? (s == newestSecond ? singleCount : 0) : hits[slot];
                 if (remaining < maxHits) {
                     untilBelow = Math.max(0, (s + windowSeconds) * 1000 - nowMillis);
                     break;
                 }
+                slot = slot == RING - 1 ? 0 : slot + 1;
             }
         }
         long untilReset = oldestNonEmpty == Long.MIN_VALUE ? 0
                 : Math.max(0, (oldestNonEmpty + windowSeconds) * 1000 - nowMillis);
-        return new HitStackState(total, untilBelow, untilReset);
+        return new HitStackState(total, untilBelow, untilReset, this);
     }
 
     /** Moves to {@code second}, clearing the seconds that went by. A clock going back counts as now. */
@@ -182,7 +329,7 @@ final class ClientState {
             total += count(s);
         }
         return new ClientSample(key, requestClass, crawlerName, allowListed, total, hitRow, refusedRow,
-                lastSeenMillis, lastLimitedMillis);
+                lastSeenMillis, lastLimitedMillis, inFlight());
     }
 
     private static int index(long second) {

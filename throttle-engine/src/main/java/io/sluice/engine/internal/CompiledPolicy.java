@@ -1,7 +1,6 @@
 package io.sluice.engine.internal;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
+import io.sluice.engine.RequestClass;
 import io.sluice.engine.net.Cidr;
 import io.sluice.engine.net.CidrMap;
 import io.sluice.engine.net.CidrSet;
@@ -30,37 +29,46 @@ public final class CompiledPolicy {
     /** What the allow-list says about a client. */
     public enum Allowance { NONE, EXEMPT, EXEMPT_INCLUDING_PAUSE }
 
+    /** Slots of the per-user-agent memo of the agent rules (a power of two). */
+    static final int AGENT_MEMO_SLOTS = 1024;
+    /** Longer user agents are matched every time rather than remembered. */
+    static final int AGENT_MEMO_MAX_LENGTH = 512;
+    private static final BanRule[] NO_BANS = new BanRule[0];
+
     private final Policy policy;
     private final ClientAddressResolver resolver;
-    private final CidrMap<Ban> ipBans;
+    private final CidrMap<BanRule> ipBans;
     private final List<IpBan> allIpBans;
     private final List<AgentBan> agentBans;
-    private final Map<ClientKey, Ban> clientBans;
+    private final Map<ClientKey, BanRule> clientBans;
     private final CidrMap<AllowEntry> allowIps;
     private final List<AllowIp> allowIpList;
     private final List<AllowAgent> allowAgents;
-    /** Bounded: a spray of unique user agents churns it but never grows it. */
-    private final Cache<String, AgentMatches> agentMatchCache = Caffeine.newBuilder().maximumSize(10_000).build();
+    private final AgentVerdict[] agentMemo;
+    /** Rule 1 and rule 7 per class, by ordinal: an array read instead of a list or map lookup per request. */
+    private final boolean[] paused;
+    private final Policy.ProgressiveDelay[] progressive;
 
     /** @throws IllegalArgumentException when the policy was not validated first */
     public CompiledPolicy(Policy policy) {
         this.policy = policy;
         this.resolver = new ClientAddressResolver(CidrSet.parse(policy.trustedProxies()));
-        CidrMap.Builder<Ban> ipBuilder = CidrMap.builder();
+        CidrMap.Builder<BanRule> ipBuilder = CidrMap.builder();
         List<IpBan> ips = new ArrayList<>();
         List<AgentBan> agents = new ArrayList<>();
-        Map<ClientKey, Ban> exact = new HashMap<>();
+        Map<ClientKey, BanRule> exact = new HashMap<>();
         for (Ban ban : policy.bans()) {
+            BanRule rule = BanRule.of(ban);
             switch (ban.type()) {
                 case IP -> {
                     Cidr cidr = Cidr.parse(ban.value());
-                    ipBuilder.put(cidr, ban);
-                    ips.add(new IpBan(cidr, ban));
+                    ipBuilder.put(cidr, rule);
+                    ips.add(new IpBan(cidr, rule));
                 }
                 case AGENT -> agents.add(isRegex(ban.value())
-                        ? new AgentBan(ban, agentMatcher(ban.value()), null)
-                        : new AgentBan(ban, null, ban.value().toLowerCase(Locale.ROOT)));
-                case CLIENT -> exact.putIfAbsent(clientBanKey(ban.value()), ban);
+                        ? new AgentBan(rule, agentMatcher(ban.value()), null)
+                        : new AgentBan(rule, null, ban.value().toLowerCase(Locale.ROOT)));
+                case CLIENT -> exact.putIfAbsent(clientBanKey(ban.value()), rule);
                 default -> throw new IllegalArgumentException("unknown ban type " + ban.type());
             }
         }
@@ -83,6 +91,14 @@ public final class CompiledPolicy {
         this.allowIps = allowBuilder.build();
         this.allowIpList = List.copyOf(allowIpEntries);
         this.allowAgents = List.copyOf(allowAgentEntries);
+        RequestClass[] classes = RequestClass.values();
+        this.paused = new boolean[classes.length];
+        this.progressive = new Policy.ProgressiveDelay[classes.length];
+        for (RequestClass cls : classes) {
+            paused[cls.ordinal()] = policy.pause().pauses(cls);
+            progressive[cls.ordinal()] = policy.progressiveDelay().get(cls);
+        }
+        this.agentMemo = agents.isEmpty() && allowAgentEntries.isEmpty() ? null : new AgentVerdict[AGENT_MEMO_SLOTS];
     }
 
     public Policy policy() {
@@ -91,6 +107,16 @@ public final class CompiledPolicy {
 
     public ClientAddressResolver resolver() {
         return resolver;
+    }
+
+    /** Rule 1: whether the policy pauses {@code cls} (the whole service or that class). */
+    public boolean pauses(RequestClass cls) {
+        return paused[cls.ordinal()];
+    }
+
+    /** Rule 7: the class's progressive delay, or null when it has none. */
+    public Policy.ProgressiveDelay progressiveDelay(RequestClass cls) {
+        return progressive[cls.ordinal()];
     }
 
     /** A regular expression when written {@code /.../}, else a case-insensitive substring. */
@@ -111,31 +137,39 @@ public final class CompiledPolicy {
         return new ClientKey(IpAddress.parse(value.substring(0, bar).strip()), value.substring(bar + 1));
     }
 
-    /** Rule 2: the first ban in force at {@code now} matching the client, or null. */
-    public Ban findBan(IpAddress address, ClientKey key, Instant now) {
+    /**
+     * Rule 2: the first ban in force at {@code nowMillis} matching the client, or null.
+     *
+     * <p>A ban with {@code expiresAt} applies while {@code nowMillis} is before it: at whole-millisecond expiry
+     * times (what the admin API and the JSON form carry) this is exactly {@link Ban#activeAt}; an expiry with a
+     * sub-millisecond part ends at the next whole millisecond, since the engine reads its clock in milliseconds.
+     */
+    public Ban findBan(IpAddress address, ClientKey key, long nowMillis) {
         if (!ipBans.isEmpty()) {
-            Ban longest = ipBans.longestMatch(address);
+            BanRule longest = ipBans.longestMatch(address);
             if (longest != null) {
-                if (longest.activeAt(now)) {
-                    return longest;
+                if (longest.activeAt(nowMillis)) {
+                    return longest.ban;
                 }
                 // the most specific ban expired; a wider one may still be in force
                 for (IpBan ipBan : allIpBans) {
-                    if (ipBan.ban.activeAt(now) && ipBan.cidr.contains(address)) {
-                        return ipBan.ban;
+                    if (ipBan.rule.activeAt(nowMillis) && ipBan.cidr.contains(address)) {
+                        return ipBan.rule.ban;
                     }
                 }
             }
         }
-        for (AgentBan agentBan : agentMatches(key.userAgent()).bans()) {
-            if (agentBan.ban.activeAt(now)) {
-                return agentBan.ban;
+        if (!agentBans.isEmpty()) {
+            for (BanRule rule : agentVerdict(key.userAgent()).bans) {
+                if (rule.activeAt(nowMillis)) {
+                    return rule.ban;
+                }
             }
         }
         if (!clientBans.isEmpty()) {
-            Ban exact = clientBans.get(key);
-            if (exact != null && exact.activeAt(now)) {
-                return exact;
+            BanRule exact = clientBans.get(key);
+            if (exact != null && exact.activeAt(nowMillis)) {
+                return exact.ban;
             }
         }
         return null;
@@ -154,45 +188,64 @@ public final class CompiledPolicy {
                 }
             }
         }
-        for (AllowAgent agent : agentMatches(userAgent).allows()) {
-            result = max(result, agent.entry);
+        if (!allowAgents.isEmpty()) {
+            Allowance byAgent = agentVerdict(userAgent).allowance;
+            result = byAgent.ordinal() > result.ordinal() ? byAgent : result;
         }
         return result;
     }
 
     /**
-     * The agent bans and allow entries {@code userAgent} matches, worked out once per user agent and
-     * policy version: a request's user agent is one of a few hundred in practice, and matching it
-     * against every substring and expression on each request cost more than the rest of the rules.
+     * What the agent bans and agent allow-list entries say about {@code userAgent}, whatever the time: the
+     * matching bans in policy order and the allowance. Remembered per user agent in a small direct-mapped
+     * table (a slot per hash, the newest user agent wins a slot), so a user agent seen before costs one
+     * array read and a string comparison instead of lower-casing it and scanning every entry. Entries are
+     * immutable and published through final fields, so the unsynchronised table is safe: a race only
+     * computes a verdict twice. Bounded: {@link #AGENT_MEMO_SLOTS} entries of user agents up to
+     * {@link #AGENT_MEMO_MAX_LENGTH} characters (longer ones are matched every time).
      */
-    private AgentMatches agentMatches(String userAgent) {
-        if (agentBans.isEmpty() && allowAgents.isEmpty()) {
-            return AgentMatches.NONE;
+    private AgentVerdict agentVerdict(String userAgent) {
+        if (userAgent.length() > AGENT_MEMO_MAX_LENGTH) {
+            return matchAgent(userAgent);
         }
-        return agentMatchCache.get(userAgent, this::match);
+        int h = userAgent.hashCode();
+        int slot = (h ^ (h >>> 16)) & (AGENT_MEMO_SLOTS - 1);
+        AgentVerdict memo = agentMemo[slot];
+        if (memo != null && (memo.userAgent == userAgent || memo.userAgent.equals(userAgent))) {
+            return memo;
+        }
+        AgentVerdict verdict = matchAgent(userAgent);
+        agentMemo[slot] = verdict;
+        return verdict;
     }
 
-    private AgentMatches match(String userAgent) {
-        String lower = userAgent.toLowerCase(Locale.ROOT);
-        List<AgentBan> bans = new ArrayList<>();
+    private AgentVerdict matchAgent(String userAgent) {
+        String lower = null;
+        List<BanRule> bans = new ArrayList<>(0);
         for (AgentBan agentBan : agentBans) {
-            if (agentBan.pattern != null ? agentBan.pattern.matcher(userAgent).find()
-                    : lower.contains(agentBan.lowerValue)) {
-                bans.add(agentBan);
+            if (agentBan.pattern != null) {
+                if (agentBan.pattern.matcher(userAgent).find()) {
+                    bans.add(agentBan.rule);
+                }
+            } else {
+                if (lower == null) {
+                    lower = userAgent.toLowerCase(Locale.ROOT);
+                }
+                if (lower.contains(agentBan.lowerValue)) {
+                    bans.add(agentBan.rule);
+                }
             }
         }
-        List<AllowAgent> allows = new ArrayList<>();
+        Allowance allowance = Allowance.NONE;
         for (AllowAgent agent : allowAgents) {
+            if (lower == null) {
+                lower = userAgent.toLowerCase(Locale.ROOT);
+            }
             if (lower.contains(agent.lowerValue)) {
-                allows.add(agent);
+                allowance = max(allowance, agent.entry);
             }
         }
-        return bans.isEmpty() && allows.isEmpty() ? AgentMatches.NONE
-                : new AgentMatches(List.copyOf(bans), List.copyOf(allows));
-    }
-
-    private record AgentMatches(List<AgentBan> bans, List<AllowAgent> allows) {
-        static final AgentMatches NONE = new AgentMatches(List.of(), List.of());
+        return new AgentVerdict(userAgent, bans.isEmpty() ? NO_BANS : bans.toArray(NO_BANS), allowance);
     }
 
     private static Allowance max(Allowance current, AllowEntry entry) {
@@ -200,11 +253,39 @@ public final class CompiledPolicy {
         return candidate.ordinal() > current.ordinal() ? candidate : current;
     }
 
-    private record IpBan(Cidr cidr, Ban ban) {
+    /** A ban with its expiry in milliseconds: in force while {@code nowMillis < activeUntilMillis}. */
+    private record BanRule(Ban ban, long activeUntilMillis) {
+        static BanRule of(Ban ban) {
+            return new BanRule(ban, ban.expiresAt() == null ? Long.MAX_VALUE : ceilMillis(ban.expiresAt()));
+        }
+
+        boolean activeAt(long nowMillis) {
+            return nowMillis < activeUntilMillis;
+        }
+    }
+
+    /**
+     * The first whole millisecond not before {@code instant}: for a whole-millisecond {@code now},
+     * {@code now < ceilMillis(e)} exactly when {@code now} is before {@code e}.
+     */
+    static long ceilMillis(Instant instant) {
+        try {
+            long millis = Math.multiplyExact(instant.getEpochSecond(), 1000L);
+            return Math.addExact(millis, (instant.getNano() + 999_999) / 1_000_000);
+        } catch (ArithmeticException e) {
+            return instant.getEpochSecond() < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
+        }
+    }
+
+    private record IpBan(Cidr cidr, BanRule rule) {
     }
 
     /** A regular expression ({@code pattern}) or a lower-cased substring ({@code lowerValue}). */
-    private record AgentBan(Ban ban, Pattern pattern, String lowerValue) {
+    private record AgentBan(BanRule rule, Pattern pattern, String lowerValue) {
+    }
+
+    /** The time-independent part of the agent rules for one user agent (see {@link #agentVerdict}). */
+    private record AgentVerdict(String userAgent, BanRule[] bans, Allowance allowance) {
     }
 
     private record AllowIp(Cidr cidr, AllowEntry entry) {

@@ -12,13 +12,15 @@ package io.sluice.engine.net;
  * reports IPv4 peers that way, and a ban on {@code 192.0.2.1} must hold whichever form arrives.
  *
  * <p>The value is held as two longs (IPv4 in the low 32 bits of {@link #low()}), so matching is
- * arithmetic and allocation-free. Instances are immutable.
+ * arithmetic and allocation-free. Instances are immutable (the text form is remembered once known).
  */
 public final class IpAddress {
 
     private final long high;
     private final long low;
     private final boolean ipv4;
+    /** The canonical text, once known (parsed from it, or computed by {@link #toString()}); racy but benign. */
+    private String text;
 
     private IpAddress(long high, long low, boolean ipv4) {
         this.high = high;
@@ -61,7 +63,11 @@ public final class IpAddress {
         if (text == null) {
             throw new IllegalArgumentException("IP address is missing");
         }
-        IpAddress address = parse(text, 0, text.length());
+        IpAddress address = parseCanonicalIpv4(text);
+        if (address != null) {
+            return address;
+        }
+        address = parse(text, 0, text.length());
         if (address == null) {
             throw new IllegalArgumentException("not an IPv4 or IPv6 address: '" + abbreviate(text) + "'");
         }
@@ -70,7 +76,30 @@ public final class IpAddress {
 
     /** Parses an IP literal, or returns null when {@code text} is null or not one. */
     public static IpAddress tryParse(String text) {
-        return text == null ? null : parse(text, 0, text.length());
+        if (text == null) {
+            return null;
+        }
+        IpAddress address = parseCanonicalIpv4(text);
+        return address != null ? address : parse(text, 0, text.length());
+    }
+
+    /**
+     * The common case in one pass: a dotted quad, which the strict IPv4 syntax makes canonical, so the
+     * text itself is kept as the address's {@link #toString()} (no formatting per request). Null for
+     * anything else (IPv6, brackets, zones, malformed), which the general parser then handles.
+     */
+    private static IpAddress parseCanonicalIpv4(String text) {
+        int length = text.length();
+        if (length < 7 || length > 15) {
+            return null;
+        }
+        long v4 = parseIpv4(text, 0, length);
+        if (v4 < 0) {
+            return null;
+        }
+        IpAddress address = new IpAddress(0, v4, true);
+        address.text = text;
+        return address;
     }
 
     /**
@@ -144,6 +173,15 @@ public final class IpAddress {
     /** Dotted quad, or the RFC 5952 canonical IPv6 text (lower case, longest zero run compressed). */
     @Override
     public String toString() {
+        String known = text;
+        if (known == null) {
+            known = format();
+            text = known;
+        }
+        return known;
+    }
+
+    private String format() {
         if (ipv4) {
             return ((low >>> 24) & 0xFF) + "." + ((low >>> 16) & 0xFF) + "."
                     + ((low >>> 8) & 0xFF) + "." + (low & 0xFF);

@@ -1,0 +1,103 @@
+package io.sluice.engine.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.engine.ClientInfo;
+import io.sluice.engine.RequestClass;
+import io.sluice.engine.net.IpAddress;
+import io.sluice.engine.policy.Policy;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** Requests in flight survive the eviction of their client, and are counted once when it returns. */
+class LocalClientStateStoreTest {
+
+    private static final Policy.HitStack LIMITS = new Policy.HitStack(15, 1_000);
+    private static final int IDLE_SECONDS = 60;
+
+    private final AtomicLong millis = new AtomicLong(Instant.parse("2026-11-22T10:00:00Z").toEpochMilli());
+    private final InstantSource clock = new InstantSource() {
+        @Override
+        public Instant instant() {
+            return Instant.ofEpochMilli(millis.get());
+        }
+
+        @Override
+        public long millis() {
+            return millis.get();
+        }
+    };
+    private final LocalClientStateStore store = new LocalClientStateStore(100, Duration.ofSeconds(IDLE_SECONDS), clock);
+    private final ClientKey key = new ClientKey(IpAddress.parse("192.0.2.1"), "curl/8.5.0");
+    private final ClientInfo info = new ClientInfo("192.0.2.1", "curl/8.5.0", RequestClass.BOT, null, false);
+
+    private HitStackState push() {
+        return store.pushHit(new ClientKey(IpAddress.parse("192.0.2.1"), "curl/8.5.0"), info, millis.get(), LIMITS);
+    }
+
+    /** Idles the client out of the table (an eviction, as a full table would do). */
+    private void evict() {
+        millis.addAndGet((IDLE_SECONDS + 1) * 1000L);
+        assertThat(store.tracked()).isZero();
+    }
+
+    @Test
+    void anEvictedClientWithRequestsInFlightComesBackWithThemCounted() {
+        HitStackState first = push();
+        Object a = store.acquireInFlight(key, first.client(), 2);
+        Object b = store.acquireInFlight(key, first.client(), 2);
+        assertThat(a).isNotNull();
+        assertThat(b).isNotNull();
+        assertThat(store.acquireInFlight(key, first.client(), 2)).isNull();
+
+        evict();
+        assertThat(store.evicted()).isEqualTo(1);
+        assertThat(store.orphaned()).isEqualTo(1);
+        // a request that pushed its hit before the eviction cannot take a slot on the evicted state behind
+        // the table's back: it is sent to the live one, which still counts the two running requests
+        assertThat(store.acquireInFlight(key, first.client(), 2)).isNull();
+
+        HitStackState again = push();
+        assertThat(again.hitsInWindow()).isEqualTo(1); // forgotten hits, as for any evicted client
+        assertThat(store.orphaned()).isZero();
+        assertThat(store.acquireInFlight(key, again.client(), 2)).isNull();
+        store.releaseInFlight(a);
+        Object c = store.acquireInFlight(key, again.client(), 2);
+        assertThat(c).isNotNull();
+        assertThat(store.acquireInFlight(key, again.client(), 2)).isNull();
+        store.releaseInFlight(b);
+        store.releaseInFlight(c);
+        assertThat(store.busiest(1, millis.get(), 15).get(0).inFlight()).isZero();
+    }
+
+    @Test
+    void theOrphanIsDroppedWhenItsLastRequestCompletes() {
+        HitStackState first = push();
+        Object a = store.acquireInFlight(key, first.client(), 1);
+        evict();
+        assertThat(store.orphaned()).isEqualTo(1);
+        store.releaseInFlight(a);
+        assertThat(store.orphaned()).isZero();
+
+        HitStackState again = push();
+        assertThat(store.acquireInFlight(key, again.client(), 1)).isNotNull();
+        assertThat(store.acquireInFlight(key, again.client(), 1)).isNull();
+    }
+
+    @Test
+    void aClientEvictedWithNothingInFlightLeavesNoOrphanAndStartsAtZero() {
+        HitStackState first = push();
+        store.releaseInFlight(store.acquireInFlight(key, first.client(), 1));
+        evict();
+        assertThat(store.orphaned()).isZero();
+        // the stale handle of a request that raced the eviction finds the new state
+        Object slot = store.acquireInFlight(key, first.client(), 1);
+        assertThat(slot).isNotNull();
+        assertThat(store.tracked()).isEqualTo(1);
+        assertThat(store.acquireInFlight(key, push().client(), 1)).isNull();
+        store.releaseInFlight(slot);
+    }
+}
