@@ -308,6 +308,14 @@ class FrontEndTest {
         }
     }
 
+    private static int lineCount(Path file) {
+        try {
+            return Files.exists(file) ? Files.readAllLines(file).size() : 0;
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     private void awaitEngine(java.util.function.BooleanSupplier condition) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (!condition.getAsBoolean()) {
@@ -324,6 +332,8 @@ class FrontEndTest {
 
         get(front, "/hello?x=1", FIREFOX, null);
         get(front, "/again", FIREFOX, null);
+        // A line is written when its response is done, which the client may see a moment before.
+        awaitEngine(() -> lineCount(file) == 2);
         accessLog.close();
 
         List<String> lines = Files.readAllLines(file);
