@@ -515,7 +515,7 @@ public final class ThrottleEngine {
         return new Snapshot(nowInstant, policy.version(), policy.pause(), counters.lastSeconds(now),
                 new LoadState(load.inFlight(), load.waiting(), policy.load().maxActive(), policy.load().maxWaiting()),
                 latency.summary(now), List.copyOf(rows),
-                new ClientTableStats(store.tracked(), store.capacity(), store.evicted()), bans);
+                new ClientTableStats(store.tracked(), store.capacity(), store.evicted()), bans, counters.totals());
     }
 
     private ClientRow row(ClientSample sample, CompiledPolicy compiled, Instant now) {

@@ -68,6 +68,26 @@ class TelemetryTest {
     }
 
     @Test
+    void totalsSinceStartKeepTheSecondsThatLeftTheHistory() {
+        ThrottleEngine engine = EngineFixture.engine(clock, Policy.defaults());
+        served(decide(engine, "192.0.2.1", BROWSER));
+        for (int i = 0; i < 11; i++) {
+            Decision decision = decide(engine, "192.0.2.2", CURL);
+            if (decision instanceof Decision.Admit admit) {
+                admit.admission().complete(200, 1000);
+            }
+        }
+        clock.advance(Duration.ofSeconds(300)); // every second above has left the 5-minute history
+        served(decide(engine, "192.0.2.1", BROWSER));
+        clock.advance(Duration.ofSeconds(301));
+        served(decide(engine, "192.0.2.3", BROWSER));
+
+        assertThat(engine.snapshot().totals()).isEqualTo(Map.of(
+                RequestClass.BROWSER, new ClassCounts(3, 0, Map.of()),
+                RequestClass.BOT, new ClassCounts(10, 0, Map.of(Reason.HIT_STACK, 1L))));
+    }
+
+    @Test
     void topClientsCarryTheirHeatmapRowsAndStatus() {
         ThrottleEngine engine = EngineFixture.engine(clock, Policy.defaults());
         for (int second = 0; second < 3; second++) {

@@ -118,11 +118,11 @@ class DashboardViewModelTest {
     private static Snapshot snapshot(Policy.Pause pause, List<SecondCounts> seconds) {
         return new Snapshot(NOW, 7, pause, seconds, new LoadState(3, 1, 15, 10),
                 new LatencySummary(100, 4_000, 12_000, 250_000, 900_000), List.of(COPIER),
-                new ClientTableStats(120, 100_000, 5), List.of());
+                new ClientTableStats(120, 100_000, 5), List.of(), Map.of());
     }
 
     private static Snapshot withClients(Snapshot s, List<ClientRow> rows) {
         return new Snapshot(s.takenAt(), s.policyVersion(), s.pause(), s.seconds(), s.load(), s.upstreamLatency(),
-                rows, s.clients(), s.bans());
+                rows, s.clients(), s.bans(), s.totals());
     }
 }

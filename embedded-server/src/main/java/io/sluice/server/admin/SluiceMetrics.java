@@ -1,5 +1,6 @@
 package io.sluice.server.admin;
 
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -12,8 +13,10 @@ import io.sluice.engine.telemetry.SecondCounts;
 import io.sluice.engine.telemetry.Snapshot;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Supplier;
 
 /**
@@ -30,6 +33,12 @@ final class SluiceMetrics {
     SluiceMetrics(Supplier<Snapshot> snapshots, Supplier<GovernorSnapshot> governorSnapshots) {
         this.snapshots = snapshots;
         this.governorSnapshots = governorSnapshots;
+        CounterWithCallback.builder().name("sluice_requests_total")
+                .help("Requests since start, by class and outcome (ADMITTED, DELAYED or the refusal reason)")
+                .labelNames("class", "outcome")
+                .callback(cb -> byOutcome(current.totals()).forEach((key, value) -> cb.call(value, key.get(0),
+                        key.get(1))))
+                .register(registry);
         GaugeWithCallback.builder().name("sluice_requests_last_minute")
                 .help("Requests in the last 60 complete seconds, by class and outcome")
                 .labelNames("class", "outcome")
@@ -68,19 +77,25 @@ final class SluiceMetrics {
     }
 
     private Map<List<String>, Double> lastMinute() {
-        Map<List<String>, Double> sums = new java.util.TreeMap<>(java.util.Comparator.comparing(Object::toString));
         List<SecondCounts> seconds = current.seconds();
         // The newest entry is the second in progress; sum the 60 complete ones before it.
         int end = Math.max(0, seconds.size() - 1);
+        Map<List<String>, Double> sums = new TreeMap<>(Comparator.comparing(Object::toString));
         for (SecondCounts second : seconds.subList(Math.max(0, end - 60), end)) {
-            for (Map.Entry<RequestClass, ClassCounts> byClass : second.byClass().entrySet()) {
-                String cls = byClass.getKey().name();
-                ClassCounts counts = byClass.getValue();
-                sums.merge(List.of(cls, "ADMITTED"), (double) counts.admitted(), Double::sum);
-                sums.merge(List.of(cls, "DELAYED"), (double) counts.delayed(), Double::sum);
-                counts.refused().forEach((reason, n) -> sums.merge(List.of(cls, reason.name()), (double) n,
-                        Double::sum));
-            }
+            byOutcome(second.byClass()).forEach((key, n) -> sums.merge(key, n, Double::sum));
+        }
+        return sums;
+    }
+
+    /** (class, outcome) to count, for counts keyed by class. */
+    private static Map<List<String>, Double> byOutcome(Map<RequestClass, ClassCounts> byClass) {
+        Map<List<String>, Double> sums = new TreeMap<>(Comparator.comparing(Object::toString));
+        for (Map.Entry<RequestClass, ClassCounts> entry : byClass.entrySet()) {
+            String cls = entry.getKey().name();
+            ClassCounts counts = entry.getValue();
+            sums.put(List.of(cls, "ADMITTED"), (double) counts.admitted());
+            sums.put(List.of(cls, "DELAYED"), (double) counts.delayed());
+            counts.refused().forEach((reason, n) -> sums.put(List.of(cls, reason.name()), (double) n));
         }
         return sums;
     }

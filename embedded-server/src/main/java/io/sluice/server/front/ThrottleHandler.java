@@ -44,10 +44,11 @@ public final class ThrottleHandler extends Handler.Wrapper {
                 joined(request.getHeaders().getValuesList(HttpHeader.FORWARDED)),
                 request.getMethod(),
                 request.getHttpURI().getPath());
-        act(engine.decide(question), request, response, callback, false);
+        act(engine.decide(question), request, response, new CompleteOnce(callback), false);
         return true;
     }
 
+    /** {@code callback} completes once (a {@link CompleteOnce}), whichever path gets there first. */
     private void act(Decision decision, Request request, Response response, Callback callback, boolean waited) {
         try {
             if (decision instanceof Decision.Admit admit) {
@@ -70,7 +71,9 @@ public final class ThrottleHandler extends Handler.Wrapper {
                 act(wait.deferral().resume(), request, response, callback, true);
             }
         }, wait.waitMillis(), TimeUnit.MILLISECONDS);
-        // A client that disconnects while parked gives its waiting slot back at once.
+        // A connection that fails while parked (an HTTP/2 reset, the idle timeout) gives the waiting place back
+        // at once. A plain HTTP/1 hang-up is not seen here: Jetty does not read a connection while its request
+        // is being handled, so that one holds its place until the wait ends, then fails on the write.
         request.addFailureListener(failure -> {
             if (resumed.compareAndSet(false, true)) {
                 wait.deferral().cancel();
@@ -79,35 +82,25 @@ public final class ThrottleHandler extends Handler.Wrapper {
         });
     }
 
-    private void admit(Decision.Admit admit, Request request, Response response, Callback callback, boolean waited)
-            throws Exception {
+    private void admit(Decision.Admit admit, Request request, Response response, Callback callback, boolean waited) {
         if (admit.client().requestClass() == RequestClass.BOT) {
             RateLimitHeaders.apply(response.getHeaders(), admit.rateLimit());
         }
         long started = System.nanoTime();
-        AtomicBoolean completed = new AtomicBoolean();
         String decision = waited ? "DELAYED" : "ADMIT";
-        Runnable complete = () -> {
-            if (completed.compareAndSet(false, true)) {
-                admit.admission().complete(response.getStatus(), System.nanoTime() - started);
-                log(request, response, response.getStatus(), admit.client().ip(), decision);
+        // The admission is reported to the engine exactly once, on whichever completion comes first.
+        Callback whenDone = new CompleteOnce(callback, () -> {
+            admit.admission().complete(response.getStatus(), System.nanoTime() - started);
+            log(request, response, response.getStatus(), admit.client().ip(), decision);
+        });
+        try {
+            if (!super.handle(request, response, whenDone)) {
+                Response.writeError(request, response, whenDone, 404);
             }
-        };
-        Callback whenDone = new Callback() {
-            @Override
-            public void succeeded() {
-                complete.run();
-                callback.succeeded();
-            }
-
-            @Override
-            public void failed(Throwable failure) {
-                complete.run();
-                callback.failed(failure);
-            }
-        };
-        if (!super.handle(request, response, whenDone)) {
-            Response.writeError(request, response, whenDone, 404);
+        } catch (Throwable failure) {
+            // The next handler threw, perhaps after taking the callback: whenDone completes (and frees the
+            // engine's slots) once whatever happened before.
+            Response.writeError(request, response, whenDone, failure);
         }
     }
 

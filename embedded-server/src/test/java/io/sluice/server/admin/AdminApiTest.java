@@ -202,7 +202,9 @@ class AdminApiTest {
         HttpResponse<String> metrics = http.send(HttpRequest.newBuilder(server.adminUri().resolve("/metrics"))
                 .header("Authorization", "Bearer " + server.adminToken()).build(),
                 HttpResponse.BodyHandlers.ofString());
-        assertThat(metrics.body()).contains("sluice_clients_tracked 1.0", "sluice_policy_version 1.0");
+        assertThat(metrics.body()).contains("sluice_clients_tracked 1.0", "sluice_policy_version 1.0",
+                "# TYPE sluice_requests_total counter",
+                "sluice_requests_total{class=\"BOT\",outcome=\"ADMITTED\"} 1.0");
 
         HttpResponse<java.io.InputStream> stream = http.send(HttpRequest.newBuilder(api("stream"))
                 .header("Authorization", "Bearer " + server.adminToken()).build(),

@@ -29,6 +29,7 @@ import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Blocker;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.junit.jupiter.api.AfterEach;
@@ -189,6 +190,45 @@ class FrontEndTest {
 
         assertThat(response.getStatus()).isEqualTo(504);
         assertThat(inFlightOnceSettled()).isZero();
+    }
+
+    @Test
+    void aSiteHandlerThatThrowsGivesA500AndFreesTheLoadSlot() throws Exception {
+        URI front = frontBefore(new Handler.Abstract() {
+            @Override
+            public boolean handle(Request request, Response response, Callback callback) {
+                throw new IllegalStateException("a broken site handler");
+            }
+        });
+
+        assertThat(get(front, "/", FIREFOX, null).getStatus()).isEqualTo(500);
+        assertThat(inFlightOnceSettled()).isZero();
+    }
+
+    @Test
+    void aSiteHandlerThatThrowsAfterAnsweringKeepsItsAnswerAndIsCompletedOnce(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("access.log");
+        accessLog = AccessLog.open(file.toString());
+        URI front = frontBefore(new Handler.Abstract() {
+            @Override
+            public boolean handle(Request request, Response response, Callback callback) throws Exception {
+                try (Blocker.Callback written = Blocker.callback()) {
+                    Content.Sink.write(response, true, "answered", written);
+                    written.block();
+                }
+                callback.succeeded();
+                throw new IllegalStateException("thrown after the answer was complete");
+            }
+        });
+
+        ContentResponse response = get(front, "/", FIREFOX, null);
+
+        assertThat(response.getStatus()).isEqualTo(200);
+        assertThat(response.getContentAsString()).isEqualTo("answered");
+        assertThat(inFlightOnceSettled()).isZero();
+        awaitEngine(() -> lineCount(file) >= 1);
+        accessLog.close();
+        assertThat(Files.readAllLines(file)).singleElement().asString().endsWith("sluice=ADMIT");
     }
 
     @Test
@@ -353,13 +393,22 @@ class FrontEndTest {
     }
 
     private URI frontFor(URI upstream, Policy policy, Duration timeout, QueuedThreadPool threads) throws Exception {
+        return front(UpstreamProxy.to(upstream, timeout), policy, threads);
+    }
+
+    /** The throttle handler in front of {@code site} itself (no proxy), under the default policy. */
+    private URI frontBefore(Handler site) throws Exception {
+        return front(site, Policy.defaults(), new QueuedThreadPool());
+    }
+
+    private URI front(Handler next, Policy policy, QueuedThreadPool threads) throws Exception {
         engine = new ThrottleEngine(EngineConfig.defaults(), CLOCK, policy, CrawlerListClassifier.bundled());
         Server server = new Server(threads);
         ServerConnector connector = new ServerConnector(server, 1, 1);
         connector.setHost("127.0.0.1");
         connector.setIdleTimeout(connectorIdleTimeoutMillis);
         server.addConnector(connector);
-        server.setHandler(new ThrottleHandler(engine, CLOCK, accessLog, UpstreamProxy.to(upstream, timeout)));
+        server.setHandler(new ThrottleHandler(engine, CLOCK, accessLog, next));
         server.start();
         servers.add(server);
         return URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/");

@@ -1,9 +1,11 @@
 package io.sluice.engine.telemetry;
 
+import io.sluice.engine.RequestClass;
 import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.Policy;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Everything the console shows, taken at one instant; immutable, serialised as is by
@@ -18,6 +20,7 @@ import java.util.List;
  * @param topClients      the busiest clients by hits in the window, busiest first
  * @param clients         pressure on the client tables
  * @param bans            the bans in force
+ * @param totals          counts by class and outcome since the engine started (never go down)
  */
 public record Snapshot(
         Instant takenAt,
@@ -28,5 +31,6 @@ public record Snapshot(
         LatencySummary upstreamLatency,
         List<ClientRow> topClients,
         ClientTableStats clients,
-        List<Ban> bans) {
+        List<Ban> bans,
+        Map<RequestClass, ClassCounts> totals) {
 }
