@@ -5,9 +5,12 @@
 #   bench/front/run.sh [ROUNDS] [SECONDS] [WARMUP_SECONDS]
 # With CANDIDATE_JAR=path/to/sluice-server.jar, a second Sluice built from that jar is measured in the
 # same interleaved run (an A/B of a change, as a ratio within each round).
+# JAVA_OPTS (default: none, the JVM's defaults, which on one core means the Serial collector) goes to every
+# JVM alike: the plain Jetty proxy and each Sluice, e.g. JAVA_OPTS="-XX:+UseZGC".
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROUNDS=${1:-3}; SECONDS_PER_RUN=${2:-15}; WARMUP=${3:-60}
+read -r -a JVM <<<"${JAVA_OPTS:-}"
 for tool in wrk nginx; do
   command -v "$tool" >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk nginx >/dev/null; }
 done
@@ -19,14 +22,14 @@ cleanup() { kill "${pids[@]}" 2>/dev/null || true; rm -rf "$STATE"; }
 trap cleanup EXIT
 
 taskset -c 0 nginx -c "$PWD/bench/front/nginx.conf" & pids+=($!)
-taskset -c 0 java -Xmx1g -cp "$JAR" io.sluice.server.bench.PlainProxy 19002 http://127.0.0.1:19001 >/dev/null 2>&1 & pids+=($!)
-taskset -c 0 java -Xmx1g -jar "$JAR" --listen 127.0.0.1:19003 --admin 127.0.0.1:19093 \
+taskset -c 0 java -Xmx1g "${JVM[@]}" -cp "$JAR" io.sluice.server.bench.PlainProxy 19002 http://127.0.0.1:19001 >/dev/null 2>&1 & pids+=($!)
+taskset -c 0 java -Xmx1g "${JVM[@]}" -jar "$JAR" --listen 127.0.0.1:19003 --admin 127.0.0.1:19093 \
   --upstream http://127.0.0.1:19001 --state "$STATE" --policy bench/front/admit-all-policy.json >/dev/null 2>&1 & pids+=($!)
 declare -A NAMES=([19001]="upstream direct (nginx static)" [19002]="plain Jetty proxy" [19004]="nginx proxy + limit_req" [19003]="Sluice (admit-all, many clients)")
 PORTS=(19001 19002 19004 19003)
 if [[ -n "${CANDIDATE_JAR:-}" ]]; then
   STATE2=$(mktemp -d)
-  taskset -c 0 java -Xmx1g -jar "$CANDIDATE_JAR" --listen 127.0.0.1:19005 --admin 127.0.0.1:19095 \
+  taskset -c 0 java -Xmx1g "${JVM[@]}" -jar "$CANDIDATE_JAR" --listen 127.0.0.1:19005 --admin 127.0.0.1:19095 \
     --upstream http://127.0.0.1:19001 --state "$STATE2" --policy bench/front/admit-all-policy.json >/dev/null 2>&1 &
   pids+=($!)
   NAMES[19005]="Sluice candidate ($CANDIDATE_JAR)"
@@ -35,7 +38,7 @@ fi
 sleep 5
 load() { taskset -c 1 wrk -t1 -c32 -d"$2"s --latency -s bench/front/many-clients.lua "http://127.0.0.1:$1/"; }
 
-echo "warming up each target for ${WARMUP}s" >&2
+echo "JVM options: ${JVM[*]:-(none)}; warming up each target for ${WARMUP}s" >&2
 for port in "${PORTS[@]}"; do load "$port" "$WARMUP" >/dev/null; done
 
 echo "round,target,requests_per_s,p99_ms"

@@ -47,6 +47,16 @@ import java.util.concurrent.atomic.LongAdder;
  * under its lock for that key); the count itself is one compare-and-set word. The orphan table holds only
  * evicted clients with a request running, so its size is bounded by the requests in flight.
  *
+ * <p>Newcomers. A client's first request puts it in a small table of its own ({@link #newcomers}, 2% of the
+ * capacity, at least 16); its second moves the same state to the main table. Under a spray of new addresses
+ * (each seen once) the main table is left alone and each newcomer's state is dropped after a fraction of
+ * a second, so it dies young: kept in one table of 100,000 it lived for seconds, long enough for every young
+ * collection to copy it and then promote it, which made the collector's pauses the front end's p99 (see
+ * docs/BENCHMARKS.md). A client that comes back after its newcomer state was dropped (a slow client in a
+ * spray) is recognised by {@link RecentlySeen} and goes to the main table at once, so it is counted from
+ * then on. Every structural change for one client (newcomer in, newcomer moved, main insert) runs under the
+ * newcomers' lock for that client, so there is never more than one state per client.
+ *
  * <p>Forgetting a client is safe for rules 3 and 4 in the way that matters: it forgets hits, so an
  * evicted flooder starts again from an empty stack. That is the price of bounded memory and is
  * visible as the evicted count.
@@ -56,6 +66,10 @@ public final class LocalClientStateStore implements ClientStateStore {
     private final Cache<ClientKey, ClientState> clients;
     private final ConcurrentMap<ClientKey, ClientState> table;
     private final com.github.benmanes.caffeine.cache.Policy<ClientKey, ClientState> policy;
+    /** Clients seen once so far (see the class comment). */
+    private final Cache<ClientKey, ClientState> newcomers;
+    private final com.github.benmanes.caffeine.cache.Policy<ClientKey, ClientState> newcomerPolicy;
+    private final RecentlySeen recentlySeen;
     /** Evicted clients with requests still in flight (each key maps to its own state). */
     private final ConcurrentHashMap<ClientKey, ClientState> orphans = new ConcurrentHashMap<>();
     private final long capacity;
@@ -63,17 +77,28 @@ public final class LocalClientStateStore implements ClientStateStore {
     /** Rule 3, all crawlers: when a crawler was last served. */
     private final AtomicLong lastCrawlerServed = new AtomicLong(Long.MIN_VALUE);
 
+    /**
+     * @param capacity the most clients in the main table; newcomers are held on top of it, 2% of it (at
+     *                 least 16)
+     */
     public LocalClientStateStore(long capacity, Duration idle, InstantSource clock) {
         this.capacity = capacity;
-        this.clients = Caffeine.newBuilder()
-                .maximumSize(capacity)
+        this.clients = table(capacity, idle, clock);
+        this.table = clients.asMap();
+        this.policy = clients.policy();
+        this.newcomers = table(Math.max(16, capacity / 50), idle, clock);
+        this.newcomerPolicy = newcomers.policy();
+        this.recentlySeen = new RecentlySeen((int) Math.min(1 << 24, capacity));
+    }
+
+    private Cache<ClientKey, ClientState> table(long size, Duration idle, InstantSource clock) {
+        return Caffeine.newBuilder()
+                .maximumSize(size)
                 .expireAfterAccess(idle)
                 .ticker(ticker(clock))
                 .executor(Runnable::run)
                 .evictionListener((ClientKey k, ClientState v, RemovalCause c) -> onEvicted(v))
                 .build();
-        this.table = clients.asMap();
-        this.policy = clients.policy();
     }
 
     /** The engine's clock in milliseconds (all the precision idle expiry needs), without an Instant per read. */
@@ -81,7 +106,7 @@ public final class LocalClientStateStore implements ClientStateStore {
         return () -> clock.millis() * 1_000_000L;
     }
 
-    /** Runs under the table's lock for the evicted key. */
+    /** Runs under the evicting table's lock for the key. */
     private void onEvicted(ClientState state) {
         evicted.increment();
         if (state != null && state.detach() > 0) {
@@ -104,11 +129,47 @@ public final class LocalClientStateStore implements ClientStateStore {
         return state;
     }
 
-    /** A new state for {@code key}, or its orphaned one if it was evicted with requests in flight. */
+    /** The client's live state in either table, or null. */
+    private ClientState find(ClientKey key) {
+        ClientState state = policy.getIfPresentQuietly(key);
+        return state != null ? state : newcomerPolicy.getIfPresentQuietly(key);
+    }
+
+    /**
+     * The state of a client the main table does not hold: a new one among the newcomers on its first request,
+     * moved to the main table on its second; straight to the main table when it was seen before (its state
+     * was dropped) or has an orphan. Runs under the newcomers' lock for {@code key}.
+     */
     private ClientState insert(ClientKey key) {
+        ClientState[] placed = new ClientState[1];
+        newcomers.asMap().compute(key, (k, newcomer) -> {
+            if (newcomer != null) {
+                placed[0] = insertIntoMain(key, newcomer); // its second request: same state, main table
+                return null; // an explicit removal, not an eviction: the state stays attached
+            }
+            ClientState resident = policy.getIfPresentQuietly(key);
+            if (resident != null) {
+                placed[0] = resident; // moved or inserted by a request of the same client just before
+                return null;
+            }
+            if (orphans.containsKey(key) || recentlySeen.markSeen(key)) {
+                placed[0] = insertIntoMain(key, null);
+                return null;
+            }
+            placed[0] = new ClientState(key);
+            return placed[0];
+        });
+        return placed[0];
+    }
+
+    /**
+     * Puts {@code moving} (or, when null, a new state) in the main table, or takes the client's orphaned state
+     * if it was evicted with requests in flight. Returns the state the main table holds for the client.
+     */
+    private ClientState insertIntoMain(ClientKey key, ClientState moving) {
         while (true) {
             ClientState orphan = orphans.get(key);
-            ClientState candidate = orphan != null ? orphan : new ClientState(key);
+            ClientState candidate = orphan != null ? orphan : moving != null ? moving : new ClientState(key);
             // runs under the table's lock for this key, so no eviction of the key interleaves
             ClientState result = table.computeIfAbsent(candidate, k -> {
                 ClientState nowOrphan = orphans.get(key);
@@ -175,7 +236,7 @@ public final class LocalClientStateStore implements ClientStateStore {
                     return null;
                 default:
                     // evicted since the hit was pushed: the client's live state (maybe this one, taken back)
-                    ClientState live = policy.getIfPresentQuietly(key);
+                    ClientState live = find(key);
                     state = live != null ? live : insert(key);
             }
         }
@@ -191,7 +252,7 @@ public final class LocalClientStateStore implements ClientStateStore {
 
     @Override
     public void recordLimited(ClientKey key, long nowMillis, boolean refused) {
-        ClientState state = policy.getIfPresentQuietly(key);
+        ClientState state = find(key);
         if (state != null) {
             state.limited(nowMillis, refused);
         }
@@ -205,15 +266,17 @@ public final class LocalClientStateStore implements ClientStateStore {
         Comparator<ClientSample> order = Comparator.comparingInt(ClientSample::hitsInWindow)
                 .thenComparingLong(ClientSample::lastSeenMillis);
         PriorityQueue<ClientSample> top = new PriorityQueue<>(limit + 1, order);
-        table.forEach((key, state) -> {
-            int hits = state.hitsInWindow(nowMillis, windowSeconds);
-            if (top.size() < limit || hits > top.peek().hitsInWindow()) {
-                top.add(state.sample(state, nowMillis, windowSeconds));
-                if (top.size() > limit) {
-                    top.poll();
+        for (ConcurrentMap<ClientKey, ClientState> each : List.of(table, newcomers.asMap())) {
+            each.forEach((key, state) -> {
+                int hits = state.hitsInWindow(nowMillis, windowSeconds);
+                if (top.size() < limit || hits > top.peek().hitsInWindow()) {
+                    top.add(state.sample(state, nowMillis, windowSeconds));
+                    if (top.size() > limit) {
+                        top.poll();
+                    }
                 }
-            }
-        });
+            });
+        }
         List<ClientSample> result = new ArrayList<>(top);
         result.sort(order.reversed());
         return result;
@@ -222,7 +285,8 @@ public final class LocalClientStateStore implements ClientStateStore {
     @Override
     public long tracked() {
         clients.cleanUp();
-        return clients.estimatedSize();
+        newcomers.cleanUp();
+        return clients.estimatedSize() + newcomers.estimatedSize();
     }
 
     @Override
@@ -235,7 +299,12 @@ public final class LocalClientStateStore implements ClientStateStore {
         return evicted.sum();
     }
 
-    /** Evicted clients whose requests are still running (for tests). */
+    /** Whether the client is held among the newcomers (for tests). */
+    boolean isNewcomer(ClientKey key) {
+        return newcomerPolicy.getIfPresentQuietly(key) != null;
+    }
+
+        /** Evicted clients whose requests are still running (for tests). */
     int orphaned() {
         return orphans.size();
     }

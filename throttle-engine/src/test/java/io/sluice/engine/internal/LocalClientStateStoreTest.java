@@ -12,7 +12,10 @@ import java.time.InstantSource;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
-/** Requests in flight survive the eviction of their client, and are counted once when it returns. */
+/**
+ * Requests in flight survive the eviction of their client, and are counted once when it returns; newcomers are
+ * held apart from the main table until their second request.
+ */
 class LocalClientStateStoreTest {
 
     private static final Policy.HitStack LIMITS = new Policy.HitStack(15, 1_000);
@@ -99,5 +102,56 @@ class LocalClientStateStoreTest {
         assertThat(store.tracked()).isEqualTo(1);
         assertThat(store.acquireInFlight(key, push().client(), 1)).isNull();
         store.releaseInFlight(slot);
+    }
+    private HitStackState pushFrom(String ip) {
+        ClientInfo other = new ClientInfo(ip, "curl/8.5.0", RequestClass.BOT, null, false);
+        return store.pushHit(new ClientKey(IpAddress.parse(ip), "curl/8.5.0"), other, millis.get(), LIMITS);
+    }
+
+    /** One request each from {@code count} new addresses: more than the newcomers' table holds. */
+    private void spray(int from, int count) {
+        for (int i = from; i < from + count; i++) {
+            pushFrom("10.0." + (i >> 8) + "." + (i & 255));
+        }
+    }
+
+    @Test
+    void aNewcomersSecondRequestMovesTheSameStateToTheMainTable() {
+        HitStackState first = push();
+        assertThat(store.isNewcomer(key)).isTrue();
+        Object running = store.acquireInFlight(key, first.client(), 1);
+        assertThat(running).isNotNull();
+
+        HitStackState second = push();
+
+        assertThat(store.isNewcomer(key)).isFalse();
+        assertThat(second.client()).isSameAs(first.client());
+        assertThat(second.hitsInWindow()).isEqualTo(2);
+        assertThat(store.acquireInFlight(key, second.client(), 1)).as("the first request still counts").isNull();
+        spray(0, 500); // newcomers come and go; the main table keeps the client
+        assertThat(push().hitsInWindow()).isEqualTo(3);
+        store.releaseInFlight(running);
+        assertThat(store.busiest(1, millis.get(), 15).get(0).inFlight()).isZero();
+    }
+
+    @Test
+    void aSprayOfNewcomersIsHeldInTheirOwnSmallTable() {
+        spray(0, 5_000);
+
+        assertThat(store.tracked()).isBetween(1L, 16L); // 2% of 100, at least 16
+        assertThat(store.tracked() + store.evicted()).isEqualTo(5_000);
+        assertThat(store.capacity()).isEqualTo(100);
+    }
+
+    @Test
+    void aClientReturningAfterItsNewcomerStateWasDroppedGoesStraightToTheMainTable() {
+        push();
+        evict();
+
+        HitStackState again = push();
+
+        assertThat(again.hitsInWindow()).as("its first hit was forgotten").isEqualTo(1);
+        assertThat(store.isNewcomer(key)).as("seen before: kept in the main table at once").isFalse();
+        assertThat(store.tracked()).isEqualTo(1);
     }
 }
