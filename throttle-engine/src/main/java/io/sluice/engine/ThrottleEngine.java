@@ -57,15 +57,15 @@ import java.util.function.UnaryOperator;
  * never refuses, so evaluating it earlier cannot change which rule refuses a request.
  *
  * State, and who guards it.
- *  - Hit stacks and crawler spacing live behind ClientStateStore (a bounded Caffeine table locally,
- *    a shared store later). Each client's state is guarded by its own monitor, held for a few
+ *  - Hit stacks and crawler spacing live behind ClientStateStore (bounded Caffeine tables locally: one for
+ *    newcomers, one for clients seen twice; a shared store later). Each client's state is guarded by its own monitor, held for a few
  *    array operations; distinct clients never contend.
  *  - "Any crawler served in the last N s" is one AtomicLong taken by compare-and-set. Rule 3 takes
  *    its slots when it passes (so two crawlers racing cannot both be served inside the gap) and gives
  *    them back if a later rule refuses: only SERVED crawler requests count.
- *  - Per-client in-flight counts live in InFlightTable, outside the evictable table: an entry exists
- *    only while a request runs, so eviction can never make the engine forget a running request and
- *    over-admit; its size is bounded by the requests in flight.
+ *  - Per-client in-flight counts live in the client's state, and a state evicted with requests running is
+ *    kept aside until they complete (LocalClientStateStore), so eviction can never make the engine forget
+ *    a running request and over-admit.
  *  - Load (in flight, waiting) is two AtomicIntegers with compare-and-set loops against the limits,
  *    so no interleaving of threads exceeds maxActive or maxWaiting.
  *  - A slot taken by a decision is released exactly once: Admission.complete and Deferral.cancel
