@@ -58,8 +58,8 @@ import java.util.function.UnaryOperator;
  *
  * State, and who guards it.
  *  - Hit stacks and crawler spacing live behind ClientStateStore (bounded Caffeine tables locally: one for
- *    newcomers, one for clients seen twice; a shared store later). Each client's state is guarded by its own monitor, held for a few
- *    array operations; distinct clients never contend.
+ *    newcomers, one for clients seen twice; a shared store later). Each client's state is guarded by its
+ *    own monitor, held for a few array operations; distinct clients never contend.
  *  - "Any crawler served in the last N s" is one AtomicLong taken by compare-and-set. Rule 3 takes
  *    its slots when it passes (so two crawlers racing cannot both be served inside the gap) and gives
  *    them back if a later rule refuses: only SERVED crawler requests count.
