@@ -5,23 +5,23 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** A clock the test moves by hand (thread-safe, so hammer tests can share it). */
-final class ManualClock implements InstantSource {
+/** A clock the test moves by hand (thread-safe, so hammer tests can share it); for every package's tests. */
+public final class ManualClock implements InstantSource {
     private final AtomicLong millis;
 
-    ManualClock(Instant start) {
+    public ManualClock(Instant start) {
         this.millis = new AtomicLong(start.toEpochMilli());
     }
 
-    static ManualClock at(String instant) {
+    public static ManualClock at(String instant) {
         return new ManualClock(Instant.parse(instant));
     }
 
-    void advance(Duration duration) {
+    public void advance(Duration duration) {
         millis.addAndGet(duration.toMillis());
     }
 
-    void advanceMillis(long delta) {
+    public void advanceMillis(long delta) {
         millis.addAndGet(delta);
     }
 

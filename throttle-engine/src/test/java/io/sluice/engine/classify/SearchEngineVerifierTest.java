@@ -3,11 +3,10 @@ package io.sluice.engine.classify;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sluice.engine.ManualClock;
 import io.sluice.engine.classify.SearchEngineVerifier.Status;
 import io.sluice.engine.net.IpAddress;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.InstantSource;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.List;
@@ -41,15 +40,6 @@ class SearchEngineVerifierTest {
         }
     }
 
-    private static final class ManualClock implements InstantSource {
-        Instant now = Instant.parse("2026-11-22T10:00:00Z");
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-    }
-
     private final Map<IpAddress, List<String>> ptr = new HashMap<>();
     private final Map<String, List<IpAddress>> a = new HashMap<>();
     private final AtomicInteger lookups = new AtomicInteger();
@@ -69,7 +59,7 @@ class SearchEngineVerifierTest {
         }
     };
     private final ManualExecutor executor = new ManualExecutor();
-    private final ManualClock clock = new ManualClock();
+    private final ManualClock clock = ManualClock.at("2026-11-22T10:00:00Z");
     private final SearchEngineVerifier verifier = new SearchEngineVerifier(fakeDns, executor, clock,
             Duration.ofHours(1), Duration.ofMinutes(5), 1000);
 
@@ -119,9 +109,9 @@ class SearchEngineVerifierTest {
         // DNS is fixed; the failure is remembered for 5 minutes, then checked again
         ptr.put(GOOGLE, List.of("crawl-66-249-66-1.googlebot.com"));
         a.put("crawl-66-249-66-1.googlebot.com", List.of(GOOGLE));
-        clock.now = clock.now.plusSeconds(299);
+        clock.advance(Duration.ofSeconds(299));
         assertThat(verifier.status(GOOGLEBOT_UA, GOOGLE)).isEqualTo(Status.FAILED);
-        clock.now = clock.now.plusSeconds(2);
+        clock.advance(Duration.ofSeconds(2));
         assertThat(verifier.status(GOOGLEBOT_UA, GOOGLE)).isEqualTo(Status.PENDING);
         executor.runAll();
         assertThat(verifier.status(GOOGLEBOT_UA, GOOGLE)).isEqualTo(Status.VERIFIED);

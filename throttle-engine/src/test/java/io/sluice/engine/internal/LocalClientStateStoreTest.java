@@ -3,13 +3,11 @@ package io.sluice.engine.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.engine.ClientInfo;
+import io.sluice.engine.ManualClock;
 import io.sluice.engine.RequestClass;
 import io.sluice.engine.net.IpAddress;
 import io.sluice.engine.policy.Policy;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.InstantSource;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,29 +19,18 @@ class LocalClientStateStoreTest {
     private static final Policy.HitStack LIMITS = new Policy.HitStack(15, 1_000);
     private static final int IDLE_SECONDS = 60;
 
-    private final AtomicLong millis = new AtomicLong(Instant.parse("2026-11-22T10:00:00Z").toEpochMilli());
-    private final InstantSource clock = new InstantSource() {
-        @Override
-        public Instant instant() {
-            return Instant.ofEpochMilli(millis.get());
-        }
-
-        @Override
-        public long millis() {
-            return millis.get();
-        }
-    };
+    private final ManualClock clock = ManualClock.at("2026-11-22T10:00:00Z");
     private final LocalClientStateStore store = new LocalClientStateStore(100, Duration.ofSeconds(IDLE_SECONDS), clock);
     private final ClientKey key = new ClientKey(IpAddress.parse("192.0.2.1"), "curl/8.5.0");
     private final ClientInfo info = new ClientInfo("192.0.2.1", "curl/8.5.0", RequestClass.BOT, null, false);
 
     private HitStackState push() {
-        return store.pushHit(new ClientKey(IpAddress.parse("192.0.2.1"), "curl/8.5.0"), info, millis.get(), LIMITS);
+        return store.pushHit(new ClientKey(IpAddress.parse("192.0.2.1"), "curl/8.5.0"), info, clock.millis(), LIMITS);
     }
 
     /** Idles the client out of the table (an eviction, as a full table would do). */
     private void evict() {
-        millis.addAndGet((IDLE_SECONDS + 1) * 1000L);
+        clock.advance(Duration.ofSeconds(IDLE_SECONDS + 1));
         assertThat(store.tracked()).isZero();
     }
 
@@ -73,7 +60,7 @@ class LocalClientStateStoreTest {
         assertThat(store.acquireInFlight(key, again.client(), 2)).isNull();
         store.releaseInFlight(b);
         store.releaseInFlight(c);
-        assertThat(store.busiest(1, millis.get(), 15).get(0).inFlight()).isZero();
+        assertThat(store.busiest(1, clock.millis(), 15).get(0).inFlight()).isZero();
     }
 
     @Test
@@ -105,7 +92,7 @@ class LocalClientStateStoreTest {
     }
     private HitStackState pushFrom(String ip) {
         ClientInfo other = new ClientInfo(ip, "curl/8.5.0", RequestClass.BOT, null, false);
-        return store.pushHit(new ClientKey(IpAddress.parse(ip), "curl/8.5.0"), other, millis.get(), LIMITS);
+        return store.pushHit(new ClientKey(IpAddress.parse(ip), "curl/8.5.0"), other, clock.millis(), LIMITS);
     }
 
     /** One request each from {@code count} new addresses: more than the newcomers' table holds. */
@@ -131,7 +118,7 @@ class LocalClientStateStoreTest {
         spray(0, 500); // newcomers come and go; the main table keeps the client
         assertThat(push().hitsInWindow()).isEqualTo(3);
         store.releaseInFlight(running);
-        assertThat(store.busiest(1, millis.get(), 15).get(0).inFlight()).isZero();
+        assertThat(store.busiest(1, clock.millis(), 15).get(0).inFlight()).isZero();
     }
 
     @Test
