@@ -15,7 +15,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * decision once a second.
  *
  * <p>Run: {@code java -XX:StartFlightRecording=filename=decide.jfr,settings=profile -cp
- * benchmarks/target/benchmarks.jar io.sluice.benchmarks.DecisionProfile [seconds] [bans: true|false]},
+ * benchmarks/target/benchmarks.jar io.sluice.benchmarks.DecisionProfile [seconds] [bans: true|false] [clients]},
  * then {@code jfr print --events jdk.ExecutionSample decide.jfr} (or {@code jdk.ObjectAllocationSample}).
  */
 public final class DecisionProfile {
@@ -26,7 +26,8 @@ public final class DecisionProfile {
     public static void main(String[] args) {
         int seconds = args.length > 0 ? Integer.parseInt(args[0]) : 30;
         boolean withBans = args.length <= 1 || Boolean.parseBoolean(args[1]);
-        Request[] requests = Clients.requests(new Random(7), DecisionBenchmark.TRACKED);
+        int clients = args.length > 2 ? Integer.parseInt(args[2]) : DecisionBenchmark.TRACKED;
+        Request[] requests = Clients.requests(new Random(7), clients);
         ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), InstantSource.system(),
                 DecisionBenchmark.benchmarkPolicy(withBans), CrawlerListClassifier.bundled());
         for (Request r : requests) {

@@ -29,7 +29,10 @@ import java.util.Map;
  * so the cache's memory stays bounded by count times length). The class is derived per call from the cached entry
  * and the policy's tags with a couple of array reads, so a live change of the tag mapping takes effect on the next
  * request without flushing the cache. A miss costs one multi-literal scan plus the few candidate regexes ({@link
- * CrawlerMatcher}), not 1,500 regexes, so unique random user agents are not a CPU attack.
+ * CrawlerMatcher}), not 1,500 regexes, so unique random user agents are not a CPU attack. A user agent found in the
+ * cache is also remembered in a small direct-mapped table in front of it ({@link #hot}), so the few user agents
+ * that make most requests cost one array read and a string comparison, not a cache lookup with its access
+ * bookkeeping. Only cached user agents enter that table, so a spray cannot churn it.
  *
  * <p>Thread-safe.
  */
@@ -39,6 +42,8 @@ public final class CrawlerListClassifier implements UserAgentClassifier {
     public static final int DEFAULT_CACHE_SIZE = 20_000;
     /** Longer user agents are classified every time rather than cached. */
     public static final int MAX_CACHED_LENGTH = 512;
+    /** Slots of the table in front of the cache (a power of two). */
+    private static final int HOT_SLOTS = 1024;
 
     private static final UserAgentMatch BROWSER = new UserAgentMatch(RequestClass.BROWSER, null, List.of());
     private static final UserAgentMatch UNKNOWN_BOT = new UserAgentMatch(RequestClass.BOT, null, List.of());
@@ -49,6 +54,11 @@ public final class CrawlerListClassifier implements UserAgentClassifier {
     private final Map<String, Integer> tagIds = new HashMap<>();
     private final Cache<String, Recognition> cache;
     private final int[] doorkeeper = new int[1 << 16];
+    /**
+     * Recently found cached user agents, a slot per hash (the newest wins a slot). Unsynchronised: entries are
+     * immutable and published through final fields, so a race only looks the cache up once more.
+     */
+    private final Hot[] hot = new Hot[HOT_SLOTS];
     private volatile TagMemo memo;
 
     private CrawlerListClassifier(CrawlerList list, long cacheSize) {
@@ -95,11 +105,20 @@ public final class CrawlerListClassifier implements UserAgentClassifier {
         if (userAgent.length() > MAX_CACHED_LENGTH) {
             recognition = recognise(userAgent);
         } else {
-            recognition = cache.getIfPresent(userAgent);
-            if (recognition == null) {
-                recognition = recognise(userAgent);
-                if (seenBefore(userAgent)) {
-                    cache.put(userAgent, recognition);
+            int hash = userAgent.hashCode();
+            int slot = (hash ^ (hash >>> 16)) & (HOT_SLOTS - 1);
+            Hot remembered = hot[slot];
+            if (remembered != null && (remembered.userAgent == userAgent || remembered.userAgent.equals(userAgent))) {
+                recognition = remembered.recognition;
+            } else {
+                recognition = cache.getIfPresent(userAgent);
+                if (recognition != null) {
+                    hot[slot] = new Hot(userAgent, recognition);
+                } else {
+                    recognition = recognise(userAgent);
+                    if (seenBefore(userAgent)) {
+                        cache.put(userAgent, recognition);
+                    }
                 }
             }
         }
@@ -173,6 +192,9 @@ public final class CrawlerListClassifier implements UserAgentClassifier {
         }
         memo = new TagMemo(classification, bits);
         return bits;
+    }
+
+    private record Hot(String userAgent, Recognition recognition) {
     }
 
     private record TagMemo(Policy.Classification classification, long[] bits) {

@@ -19,19 +19,30 @@ import java.util.TreeMap;
  * prefix length, longest first, and binary-searches. When the same block is put twice the first
  * value wins.
  *
+ * <p>Most addresses asked about are in no block (a ban list is asked about every request), so each family
+ * also has a bit per 16-bit top prefix that some block overlaps (8 KB): an address whose top 16 bits are
+ * in no block is answered by one bit test, without the binary searches.
+ *
  * @param <V> the value held per block
  */
 public final class CidrMap<V> {
 
     private static final CidrMap<Object> EMPTY = new Builder<>().build();
 
+    private static final int TOP_BITS = 16;
+
     private final Table[] ipv4; // longest prefix first
     private final Table[] ipv6;
+    /** A bit per top-16-bit prefix that some block overlaps; null when the family has no blocks. */
+    private final long[] ipv4Tops;
+    private final long[] ipv6Tops;
     private final int size;
 
-    private CidrMap(Table[] ipv4, Table[] ipv6, int size) {
+    private CidrMap(Table[] ipv4, Table[] ipv6, long[] ipv4Tops, long[] ipv6Tops, int size) {
         this.ipv4 = ipv4;
         this.ipv6 = ipv6;
+        this.ipv4Tops = ipv4Tops;
+        this.ipv6Tops = ipv6Tops;
         this.size = size;
     }
 
@@ -52,6 +63,9 @@ public final class CidrMap<V> {
             return null;
         }
         if (address.isIpv4()) {
+            if (ipv4Tops == null || !isSet(ipv4Tops, (int) (address.low() >>> 16))) {
+                return null;
+            }
             for (Table table : ipv4) {
                 long key = address.low() & table.lowMask;
                 int at = Arrays.binarySearch(table.keys, key);
@@ -59,6 +73,9 @@ public final class CidrMap<V> {
                     return (V) table.values[at];
                 }
             }
+            return null;
+        }
+        if (ipv6Tops == null || !isSet(ipv6Tops, (int) (address.high() >>> 48))) {
             return null;
         }
         for (Table table : ipv6) {
@@ -82,6 +99,10 @@ public final class CidrMap<V> {
 
     public boolean isEmpty() {
         return size == 0;
+    }
+
+    private static boolean isSet(long[] bits, int index) {
+        return (bits[index >>> 6] & (1L << index)) != 0;
     }
 
     private static int searchPairs(long[] pairs, long high, long low) {
@@ -144,7 +165,27 @@ public final class CidrMap<V> {
                 Cidr c = e.getKey();
                 (c.network().isIpv4() ? v4 : v6).computeIfAbsent(c.prefixLength(), k -> new ArrayList<>()).add(e);
             }
-            return new CidrMap<>(tables(v4, true), tables(v6, false), entries.size());
+            return new CidrMap<>(tables(v4, true), tables(v6, false), tops(v4, true), tops(v6, false),
+                    entries.size());
+        }
+
+        /** The top-16-bit prefixes the blocks overlap (see the class comment), or null for no blocks. */
+        private static <V> long[] tops(TreeMap<Integer, List<Map.Entry<Cidr, V>>> byPrefix, boolean ipv4) {
+            if (byPrefix.isEmpty()) {
+                return null;
+            }
+            long[] bits = new long[(1 << TOP_BITS) / 64];
+            for (Map.Entry<Integer, List<Map.Entry<Cidr, V>>> group : byPrefix.entrySet()) {
+                int wider = Math.max(0, TOP_BITS - group.getKey()); // a block shorter than /16 spans 2^wider tops
+                for (Map.Entry<Cidr, V> e : group.getValue()) {
+                    IpAddress network = e.getKey().network();
+                    int first = (int) (ipv4 ? network.low() >>> 16 : network.high() >>> 48);
+                    for (int top = first; top < first + (1 << wider); top++) {
+                        bits[top >>> 6] |= 1L << top;
+                    }
+                }
+            }
+            return bits;
         }
 
         private static <V> Table[] tables(TreeMap<Integer, List<Map.Entry<Cidr, V>>> byPrefix, boolean ipv4) {

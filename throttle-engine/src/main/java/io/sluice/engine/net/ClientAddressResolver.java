@@ -85,7 +85,7 @@ public final class ClientAddressResolver {
      */
     public IpAddress resolve(String peerAddress, String xForwardedFor, String forwarded) {
         IpAddress peer = IpAddress.parse(peerAddress);
-        if (!trustedProxies.contains(peer)) {
+        if (xForwardedFor == null && forwarded == null || !trustedProxies.contains(peer)) {
             return peer;
         }
         boolean hasXff = xForwardedFor != null && !xForwardedFor.isBlank();

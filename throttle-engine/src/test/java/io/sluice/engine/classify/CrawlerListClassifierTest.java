@@ -117,6 +117,19 @@ class CrawlerListClassifierTest {
     }
 
     @Test
+    void aUserAgentServedFromTheHotTableStillFollowsThePolicyAndIsComparedByContent() {
+        CrawlerListClassifier fresh = CrawlerListClassifier.of(CrawlerList.bundled(), 100);
+        for (int i = 0; i < 3; i++) { // seen, cached, then found in the cache and so remembered in front of it
+            assertThat(fresh.classify(GOOGLEBOT, DEFAULT).requestClass()).isEqualTo(RequestClass.CRAWLER);
+        }
+        String sameText = new String(GOOGLEBOT.toCharArray());
+        assertThat(fresh.classify(sameText, DEFAULT)).isEqualTo(fresh.classifyUncached(GOOGLEBOT, DEFAULT));
+        assertThat(fresh.classify(sameText, new Policy.Classification(List.of("http-library"))).requestClass())
+                .isEqualTo(RequestClass.BOT);
+        assertThat(fresh.classify(CHROME, DEFAULT).requestClass()).isEqualTo(RequestClass.BROWSER);
+    }
+
+    @Test
     void everyEntryHasANameAndTheBundledListIsTagged() {
         for (CrawlerEntry entry : classifier.list().entries()) {
             assertThat(entry.name()).as("entry %d", entry.index()).isNotBlank();

@@ -28,6 +28,21 @@ class CidrSetTest {
     }
 
     @Test
+    void aBlockWiderThanSixteenBitsHoldsEveryAddressItSpans() {
+        CidrSet set = CidrSet.parse(List.of("10.0.0.0/8", "2000::/3", "192.0.2.0/24"));
+        assertThat(set.contains(IpAddress.parse("10.0.0.1"))).isTrue();
+        assertThat(set.contains(IpAddress.parse("10.255.255.254"))).isTrue();
+        assertThat(set.contains(IpAddress.parse("11.0.0.1"))).isFalse();
+        assertThat(set.contains(IpAddress.parse("9.255.255.255"))).isFalse();
+        assertThat(set.contains(IpAddress.parse("192.0.3.1"))).isFalse();
+        assertThat(set.contains(IpAddress.parse("3fff:ffff::1"))).isTrue();
+        assertThat(set.contains(IpAddress.parse("4000::1"))).isFalse();
+        CidrSet everything = CidrSet.parse(List.of("0.0.0.0/0"));
+        assertThat(everything.contains(IpAddress.parse("203.0.113.9"))).isTrue();
+        assertThat(everything.contains(IpAddress.parse("2001:db8::1"))).isFalse();
+    }
+
+    @Test
     void badEntryIsNamed() {
         assertThatThrownBy(() -> CidrSet.parse(List.of("10.0.0.0/8", "10.0.0.1/8")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("10.0.0.1/8");
