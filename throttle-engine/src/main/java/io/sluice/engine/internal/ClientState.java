@@ -54,11 +54,18 @@ final class ClientState extends ClientKey {
     @SuppressWarnings("unused")
     private volatile int inFlight;
 
-    /** Null while every hit still counted is in {@link #newestSecond} (then {@link #singleCount} holds them). */
+    /** Hits in the seconds before {@link #newestSecond}; null while none of them still counts. */
     private char[] hits;
     private char[] refusals;
-    private char singleCount;
+    /** Hits in {@link #newestSecond} (kept out of the ring so that requests within a second never read it). */
+    private char newestCount;
     private long newestSecond = Long.MIN_VALUE;
+    /** The window length {@link #olderInWindow} was summed for; 0 when it must be summed again. */
+    private byte olderWindow;
+    /** Age in seconds of the oldest second before the newest with hits in that window (when it has any). */
+    private byte oldestOlderAge;
+    /** Hits in that window's seconds before the newest. */
+    private int olderInWindow;
     private long lastServedMillis = Long.MIN_VALUE;
     private long lastSeenMillis;
     private long lastLimitedMillis = Long.MIN_VALUE;
@@ -127,8 +134,9 @@ final class ClientState extends ClientKey {
     synchronized void reattach() {
         hits = null;
         refusals = null;
-        singleCount = 0;
+        newestCount = 0;
         newestSecond = Long.MIN_VALUE;
+        olderWindow = 0;
         lastServedMillis = Long.MIN_VALUE;
         lastSeenMillis = 0;
         lastLimitedMillis = Long.MIN_VALUE;
@@ -169,15 +177,8 @@ final class ClientState extends ClientKey {
     synchronized HitStackState push(long nowMillis, RequestClass cls, String crawler, boolean allowed,
                                     int windowSeconds, int maxHits) {
         advance(Math.floorDiv(nowMillis, 1000));
-        if (hits == null) {
-            if (singleCount < Character.MAX_VALUE) {
-                singleCount++;
-            }
-        } else {
-            int slot = index(newestSecond);
-            if (hits[slot] < Character.MAX_VALUE) {
-                hits[slot]++;
-            }
+        if (newestCount < Character.MAX_VALUE) {
+            newestCount++;
         }
         lastSeenMillis = nowMillis;
         requestClass = cls;
@@ -186,53 +187,64 @@ final class ClientState extends ClientKey {
         return state(nowMillis, windowSeconds, maxHits);
     }
 
+    /** Hits in {@code second}, one of the last {@link #RING} seconds up to {@link #newestSecond}. */
     private int count(long second) {
-        if (hits == null) {
-            return second == newestSecond ? singleCount : 0;
+        if (second == newestSecond) {
+            return newestCount;
         }
-        return hits[index(second)];
+        return hits == null ? 0 : hits[index(second)];
     }
 
-    /** The window ending at {@link #newestSecond}: walks the ring from its oldest second, no division per second. */
+    /**
+     * The window ending at {@link #newestSecond}. The seconds before the newest are summed once per second (or
+     * window length), not per request, so a client's further requests in the same second read no ring.
+     */
     private HitStackState state(long nowMillis, int windowSeconds, int maxHits) {
-        long first = newestSecond - windowSeconds + 1;
-        int total = 0;
-        long oldestNonEmpty = Long.MIN_VALUE;
-        if (hits == null) {
-            total = singleCount; // only the newest second holds hits
-            if (total > 0) {
-                oldestNonEmpty = newestSecond;
-            }
-        } else {
-            int slot = index(first);
-            for (long s = first; s <= newestSecond; s++) {
-                int n = hits[slot];
-                if (n > 0 && oldestNonEmpty == Long.MIN_VALUE) {
-                    oldestNonEmpty = s;
-                }
-                total += n;
-                slot = slot == RING - 1 ? 0 : slot + 1;
-            }
+        if (olderWindow != windowSeconds) {
+            sumOlder(windowSeconds);
         }
+        int total = olderInWindow + newestCount;
         long untilBelow = 0;
         if (total >= maxHits) {
             int remaining = total;
-            int slot = index(first);
-            for (long s = first; s <= newestSecond; s++) {
-                remaining -= hits == null ? (s == newestSecond ? singleCount : 0) : hits[slot];
+            for (long s = newestSecond - windowSeconds + 1; s <= newestSecond; s++) {
+                remaining -= count(s);
                 if (remaining < maxHits) {
                     untilBelow = Math.max(0, (s + windowSeconds) * 1000 - nowMillis);
                     break;
                 }
-                slot = slot == RING - 1 ? 0 : slot + 1;
             }
         }
+        long oldestNonEmpty = olderInWindow > 0 ? newestSecond - oldestOlderAge
+                : newestCount > 0 ? newestSecond : Long.MIN_VALUE;
         long untilReset = oldestNonEmpty == Long.MIN_VALUE ? 0
                 : Math.max(0, (oldestNonEmpty + windowSeconds) * 1000 - nowMillis);
         return new HitStackState(total, untilBelow, untilReset, this);
     }
 
-    /** Moves to {@code second}, clearing the seconds that went by. A clock going back counts as now. */
+    /** Sums the window's seconds before the newest and finds the oldest with hits. */
+    private void sumOlder(int windowSeconds) {
+        int total = 0;
+        int oldestAge = 0;
+        if (hits != null) {
+            for (int age = windowSeconds - 1; age >= 1; age--) {
+                int n = hits[index(newestSecond - age)];
+                if (n > 0 && total == 0) {
+                    oldestAge = age;
+                }
+                total += n;
+            }
+        }
+        olderInWindow = total;
+        oldestOlderAge = (byte) oldestAge;
+        olderWindow = (byte) windowSeconds;
+    }
+
+    /**
+     * Moves to {@code second}: the newest second's count goes into the ring (allocated the first time a client
+     * comes back in a later second while its hits still count), and the seconds that went by are cleared. A
+     * clock going back counts as now.
+     */
     private void advance(long second) {
         if (newestSecond == Long.MIN_VALUE) {
             newestSecond = second;
@@ -241,40 +253,33 @@ final class ClientState extends ClientKey {
         if (second <= newestSecond) {
             return;
         }
-        if (hits == null && refusals == null) {
-            if (singleCount == 0 || second - newestSecond >= RING) {
-                singleCount = 0; // what was counted has left every view: stay small
-                newestSecond = second;
-                return;
+        long gone = Math.min(second - newestSecond, RING);
+        if (newestCount > 0 && gone < RING) {
+            if (hits == null) {
+                hits = new char[RING];
             }
-            growRing();
-        } else if (hits == null) {
-            growRing();
+            hits[index(newestSecond)] = newestCount;
         }
-        long gap = Math.min(second - newestSecond, RING);
-        for (long i = 1; i <= gap; i++) {
-            int slot = index(newestSecond + i);
-            hits[slot] = 0;
-            if (refusals != null) {
-                refusals[slot] = 0;
+        if (hits != null || refusals != null) {
+            for (long i = 1; i <= gone; i++) {
+                int slot = index(newestSecond + i);
+                if (hits != null) {
+                    hits[slot] = 0;
+                }
+                if (refusals != null) {
+                    refusals[slot] = 0;
+                }
             }
         }
         newestSecond = second;
-    }
-
-    private void growRing() {
-        hits = new char[RING];
-        hits[index(newestSecond)] = singleCount;
-        singleCount = 0;
+        newestCount = 0;
+        olderWindow = 0;
     }
 
     synchronized void limited(long nowMillis, boolean refused) {
         advance(Math.floorDiv(nowMillis, 1000));
         lastLimitedMillis = nowMillis;
         if (refused) {
-            if (hits == null) {
-                growRing();
-            }
             if (refusals == null) {
                 refusals = new char[RING];
             }

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-/** The compact per-client buckets against a naive list of every hit, over many random seeded runs. */
+/** The compact per-client buckets against a naive list of every hit and refusal, over many random seeded runs. */
 class ClientStateFuzzTest {
 
     @Test
@@ -17,6 +17,7 @@ class ClientStateFuzzTest {
             Random random = new Random(seed);
             ClientState state = new ClientState();
             List<Long> naive = new ArrayList<>();
+            List<Long> refusals = new ArrayList<>();
             long now = 1_700_000_000_000L + random.nextInt(1000);
             for (int step = 0; step < 400; step++) {
                 int pick = random.nextInt(10);
@@ -41,13 +42,17 @@ class ClientStateFuzzTest {
                 assertThat(actual.millisUntilReset()).as(where).isEqualTo(expectedReset);
                 if (random.nextInt(8) == 0) {
                     state.limited(now, true);
+                    refusals.add(now);
                 }
                 if (random.nextInt(20) == 0) {
-                    int[] row = state.sample(new ClientKey(null, ""), now, window).hitsPerSecond();
+                    ClientSample sample = state.sample(new ClientKey(null, ""), now, window);
+                    assertThat(sample.hitsInWindow()).as(where).isEqualTo(inWindow.size());
                     for (int i = 0; i < ClientState.RING; i++) {
                         long second = nowSecond - ClientState.RING + 1 + i;
                         long expected = naive.stream().filter(t -> Math.floorDiv(t, 1000) == second).count();
-                        assertThat(row[i]).as(where + " row " + i).isEqualTo((int) expected);
+                        long refused = refusals.stream().filter(t -> Math.floorDiv(t, 1000) == second).count();
+                        assertThat(sample.hitsPerSecond()[i]).as(where + " row " + i).isEqualTo((int) expected);
+                        assertThat(sample.refusedPerSecond()[i]).as(where + " refused " + i).isEqualTo((int) refused);
                     }
                 }
             }
