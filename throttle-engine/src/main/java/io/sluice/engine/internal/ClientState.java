@@ -181,8 +181,14 @@ final class ClientState extends ClientKey {
             newestCount++;
         }
         lastSeenMillis = nowMillis;
-        requestClass = cls;
-        crawlerName = crawler;
+        // References are stored only when they change: the state of a busy client lives in the old generation,
+        // where each reference store costs a collector write barrier (G1 marks and queues the card)
+        if (requestClass != cls) {
+            requestClass = cls;
+        }
+        if (crawlerName != crawler) {
+            crawlerName = crawler;
+        }
         allowListed = allowed;
         return state(nowMillis, windowSeconds, maxHits);
     }

@@ -71,6 +71,31 @@ class IpAddressTest {
                 .hasMessageContaining("not an IPv4 or IPv6 address");
     }
 
+    /** The dotted-quad fast path for whole strings agrees with the general parser on near-miss text. */
+    @Test
+    void dottedQuadFastPathAgreesWithTheGeneralParser() {
+        Random random = new Random(7L);
+        String alphabet = "0123456789...:x";
+        for (int i = 0; i < 200_000; i++) {
+            StringBuilder text = new StringBuilder();
+            int length = 7 + random.nextInt(9);
+            for (int c = 0; c < length; c++) {
+                text.append(random.nextInt(4) == 0 ? alphabet.charAt(10 + random.nextInt(5))
+                        : alphabet.charAt(random.nextInt(10)));
+            }
+            if (random.nextBoolean()) { // make it a near-miss of a real dotted quad
+                text.setLength(0);
+                text.append(random.nextInt(300)).append('.').append(random.nextInt(300)).append('.')
+                        .append(random.nextInt(300)).append('.').append(random.nextInt(300));
+                if (random.nextInt(4) == 0) {
+                    text.insert(random.nextInt(text.length() + 1), random.nextBoolean() ? '0' : '.');
+                }
+            }
+            String s = text.toString();
+            assertThat(IpAddress.tryParse(s)).as(s).isEqualTo(IpAddress.parse(new StringBuilder(s), 0, s.length()));
+        }
+    }
+
     @Test
     void nullIsMissing() {
         assertThat(IpAddress.tryParse(null)).isNull();
