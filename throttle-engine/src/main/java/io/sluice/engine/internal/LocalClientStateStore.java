@@ -57,7 +57,10 @@ import java.util.concurrent.atomic.LongAdder;
  * docs/BENCHMARKS.md). A client that comes back after its newcomer state was dropped (a slow client in a
  * spray) is recognised by {@link RecentlySeen} and goes to the main table at once, so it is counted from
  * then on. Every structural change for one client (newcomer in, newcomer moved, main insert) runs under the
- * newcomers' lock for that client, so there is never more than one state per client.
+ * newcomers' lock for that client, so there is never more than one state per client. Where a client goes is
+ * decided under the main table's lock as well, because a lookup does not see an expired state the table has not
+ * removed yet: that state may still count a request running longer than the idle time, and must be orphaned and
+ * taken back, not replaced by a fresh newcomer beside it (tested).
  *
  * <p>Forgetting a client is safe for rules 3 and 4 in the way that matters: it forgets hits, so an
  * evicted flooder starts again from an empty stack. That is the price of bounded memory and is
@@ -164,12 +167,27 @@ public final class LocalClientStateStore implements ClientStateStore {
                 placed[0] = resident; // moved or inserted by a request of the same client just before
                 return null;
             }
-            if (orphans.containsKey(key) || recentlySeen.markSeen(key)) {
-                placed[0] = insertIntoMain(key, null);
+            ClientState fresh = new ClientState(key);
+            boolean[] staysNewcomer = new boolean[1];
+            // Decided under the main table's lock for the key: a lookup does not see an expired entry, but compute
+            // evicts it first (orphaning it if requests of it are running, as a long download can be), so the
+            // orphan check below cannot miss it and the client is never counted afresh beside its running requests.
+            ClientState main = table.compute(fresh, (mainKey, live) -> {
+                if (live != null || orphans.containsKey(key)) {
+                    return live; // raced in; or an evicted state with requests running, adopted below
+                }
+                if (recentlySeen.markSeen(key)) {
+                    return fresh; // seen before and its state was dropped
+                }
+                staysNewcomer[0] = true;
                 return null;
+            });
+            if (staysNewcomer[0]) {
+                placed[0] = fresh;
+                return fresh;
             }
-            placed[0] = new ClientState(key);
-            return placed[0];
+            placed[0] = main != null ? main : insertIntoMain(key, null);
+            return null;
         });
         return placed[0];
     }

@@ -141,4 +141,21 @@ class LocalClientStateStoreTest {
         assertThat(store.isNewcomer(key)).as("seen before: kept in the main table at once").isFalse();
         assertThat(store.tracked()).isEqualTo(1);
     }
+
+    @Test
+    void aClientWhoseStateExpiredWithARequestRunningIsNotCountedAfreshWhenItReturns() {
+        push();
+        HitStackState second = push(); // in the main table now
+        Object running = store.acquireInFlight(key, second.client(), 1);
+        assertThat(running).isNotNull();
+        clock.advance(Duration.ofSeconds(IDLE_SECONDS + 1)); // expired, but not removed: nothing has cleaned the table
+        spray(0, 1_000); // new clients come by: the returning client is no longer remembered as seen
+
+        HitStackState back = push();
+
+        assertThat(store.acquireInFlight(key, back.client(), 1)).as("the running request still counts").isNull();
+        store.releaseInFlight(running);
+        assertThat(store.acquireInFlight(key, back.client(), 1)).isNotNull();
+        assertThat(store.orphaned()).isZero();
+    }
 }
