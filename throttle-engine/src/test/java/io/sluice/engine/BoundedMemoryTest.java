@@ -45,7 +45,11 @@ class BoundedMemoryTest {
     @Test
     void idleClientsAreDroppedOnTheEnginesClock() {
         spray(500);
-        clock.advance(Duration.ofSeconds(EngineConfig.defaults().idleSeconds() + 1));
+        long tracked = engine.snapshot().clients().tracked();
+        assertThat(tracked).isPositive();
+        clock.advance(Duration.ofSeconds(EngineConfig.defaults().idleSeconds()));
+        assertThat(engine.snapshot().clients().tracked()).as("never dropped before the idle time").isEqualTo(tracked);
+        clock.advance(Duration.ofSeconds(60));
         ClientTableStats stats = engine.snapshot().clients();
         assertThat(stats.tracked()).isZero();
         assertThat(stats.evicted()).isEqualTo(500);

@@ -38,6 +38,11 @@ final class ClientState extends ClientKey {
 
     /** Hits of a new client reported to the eviction policy one by one (its frequency counters saturate at 15). */
     static final int YOUNG_HITS = 16;
+    /**
+     * After its young hits, a client's accesses are reported once per this many seconds: its idle time is then
+     * known to within this, so the tables expire a client this much after the idle time, never before.
+     */
+    static final int REPORT_SECONDS = 4;
 
     private static final int DETACHED_BIT = Integer.MIN_VALUE;
     private static final VarHandle IN_FLIGHT;
@@ -155,8 +160,8 @@ final class ClientState extends ClientKey {
     /**
      * Whether this request should be reported to the table's eviction policy: each of a client's first
      * {@link #YOUNG_HITS} requests (so a client seen a few times is told apart from a one-request newcomer
-     * at once), then its first request in each second (enough for its frequency and recency, at a fraction
-     * of the cost when a client sends many requests).
+     * at once), then one request every {@link #REPORT_SECONDS} (enough for its frequency and recency, at a
+     * fraction of the cost when a client sends many requests).
      */
     boolean reportAccess(long nowMillis) {
         long second = Math.floorDiv(nowMillis, 1000);
@@ -165,7 +170,7 @@ final class ClientState extends ClientKey {
             reportedSecond = second;
             return true;
         }
-        if (second != reportedSecond) {
+        if (second - reportedSecond >= REPORT_SECONDS || second < reportedSecond) {
             reportedSecond = second;
             return true;
         }

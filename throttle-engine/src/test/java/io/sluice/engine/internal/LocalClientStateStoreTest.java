@@ -30,7 +30,7 @@ class LocalClientStateStoreTest {
 
     /** Idles the client out of the table (an eviction, as a full table would do). */
     private void evict() {
-        clock.advance(Duration.ofSeconds(IDLE_SECONDS + 1));
+        clock.advance(Duration.ofSeconds(IDLE_SECONDS + ClientState.REPORT_SECONDS + 1));
         assertThat(store.tracked()).isZero();
     }
 
@@ -148,7 +148,8 @@ class LocalClientStateStoreTest {
         HitStackState second = push(); // in the main table now
         Object running = store.acquireInFlight(key, second.client(), 1);
         assertThat(running).isNotNull();
-        clock.advance(Duration.ofSeconds(IDLE_SECONDS + 1)); // expired, but not removed: nothing has cleaned the table
+        // expired, but not removed: nothing has cleaned the table
+        clock.advance(Duration.ofSeconds(IDLE_SECONDS + ClientState.REPORT_SECONDS + 1));
         spray(0, 1_000); // new clients come by: the returning client is no longer remembered as seen
 
         HitStackState back = push();
