@@ -5,6 +5,7 @@ import io.sluice.console.api.AdminException;
 import io.sluice.engine.telemetry.Snapshot;
 import java.time.Duration;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -59,9 +60,16 @@ public final class SnapshotPump<T> implements AutoCloseable {
         timer.scheduleWithFixedDelay(this::fetch, 0, period.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** One fetch now, off the schedule (after an action, so its effect shows at once). */
+    /**
+     * One fetch now, off the schedule (after an action, so its effect shows at once). An action can finish after
+     * its view was closed; the refresh it asks for then has nothing to show and is dropped.
+     */
     public void refreshSoon() {
-        timer.execute(this::fetch);
+        try {
+            timer.execute(this::fetch);
+        } catch (RejectedExecutionException closed) {
+            // closed: nothing left to refresh
+        }
     }
 
     void fetch() {
