@@ -158,12 +158,24 @@ public final class DashboardViewModel {
     }
 
     /** The name a row shows: the crawler-list entry, else the user agent. */
-    public static String label(ClientRow row) {
+    /**
+     * A heatmap row's label in at most {@code columns} characters: class, address, who (crawler name or user
+     * agent) and hits in the window. Only "who" is shortened, since the address and the count are what an
+     * operator acts on; an address too long for the line (IPv6) is shortened last.
+     */
+    public static String heatmapLabel(ClientRow row, int columns) {
         String who = row.crawlerName() != null ? row.crawlerName() : row.userAgent();
-        if (who.length() > 40) {
-            who = who.substring(0, 39) + "…";
+        String prefix = row.requestClass().name().toLowerCase(java.util.Locale.ROOT) + " " + row.ip() + "  ";
+        String suffix = "  " + row.hitsInWindow();
+        int room = columns - prefix.length() - suffix.length();
+        if (room >= 2) {
+            return prefix + shorten(who, room) + suffix;
         }
-        return row.ip() + "  " + who;
+        return shorten(prefix.strip(), Math.max(1, columns - suffix.length())) + suffix;
+    }
+
+    private static String shorten(String text, int max) {
+        return text.length() <= max ? text : text.substring(0, max - 1) + "…";
     }
 
     private static String millis(long micros) {

@@ -10,6 +10,7 @@ import javafx.scene.image.PixelWriter;
 import javafx.scene.image.WritableImage;
 import javafx.scene.paint.Color;
 import javafx.scene.text.Font;
+import javafx.scene.text.Text;
 
 /**
  * The hit-stack heatmap: the busiest clients as rows, the last 60 seconds as columns, colour by hits in
@@ -18,7 +19,7 @@ import javafx.scene.text.Font;
  * operators and in a dark room); a second with refusals gets a vermillion mark on top of its cell.
  */
 public final class HeatmapCanvas extends Canvas {
-    static final double LABEL_WIDTH = 300;
+    static final double LABEL_WIDTH = 340;
     static final double ROW_HEIGHT = 18;
     static final int SECONDS = 60;
     private static final Color[] RAMP = {
@@ -26,6 +27,9 @@ public final class HeatmapCanvas extends Canvas {
     private static final Color REFUSED = Color.web("#D55E00");
     private static final Color BACKGROUND = Color.web("#161b22");
 
+    private static final Font LABEL_FONT = Font.font("monospace", 12);
+
+    private final int labelColumns = labelColumns();
     private List<ClientRow> rows = List.of();
     private int selectedRow = -1;
 
@@ -37,6 +41,13 @@ public final class HeatmapCanvas extends Canvas {
                 onRowClicked.accept(row);
             }
         });
+    }
+
+    private static int labelColumns() {
+        Text sample = new Text("0123456789");
+        sample.setFont(LABEL_FONT);
+        double charWidth = sample.getLayoutBounds().getWidth() / 10;
+        return (int) Math.floor((LABEL_WIDTH - 26) / Math.max(1, charWidth));
     }
 
     public void show(List<ClientRow> newRows, int selected) {
@@ -79,7 +90,7 @@ public final class HeatmapCanvas extends Canvas {
         }
         g.setImageSmoothing(false);
         g.drawImage(cells, LABEL_WIDTH, 0, cellWidth * SECONDS, ROW_HEIGHT * rows.size());
-        g.setFont(Font.font("monospace", 12));
+        g.setFont(LABEL_FONT);
         for (int r = 0; r < rows.size(); r++) {
             ClientRow row = rows.get(r);
             double y = r * ROW_HEIGHT;
@@ -99,8 +110,8 @@ public final class HeatmapCanvas extends Canvas {
             g.setFill(statusColour(row.status()));
             g.fillText(statusMark(row.status()), 6, y + 13);
             g.setFill(Color.web("#c9d1d9"));
-            g.fillText(row.requestClass().name().toLowerCase() + " " + DashboardViewModel.label(row)
-                    + "  " + row.hitsInWindow(), 22, y + 13, LABEL_WIDTH - 26);
+            // Cut to the columns that fit rather than letting fillText squeeze the glyphs to maxWidth.
+            g.fillText(DashboardViewModel.heatmapLabel(row, labelColumns), 22, y + 13);
         }
     }
 

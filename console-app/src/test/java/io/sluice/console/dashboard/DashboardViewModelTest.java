@@ -125,4 +125,24 @@ class DashboardViewModelTest {
         return new Snapshot(s.takenAt(), s.policyVersion(), s.pause(), s.seconds(), s.load(), s.upstreamLatency(),
                 rows, s.clients(), s.bans(), s.totals());
     }
+
+    @Test
+    void aHeatmapLabelShortensTheUserAgentButKeepsTheAddressAndTheCount() {
+        ClientRow browser = new ClientRow("127.0.0.11", "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101",
+                RequestClass.BROWSER, null, 10, 0, new int[60], new int[60], ClientStatus.OK, NOW);
+
+        assertThat(DashboardViewModel.heatmapLabel(browser, 38))
+                .isEqualTo("browser 127.0.0.11  Mozilla/5.0 (…  10").hasSize(38);
+        assertThat(DashboardViewModel.heatmapLabel(COPIER, 38)).isEqualTo("bot 127.0.0.66  HTTrack  42");
+    }
+
+    @Test
+    void anAddressTooLongForTheLineIsShortenedButTheCountStays() {
+        ClientRow v6 = new ClientRow("2001:db8:ffff:ffff:ffff:ffff:ffff:1", "curl/8.5", RequestClass.BOT, null,
+                1234, 0, new int[60], new int[60], ClientStatus.OK, NOW);
+
+        String label = DashboardViewModel.heatmapLabel(v6, 38);
+
+        assertThat(label).hasSize(38).startsWith("bot 2001:db8:").endsWith("…  1234");
+    }
 }
