@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import javafx.beans.property.ObjectProperty;
@@ -157,7 +158,6 @@ public final class DashboardViewModel {
         return left.toMinutes() >= 1 ? left.toMinutes() + "m left" : left.toSeconds() + "s left";
     }
 
-    /** The name a row shows: the crawler-list entry, else the user agent. */
     /**
      * A heatmap row's label in at most {@code columns} characters: class, address, who (crawler name or user
      * agent) and hits in the window. Only "who" is shortened, since the address and the count are what an
@@ -165,7 +165,7 @@ public final class DashboardViewModel {
      */
     public static String heatmapLabel(ClientRow row, int columns) {
         String who = row.crawlerName() != null ? row.crawlerName() : row.userAgent();
-        String prefix = row.requestClass().name().toLowerCase(java.util.Locale.ROOT) + " " + row.ip() + "  ";
+        String prefix = row.requestClass().name().toLowerCase(Locale.ROOT) + " " + row.ip() + "  ";
         String suffix = "  " + row.hitsInWindow();
         int room = columns - prefix.length() - suffix.length();
         if (room >= 2) {
