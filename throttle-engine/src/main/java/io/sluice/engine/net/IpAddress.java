@@ -93,7 +93,7 @@ public final class IpAddress {
         if (length < 7 || length > 15) {
             return null;
         }
-        long v4 = parseDottedQuad(text);
+        long v4 = parseIpv4(text, 0, length);
         if (v4 < 0) {
             return null;
         }
@@ -237,15 +237,15 @@ public final class IpAddress {
     // ---- parsing machinery ----
 
     /**
-     * {@link #parseIpv4} over a whole {@code String} (the peer address of every request): one pass, one test per
-     * character, no interface call per character.
+     * Returns the 32-bit value, or -1 when {@code text[from, to)} is not a strict dotted quad. One pass with one
+     * test per character: it parses the peer address of every request.
      */
-    private static long parseDottedQuad(String text) {
+    static long parseIpv4(CharSequence text, int from, int to) {
         long value = 0;
         int octet = 0;
         int digits = 0;
         int dots = 0;
-        for (int i = 0; i < text.length(); i++) {
+        for (int i = from; i < to; i++) {
             char c = text.charAt(i);
             if (c == '.') {
                 if (digits == 0 || dots == 3) {
@@ -267,38 +267,6 @@ public final class IpAddress {
             }
         }
         return digits == 0 || dots != 3 ? -1 : (value << 8) | octet;
-    }
-
-    /** Returns the 32-bit value, or -1 when {@code text[from, to)} is not a strict dotted quad. */
-    static long parseIpv4(CharSequence text, int from, int to) {
-        long value = 0;
-        int octets = 0;
-        int i = from;
-        while (i <= to) {
-            int start = i;
-            int octet = 0;
-            while (i < to && text.charAt(i) >= '0' && text.charAt(i) <= '9') {
-                octet = octet * 10 + (text.charAt(i) - '0');
-                i++;
-                if (i - start > 3) {
-                    return -1;
-                }
-            }
-            int digits = i - start;
-            if (digits == 0 || octet > 255 || (digits > 1 && text.charAt(start) == '0')) {
-                return -1;
-            }
-            value = (value << 8) | octet;
-            octets++;
-            if (i == to) {
-                break;
-            }
-            if (text.charAt(i) != '.' || octets == 4) {
-                return -1;
-            }
-            i++;
-        }
-        return octets == 4 ? value : -1;
     }
 
     private static IpAddress parseIpv6(CharSequence text, int from, int to) {

@@ -5,11 +5,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.InetAddress;
 import java.util.Random;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class IpAddressTest {
+    private static final Pattern STRICT_DOTTED_QUAD = Pattern.compile(
+            "((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\\.){3}"
+                    + "(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])");
 
     @Test
     void parsesIpv4() {
@@ -71,7 +75,10 @@ class IpAddressTest {
                 .hasMessageContaining("not an IPv4 or IPv6 address");
     }
 
-    /** The dotted-quad fast path for whole strings agrees with the general parser on near-miss text. */
+    /**
+     * The dotted-quad fast path for whole strings agrees with the general parser on near-miss text, and both accept
+     * exactly the strict dotted quads (checked against an independent regular expression).
+     */
     @Test
     void dottedQuadFastPathAgreesWithTheGeneralParser() {
         Random random = new Random(7L);
@@ -93,6 +100,8 @@ class IpAddressTest {
             }
             String s = text.toString();
             assertThat(IpAddress.tryParse(s)).as(s).isEqualTo(IpAddress.parse(new StringBuilder(s), 0, s.length()));
+            boolean strict = STRICT_DOTTED_QUAD.matcher(s).matches();
+            assertThat(IpAddress.parseIpv4(s, 0, s.length()) >= 0).as(s).isEqualTo(strict);
         }
     }
 
