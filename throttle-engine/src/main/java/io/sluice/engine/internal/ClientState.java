@@ -117,6 +117,11 @@ final class ClientState extends ClientKey {
         return (int) IN_FLIGHT.getAndAdd(this, -1) - 1 == DETACHED_BIT;
     }
 
+    /** Whether this state was evicted and has nothing in flight: nothing of it is left to count. */
+    boolean isDetachedAndIdle() {
+        return (int) IN_FLIGHT.getVolatile(this) == DETACHED_BIT;
+    }
+
     /** Requests in flight now. */
     int inFlight() {
         return (int) IN_FLIGHT.getVolatile(this) & Integer.MAX_VALUE;

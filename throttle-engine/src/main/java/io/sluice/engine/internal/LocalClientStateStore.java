@@ -127,10 +127,19 @@ public final class LocalClientStateStore implements ClientStateStore {
         evicted.increment();
         if (state != null && state.detach() > 0) {
             orphans.put(state, state);
-            if (state.inFlight() == 0) {
-                orphans.remove(state, state); // the last request completed meanwhile and found nothing to remove
-            }
+            forgetOrphan(state); // in case the last request completed meanwhile and found nothing to remove
         }
+    }
+
+    /**
+     * Drops {@code state} from the orphans if it is still there and still has nothing in flight. The check and the
+     * removal are one step under the orphan table's lock for the client: a request whose release left the state
+     * idle may reach this call much later, after the client came back, took the state back and left it orphaned
+     * again with new requests running (seen under load). Removing it then would forget those requests, and the
+     * client's next request would be counted from zero beside them.
+     */
+    void forgetOrphan(ClientState state) {
+        orphans.computeIfPresent(state, (key, orphan) -> orphan == state && state.isDetachedAndIdle() ? null : orphan);
     }
 
     /** The client's state, inserted if absent; the access reported to the eviction policy as described above. */
@@ -278,7 +287,7 @@ public final class LocalClientStateStore implements ClientStateStore {
     public void releaseInFlight(Object token) {
         ClientState state = (ClientState) token;
         if (state.release()) {
-            orphans.remove(state, state); // evicted, and this was its last request
+            forgetOrphan(state); // evicted, and this was its last request
         }
     }
 

@@ -78,6 +78,27 @@ class LocalClientStateStoreTest {
     }
 
     @Test
+    void aLateReleaseDoesNotDropTheOrphanOfAClientThatCameBackAndWasEvictedAgain() {
+        ClientState state = (ClientState) store.acquireInFlight(key, push().client(), 2);
+        evict();
+        // its request completes, and the thread is descheduled between giving the slot back and tidying the orphans
+        assertThat(state.release()).isTrue();
+        HitStackState back = push();
+        assertThat(back.client()).isSameAs(state); // the client came back and took its state back
+        Object a = store.acquireInFlight(key, back.client(), 2);
+        Object b = store.acquireInFlight(key, back.client(), 2);
+        evict();
+        assertThat(store.orphaned()).isEqualTo(1);
+
+        store.forgetOrphan(state); // the late thread resumes
+        assertThat(store.orphaned()).isEqualTo(1);
+        assertThat(store.acquireInFlight(key, push().client(), 2)).isNull(); // both requests still counted
+        store.releaseInFlight(a);
+        store.releaseInFlight(b);
+        assertThat(store.acquireInFlight(key, push().client(), 2)).isNotNull();
+    }
+
+    @Test
     void aClientEvictedWithNothingInFlightLeavesNoOrphanAndStartsAtZero() {
         HitStackState first = push();
         store.releaseInFlight(store.acquireInFlight(key, first.client(), 1));
