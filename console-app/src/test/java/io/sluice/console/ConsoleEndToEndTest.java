@@ -59,8 +59,9 @@ class ConsoleEndToEndTest {
 
     @Test
     void trafficArrivesAndOneClickBansTheSiteCopier(FxRobot robot) throws Exception {
-        int copier = awaitRow("127.0.0.66");
-        robot.interact(() -> view.select(copier));
+        awaitRow("127.0.0.66");
+        // the row is looked up again on the FX thread: a snapshot arriving meanwhile may have reordered the rows
+        robot.interact(() -> view.select(indexOf("127.0.0.66")));
         assertThat(robot.lookup("#clientDetails").queryAs(Label.class).getText()).contains("127.0.0.66", "HTTrack");
 
         robot.clickOn("#banIp");
@@ -134,8 +135,12 @@ class ConsoleEndToEndTest {
         assertThat(robot.lookup("#domainAlerts").queryListView().getItems().get(0).toString())
                 .contains("down.example", "20 errors in a row");
 
-        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> domainCell(robot, "down.example").isPresent());
-        robot.clickOn(domainCell(robot, "down.example").orElseThrow());
+        // The table is redrawn from every snapshot, so a cell found now may be gone or show another domain by
+        // the time the pointer reaches it: click until the details show the domain
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> {
+            domainCell(robot, "down.example").ifPresent(cell -> robot.clickOn(cell));
+            return robot.lookup("#selectedDomain").queryAs(Label.class).getText().startsWith("down.example");
+        });
         WaitForAsyncUtils.waitFor(5, TimeUnit.SECONDS, () -> !robot.lookup("#reviveDomain").queryButton()
                 .isDisabled());
         robot.clickOn("#reviveDomain");
@@ -165,9 +170,8 @@ class ConsoleEndToEndTest {
         return robot.lookup("#" + id.replace('.', '-')).queryAs(TextField.class).getText();
     }
 
-    private int awaitRow(String ip) throws Exception {
+    private void awaitRow(String ip) throws Exception {
         WaitForAsyncUtils.waitFor(15, TimeUnit.SECONDS, () -> indexOf(ip) >= 0);
-        return indexOf(ip);
     }
 
     private int indexOf(String ip) {
