@@ -159,6 +159,15 @@ public final class DashboardViewModel {
     }
 
     /**
+     * The time at the left edge of heatmap column {@code column} of {@code seconds} (a row's per-second counts run
+     * from the oldest to the newest second, so column {@code seconds} is the right edge): "-60 s" ... "now".
+     */
+    public static String heatmapTick(int column, int seconds) {
+        int secondsAgo = seconds - column;
+        return secondsAgo == 0 ? "now" : "-" + secondsAgo + " s";
+    }
+
+    /**
      * A heatmap row's label in at most {@code columns} characters: class, address, who (crawler name or user
      * agent) and hits in the window. Only "who" is shortened, since the address and the count are what an
      * operator acts on; an address too long for the line (IPv6) is shortened last.

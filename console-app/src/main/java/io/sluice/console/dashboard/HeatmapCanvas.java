@@ -11,6 +11,7 @@ import javafx.scene.image.WritableImage;
 import javafx.scene.paint.Color;
 import javafx.scene.text.Font;
 import javafx.scene.text.Text;
+import javafx.scene.text.TextAlignment;
 
 /**
  * The hit-stack heatmap: the busiest clients as rows, the last 60 seconds as columns, colour by hits in
@@ -22,12 +23,21 @@ public final class HeatmapCanvas extends Canvas {
     static final double LABEL_WIDTH = 340;
     static final double ROW_HEIGHT = 18;
     static final int SECONDS = 60;
+    /** The strip under the rows: time ticks under the cells, the colour key under the labels. */
+    static final double AXIS_HEIGHT = 22;
+    /** Seconds between time ticks. */
+    static final int TICK_SECONDS = 15;
+    /** Hits per second shown in the colour key (the last stands for that many and more). */
+    private static final int[] KEY_HITS = {1, 5, 20};
     private static final Color[] RAMP = {
         Color.web("#440154"), Color.web("#3b528b"), Color.web("#21918c"), Color.web("#5ec962"), Color.web("#fde725")};
     private static final Color REFUSED = Color.web("#D55E00");
     private static final Color BACKGROUND = Color.web("#161b22");
 
+    private static final Color AXIS_TEXT = Color.web("#8b949e");
+
     private static final Font LABEL_FONT = Font.font("monospace", 12);
+    private static final Font AXIS_FONT = Font.font(11);
 
     private final int labelColumns = labelColumns();
     private List<ClientRow> rows = List.of();
@@ -53,7 +63,7 @@ public final class HeatmapCanvas extends Canvas {
     public void show(List<ClientRow> newRows, int selected) {
         this.rows = newRows;
         this.selectedRow = selected;
-        setHeight(Math.max(ROW_HEIGHT * 4, ROW_HEIGHT * newRows.size()));
+        setHeight(Math.max(ROW_HEIGHT * 4, ROW_HEIGHT * newRows.size()) + AXIS_HEIGHT);
         draw();
     }
 
@@ -76,7 +86,7 @@ public final class HeatmapCanvas extends Canvas {
         g.setFill(BACKGROUND);
         g.fillRect(0, 0, width, getHeight());
         if (rows.isEmpty()) {
-            g.setFill(Color.web("#8b949e"));
+            g.setFill(AXIS_TEXT);
             g.fillText("No clients yet", 12, 20);
             return;
         }
@@ -112,6 +122,32 @@ public final class HeatmapCanvas extends Canvas {
             g.setFill(Color.web("#c9d1d9"));
             // Cut to the columns that fit rather than letting fillText squeeze the glyphs to maxWidth.
             g.fillText(DashboardViewModel.heatmapLabel(row, labelColumns), 22, y + 13);
+        }
+        drawAxis(g, cellWidth, ROW_HEIGHT * rows.size());
+    }
+
+    /** Time ticks under the cells and the colour key under the labels, so a row reads without the heading. */
+    private void drawAxis(GraphicsContext g, double cellWidth, double top) {
+        double baseline = top + 15;
+        g.setFont(AXIS_FONT);
+        g.setFill(AXIS_TEXT);
+        g.setStroke(AXIS_TEXT);
+        for (int column = 0; column <= SECONDS; column += TICK_SECONDS) {
+            double x = LABEL_WIDTH + column * cellWidth;
+            g.strokeLine(x + 0.5, top, x + 0.5, top + 4);
+            g.setTextAlign(column == 0 ? TextAlignment.LEFT
+                    : column == SECONDS ? TextAlignment.RIGHT : TextAlignment.CENTER);
+            g.fillText(DashboardViewModel.heatmapTick(column, SECONDS), x, baseline);
+        }
+        g.setTextAlign(TextAlignment.LEFT);
+        double x = 22;
+        g.fillText("hits/s", x, baseline);
+        for (int hits : KEY_HITS) {
+            x += 48;
+            g.setFill(colour(hits));
+            g.fillRect(x, top + 5, 12, 12);
+            g.setFill(AXIS_TEXT);
+            g.fillText(hits == KEY_HITS[KEY_HITS.length - 1] ? hits + "+" : String.valueOf(hits), x + 16, baseline);
         }
     }
 

@@ -145,4 +145,11 @@ class DashboardViewModelTest {
 
         assertThat(label).hasSize(38).startsWith("bot 2001:db8:").endsWith("…  1234");
     }
+
+    @Test
+    void theHeatmapsTimeTicksRunFromAMinuteAgoOnTheLeftToNowOnTheRight() {
+        assertThat(DashboardViewModel.heatmapTick(0, 60)).isEqualTo("-60 s");
+        assertThat(DashboardViewModel.heatmapTick(45, 60)).isEqualTo("-15 s");
+        assertThat(DashboardViewModel.heatmapTick(60, 60)).isEqualTo("now");
+    }
 }
