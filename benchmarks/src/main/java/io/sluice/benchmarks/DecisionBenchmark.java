@@ -75,12 +75,8 @@ public class DecisionBenchmark {
                 classifier);
         engineNoBans = new ThrottleEngine(EngineConfig.defaults(), InstantSource.system(), benchmarkPolicy(false),
                 classifier);
-        for (Request r : requests) { // every client tracked (seen twice: in the main table), every user agent cached
-            finish(engine.decide(r));
-            finish(engine.decide(r));
-            finish(engineNoBans.decide(r));
-            finish(engineNoBans.decide(r));
-        }
+        trackAll(engine, requests);
+        trackAll(engineNoBans, requests);
         bareMap = new ConcurrentHashMap<>();
         buckets = new ConcurrentHashMap<>();
         for (Request r : requests) {
@@ -125,7 +121,16 @@ public class DecisionBenchmark {
         return requests[ThreadLocalRandom.current().nextInt(requests.length)];
     }
 
-    private static Decision finish(Decision decision) {
+    /** Every client tracked (seen twice, so in the main table) and every user agent cached. */
+    static void trackAll(ThrottleEngine engine, Request[] requests) {
+        for (Request r : requests) {
+            finish(engine.decide(r));
+            finish(engine.decide(r));
+        }
+    }
+
+    /** Completes an admitted request at once, as a caller does when its upstream answers. */
+    static Decision finish(Decision decision) {
         if (decision instanceof Decision.Admit admit) {
             admit.admission().complete(200, 1_000_000);
         }

@@ -1,6 +1,5 @@
 package io.sluice.benchmarks;
 
-import io.sluice.engine.Decision;
 import io.sluice.engine.EngineConfig;
 import io.sluice.engine.Request;
 import io.sluice.engine.ThrottleEngine;
@@ -30,10 +29,7 @@ public final class DecisionProfile {
         Request[] requests = Clients.requests(new Random(7), clients);
         ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), InstantSource.system(),
                 DecisionBenchmark.benchmarkPolicy(withBans), CrawlerListClassifier.bundled());
-        for (Request r : requests) {
-            finish(engine.decide(r));
-            finish(engine.decide(r));
-        }
+        DecisionBenchmark.trackAll(engine, requests);
         long sink = 0;
         long end = System.nanoTime() + seconds * 1_000_000_000L;
         while (System.nanoTime() < end) {
@@ -42,19 +38,12 @@ public final class DecisionProfile {
             while (System.nanoTime() - start < 1_000_000_000L) {
                 for (int i = 0; i < 1_000; i++) {
                     Request r = requests[ThreadLocalRandom.current().nextInt(requests.length)];
-                    sink += finish(engine.decide(r)).client().requestClass().ordinal();
+                    sink += DecisionBenchmark.finish(engine.decide(r)).client().requestClass().ordinal();
                 }
                 n += 1_000;
             }
             System.out.printf("%.0f ns/decision%n", (System.nanoTime() - start) / (double) n);
         }
         System.out.println(sink == 42 ? "" : "done");
-    }
-
-    private static Decision finish(Decision decision) {
-        if (decision instanceof Decision.Admit admit) {
-            admit.admission().complete(200, 1_000_000);
-        }
-        return decision;
     }
 }

@@ -71,24 +71,14 @@ public class SprayBenchmark {
                 DecisionBenchmark.benchmarkPolicy(true), CrawlerListClassifier.bundled());
         // the main table full of clients seen twice, as on a busy site (a spray address is one of them about once
         // in 40,000 operations)
-        for (Request r : Clients.requests(new Random(7), DecisionBenchmark.TRACKED)) {
-            finish(engine.decide(r));
-            finish(engine.decide(r));
-        }
+        DecisionBenchmark.trackAll(engine, Clients.requests(new Random(7), DecisionBenchmark.TRACKED));
         buckets = Caffeine.newBuilder().maximumSize(DecisionBenchmark.TRACKED).executor(Runnable::run).build();
-    }
-
-    private static Decision finish(Decision decision) {
-        if (decision instanceof Decision.Admit admit) {
-            admit.admission().complete(200, 1_000_000);
-        }
-        return decision;
     }
 
     /** A full decision for a new client (classification cached: the spray keeps one user agent). */
     @Benchmark
     public Decision engineDecideNewClient(Addresses addresses) {
-        return finish(engine.decide(Request.direct(addresses.next(), USER_AGENT)));
+        return DecisionBenchmark.finish(engine.decide(Request.direct(addresses.next(), USER_AGENT)));
     }
 
     @Benchmark
