@@ -34,7 +34,8 @@ public final class HeatmapCanvas extends Canvas {
     private static final Color REFUSED = Color.web("#D55E00");
     private static final Color BACKGROUND = Color.web("#161b22");
 
-    private static final Color AXIS_TEXT = Color.web("#8b949e");
+    /** Secondary text: the axis, the key, the empty-table hint, the mark of a client in good standing. */
+    private static final Color MUTED_TEXT = Color.web("#8b949e");
 
     private static final Font LABEL_FONT = Font.font("monospace", 12);
     private static final Font AXIS_FONT = Font.font(11);
@@ -86,7 +87,7 @@ public final class HeatmapCanvas extends Canvas {
         g.setFill(BACKGROUND);
         g.fillRect(0, 0, width, getHeight());
         if (rows.isEmpty()) {
-            g.setFill(AXIS_TEXT);
+            g.setFill(MUTED_TEXT);
             g.fillText("No clients yet", 12, 20);
             return;
         }
@@ -130,8 +131,8 @@ public final class HeatmapCanvas extends Canvas {
     private void drawAxis(GraphicsContext g, double cellWidth, double top) {
         double baseline = top + 15;
         g.setFont(AXIS_FONT);
-        g.setFill(AXIS_TEXT);
-        g.setStroke(AXIS_TEXT);
+        g.setFill(MUTED_TEXT);
+        g.setStroke(MUTED_TEXT);
         for (int column = 0; column <= SECONDS; column += TICK_SECONDS) {
             double x = LABEL_WIDTH + column * cellWidth;
             g.strokeLine(x + 0.5, top, x + 0.5, top + 4);
@@ -146,7 +147,7 @@ public final class HeatmapCanvas extends Canvas {
             x += 48;
             g.setFill(colour(hits));
             g.fillRect(x, top + 5, 12, 12);
-            g.setFill(AXIS_TEXT);
+            g.setFill(MUTED_TEXT);
             g.fillText(hits == KEY_HITS[KEY_HITS.length - 1] ? hits + "+" : String.valueOf(hits), x + 16, baseline);
         }
     }
@@ -164,7 +165,7 @@ public final class HeatmapCanvas extends Canvas {
         return switch (status) {
             case BANNED, LIMITED -> REFUSED;
             case ALLOWED -> Color.web("#56B4E9");
-            default -> Color.web("#8b949e");
+            default -> MUTED_TEXT;
         };
     }
 }
