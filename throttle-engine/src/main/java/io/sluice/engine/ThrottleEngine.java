@@ -5,6 +5,7 @@ import io.sluice.engine.internal.ClientKey;
 import io.sluice.engine.internal.ClientSample;
 import io.sluice.engine.internal.ClientStateStore;
 import io.sluice.engine.internal.CompiledPolicy;
+import io.sluice.engine.internal.CrawlerGate;
 import io.sluice.engine.internal.CrawlerSlot;
 import io.sluice.engine.internal.HitStackState;
 import io.sluice.engine.internal.LatencyTracker;
@@ -57,12 +58,16 @@ import java.util.function.UnaryOperator;
  * never refuses, so evaluating it earlier cannot change which rule refuses a request.
  *
  * State, and who guards it.
- *  - Hit stacks and crawler spacing live behind ClientStateStore (bounded Caffeine tables locally: one for
- *    newcomers, one for clients seen twice; a shared store later). Each client's state is guarded by its
- *    own monitor, held for a few array operations; distinct clients never contend.
- *  - "Any crawler served in the last N s" is one AtomicLong taken by compare-and-set. Rule 3 takes
- *    its slots when it passes (so two crawlers racing cannot both be served inside the gap) and gives
- *    them back if a later rule refuses: only SERVED crawler requests count.
+ *  - Hit stacks, requests in flight and each crawler's last service live behind ClientStateStore (bounded
+ *    Caffeine tables locally: one for newcomers, one for clients seen twice; a shared store later). The store
+ *    hands out typed handles and leases (its own types, checked by the compiler), so a second implementation
+ *    cannot be handed another's objects. Each client's state is guarded by its own monitor, held for a few
+ *    array operations; distinct clients never contend.
+ *  - Crawler spacing is keyed by the crawler (its crawler-list entry), not by the (address, user agent) pair,
+ *    so a crawler rotating user agents or addresses still gets one turn per gap. "Any crawler served in the
+ *    last N s" is its own gate (CrawlerGate, beside LoadGate): one AtomicLong taken by compare-and-set. Rule 3
+ *    takes both when it passes (so two crawlers racing cannot both be served inside the gap) and gives them
+ *    back if a later rule refuses: only SERVED crawler requests count.
  *  - Per-client in-flight counts live in the client's state, and a state evicted with requests running is
  *    kept aside until they complete (LocalClientStateStore), so eviction can never make the engine forget
  *    a running request and over-admit.
@@ -118,8 +123,9 @@ public final class ThrottleEngine {
     private final InstantSource clock;
     private final UserAgentClassifier classifier;
     private final AtomicReference<CompiledPolicy> current;
-    private final ClientStateStore store;
+    private final ClientStateStore<?, ?> store;
     private final LoadGate load = new LoadGate();
+    private final CrawlerGate crawlerGate = new CrawlerGate();
     private final OutcomeCounters counters = new OutcomeCounters(HISTORY_SECONDS);
     private final LatencyTracker latency = new LatencyTracker(LATENCY_SECONDS);
     private final SearchEngineVerifier verifier;
@@ -168,6 +174,11 @@ public final class ThrottleEngine {
      * @throws IllegalArgumentException when the request's peer address is not an IP literal
      */
     public Decision decide(Request request) {
+        return decide(store, request);
+    }
+
+    /** The decision, with the store's handle and lease types named (see {@link ClientStateStore}). */
+    private <C, L> Decision decide(ClientStateStore<C, L> store, Request request) {
         long now = clock.millis();
         CompiledPolicy compiled = current.get();
         Policy policy = compiled.policy();
@@ -192,41 +203,44 @@ public final class ThrottleEngine {
         }
         // every request that passes 1-2 is pushed on its hit stack (rule 4 counts refused ones too)
         Policy.HitStack limits = policy.hitStack();
-        HitStackState hits = store.pushHit(key, client, now, limits);
+        HitStackState<C> hits = store.pushHit(key, client, now, limits, 1);
         RateLimitStatus rate = rateLimit(limits, hits);
         if (allowListed) {
             load.enter();
-            return admit(new Pending(client, key, address, null, null, rate), now, false);
+            return admit(new Pending<>(store, client, key, address, null, null, null, rate), now, false);
         }
-        // 3. crawler spacing
+        // 3. crawler spacing: this crawler (its list entry), then any crawler
         CrawlerSlot slot = null;
+        CrawlerGate.Turn turn = null;
         if (cls == RequestClass.CRAWLER) {
             Policy.Crawlers crawlers = policy.crawlers();
-            slot = store.reserveCrawlerSlot(key, hits.client(), now, crawlers.perCrawlerSeconds() * 1000L,
-                    crawlers.allCrawlersSeconds() * 1000L);
+            slot = store.reserveCrawler(crawlerIdentity(client), now, crawlers.perCrawlerSeconds() * 1000L);
             if (!slot.granted()) {
-                return refuse(client, key, slot.refusal(), ceilSeconds(slot.retryMillis()), rate, now,
-                        slot.refusal() == Reason.CRAWLER_SPACING
-                                ? "This crawler was served less than " + crawlers.perCrawlerSeconds() + " s ago."
-                                : "Another crawler was served less than " + crawlers.allCrawlersSeconds()
-                                        + " s ago.");
+                return refuse(client, key, Reason.CRAWLER_SPACING, ceilSeconds(slot.waitMillis()), rate, now,
+                        "This crawler was served less than " + crawlers.perCrawlerSeconds() + " s ago.");
+            }
+            turn = crawlerGate.take(now, crawlers.allCrawlersSeconds() * 1000L);
+            if (!turn.granted()) {
+                store.releaseCrawler(slot);
+                return refuse(client, key, Reason.CRAWLERS_BUSY, ceilSeconds(turn.waitMillis()), rate, now,
+                        "Another crawler was served less than " + crawlers.allCrawlersSeconds() + " s ago.");
             }
         }
         // 4. hit stack
         if (hits.hitsInWindow() > limits.maxHits()) {
-            store.releaseCrawlerSlot(slot);
+            giveBackCrawler(store, slot, turn);
             return refuse(client, key, Reason.HIT_STACK, ceilSeconds(hits.millisUntilBelow()), rate, now,
                     "More than " + limits.maxHits() + " requests in " + limits.windowSeconds() + " s.");
         }
         // 5. per-client concurrency
         int maxConcurrent = policy.perClient().maxConcurrent();
-        Object inFlight = store.acquireInFlight(key, hits.client(), maxConcurrent);
+        L inFlight = store.acquireInFlight(key, hits.client(), maxConcurrent);
         if (inFlight == null) {
-            store.releaseCrawlerSlot(slot);
+            giveBackCrawler(store, slot, turn);
             return refuse(client, key, Reason.CLIENT_CONCURRENCY, policy.refusal().retryAfterSeconds(), rate, now,
                     "Already " + maxConcurrent + " requests in progress from this client.");
         }
-        Pending pending = new Pending(client, key, address, slot, inFlight, rate);
+        Pending<L> pending = new Pending<>(store, client, key, address, slot, turn, inFlight, rate);
         // 7. progressive delay (before 6: see the essay above)
         Policy.ProgressiveDelay progressive = compiled.progressiveDelay(cls);
         if (progressive != null && hits.hitsInWindow() > progressive.softHits()) {
@@ -237,6 +251,18 @@ public final class ThrottleEngine {
         }
         // 6. load deferral
         return loadStage(pending, policy, now, false);
+    }
+
+    /** Rule 3 keys a crawler by its list entry: every address and user agent of one crawler share its gap. */
+    private static String crawlerIdentity(ClientInfo client) {
+        return client.crawlerName() != null ? client.crawlerName() : client.userAgent();
+    }
+
+    private void giveBackCrawler(ClientStateStore<?, ?> store, CrawlerSlot slot, CrawlerGate.Turn turn) {
+        if (slot != null) {
+            store.releaseCrawler(slot);
+        }
+        crawlerGate.giveBack(turn);
     }
 
     /**
@@ -255,7 +281,7 @@ public final class ThrottleEngine {
         return RequestClass.BOT;
     }
 
-    private Decision loadStage(Pending pending, Policy policy, long now, boolean afterWait) {
+    private Decision loadStage(Pending<?> pending, Policy policy, long now, boolean afterWait) {
         RequestClass cls = pending.client.requestClass();
         if (cls == RequestClass.BROWSER) {
             load.enter(); // a browser is served whatever the load
@@ -274,7 +300,7 @@ public final class ThrottleEngine {
                 pending.rate, now, "The site is busy: " + limits.maxWaiting() + " requests are already waiting.");
     }
 
-    private Decision admit(Pending pending, long now, boolean afterWait) {
+    private Decision admit(Pending<?> pending, long now, boolean afterWait) {
         counters.admitted(pending.client.requestClass(), now, afterWait);
         return new Decision.Admit(pending.client, pending, pending.rate);
     }
@@ -292,7 +318,7 @@ public final class ThrottleEngine {
         return refuse(client, key, Reason.BANNED, retry, null, now, "This client is banned." + reason);
     }
 
-    private static RateLimitStatus rateLimit(Policy.HitStack limits, HitStackState hits) {
+    private static RateLimitStatus rateLimit(Policy.HitStack limits, HitStackState<?> hits) {
         return new RateLimitStatus(limits.maxHits(), Math.max(0, limits.maxHits() - hits.hitsInWindow()),
                 ceilSeconds(hits.millisUntilReset()), limits.windowSeconds());
     }
@@ -307,20 +333,24 @@ public final class ThrottleEngine {
      * slots), and once admitted, the admission itself: its slots are released exactly once, guarded by a
      * compare-and-set on {@link #completed}, so a duplicate {@code complete} is harmless.
      */
-    private final class Pending implements Decision.Admission {
+    private final class Pending<L> implements Decision.Admission {
+        final ClientStateStore<?, L> store;
         final ClientInfo client;
         final ClientKey key;
         final IpAddress address;
         final CrawlerSlot crawlerSlot;
-        /** The store's token for the client's in-flight slot, or null when none was taken (allow-listed). */
-        final Object inFlight;
+        final CrawlerGate.Turn crawlerTurn;
+        /** The store's lease on the client's in-flight slot, or null when none was taken (allow-listed). */
+        final L inFlight;
         final RateLimitStatus rate;
         /** 1 once completed; only through {@link #COMPLETED}. */
         @SuppressWarnings("unused")
         private volatile int completed;
 
-        Pending(ClientInfo client, ClientKey key, IpAddress address, CrawlerSlot crawlerSlot, Object inFlight,
-                RateLimitStatus rate) {
+        Pending(ClientStateStore<?, L> store, ClientInfo client, ClientKey key, IpAddress address,
+                CrawlerSlot crawlerSlot, CrawlerGate.Turn crawlerTurn, L inFlight, RateLimitStatus rate) {
+            this.store = store;
+            this.crawlerTurn = crawlerTurn;
             this.client = client;
             this.key = key;
             this.address = address;
@@ -334,7 +364,7 @@ public final class ThrottleEngine {
             if (inFlight != null) {
                 store.releaseInFlight(inFlight);
             }
-            store.releaseCrawlerSlot(crawlerSlot);
+            giveBackCrawler(store, crawlerSlot, crawlerTurn);
         }
 
         /** The admitted request finished: frees its load and concurrency slots, once. */
@@ -371,10 +401,10 @@ public final class ThrottleEngine {
         private static final int WAITING = 0;
         private static final int RESUMED = 1;
         private static final int CANCELLED = 2;
-        final Pending pending;
+        final Pending<?> pending;
         private final AtomicInteger state = new AtomicInteger(WAITING);
 
-        Parked(Pending pending) {
+        Parked(Pending<?> pending) {
             this.pending = pending;
         }
 
@@ -406,7 +436,7 @@ public final class ThrottleEngine {
 
     /** Rule 7's wait: afterwards the remaining rule (load deferral) decides. */
     private final class DelayDeferral extends Parked {
-        DelayDeferral(Pending pending) {
+        DelayDeferral(Pending<?> pending) {
             super(pending);
         }
 
@@ -423,7 +453,7 @@ public final class ThrottleEngine {
 
     /** Rule 6's wait: holds a waiting place; afterwards admitted if the load allows, else refused. */
     private final class LoadDeferral extends Parked {
-        LoadDeferral(Pending pending) {
+        LoadDeferral(Pending<?> pending) {
             super(pending);
         }
 
