@@ -448,10 +448,10 @@ class RulesTest {
         void aTrustedProxyReportsTheClientAndAnUntrustedPeerCannotChooseItsAddress() {
             ThrottleEngine engine = engine(Policy.defaults().withTrustedProxies(List.of("10.0.0.1"))
                     .withBans(List.of(ban("b", BanType.IP, "192.0.2.66", null))));
-            Request viaProxy = new Request("10.0.0.1", CURL, "192.0.2.66", null, "GET", "/");
+            Request viaProxy = Request.direct("192.0.2.66", CURL).via("10.0.0.1", "192.0.2.66");
             Decision.Refuse refusal = refused(engine.decide(viaProxy), Reason.BANNED);
             assertThat(refusal.client().ip()).isEqualTo("192.0.2.66");
-            Request spoofed = new Request("203.0.113.5", CURL, "198.51.100.1", null, "GET", "/");
+            Request spoofed = Request.direct("203.0.113.5", CURL).via("203.0.113.5", "198.51.100.1");
             assertThat(admitted(engine.decide(spoofed)).client().ip()).isEqualTo("203.0.113.5");
         }
 
