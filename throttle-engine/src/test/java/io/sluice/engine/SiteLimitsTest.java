@@ -152,6 +152,17 @@ class SiteLimitsTest {
         }
 
         @Test
+        void aRegularExpressionWithQuantifiersOrAlternativesMatchesPathsItsLiteralStartDoesNotBegin() {
+            ThrottleEngine engine = engine(Policy.defaults().withHitStack(new Policy.HitStack(15, 1)).withRoutes(
+                    List.of(route(Route.Match.REGEX, "/ab*c", 0, null), route(Route.Match.REGEX, "/x|/y", 0, null),
+                            route(Route.Match.GLOB, "/f*.txt", 0, null))));
+            for (String path : List.of("/ac", "/abbc", "/x", "/y", "/f.txt", "/foo.txt")) {
+                served(engine.decide(get("192.0.2.1", CURL, path)));
+                served(engine.decide(get("192.0.2.1", CURL, path)));
+            }
+        }
+
+        @Test
         void routesAreEditedLiveAndValidated() {
             ThrottleEngine engine = engine(Policy.defaults().withRoutes(List.of()));
             for (int i = 0; i < 10; i++) {

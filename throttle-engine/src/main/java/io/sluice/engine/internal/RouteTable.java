@@ -175,15 +175,38 @@ public final class RouteTable {
                     if (extensions != null) {
                         return new ExtensionMatcher(extensions);
                     }
-                    return regex(globToRegex(route.path()));
+                    return regex(globToRegex(route.path()), literalPrefix(route.path(), "*?{"));
                 default:
-                    return regex(route.path());
+                    return regex(route.path(), literalPrefix(route.path(), "\\.[]{}()*+?^$|"));
             }
         }
 
-        private static PathMatcher regex(String expression) {
+        /**
+         * A regular expression, tried only on paths that start with its literal prefix: most routes begin with a
+         * literal directory ({@code /api/v[0-9]+/export}), and most paths are rejected by {@code startsWith}
+         * without running the expression.
+         */
+        private static PathMatcher regex(String expression, String literalPrefix) {
             Pattern pattern = Pattern.compile(expression);
-            return path -> pattern.matches(path);
+            return path -> path.startsWith(literalPrefix) && pattern.matches(path);
+        }
+
+        /**
+         * The characters before the first of {@code special}; a character before a quantifier is not literal, and an
+         * alternation anywhere ({@code a|b}) leaves no prefix every match must have.
+         */
+        private static String literalPrefix(String pattern, String special) {
+            if (special.indexOf('|') >= 0 && pattern.indexOf('|') >= 0) {
+                return "";
+            }
+            int end = 0;
+            while (end < pattern.length() && special.indexOf(pattern.charAt(end)) < 0) {
+                end++;
+            }
+            if (end < pattern.length() && "*+?{".indexOf(pattern.charAt(end)) >= 0 && end > 0) {
+                end--; // "ab*" does not require the b
+            }
+            return pattern.substring(0, end);
         }
     }
 
