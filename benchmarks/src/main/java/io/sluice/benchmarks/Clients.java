@@ -21,8 +21,19 @@ final class Clients {
     private Clients() {
     }
 
-    /** {@code count} requests from distinct (IP, user agent) clients. */
+    /**
+     * What a browser asks for when it opens a page: the page, then its stylesheet, script and images. Used by
+     * the route-weight benchmark (a quarter pages, the rest assets).
+     */
+    static final String[] PAGE_AND_ASSETS = {"/articles/4711", "/static/site.css", "/static/app.js", "/img/a.png"};
+
+    /** {@code count} requests for {@code /} from distinct (IP, user agent) clients. */
     static Request[] requests(Random random, int count) {
+        return requests(random, count, new String[] {"/"});
+    }
+
+    /** {@code count} requests from distinct (IP, user agent) clients, each for one of {@code paths} at random. */
+    static Request[] requests(Random random, int count, String[] paths) {
         Set<String> seen = new HashSet<>();
         Request[] out = new Request[count];
         int i = 0;
@@ -31,7 +42,7 @@ final class Clients {
                     + (1 + random.nextInt(254));
             String ua = USER_AGENTS[random.nextInt(USER_AGENTS.length)];
             if (seen.add(ip + ua)) {
-                out[i++] = Request.direct(ip, ua);
+                out[i++] = Request.get(ip, ua, paths[random.nextInt(paths.length)]);
             }
         }
         return out;

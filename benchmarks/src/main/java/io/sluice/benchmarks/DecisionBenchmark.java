@@ -10,6 +10,7 @@ import io.sluice.engine.classify.CrawlerListClassifier;
 import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.BanType;
 import io.sluice.engine.policy.Policy;
+import io.sluice.engine.policy.Route;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -37,6 +38,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * over the same keys in the same run: a bare {@code ConcurrentHashMap.get} (the least any per-client
  * limiter does) and a Bucket4j {@code tryConsume} behind a {@code ConcurrentHashMap} (a per-client token
  * bucket). Run with {@code -t 1} and {@code -t 2}.
+ *
+ * <p>Every engine variant runs the per-address aggregate (a second hit stack and concurrency count per request,
+ * always on); {@code engineDecideRoutes} adds route weights over a mix of pages and static assets.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -62,8 +66,10 @@ public class DecisionBenchmark {
     }
 
     Request[] requests;
+    Request[] pagesAndAssets;
     ThrottleEngine engine;
     ThrottleEngine engineNoBans;
+    ThrottleEngine engineRoutes;
     ConcurrentHashMap<ClientKey, long[]> bareMap;
     ConcurrentHashMap<ClientKey, Bucket> buckets;
 
@@ -75,8 +81,11 @@ public class DecisionBenchmark {
                 classifier);
         engineNoBans = new ThrottleEngine(EngineConfig.defaults(), InstantSource.system(), benchmarkPolicy(false),
                 classifier);
+        pagesAndAssets = Clients.requests(new Random(7), clients, Clients.PAGE_AND_ASSETS);
+        engineRoutes = new ThrottleEngine(EngineConfig.defaults(), InstantSource.system(), routesPolicy(), classifier);
         trackAll(engine, requests);
         trackAll(engineNoBans, requests);
+        trackAll(engineRoutes, pagesAndAssets);
         bareMap = new ConcurrentHashMap<>();
         buckets = new ConcurrentHashMap<>();
         for (Request r : requests) {
@@ -111,10 +120,26 @@ public class DecisionBenchmark {
         for (int i = 0; i < 10; i++) {
             bans.add(new Ban("ua" + i, BanType.AGENT, "NoSuchSpider" + i, "bench", "bench", created, null));
         }
-        return new Policy(1, new Policy.HitStack(15, 1_000_000), d.crawlers(), new Policy.Load(10_000, 10, 500),
-                new Policy.PerClient(1_000), d.progressiveDelay(), d.pause(), withBans ? bans : List.of(), d.allow(),
-                d.trustedProxies(),
-                d.classification(), d.refusal(), d.governor());
+        // No routes: every request weighs 1, as before routes existed. The per-address aggregate is always on (it
+        // cannot be turned off), with limits high enough that every request is admitted.
+        return d.withHitStack(new Policy.HitStack(15, 1_000_000)).withLoad(new Policy.Load(10_000, 10, 500))
+                .withPerClient(new Policy.PerClient(1_000)).withBans(withBans ? bans : List.of())
+                .withPerAddress(new Policy.PerAddress(32, 64, 15, 1_000_000, 1_000_000)).withRoutes(List.of());
+    }
+
+    /**
+     * {@link #benchmarkPolicy} with bans, and routes as a site would have them: a search page with its own limit
+     * (high enough to admit), a regular-expression route that does not match, and the default static-asset route
+     * last, so an asset request is matched against all three.
+     */
+    static Policy routesPolicy() {
+        List<Route> routes = new ArrayList<>();
+        routes.add(new Route(Route.Match.PREFIX, "/search", null, List.of(), List.of(), List.of(), 1,
+                new Policy.HitStack(15, 1_000_000), null));
+        routes.add(new Route(Route.Match.REGEX, "/api/v[0-9]+/export", null, List.of(), List.of(), List.of(), 5, null,
+                null));
+        routes.addAll(Route.DEFAULTS);
+        return benchmarkPolicy(true).withRoutes(routes);
     }
 
     static Request pick(Request[] requests) {
@@ -147,6 +172,15 @@ public class DecisionBenchmark {
     @Benchmark
     public Decision engineDecideNoBans() {
         return finish(engineNoBans.decide(pick(requests)));
+    }
+
+    /**
+     * The same as {@link #engineDecide} with route weights on: requests for pages and static assets (a quarter
+     * pages) matched against three routes, static assets weighing 0.
+     */
+    @Benchmark
+    public Decision engineDecideRoutes() {
+        return finish(engineRoutes.decide(pick(pagesAndAssets)));
     }
 
     @Benchmark

@@ -3,6 +3,7 @@ package io.sluice.server;
 import io.sluice.engine.EngineConfig;
 import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.classify.CrawlerListClassifier;
+import io.sluice.engine.classify.SearchEngineVerifier;
 import io.sluice.engine.governor.CrawlGovernor;
 import io.sluice.engine.governor.DomainSettings;
 import io.sluice.server.admin.AdminHandler;
@@ -16,9 +17,14 @@ import io.sluice.server.state.StateDirectory;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.URI;
+import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.random.RandomGenerator;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Server;
@@ -45,6 +51,8 @@ public final class SluiceServer implements AutoCloseable {
     private final AccessLog accessLog;
     private DemoTraffic traffic;
     private DemoCrawlers crawlers;
+    private AutomaticBanRecorder automaticBans;
+    private ThreadPoolExecutor dnsLookups;
 
     private SluiceServer(Server server, Server demoSite, ServerConnector frontConnector,
                          ServerConnector adminConnector, StateDirectory state, ThrottleEngine engine,
@@ -71,9 +79,13 @@ public final class SluiceServer implements AutoCloseable {
     public static SluiceServer start(ServerConfig config, List<Handler> extraAdminRoutes) throws Exception {
         InstantSource clock = InstantSource.system();
         StateDirectory state = StateDirectory.open(config.stateDir(), config.initialPolicy());
+        ThreadPoolExecutor dnsLookups = dnsLookups();
         ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), clock, state.loadPolicy(),
                 config.crawlerList() == null ? CrawlerListClassifier.bundled()
-                        : CrawlerListClassifier.fromFile(config.crawlerList()));
+                        : CrawlerListClassifier.fromFile(config.crawlerList()),
+                searchEngineVerifier(dnsLookups, clock));
+        AutomaticBanRecorder automaticBans = new AutomaticBanRecorder(engine, state, clock);
+        engine.onAutomaticBans(automaticBans);
         CrawlGovernor governor = new CrawlGovernor(clock, () -> engine.policy().governor(),
                 RandomGenerator.of("L64X128MixRandom"), CrawlGovernor.DEFAULT_MAX_DOMAINS, state.loadDomainSettings());
         governor.onSettingsChanged(settings -> saveDomainSettings(state, settings));
@@ -114,14 +126,38 @@ public final class SluiceServer implements AutoCloseable {
             if (demoSite != null) {
                 demoSite.stop();
             }
+            automaticBans.close();
+            dnsLookups.shutdownNow();
             throw e;
         }
         SluiceServer running = new SluiceServer(server, demoSite, front, admin, state, engine, governor, accessLog);
+        running.automaticBans = automaticBans;
+        running.dnsLookups = dnsLookups;
         if (config.demoTraffic()) {
             running.traffic = DemoTraffic.start(running.frontUri());
             running.crawlers = DemoCrawlers.start(running.adminUri(), state.workerToken());
         }
         return running;
+    }
+
+    /**
+     * Forward-confirmed reverse DNS for clients claiming a major search engine, consulted only while the policy's
+     * {@code crawlers.verifySearchEngines} is on. Off the request path: two lookup threads, at most 1,000 lookups
+     * queued (a claimant beyond that is unverified for now), 5 s per lookup, answers kept a day (failures an hour)
+     * for up to 100,000 (engine, address) pairs.
+     */
+    private static SearchEngineVerifier searchEngineVerifier(ThreadPoolExecutor lookups, InstantSource clock) {
+        return new SearchEngineVerifier(SearchEngineVerifier.systemResolver(), lookups, clock, Duration.ofDays(1),
+                Duration.ofHours(1), 100_000, Duration.ofSeconds(5));
+    }
+
+    private static ThreadPoolExecutor dnsLookups() {
+        AtomicInteger count = new AtomicInteger();
+        return new ThreadPoolExecutor(2, 2, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(1_000), runnable -> {
+            Thread thread = new Thread(runnable, "sluice-dns-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        }, new ThreadPoolExecutor.AbortPolicy());
     }
 
     private static ServerConnector connector(Server server, HostPort address) {
@@ -218,6 +254,8 @@ public final class SluiceServer implements AutoCloseable {
         } catch (Exception e) {
             throw new IllegalStateException("Sluice did not stop cleanly: " + e.getMessage(), e);
         } finally {
+            automaticBans.close();
+            dnsLookups.shutdownNow();
             if (accessLog != null) {
                 accessLog.close();
             }

@@ -1,20 +1,23 @@
 package io.sluice.engine;
 
+import com.google.re2j.PatternSyntaxException;
 import io.sluice.engine.internal.CompiledPolicy;
+import io.sluice.engine.internal.RouteTable;
 import io.sluice.engine.net.Cidr;
 import io.sluice.engine.net.IpAddress;
 import io.sluice.engine.policy.AllowEntry;
 import io.sluice.engine.policy.Ban;
+import io.sluice.engine.policy.Escalation;
 import io.sluice.engine.policy.FieldError;
 import io.sluice.engine.policy.GovernorPolicy;
 import io.sluice.engine.policy.Policy;
+import io.sluice.engine.policy.Route;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.PatternSyntaxException;
 
 /**
  * Checks a whole {@link Policy} and reports every bad field at once, with the JSON path of the field
@@ -25,6 +28,15 @@ public final class PolicyValidator {
 
     /** The longest hit-stack window: the per-client ring keeps one bucket per second for 60 s. */
     public static final int MAX_WINDOW_SECONDS = 60;
+
+    /** The most routes: every request is matched against them in order. */
+    public static final int MAX_ROUTES = 64;
+    /** The most escalation rules. */
+    public static final int MAX_ESCALATION_RULES = 8;
+    /** The longest regular expression or glob an operator may write. */
+    public static final int MAX_PATTERN_LENGTH = 1_000;
+    /** The longest automatic ban, a year. */
+    static final int MAX_BAN_SECONDS = 31_536_000;
 
     /** A crawl rate above this is a typo, not a politeness setting. */
     static final double MAX_DOMAIN_RATE = 1_000;
@@ -93,8 +105,134 @@ public final class PolicyValidator {
                         + refusal.infoUrl() + "'");
             }
         }
+        if (refusal != null && refusal.bannedMessage() != null && refusal.bannedMessage().length() > 1_000) {
+            errors.add("refusal.bannedMessage", "must be at most 1000 characters, was "
+                    + refusal.bannedMessage().length());
+        }
         validateGovernor(policy.governor(), errors);
+        validatePerAddress(policy.perAddress(), errors);
+        validateRoutes(policy.routes(), errors);
+        if (!isToken(policy.forwardedHeader())) {
+            errors.add("forwardedHeader", "must be an HTTP header name such as X-Forwarded-For, Forwarded or "
+                    + "CF-Connecting-IP, was '" + policy.forwardedHeader() + "'");
+        }
+        validateEscalation(policy.escalation(), errors);
         return errors.list;
+    }
+
+    private static void validatePerAddress(Policy.PerAddress perAddress, Errors errors) {
+        errors.range("perAddress.ipv4Prefix", perAddress.ipv4Prefix(), 8, 32, "bits");
+        errors.range("perAddress.ipv6Prefix", perAddress.ipv6Prefix(), 32, 128, "bits");
+        errors.range("perAddress.windowSeconds", perAddress.windowSeconds(), 1, MAX_WINDOW_SECONDS, "seconds");
+        errors.range("perAddress.maxHits", perAddress.maxHits(), 1, 1_000_000, "hits");
+        errors.range("perAddress.maxConcurrent", perAddress.maxConcurrent(), 1, 1_000_000, "requests");
+    }
+
+    private static void validateRoutes(List<Route> routes, Errors errors) {
+        if (routes.size() > MAX_ROUTES) {
+            errors.add("routes", "at most " + MAX_ROUTES + " routes, was " + routes.size());
+        }
+        for (int i = 0; i < routes.size(); i++) {
+            String path = "routes[" + i + "]";
+            Route route = routes.get(i);
+            if (!errors.required(path, route)) {
+                continue;
+            }
+            if (errors.required(path + ".match", route.match()) && errors.text(path + ".path", route.path())) {
+                routePath(path + ".path", route, errors);
+            }
+            if (route.query() != null && (route.query().isBlank() || route.query().contains("&"))) {
+                errors.add(path + ".query", "must be one query parameter, name=value or name, was '"
+                        + route.query() + "'");
+            }
+            for (int m = 0; m < route.methods().size(); m++) {
+                String method = route.methods().get(m);
+                if (!isToken(method) || !method.equals(method.toUpperCase(java.util.Locale.ROOT))) {
+                    errors.add(path + ".methods[" + m + "]", "must be an HTTP method in upper case, was '"
+                            + method + "'");
+                }
+            }
+            for (int c = 0; c < route.classes().size(); c++) {
+                errors.required(path + ".classes[" + c + "]", route.classes().get(c));
+            }
+            for (int d = 0; d < route.secFetchDest().size(); d++) {
+                String dest = route.secFetchDest().get(d);
+                if (!isToken(dest) || !dest.equals(dest.toLowerCase(java.util.Locale.ROOT))) {
+                    errors.add(path + ".secFetchDest[" + d + "]", "must be a Sec-Fetch-Dest value in lower case "
+                            + "(document, image, style, script, font, ...), was '" + dest + "'");
+                }
+            }
+            errors.range(path + ".weight", route.weight(), 0, 1_000, "hits");
+            if (route.limits() != null) {
+                errors.range(path + ".limits.windowSeconds", route.limits().windowSeconds(), 1, MAX_WINDOW_SECONDS,
+                        "seconds");
+                errors.range(path + ".limits.maxHits", route.limits().maxHits(), 1, 1_000_000, "hits");
+            }
+        }
+    }
+
+    private static void routePath(String field, Route route, Errors errors) {
+        String value = route.path();
+        if (value.length() > MAX_PATTERN_LENGTH) {
+            errors.add(field, "must be at most " + MAX_PATTERN_LENGTH + " characters, was " + value.length());
+            return;
+        }
+        switch (route.match()) {
+            case PREFIX -> {
+                if (!value.startsWith("/")) {
+                    errors.add(field, "a path prefix starts with '/', was '" + value + "'");
+                }
+            }
+            case GLOB -> {
+                try {
+                    com.google.re2j.Pattern.compile(RouteTable.globToRegex(value));
+                } catch (IllegalArgumentException e) {
+                    errors.add(field, "not a valid glob: " + e.getMessage());
+                }
+            }
+            default -> {
+                try {
+                    com.google.re2j.Pattern.compile(value);
+                } catch (PatternSyntaxException e) {
+                    errors.add(field, "not a valid regular expression (RE2 syntax; back-references and "
+                            + "look-around are not supported): " + e.getMessage());
+                }
+            }
+        }
+    }
+
+    private static void validateEscalation(List<Escalation> rules, Errors errors) {
+        if (rules.size() > MAX_ESCALATION_RULES) {
+            errors.add("escalation", "at most " + MAX_ESCALATION_RULES + " rules, was " + rules.size());
+        }
+        for (int i = 0; i < rules.size(); i++) {
+            String path = "escalation[" + i + "]";
+            Escalation rule = rules.get(i);
+            if (!errors.required(path, rule)) {
+                continue;
+            }
+            errors.required(path + ".scope", rule.scope());
+            errors.range(path + ".refusals", rule.refusals(), 1, 100, "refusals");
+            errors.range(path + ".withinSeconds", rule.withinSeconds(), 1, 86_400, "seconds");
+            errors.range(path + ".banSeconds", rule.banSeconds(), 1, MAX_BAN_SECONDS, "seconds");
+            errors.range(path + ".growth", rule.growth(), 1, 100, "times");
+            errors.range(path + ".maxBanSeconds", rule.maxBanSeconds(), Math.max(1, rule.banSeconds()),
+                    MAX_BAN_SECONDS, "seconds (at least banSeconds)");
+        }
+    }
+
+    /** An HTTP token (RFC 9110): a header name, a method. */
+    private static boolean isToken(String text) {
+        if (text == null || text.isEmpty() || text.length() > 64) {
+            return false;
+        }
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (!(c < 127 && (Character.isLetterOrDigit(c) || "!#$%&'*+-.^_`|~".indexOf(c) >= 0))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static void validateGovernor(GovernorPolicy governor, Errors errors) {
@@ -233,11 +371,15 @@ public final class PolicyValidator {
                     add(field, "the regular expression between the slashes is empty");
                     return;
                 }
+                if (value.length() > MAX_PATTERN_LENGTH) {
+                    add(field, "must be at most " + MAX_PATTERN_LENGTH + " characters, was " + value.length());
+                    return;
+                }
                 try {
                     CompiledPolicy.agentMatcher(value);
                 } catch (PatternSyntaxException e) {
-                    add(field, "not a valid regular expression: " + e.getDescription() + " near index "
-                            + e.getIndex());
+                    add(field, "not a valid regular expression (RE2 syntax, matched in linear time; "
+                            + "back-references and look-around are not supported): " + e.getMessage());
                 }
             }
         }

@@ -10,7 +10,13 @@ public enum Reason {
     CRAWLER_SPACING(503),
     CRAWLERS_BUSY(503),
     HIT_STACK(503),
+    /** A route's own, stricter hit stack. */
+    ROUTE_LIMIT(503),
+    /** The hit stack of the client's address (all its user agents; an IPv6 /64 by default). */
+    ADDRESS_HIT_STACK(503),
     CLIENT_CONCURRENCY(503),
+    /** Requests in flight from the client's address (all its user agents). */
+    ADDRESS_CONCURRENCY(503),
     LOAD(503),
     /** Progressive delay: the request was held back, not refused. */
     DELAYED(200);

@@ -4,23 +4,38 @@ package io.sluice.engine;
  * What the front end tells the engine about one inbound request. Header values are passed raw
  * (null when absent): which of them may be believed is the engine's decision, not the caller's.
  *
- * @param peerAddress   the TCP peer's IP address, IPv4 or IPv6, without port
- * @param userAgent     the {@code User-Agent} header, or null
- * @param xForwardedFor the {@code X-Forwarded-For} header (all values joined by commas), or null
- * @param forwarded     the RFC 7239 {@code Forwarded} header (all values joined by commas), or null
- * @param method        the HTTP method
- * @param path          the request path, without query
+ * @param peerAddress  the TCP peer's IP address, IPv4 or IPv6, without port
+ * @param userAgent    the {@code User-Agent} header, or null
+ * @param forwardedFor the value(s), joined by commas, of the one forwarding header the policy names
+ *                     ({@link ThrottleEngine#forwardedHeader()}, {@code X-Forwarded-For} by default), or null; no
+ *                     other forwarding header is ever read, so a client sending a second one changes nothing
+ * @param method       the HTTP method
+ * @param path         the request path, without query
+ * @param query        the raw query string, without {@code ?}, or null
+ * @param secFetchDest the {@code Sec-Fetch-Dest} header, or null (it only ever narrows a route, see
+ *                     {@link io.sluice.engine.policy.Route})
  */
 public record Request(
         String peerAddress,
         String userAgent,
-        String xForwardedFor,
-        String forwarded,
+        String forwardedFor,
         String method,
-        String path) {
+        String path,
+        String query,
+        String secFetchDest) {
 
-    /** A direct request from {@code peerAddress} with no forwarding headers. */
+    /** A direct {@code GET /} from {@code peerAddress} with no forwarding header. */
     public static Request direct(String peerAddress, String userAgent) {
-        return new Request(peerAddress, userAgent, null, null, "GET", "/");
+        return new Request(peerAddress, userAgent, null, "GET", "/", null, null);
+    }
+
+    /** A direct {@code GET} of {@code path} from {@code peerAddress}. */
+    public static Request get(String peerAddress, String userAgent, String path) {
+        return new Request(peerAddress, userAgent, null, "GET", path, null, null);
+    }
+
+    /** The same request as forwarded by a proxy at {@code peer} that set the forwarding header to {@code header}. */
+    public Request via(String peer, String header) {
+        return new Request(peer, userAgent, header, method, path, query, secFetchDest);
     }
 }

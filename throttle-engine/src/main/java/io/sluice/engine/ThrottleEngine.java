@@ -5,14 +5,19 @@ import io.sluice.engine.internal.ClientKey;
 import io.sluice.engine.internal.ClientSample;
 import io.sluice.engine.internal.ClientStateStore;
 import io.sluice.engine.internal.CompiledPolicy;
+import io.sluice.engine.internal.CrawlerGate;
 import io.sluice.engine.internal.CrawlerSlot;
+import io.sluice.engine.internal.EscalationTracker;
 import io.sluice.engine.internal.HitStackState;
 import io.sluice.engine.internal.LatencyTracker;
 import io.sluice.engine.internal.LoadGate;
 import io.sluice.engine.internal.LocalClientStateStore;
 import io.sluice.engine.internal.OutcomeCounters;
+import io.sluice.engine.internal.RouteTable;
 import io.sluice.engine.net.IpAddress;
 import io.sluice.engine.policy.Ban;
+import io.sluice.engine.policy.BanType;
+import io.sluice.engine.policy.Escalation;
 import io.sluice.engine.policy.FieldError;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.PolicyConflictException;
@@ -28,8 +33,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
@@ -57,12 +67,16 @@ import java.util.function.UnaryOperator;
  * never refuses, so evaluating it earlier cannot change which rule refuses a request.
  *
  * State, and who guards it.
- *  - Hit stacks and crawler spacing live behind ClientStateStore (bounded Caffeine tables locally: one for
- *    newcomers, one for clients seen twice; a shared store later). Each client's state is guarded by its
- *    own monitor, held for a few array operations; distinct clients never contend.
- *  - "Any crawler served in the last N s" is one AtomicLong taken by compare-and-set. Rule 3 takes
- *    its slots when it passes (so two crawlers racing cannot both be served inside the gap) and gives
- *    them back if a later rule refuses: only SERVED crawler requests count.
+ *  - Hit stacks, requests in flight and each crawler's last service live behind ClientStateStore (bounded
+ *    Caffeine tables locally: one for newcomers, one for clients seen twice; a shared store later). The store
+ *    hands out typed handles and leases (its own types, checked by the compiler), so a second implementation
+ *    cannot be handed another's objects. Each client's state is guarded by its own monitor, held for a few
+ *    array operations; distinct clients never contend.
+ *  - Crawler spacing is keyed by the crawler (its crawler-list entry), not by the (address, user agent) pair,
+ *    so a crawler rotating user agents or addresses still gets one turn per gap. "Any crawler served in the
+ *    last N s" is its own gate (CrawlerGate, beside LoadGate): one AtomicLong taken by compare-and-set. Rule 3
+ *    takes both when it passes (so two crawlers racing cannot both be served inside the gap) and gives them
+ *    back if a later rule refuses: only SERVED crawler requests count.
  *  - Per-client in-flight counts live in the client's state, and a state evicted with requests running is
  *    kept aside until they complete (LocalClientStateStore), so eviction can never make the engine forget
  *    a running request and over-admit.
@@ -103,6 +117,17 @@ public final class ThrottleEngine {
     /** A client refused or delayed this recently is shown as {@link ClientStatus#LIMITED}. */
     private static final long LIMITED_SHOWN_MILLIS = 5_000;
     private static final int HISTORY_SECONDS = 300;
+    /**
+     * The longest user agent kept: a longer one is cut before it keys, classifies or matches anything. HTTP
+     * header values are ISO-8859-1 on the wire, so this is 512 bytes of the header.
+     */
+    public static final int MAX_USER_AGENT = 512;
+    /** The author of automatic bans. */
+    public static final String AUTOMATIC_BAN_AUTHOR = "sluice";
+    /** The most automatic bans in force at once; beyond it an offender is only refused, not banned. */
+    static final int MAX_AUTOMATIC_BANS = 10_000;
+    /** Expired bans are purged from the compiled policy at most this often. */
+    private static final long PURGE_INTERVAL_MILLIS = 1_000;
     private static final int LATENCY_SECONDS = 60;
     private static final VarHandle COMPLETED;
 
@@ -118,8 +143,19 @@ public final class ThrottleEngine {
     private final InstantSource clock;
     private final UserAgentClassifier classifier;
     private final AtomicReference<CompiledPolicy> current;
-    private final ClientStateStore store;
+    private final ClientStateStore<?, ?> store;
+    /** Per-address aggregates: every user agent of an IPv4 address or an IPv6 prefix, keyed by the masked address. */
+    private final ClientStateStore<?, ?> addresses;
+    /** Route limits: one hit stack per (client, route), keyed by the client with the route's id appended. */
+    private final ClientStateStore<?, ?> routeStacks;
+    private final EscalationTracker escalations = new EscalationTracker();
+    /** Serialises automatic bans, so two offenders banned at once are installed one after the other. */
+    private final Object automaticBanLock = new Object();
+    private final AtomicBoolean purging = new AtomicBoolean();
+    private volatile long lastPurgeMillis = Long.MIN_VALUE;
+    private volatile AutomaticBanListener automaticBanListener;
     private final LoadGate load = new LoadGate();
+    private final CrawlerGate crawlerGate = new CrawlerGate();
     private final OutcomeCounters counters = new OutcomeCounters(HISTORY_SECONDS);
     private final LatencyTracker latency = new LatencyTracker(LATENCY_SECONDS);
     private final SearchEngineVerifier verifier;
@@ -146,17 +182,46 @@ public final class ThrottleEngine {
         this.config = Objects.requireNonNull(config, "config");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.classifier = Objects.requireNonNull(classifier, "classifier");
-        this.current = new AtomicReference<>(compile(initialPolicy));
-        this.store = new LocalClientStateStore(config.maxTrackedClients(),
-                Duration.ofSeconds(config.idleSeconds()), clock);
+        this.current = new AtomicReference<>(compile(initialPolicy, clock.millis()));
+        Duration idle = Duration.ofSeconds(config.idleSeconds());
+        this.store = new LocalClientStateStore(config.maxTrackedClients(), idle, clock);
+        this.addresses = new LocalClientStateStore(config.maxTrackedClients(), idle, clock);
+        this.routeStacks = new LocalClientStateStore(Math.max(1_000, config.maxTrackedClients() / 10), idle, clock);
     }
 
-    private static CompiledPolicy compile(Policy policy) {
+    private static CompiledPolicy compile(Policy policy, long nowMillis) {
         List<FieldError> errors = PolicyValidator.validate(policy);
         if (!errors.isEmpty()) {
             throw new PolicyValidationException(errors);
         }
-        return new CompiledPolicy(policy);
+        return new CompiledPolicy(policy, nowMillis);
+    }
+
+    /**
+     * Tells {@code listener} about every automatic ban the engine installs (escalation) and every expired one it
+     * removes, so the server can persist and audit them like an operator's. Called on the request thread that
+     * made the change, right after it is in force: hand the work to another thread.
+     */
+    public void onAutomaticBans(AutomaticBanListener listener) {
+        this.automaticBanListener = listener;
+    }
+
+    /** The header trusted proxies set with the client's address, as the live policy names it. */
+    public String forwardedHeader() {
+        return current.get().policy().forwardedHeader();
+    }
+
+    /**
+     * {@code userAgent} cut to {@link #MAX_USER_AGENT} characters (never inside a surrogate pair), so a tracked
+     * client, a ban match and a classification each cost bounded memory and time whatever the header's length.
+     */
+    public static String boundedUserAgent(String userAgent) {
+        if (userAgent == null || userAgent.length() <= MAX_USER_AGENT) {
+            return userAgent;
+        }
+        int end = Character.isHighSurrogate(userAgent.charAt(MAX_USER_AGENT - 1)) ? MAX_USER_AGENT - 1
+                : MAX_USER_AGENT;
+        return userAgent.substring(0, end);
     }
 
     // ---------------------------------------------------------------- decisions
@@ -168,12 +233,25 @@ public final class ThrottleEngine {
      * @throws IllegalArgumentException when the request's peer address is not an IP literal
      */
     public Decision decide(Request request) {
+        return decide(store, addresses, request);
+    }
+
+    /**
+     * The decision, with each store's handle and lease types named (see {@link ClientStateStore}): {@code C}/{@code L}
+     * for clients, {@code A}/{@code M} for address aggregates.
+     */
+    private <C, L, A, M> Decision decide(ClientStateStore<C, L> store, ClientStateStore<A, M> addresses,
+                                         Request request) {
         long now = clock.millis();
         CompiledPolicy compiled = current.get();
+        if (now >= compiled.nextBanExpiryMillis()) {
+            compiled = purgeExpiredBans(compiled, now);
+        }
         Policy policy = compiled.policy();
         IpAddress address = compiled.resolver().resolve(request);
-        String userAgent = request.userAgent() == null ? "" : request.userAgent();
-        UserAgentMatch match = classifier.classify(request.userAgent(), policy.classification());
+        String rawAgent = boundedUserAgent(request.userAgent());
+        String userAgent = rawAgent == null ? "" : rawAgent;
+        UserAgentMatch match = classifier.classify(rawAgent, policy.classification());
         RequestClass cls = verified(match.requestClass(), policy, userAgent, address);
         CompiledPolicy.Allowance allowance = compiled.allowance(address, userAgent);
         boolean allowListed = allowance != CompiledPolicy.Allowance.NONE;
@@ -188,45 +266,88 @@ public final class ThrottleEngine {
         // 2. bans
         Ban ban = compiled.findBan(address, key, now);
         if (ban != null) {
-            return refuseBanned(client, key, ban, now);
+            return refuseBanned(client, key, ban, policy, now);
         }
-        // every request that passes 1-2 is pushed on its hit stack (rule 4 counts refused ones too)
+        // every request that passes 1-2 is pushed on its hit stacks, with its route's weight (rule 4 counts
+        // refused ones too)
+        RouteTable.Compiled route = compiled.routes().match(request.method(), request.path(), request.query(),
+                request.secFetchDest(), cls);
+        int weight = route.weight();
         Policy.HitStack limits = policy.hitStack();
-        HitStackState hits = store.pushHit(key, client, now, limits);
+        HitStackState<C> hits = store.pushHit(key, client, now, limits, weight);
         RateLimitStatus rate = rateLimit(limits, hits);
         if (allowListed) {
             load.enter();
-            return admit(new Pending(client, key, address, null, null, rate), now, false);
+            return admit(new Pending<>(store, client, key, address, null, null, null, addresses, null, null, rate),
+                    now, false);
         }
-        // 3. crawler spacing
+        Policy.PerAddress perAddress = policy.perAddress();
+        ClientKey addressKey = ClientKey.ofAddress(address, perAddress.ipv4Prefix(), perAddress.ipv6Prefix());
+        Policy.HitStack addressLimits = compiled.addressLimits();
+        HitStackState<A> addressHits = addresses.pushHit(addressKey, client, now, addressLimits, weight);
+        HitStackState<?> routeHits = route.limits() == null ? null
+                : routeStacks.pushHit(new ClientKey(address, userAgent + '\u0000' + route.id()), client, now,
+                        route.limits(), Math.max(1, weight));
+        // 3. crawler spacing: this crawler (its list entry), then any crawler
         CrawlerSlot slot = null;
+        CrawlerGate.Turn turn = null;
         if (cls == RequestClass.CRAWLER) {
             Policy.Crawlers crawlers = policy.crawlers();
-            slot = store.reserveCrawlerSlot(key, hits.client(), now, crawlers.perCrawlerSeconds() * 1000L,
-                    crawlers.allCrawlersSeconds() * 1000L);
+            slot = store.reserveCrawler(crawlerIdentity(client), now, crawlers.perCrawlerSeconds() * 1000L);
             if (!slot.granted()) {
-                return refuse(client, key, slot.refusal(), ceilSeconds(slot.retryMillis()), rate, now,
-                        slot.refusal() == Reason.CRAWLER_SPACING
-                                ? "This crawler was served less than " + crawlers.perCrawlerSeconds() + " s ago."
-                                : "Another crawler was served less than " + crawlers.allCrawlersSeconds()
-                                        + " s ago.");
+                return refuseRule(compiled, client, key, addressKey, Reason.CRAWLER_SPACING,
+                        ceilSeconds(slot.waitMillis()), rate, now,
+                        "This crawler was served less than " + crawlers.perCrawlerSeconds() + " s ago.");
+            }
+            turn = crawlerGate.take(now, crawlers.allCrawlersSeconds() * 1000L);
+            if (!turn.granted()) {
+                store.releaseCrawler(slot);
+                return refuse(client, key, Reason.CRAWLERS_BUSY, ceilSeconds(turn.waitMillis()), rate, now,
+                        "Another crawler was served less than " + crawlers.allCrawlersSeconds() + " s ago.");
             }
         }
-        // 4. hit stack
+        // 4. hit stacks: the client's, the route's, the address's
         if (hits.hitsInWindow() > limits.maxHits()) {
-            store.releaseCrawlerSlot(slot);
-            return refuse(client, key, Reason.HIT_STACK, ceilSeconds(hits.millisUntilBelow()), rate, now,
+            giveBackCrawler(store, slot, turn);
+            return refuseRule(compiled, client, key, addressKey, Reason.HIT_STACK,
+                    ceilSeconds(hits.millisUntilBelow()), rate, now,
                     "More than " + limits.maxHits() + " requests in " + limits.windowSeconds() + " s.");
         }
-        // 5. per-client concurrency
+        if (routeHits != null && routeHits.hitsInWindow() > route.limits().maxHits()) {
+            giveBackCrawler(store, slot, turn);
+            return refuseRule(compiled, client, key, addressKey, Reason.ROUTE_LIMIT,
+                    ceilSeconds(routeHits.millisUntilBelow()), rate, now,
+                    "More than " + route.limits().maxHits() + " requests to this part of the site in "
+                            + route.limits().windowSeconds() + " s.");
+        }
+        if (addressHits.hitsInWindow() > addressLimits.maxHits()) {
+            giveBackCrawler(store, slot, turn);
+            addresses.recordLimited(addressKey, now, true);
+            return refuseRule(compiled, client, key, addressKey, Reason.ADDRESS_HIT_STACK,
+                    ceilSeconds(addressHits.millisUntilBelow()), rate, now,
+                    "More than " + addressLimits.maxHits() + " requests from this network address in "
+                            + addressLimits.windowSeconds() + " s.");
+        }
+        // 5. concurrency: the client's, the address's
         int maxConcurrent = policy.perClient().maxConcurrent();
-        Object inFlight = store.acquireInFlight(key, hits.client(), maxConcurrent);
+        L inFlight = store.acquireInFlight(key, hits.client(), maxConcurrent);
         if (inFlight == null) {
-            store.releaseCrawlerSlot(slot);
-            return refuse(client, key, Reason.CLIENT_CONCURRENCY, policy.refusal().retryAfterSeconds(), rate, now,
+            giveBackCrawler(store, slot, turn);
+            return refuseRule(compiled, client, key, addressKey, Reason.CLIENT_CONCURRENCY,
+                    policy.refusal().retryAfterSeconds(), rate, now,
                     "Already " + maxConcurrent + " requests in progress from this client.");
         }
-        Pending pending = new Pending(client, key, address, slot, inFlight, rate);
+        M addressInFlight = addresses.acquireInFlight(addressKey, addressHits.client(), perAddress.maxConcurrent());
+        if (addressInFlight == null) {
+            store.releaseInFlight(inFlight);
+            giveBackCrawler(store, slot, turn);
+            addresses.recordLimited(addressKey, now, true);
+            return refuseRule(compiled, client, key, addressKey, Reason.ADDRESS_CONCURRENCY,
+                    policy.refusal().retryAfterSeconds(), rate, now,
+                    "Already " + perAddress.maxConcurrent() + " requests in progress from this network address.");
+        }
+        Pending<L, M> pending = new Pending<>(store, client, key, address, slot, turn, inFlight, addresses,
+                addressKey, addressInFlight, rate);
         // 7. progressive delay (before 6: see the essay above)
         Policy.ProgressiveDelay progressive = compiled.progressiveDelay(cls);
         if (progressive != null && hits.hitsInWindow() > progressive.softHits()) {
@@ -237,6 +358,18 @@ public final class ThrottleEngine {
         }
         // 6. load deferral
         return loadStage(pending, policy, now, false);
+    }
+
+    /** Rule 3 keys a crawler by its list entry: every address and user agent of one crawler share its gap. */
+    private static String crawlerIdentity(ClientInfo client) {
+        return client.crawlerName() != null ? client.crawlerName() : client.userAgent();
+    }
+
+    private void giveBackCrawler(ClientStateStore<?, ?> store, CrawlerSlot slot, CrawlerGate.Turn turn) {
+        if (slot != null) {
+            store.releaseCrawler(slot);
+        }
+        crawlerGate.giveBack(turn);
     }
 
     /**
@@ -255,7 +388,7 @@ public final class ThrottleEngine {
         return RequestClass.BOT;
     }
 
-    private Decision loadStage(Pending pending, Policy policy, long now, boolean afterWait) {
+    private Decision loadStage(Pending<?, ?> pending, Policy policy, long now, boolean afterWait) {
         RequestClass cls = pending.client.requestClass();
         if (cls == RequestClass.BROWSER) {
             load.enter(); // a browser is served whatever the load
@@ -274,7 +407,7 @@ public final class ThrottleEngine {
                 pending.rate, now, "The site is busy: " + limits.maxWaiting() + " requests are already waiting.");
     }
 
-    private Decision admit(Pending pending, long now, boolean afterWait) {
+    private Decision admit(Pending<?, ?> pending, long now, boolean afterWait) {
         counters.admitted(pending.client.requestClass(), now, afterWait);
         return new Decision.Admit(pending.client, pending, pending.rate);
     }
@@ -286,13 +419,113 @@ public final class ThrottleEngine {
         return new Decision.Refuse(client, reason, reason.httpStatus(), retryAfterSeconds, rate, detail);
     }
 
-    private Decision refuseBanned(ClientInfo client, ClientKey key, Ban ban, long now) {
-        long retry = ban.expiresAt() == null ? -1 : ceilSeconds(ban.expiresAt().toEpochMilli() - now);
-        String reason = ban.reason() == null || ban.reason().isBlank() ? "" : " Reason: " + ban.reason();
-        return refuse(client, key, Reason.BANNED, retry, null, now, "This client is banned." + reason);
+    /**
+     * A refusal by a rule the client brought on itself (spacing, hit stacks, concurrency): counted towards the
+     * policy's escalation rules, which may ban it.
+     */
+    private Decision refuseRule(CompiledPolicy compiled, ClientInfo client, ClientKey key, ClientKey addressKey,
+                                Reason reason, long retryAfterSeconds, RateLimitStatus rate, long now, String detail) {
+        Decision refusal = refuse(client, key, reason, retryAfterSeconds, rate, now, detail);
+        Escalation[] rules = compiled.escalation();
+        for (Escalation rule : rules) {
+            boolean byAddress = rule.scope() == Escalation.Scope.ADDRESS;
+            long banSeconds = escalations.refused(rule, byAddress ? addressKey : key, now);
+            if (banSeconds > 0) {
+                banAutomatically(rule, byAddress ? addressBanValue(addressKey, compiled.policy().perAddress())
+                        : key.ip() + "|" + key.userAgent(), byAddress, banSeconds, now);
+            }
+        }
+        return refusal;
     }
 
-    private static RateLimitStatus rateLimit(Policy.HitStack limits, HitStackState hits) {
+    /**
+     * What a banned client is told: the operator's published message, never the ban's reason (that is for
+     * operators, and may name the rule or the incident).
+     */
+    private Decision refuseBanned(ClientInfo client, ClientKey key, Ban ban, Policy policy, long now) {
+        long retry = ban.expiresAt() == null ? -1 : ceilSeconds(ban.expiresAt().toEpochMilli() - now);
+        String published = policy.refusal().bannedMessage();
+        return refuse(client, key, Reason.BANNED, retry, null, now,
+                published == null || published.isBlank() ? "This client is banned." : published);
+    }
+
+    // ---------------------------------------------------------------- automatic bans
+
+    /** The {@code ip} ban value of an address aggregate: the address, or the prefix when it is shorter. */
+    private static String addressBanValue(ClientKey addressKey, Policy.PerAddress perAddress) {
+        IpAddress masked = addressKey.address();
+        int prefix = masked.isIpv4() ? perAddress.ipv4Prefix() : perAddress.ipv6Prefix();
+        return prefix == masked.bitLength() ? masked.toString() : masked + "/" + prefix;
+    }
+
+    /**
+     * Installs an escalation ban: an ordinary ban by {@link #AUTOMATIC_BAN_AUTHOR}, the rule in its reason, with an
+     * expiry; then tells the listener so the server persists and audits it. Rare (an offence takes many
+     * refusals), so it is installed here, under a lock that keeps two offenders' bans from racing each other.
+     */
+    private void banAutomatically(Escalation rule, String value, boolean byAddress, long seconds, long now) {
+        Instant at = Instant.ofEpochMilli(now);
+        Ban ban = new Ban("auto-" + UUID.randomUUID(), byAddress ? BanType.IP : BanType.CLIENT, value,
+                "escalation: " + rule.refusals() + " refusals within " + rule.withinSeconds() + " s ("
+                        + rule.scope().name().toLowerCase(java.util.Locale.ROOT) + "), banned for " + seconds + " s",
+                AUTOMATIC_BAN_AUTHOR, at, at.plusSeconds(seconds));
+        Policy installed;
+        synchronized (automaticBanLock) {
+            long automatic = current.get().policy().bans().stream()
+                    .filter(b -> AUTOMATIC_BAN_AUTHOR.equals(b.author()) && b.activeAt(at)).count();
+            if (automatic >= MAX_AUTOMATIC_BANS) {
+                return;
+            }
+            installed = updatePolicy(p -> p.withBans(appended(p.bans(), ban)));
+        }
+        AutomaticBanListener listener = automaticBanListener;
+        if (listener != null) {
+            listener.changed(installed, List.of(ban), List.of());
+        }
+    }
+
+    private static List<Ban> appended(List<Ban> bans, Ban ban) {
+        List<Ban> copy = new ArrayList<>(bans.size() + 1);
+        copy.addAll(bans);
+        copy.add(ban);
+        return copy;
+    }
+
+    /**
+     * A compiled ban expired: compiles the policy again without it (at most once a second, by one thread; the
+     * others go on with the version they hold, whose expired bans no longer match). Expired automatic bans are
+     * also removed from the policy itself (a new version the listener persists and audits), so escalation never
+     * grows the ban list without bound; an operator's expired ban stays listed until an operator removes it.
+     */
+    private CompiledPolicy purgeExpiredBans(CompiledPolicy seen, long now) {
+        if (now < lastPurgeMillis + PURGE_INTERVAL_MILLIS || !purging.compareAndSet(false, true)) {
+            return seen;
+        }
+        try {
+            lastPurgeMillis = now;
+            Instant at = Instant.ofEpochMilli(now);
+            List<Ban> expired = seen.policy().bans().stream()
+                    .filter(b -> AUTOMATIC_BAN_AUTHOR.equals(b.author()) && !b.activeAt(at)).toList();
+            if (expired.isEmpty()) {
+                current.compareAndSet(seen, new CompiledPolicy(seen.policy(), now));
+                return current.get();
+            }
+            Policy installed;
+            synchronized (automaticBanLock) {
+                installed = updatePolicy(p -> p.withBans(p.bans().stream()
+                        .filter(b -> !(AUTOMATIC_BAN_AUTHOR.equals(b.author()) && !b.activeAt(at))).toList()));
+            }
+            AutomaticBanListener listener = automaticBanListener;
+            if (listener != null) {
+                listener.changed(installed, List.of(), expired);
+            }
+            return current.get();
+        } finally {
+            purging.set(false);
+        }
+    }
+
+    private static RateLimitStatus rateLimit(Policy.HitStack limits, HitStackState<?> hits) {
         return new RateLimitStatus(limits.maxHits(), Math.max(0, limits.maxHits() - hits.hitsInWindow()),
                 ceilSeconds(hits.millisUntilReset()), limits.windowSeconds());
     }
@@ -307,20 +540,32 @@ public final class ThrottleEngine {
      * slots), and once admitted, the admission itself: its slots are released exactly once, guarded by a
      * compare-and-set on {@link #completed}, so a duplicate {@code complete} is harmless.
      */
-    private final class Pending implements Decision.Admission {
+    private final class Pending<L, M> implements Decision.Admission {
+        final ClientStateStore<?, L> store;
+        final ClientStateStore<?, M> addressStore;
+        final ClientKey addressKey;
+        /** The address store's lease, or null when none was taken (allow-listed). */
+        final M addressInFlight;
         final ClientInfo client;
         final ClientKey key;
         final IpAddress address;
         final CrawlerSlot crawlerSlot;
-        /** The store's token for the client's in-flight slot, or null when none was taken (allow-listed). */
-        final Object inFlight;
+        final CrawlerGate.Turn crawlerTurn;
+        /** The store's lease on the client's in-flight slot, or null when none was taken (allow-listed). */
+        final L inFlight;
         final RateLimitStatus rate;
         /** 1 once completed; only through {@link #COMPLETED}. */
         @SuppressWarnings("unused")
         private volatile int completed;
 
-        Pending(ClientInfo client, ClientKey key, IpAddress address, CrawlerSlot crawlerSlot, Object inFlight,
-                RateLimitStatus rate) {
+        Pending(ClientStateStore<?, L> store, ClientInfo client, ClientKey key, IpAddress address,
+                CrawlerSlot crawlerSlot, CrawlerGate.Turn crawlerTurn, L inFlight, ClientStateStore<?, M> addressStore,
+                ClientKey addressKey, M addressInFlight, RateLimitStatus rate) {
+            this.store = store;
+            this.addressStore = addressStore;
+            this.addressKey = addressKey;
+            this.addressInFlight = addressInFlight;
+            this.crawlerTurn = crawlerTurn;
             this.client = client;
             this.key = key;
             this.address = address;
@@ -331,10 +576,17 @@ public final class ThrottleEngine {
 
         /** The request will not be served: give its slots back. Called at most once per pending. */
         void release() {
+            releaseInFlight();
+            giveBackCrawler(store, crawlerSlot, crawlerTurn);
+        }
+
+        private void releaseInFlight() {
             if (inFlight != null) {
                 store.releaseInFlight(inFlight);
             }
-            store.releaseCrawlerSlot(crawlerSlot);
+            if (addressInFlight != null) {
+                addressStore.releaseInFlight(addressInFlight);
+            }
         }
 
         /** The admitted request finished: frees its load and concurrency slots, once. */
@@ -344,9 +596,7 @@ public final class ThrottleEngine {
                 return;
             }
             load.exit();
-            if (inFlight != null) {
-                store.releaseInFlight(inFlight);
-            }
+            releaseInFlight();
             latency.record(upstreamLatencyNanos);
         }
 
@@ -360,7 +610,7 @@ public final class ThrottleEngine {
             Ban ban = compiled.findBan(address, key, now);
             if (ban != null) {
                 release();
-                return refuseBanned(client, key, ban, now);
+                return refuseBanned(client, key, ban, compiled.policy(), now);
             }
             return null;
         }
@@ -371,10 +621,10 @@ public final class ThrottleEngine {
         private static final int WAITING = 0;
         private static final int RESUMED = 1;
         private static final int CANCELLED = 2;
-        final Pending pending;
+        final Pending<?, ?> pending;
         private final AtomicInteger state = new AtomicInteger(WAITING);
 
-        Parked(Pending pending) {
+        Parked(Pending<?, ?> pending) {
             this.pending = pending;
         }
 
@@ -406,7 +656,7 @@ public final class ThrottleEngine {
 
     /** Rule 7's wait: afterwards the remaining rule (load deferral) decides. */
     private final class DelayDeferral extends Parked {
-        DelayDeferral(Pending pending) {
+        DelayDeferral(Pending<?, ?> pending) {
             super(pending);
         }
 
@@ -423,7 +673,7 @@ public final class ThrottleEngine {
 
     /** Rule 6's wait: holds a waiting place; afterwards admitted if the load allows, else refused. */
     private final class LoadDeferral extends Parked {
-        LoadDeferral(Pending pending) {
+        LoadDeferral(Pending<?, ?> pending) {
             super(pending);
         }
 
@@ -470,7 +720,7 @@ public final class ThrottleEngine {
             if (version != expectedVersion) {
                 throw new PolicyConflictException(expectedVersion, version);
             }
-            CompiledPolicy next = new CompiledPolicy(proposed.withVersion(version + 1));
+            CompiledPolicy next = new CompiledPolicy(proposed.withVersion(version + 1), clock.millis());
             if (current.compareAndSet(live, next)) {
                 return next.policy();
             }
@@ -492,7 +742,7 @@ public final class ThrottleEngine {
             if (!errors.isEmpty()) {
                 throw new PolicyValidationException(errors);
             }
-            CompiledPolicy next = new CompiledPolicy(proposed.withVersion(version + 1));
+            CompiledPolicy next = new CompiledPolicy(proposed.withVersion(version + 1), clock.millis());
             if (current.compareAndSet(live, next)) {
                 return next.policy();
             }
@@ -508,8 +758,25 @@ public final class ThrottleEngine {
         CompiledPolicy compiled = current.get();
         Policy policy = compiled.policy();
         List<ClientRow> rows = new ArrayList<>();
+        Policy.PerAddress perAddress = policy.perAddress();
+        Map<ClientKey, Integer> busiestPerAddress = new HashMap<>();
         for (ClientSample sample : store.busiest(config.topClients(), now, policy.hitStack().windowSeconds())) {
-            rows.add(row(sample, compiled, nowInstant));
+            rows.add(row(sample, compiled, nowInstant, null));
+            busiestPerAddress.merge(ClientKey.ofAddress(sample.key().address(), perAddress.ipv4Prefix(),
+                    perAddress.ipv6Prefix()), sample.hitsInWindow(), Math::max);
+        }
+        // An address is shown as its own row when it is more than its busiest client (several user agents, or
+        // several addresses of one /64) or was refused as an address; else its row would repeat its client's.
+        for (ClientSample sample : addresses.busiest(config.topClients(), now, perAddress.windowSeconds())) {
+            boolean refusedAsAddress = sample.lastLimitedMillis() != Long.MIN_VALUE
+                    && now - sample.lastLimitedMillis() < LIMITED_SHOWN_MILLIS;
+            if (refusedAsAddress || sample.hitsInWindow() > busiestPerAddress.getOrDefault(sample.key(), 0)) {
+                rows.add(row(sample, compiled, nowInstant, perAddress));
+            }
+        }
+        rows.sort(Comparator.comparingInt(ClientRow::hitsInWindow).reversed());
+        if (rows.size() > config.topClients()) {
+            rows.subList(config.topClients(), rows.size()).clear();
         }
         List<Ban> bans = policy.bans().stream().filter(b -> b.activeAt(nowInstant)).toList();
         return new Snapshot(nowInstant, policy.version(), policy.pause(), counters.lastSeconds(now),
@@ -518,7 +785,8 @@ public final class ThrottleEngine {
                 new ClientTableStats(store.tracked(), store.capacity(), store.evicted()), bans, counters.totals());
     }
 
-    private ClientRow row(ClientSample sample, CompiledPolicy compiled, Instant now) {
+    /** @param perAddress the aggregate's settings for an address row, null for a client's */
+    private ClientRow row(ClientSample sample, CompiledPolicy compiled, Instant now, Policy.PerAddress perAddress) {
         ClientKey key = sample.key();
         ClientStatus status;
         if (compiled.findBan(key.address(), key, now.toEpochMilli()) != null) {
@@ -531,8 +799,10 @@ public final class ThrottleEngine {
         } else {
             status = ClientStatus.OK;
         }
-        return new ClientRow(key.ip(), key.userAgent(), sample.requestClass(), sample.crawlerName(),
-                sample.hitsInWindow(), sample.inFlight(), sample.hitsPerSecond(), sample.refusedPerSecond(),
-                status, Instant.ofEpochMilli(sample.lastSeenMillis()));
+        boolean isAddress = perAddress != null;
+        return new ClientRow(isAddress ? addressBanValue(key, perAddress) : key.ip(), key.userAgent(),
+                sample.requestClass(), isAddress ? null : sample.crawlerName(), sample.hitsInWindow(),
+                sample.inFlight(), sample.hitsPerSecond(), sample.refusedPerSecond(), status,
+                Instant.ofEpochMilli(sample.lastSeenMillis()), isAddress);
     }
 }

@@ -26,6 +26,9 @@ import org.junit.jupiter.api.Test;
 class ConcurrencyHammerTest {
 
     private static final int THREADS = 4;
+    /** These tests hammer the client rules; the address aggregate has its own tests. */
+    private static final Policy.PerAddress UNLIMITED_ADDRESSES = new Policy.PerAddress(32, 64, 60, 1_000_000,
+            1_000_000);
     private final ManualClock clock = ManualClock.at("2026-11-22T10:00:00Z");
     private final ExecutorService pool = Executors.newFixedThreadPool(THREADS);
     private final LongAdder cancelled = new LongAdder();
@@ -95,7 +98,8 @@ class ConcurrencyHammerTest {
     @Test
     void theHitStackAdmitsExactlyMaxHitsAcrossThreads() throws Exception {
         ThrottleEngine engine = EngineFixture.engine(clock, Policy.defaults()
-                .withHitStack(new Policy.HitStack(15, 100)).withPerClient(new Policy.PerClient(100)));
+                .withHitStack(new Policy.HitStack(15, 100)).withPerClient(new Policy.PerClient(100))
+                .withPerAddress(UNLIMITED_ADDRESSES));
         LongAdder admitted = new LongAdder();
         hammer(() -> {
             for (int i = 0; i < 1_000; i++) {
@@ -131,7 +135,8 @@ class ConcurrencyHammerTest {
     @Test
     void loadNeverExceedsMaxActiveOrMaxWaitingAndEverySlotComesBack() throws Exception {
         ThrottleEngine engine = EngineFixture.engine(clock, Policy.defaults()
-                .withHitStack(new Policy.HitStack(60, 1_000_000)).withLoad(new Policy.Load(5, 3, 500)));
+                .withHitStack(new Policy.HitStack(60, 1_000_000)).withLoad(new Policy.Load(5, 3, 500))
+                .withPerAddress(UNLIMITED_ADDRESSES));
         AtomicInteger running = new AtomicInteger();
         AtomicInteger mostRunning = new AtomicInteger();
         AtomicInteger parked = new AtomicInteger();
@@ -189,7 +194,8 @@ class ConcurrencyHammerTest {
         int clients = 64;
         ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults().withMaxTrackedClients(16), clock,
                 Policy.defaults().withHitStack(new Policy.HitStack(60, 1_000_000))
-                        .withPerClient(new Policy.PerClient(2)).withLoad(new Policy.Load(1_000_000, 10, 500)),
+                        .withPerClient(new Policy.PerClient(2)).withLoad(new Policy.Load(1_000_000, 10, 500))
+                        .withPerAddress(UNLIMITED_ADDRESSES),
                 new FakeClassifier());
         AtomicIntegerArray running = new AtomicIntegerArray(clients);
         AtomicInteger mostRunning = new AtomicInteger();

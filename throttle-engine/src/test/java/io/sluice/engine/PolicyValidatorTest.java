@@ -48,7 +48,8 @@ class PolicyValidatorTest {
                 List.of("fe80::/200"),
                 new Policy.Classification(Arrays.asList("seo", " ")),
                 new Policy.Refusal(-5, "ftp://example.org/dump"),
-                new GovernorPolicy(50, 2, 1, -1, 1.0, 1.05, 0, 10, 0, 0, 0, 0, 0, 0, 400_000));
+                new GovernorPolicy(50, 2, 1, -1, 1.0, 1.05, 0, 10, 0, 0, 0, 0, 0, 0, 400_000),
+                null, null, null, null);
 
         assertThat(PolicyValidator.validate(policy)).extracting(FieldError::field).containsExactly(
                 "hitStack.windowSeconds", "hitStack.maxHits",
@@ -96,7 +97,8 @@ class PolicyValidatorTest {
 
     @Test
     void aMissingSectionIsRequired() {
-        Policy policy = new Policy(1, null, null, null, null, null, null, null, null, null, null, null, null);
+        Policy policy = new Policy(1, null, null, null, null, null, null, null, null, null, null, null, null, null,
+                null, null, null);
         assertThat(PolicyValidator.validate(policy)).extracting(FieldError::field).containsExactly(
                 "hitStack", "crawlers", "load", "perClient", "classification", "refusal");
         assertThat(policy.governor()).as("a policy written before the governor existed").isEqualTo(

@@ -130,6 +130,31 @@ class RulesTest {
         }
 
         @Test
+        void aCrawlerIsSpacedByItsListEntryWhateverAddressOrUserAgentItComesWith() {
+            ThrottleEngine engine = engine(Policy.defaults().withCrawlers(new Policy.Crawlers(30, 0, false)));
+            served(decide(engine, "66.249.66.1", "Googlebot/2.1"));
+            clock.advanceMillis(5_000);
+            // the same crawler-list entry ("Googlebot") from another address and with another version string
+            refused(decide(engine, "66.249.66.2", "Googlebot/2.2 (+http://www.google.com/bot.html)"),
+                    Reason.CRAWLER_SPACING);
+            served(decide(engine, "40.77.167.1", BINGBOT)); // another crawler has its own gap
+        }
+
+        @Test
+        void aCrawlerRotatingUserAgentsDoesNotKeepTheAnyCrawlerGapToItself() {
+            // "spiderbot/N" is one crawler-list entry whatever N: only its first request in 30 s is served,
+            // so it cannot hold the 2 s any-crawler gap and keep a real search engine out
+            ThrottleEngine engine = engine(Policy.defaults().withHitStack(new Policy.HitStack(15, 1000)));
+            served(decide(engine, "203.0.113.7", "spiderbot/0"));
+            for (int i = 1; i <= 40; i++) {
+                clock.advanceMillis(50);
+                refused(decide(engine, "203.0.113.7", "spiderbot/" + i), Reason.CRAWLER_SPACING);
+            }
+            clock.advanceMillis(2_000);
+            served(decide(engine, "66.249.66.1", GOOGLEBOT));
+        }
+
+        @Test
         void anyCrawlerServedWithinTwoSecondsHoldsBackTheOthers() {
             ThrottleEngine engine = engine(Policy.defaults());
             served(decide(engine, "66.249.66.1", GOOGLEBOT));
@@ -423,10 +448,10 @@ class RulesTest {
         void aTrustedProxyReportsTheClientAndAnUntrustedPeerCannotChooseItsAddress() {
             ThrottleEngine engine = engine(Policy.defaults().withTrustedProxies(List.of("10.0.0.1"))
                     .withBans(List.of(ban("b", BanType.IP, "192.0.2.66", null))));
-            Request viaProxy = new Request("10.0.0.1", CURL, "192.0.2.66", null, "GET", "/");
+            Request viaProxy = Request.direct("192.0.2.66", CURL).via("10.0.0.1", "192.0.2.66");
             Decision.Refuse refusal = refused(engine.decide(viaProxy), Reason.BANNED);
             assertThat(refusal.client().ip()).isEqualTo("192.0.2.66");
-            Request spoofed = new Request("203.0.113.5", CURL, "198.51.100.1", null, "GET", "/");
+            Request spoofed = Request.direct("203.0.113.5", CURL).via("203.0.113.5", "198.51.100.1");
             assertThat(admitted(engine.decide(spoofed)).client().ip()).isEqualTo("203.0.113.5");
         }
 

@@ -10,11 +10,23 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 
 /**
- * A small built-in site for the demo: linked HTML pages, a JSON API and an RSS feed, each answered
+ * A small built-in site for the demo: linked HTML pages, a gallery page with a stylesheet, a script and images
+ * (what a browser fetches for a real page), a JSON API and an RSS feed, each answered
  * after a few milliseconds of simulated work (scheduled, not slept), so load shows up in the console.
  */
 public final class DemoSite extends Handler.Abstract {
     static final int PAGES = 200;
+    /** Images on the gallery page. */
+    public static final int GALLERY_IMAGES = 24;
+    static final String STYLESHEET = "body{font-family:sans-serif;border-top:4px solid #0072b2}"
+            + "img{width:64px;height:64px;margin:4px}\n";
+    /** Says in the page itself what the browser loaded: images that decoded, and whether the stylesheet applied. */
+    static final String SCRIPT = "window.addEventListener('load',function(){"
+            + "var images=document.images,ok=0;for(var i=0;i<images.length;i++){"
+            + "if(images[i].complete&&images[i].naturalWidth>0){ok++;}}"
+            + "var styled=getComputedStyle(document.body).borderTopStyle==='solid';"
+            + "document.getElementById('loaded').textContent='images '+ok+'/'+images.length+' stylesheet '+styled;"
+            + "});\n";
     private final Random random = new Random();
 
     @Override
@@ -25,6 +37,18 @@ public final class DemoSite extends Handler.Abstract {
         if ("/".equals(path) || path.startsWith("/page/")) {
             contentType = "text/html;charset=utf-8";
             body = page(path);
+        } else if ("/gallery".equals(path)) {
+            contentType = "text/html;charset=utf-8";
+            body = gallery();
+        } else if ("/static/site.css".equals(path)) {
+            contentType = "text/css";
+            body = STYLESHEET;
+        } else if ("/static/app.js".equals(path)) {
+            contentType = "text/javascript";
+            body = SCRIPT;
+        } else if (path.startsWith("/img/") && path.endsWith(".svg")) {
+            contentType = "image/svg+xml";
+            body = image(parse(path.substring(5, path.length() - 4)));
         } else if (path.startsWith("/api/")) {
             contentType = "application/json";
             body = "{\"items\":[" + item(1) + "," + item(2) + "," + item(3) + "]}";
@@ -55,6 +79,23 @@ public final class DemoSite extends Handler.Abstract {
         }
         return html.append("</ul><p><a href=\"/feed.xml\">feed</a> <a href=\"/api/items\">api</a></p></body></html>")
                 .toString();
+    }
+
+    /** A page as a browser sees a real one: a stylesheet, a script and {@link #GALLERY_IMAGES} images. */
+    private static String gallery() {
+        StringBuilder html = new StringBuilder(2048).append("<!doctype html><html><head><title>Demo gallery</title>")
+                .append("<link rel=\"stylesheet\" href=\"/static/site.css\">")
+                .append("<script src=\"/static/app.js\"></script></head><body><h1>Demo gallery</h1>")
+                .append("<p id=\"loaded\">loading</p>");
+        for (int i = 0; i < GALLERY_IMAGES; i++) {
+            html.append("<img alt=\"picture ").append(i).append("\" src=\"/img/").append(i).append(".svg\">");
+        }
+        return html.append("</body></html>").toString();
+    }
+
+    private static String image(int n) {
+        return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"64\" height=\"64\"><rect width=\"64\" "
+                + "height=\"64\" fill=\"hsl(" + (n * 15) % 360 + ",60%,50%)\"/></svg>";
     }
 
     private static int parse(String text) {

@@ -26,7 +26,10 @@ final class RefusalResponder {
             Reason.CRAWLER_SPACING, "Crawling too fast",
             Reason.CRAWLERS_BUSY, "Crawlers are busy",
             Reason.HIT_STACK, "Too many requests",
+            Reason.ROUTE_LIMIT, "Too many requests to this page",
+            Reason.ADDRESS_HIT_STACK, "Too many requests from your network",
             Reason.CLIENT_CONCURRENCY, "Too many parallel requests",
+            Reason.ADDRESS_CONCURRENCY, "Too many parallel requests from your network",
             Reason.LOAD, "Server busy");
 
     private final Supplier<String> infoUrl;

@@ -7,6 +7,7 @@ import java.time.InstantSource;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
@@ -22,6 +23,8 @@ import org.eclipse.jetty.util.Callback;
  * on Jetty's scheduler, never by sleeping a thread.
  */
 public final class ThrottleHandler extends Handler.Wrapper {
+    private static final String SEC_FETCH_DEST = "Sec-Fetch-Dest";
+
     private final ThrottleEngine engine;
     private final RefusalResponder refusals;
     private final InstantSource clock;
@@ -37,13 +40,16 @@ public final class ThrottleHandler extends Handler.Wrapper {
 
     @Override
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
+        HttpFields headers = request.getHeaders();
+        // Only the forwarding header the policy names is read: a second one a client sends changes nothing.
         io.sluice.engine.Request question = new io.sluice.engine.Request(
                 Request.getRemoteAddr(request),
-                request.getHeaders().get(HttpHeader.USER_AGENT),
-                joined(request.getHeaders().getValuesList(HttpHeader.X_FORWARDED_FOR)),
-                joined(request.getHeaders().getValuesList(HttpHeader.FORWARDED)),
+                headers.get(HttpHeader.USER_AGENT),
+                joined(headers.getValuesList(engine.forwardedHeader())),
                 request.getMethod(),
-                request.getHttpURI().getPath());
+                request.getHttpURI().getPath(),
+                request.getHttpURI().getQuery(),
+                headers.get(SEC_FETCH_DEST));
         act(engine.decide(question), request, response, new CompleteOnce(callback), false);
         return true;
     }

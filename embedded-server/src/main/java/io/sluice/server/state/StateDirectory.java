@@ -113,11 +113,22 @@ public final class StateDirectory {
         return policy;
     }
 
-    /** Durably replaces the saved policy (temp file, fsync, atomic rename). */
-    public void savePolicy(Policy policy) throws IOException {
+    /**
+     * Durably replaces the saved policy (temp file, fsync, atomic rename), unless a later version was saved
+     * already: the admin API and the engine's automatic bans save from different threads, and the file must never
+     * go back to an older version.
+     */
+    public synchronized void savePolicy(Policy policy) throws IOException {
+        if (policy.version() < savedVersion) {
+            return;
+        }
         AtomicFiles.write(dir.resolve(POLICY), PolicyJson.mapper().writerWithDefaultPrettyPrinter()
                 .writeValueAsBytes(policy));
+        savedVersion = policy.version();
     }
+
+    /** The newest policy version saved by this process. */
+    private long savedVersion = Long.MIN_VALUE;
 
     /** The crawl governor's saved operator settings and given-up marks; empty before the first one. */
     public Map<String, DomainSettings> loadDomainSettings() {

@@ -15,11 +15,17 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Checks that a client claiming to be a major search engine's crawler really is, by forward-confirmed
  * reverse DNS, the method the engines themselves document: the address's PTR name must lie in one of
  * the engine's domains, and that name must resolve back to the same address.
+ *
+ * <p>It never blocks the request path, and its work is bounded: at most {@code maxEntries} answers are kept, each
+ * lookup runs on the given (bounded) executor and counts as failed after {@code lookupTimeout}; a lookup the
+ * executor refuses counts as failed at once.
  *
  * <p>It never blocks the request path. {@link #status} answers from a cache; on a miss it starts one
  * lookup on the given executor and answers {@link Status#PENDING}, which the engine treats like
@@ -61,6 +67,9 @@ public final class SearchEngineVerifier {
             "YandexBot", List.of("yandex.ru", "yandex.net", "yandex.com"),
             "Baiduspider", List.of("baidu.com", "baidu.jp"));
 
+    /** How long one check may take by default before it counts as failed. */
+    public static final Duration DEFAULT_LOOKUP_TIMEOUT = Duration.ofSeconds(5);
+
     private static final String[] TOKENS = DOMAINS.keySet().stream().sorted().toArray(String[]::new);
 
     private record Key(String engine, IpAddress address) {
@@ -79,12 +88,24 @@ public final class SearchEngineVerifier {
      */
     public SearchEngineVerifier(Resolver resolver, Executor executor, InstantSource clock, Duration verifiedTtl,
             Duration failedTtl, long maxEntries) {
+        this(resolver, executor, clock, verifiedTtl, failedTtl, maxEntries, DEFAULT_LOOKUP_TIMEOUT);
+    }
+
+    /**
+     * @param lookupTimeout a check that has not answered by then (DNS hung, or the executor refused the task) is
+     *                      {@link Status#FAILED}, remembered for {@code failedTtl} like any failure; measured on the
+     *                      JDK's delayed executor (wall time), since a DNS wait is real time
+     */
+    public SearchEngineVerifier(Resolver resolver, Executor executor, InstantSource clock, Duration verifiedTtl,
+            Duration failedTtl, long maxEntries, Duration lookupTimeout) {
         if (resolver == null || executor == null || clock == null || verifiedTtl == null || failedTtl == null
+                || lookupTimeout == null || lookupTimeout.isNegative() || lookupTimeout.isZero()
                 || verifiedTtl.isNegative() || failedTtl.isNegative() || maxEntries < 1) {
             throw new IllegalArgumentException("resolver, executor, clock, non-negative TTLs and maxEntries >= 1 "
                     + "are required");
         }
         this.resolver = resolver;
+        long timeoutMillis = lookupTimeout.toMillis();
         long verifiedNanos = verifiedTtl.toNanos();
         long failedNanos = failedTtl.toNanos();
         this.cache = Caffeine.newBuilder()
@@ -110,7 +131,15 @@ public final class SearchEngineVerifier {
                         return currentDuration;
                     }
                 })
-                .buildAsync(key -> check(key));
+                .buildAsync((key, lookups) -> {
+                    CompletableFuture<Status> answer = new CompletableFuture<>();
+                    try {
+                        lookups.execute(() -> answer.complete(check(key)));
+                    } catch (RejectedExecutionException full) {
+                        answer.complete(Status.FAILED); // too many lookups queued: not verified, for now
+                    }
+                    return answer.completeOnTimeout(Status.FAILED, timeoutMillis, TimeUnit.MILLISECONDS);
+                });
     }
 
     /** The engine token ({@code Googlebot}, ...) a user agent claims, or null when it claims none. */

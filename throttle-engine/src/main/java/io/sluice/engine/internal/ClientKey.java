@@ -42,6 +42,29 @@ public class ClientKey {
         this.hash = 31 * (address == null ? 0 : address.hashCode()) + (userAgent == null ? 0 : userAgent.hashCode());
     }
 
+    private ClientKey(long high, long low, byte family, String userAgent) {
+        this.high = high;
+        this.low = low;
+        this.family = family;
+        this.userAgent = userAgent;
+        this.hash = 31 * IpAddress.hash(high, low, family == IPV4) + userAgent.hashCode();
+    }
+
+    /**
+     * The key of {@code address}'s aggregate: the address cut to its first {@code ipv4Prefix} (IPv4) or
+     * {@code ipv6Prefix} (IPv6) bits, with no user agent. Equal to {@code new ClientKey(masked, "")}, made without
+     * an intermediate address object (this runs on every request).
+     */
+    public static ClientKey ofAddress(IpAddress address, int ipv4Prefix, int ipv6Prefix) {
+        if (address.isIpv4()) {
+            long mask = ipv4Prefix == 0 ? 0 : (0xFFFF_FFFFL << (32 - ipv4Prefix)) & 0xFFFF_FFFFL;
+            return new ClientKey(0, address.low() & mask, IPV4, "");
+        }
+        long highMask = ipv6Prefix >= 64 ? -1L : ipv6Prefix == 0 ? 0 : -1L << (64 - ipv6Prefix);
+        long lowMask = ipv6Prefix <= 64 ? 0 : ipv6Prefix == 128 ? -1L : -1L << (128 - ipv6Prefix);
+        return new ClientKey(address.high() & highMask, address.low() & lowMask, IPV6, "");
+    }
+
     /** A copy of {@code key}'s identity (for the client state, which carries its own key). */
     ClientKey(ClientKey key) {
         this.high = key.high;

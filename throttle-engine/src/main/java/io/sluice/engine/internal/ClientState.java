@@ -6,10 +6,10 @@ import java.lang.invoke.VarHandle;
 
 /**
  * One tracked client: its key (the state is its own table key, see {@link ClientKey}), per-second hit
- * counts (the hit stack and the heatmap row in one), refusals per second, the time it was last served as
- * a crawler, and its requests in flight (rule 5).
+ * counts (the hit stack and the heatmap row in one), refusals per second, and its requests in flight
+ * (rule 5). The same state serves an address aggregate (all user agents of one address or /64).
  *
- * <p>Hit stack, refusals and crawler spacing are guarded by the object's own monitor: one client's requests
+ * <p>Hit stack and refusals are guarded by the object's own monitor: one client's requests
  * rarely race, so the lock is nearly always uncontended. Per-second buckets make the window slide a second
  * at a time: a hit made at 0.9 s leaves a 15 s window at 15.0 s. Counts saturate at 65,535 per second (a
  * char each).
@@ -71,7 +71,6 @@ final class ClientState extends ClientKey {
     private byte oldestOlderAge;
     /** Hits in that window's seconds before the newest. */
     private int olderInWindow;
-    private long lastServedMillis = Long.MIN_VALUE;
     private long lastSeenMillis;
     private long lastLimitedMillis = Long.MIN_VALUE;
     private RequestClass requestClass;
@@ -147,7 +146,6 @@ final class ClientState extends ClientKey {
         newestCount = 0;
         newestSecond = Long.MIN_VALUE;
         olderWindow = 0;
-        lastServedMillis = Long.MIN_VALUE;
         lastSeenMillis = 0;
         lastLimitedMillis = Long.MIN_VALUE;
         reportedHits = 0;
@@ -184,12 +182,11 @@ final class ClientState extends ClientKey {
 
     // ---------------------------------------------------------------- rules 3 and 4, telemetry
 
-    synchronized HitStackState push(long nowMillis, RequestClass cls, String crawler, boolean allowed,
-                                    int windowSeconds, int maxHits) {
+    /** Pushes a hit of {@code weight} (0: the request costs nothing, it is only seen). */
+    synchronized HitStackState<ClientState> push(long nowMillis, RequestClass cls, String crawler, boolean allowed,
+                                                 int windowSeconds, int maxHits, int weight) {
         advance(Math.floorDiv(nowMillis, 1000));
-        if (newestCount < Character.MAX_VALUE) {
-            newestCount++;
-        }
+        newestCount = (char) Math.min(Character.MAX_VALUE, newestCount + weight);
         lastSeenMillis = nowMillis;
         // References are stored only when they change: the state of a busy client lives in the old generation,
         // where each reference store costs a collector write barrier (G1 marks and queues the card)
@@ -215,7 +212,7 @@ final class ClientState extends ClientKey {
      * The window ending at {@link #newestSecond}. The seconds before the newest are summed once per second (or
      * window length), not per request, so a client's further requests in the same second read no ring.
      */
-    private HitStackState state(long nowMillis, int windowSeconds, int maxHits) {
+    private HitStackState<ClientState> state(long nowMillis, int windowSeconds, int maxHits) {
         if (olderWindow != windowSeconds) {
             sumOlder(windowSeconds);
         }
@@ -235,7 +232,7 @@ final class ClientState extends ClientKey {
                 : newestCount > 0 ? newestSecond : Long.MIN_VALUE;
         long untilReset = oldestNonEmpty == Long.MIN_VALUE ? 0
                 : Math.max(0, (oldestNonEmpty + windowSeconds) * 1000 - nowMillis);
-        return new HitStackState(total, untilBelow, untilReset, this);
+        return new HitStackState<>(total, untilBelow, untilReset, this);
     }
 
     /** Sums the window's seconds before the newest and finds the oldest with hits. */
@@ -303,27 +300,6 @@ final class ClientState extends ClientKey {
             if (refusals[slot] < Character.MAX_VALUE) {
                 refusals[slot]++;
             }
-        }
-    }
-
-    /** Rule 3, this client's half: the time left before it may be served again, 0 when it may. */
-    synchronized long waitBeforeServe(long nowMillis, long gapMillis) {
-        if (lastServedMillis == Long.MIN_VALUE) {
-            return 0;
-        }
-        return Math.max(0, lastServedMillis + gapMillis - nowMillis);
-    }
-
-    /** Marks the client served at {@code nowMillis}; returns the previous time, to undo. */
-    synchronized long markServed(long nowMillis) {
-        long previous = lastServedMillis;
-        lastServedMillis = nowMillis;
-        return previous;
-    }
-
-    synchronized void undoServe(long reservedAt, long previous) {
-        if (lastServedMillis == reservedAt) {
-            lastServedMillis = previous;
         }
     }
 

@@ -5,58 +5,67 @@ import io.sluice.engine.policy.Policy;
 import java.util.List;
 
 /**
- * Where the per-client state of rules 3, 4 and 5 lives: hit stacks, crawler spacing and requests in
- * flight. The rules only talk to this interface, so a shared store (Redis, for cluster mode) can replace
- * the local one without touching them. Each operation is atomic for its client; times are passed in,
+ * Where the per-key state of rules 3, 4 and 5 lives: hit stacks, requests in flight, and when each crawler
+ * (its crawler-list entry) was last served. The rules only talk to this interface, so a shared store (Redis,
+ * for cluster mode) can replace the local one without touching them. The engine holds one store for clients
+ * (address and user agent) and one for address aggregates (an IPv4 address, an IPv6 /64), each keyed by a
+ * {@link ClientKey}; both run the same operations. Each operation is atomic for its key; times are passed in,
  * never read.
  *
+ * <p>Typed handles. {@link #pushHit} returns the store's own handle on the key ({@code C}), which the engine
+ * hands back to {@link #acquireInFlight} on the same decision so the store needs no second lookup; an in-flight
+ * slot is the store's lease ({@code L}), given back once with {@link #releaseInFlight}. The engine never looks
+ * inside either, and an implementation gets its own types back, checked by the compiler.
+ *
  * <p>Requests in flight describe connections to this node and must never be forgotten while a request
- * runs, whatever the store does to bound its memory: an evicted client must not come back with a zero
- * count and be over-admitted (see {@link LocalClientStateStore}). A shared store keeps them on the node.
+ * runs, whatever the store does to bound its memory: an evicted key must not come back with a zero
+ * count and be over-admitted (see {@link LocalClientStateStore}). A shared store holds them as leases that
+ * expire, so a node that dies cannot hold a client's slots for ever.
+ *
+ * @param <C> the store's handle on one key, valid for the decision that obtained it
+ * @param <L> the store's record of one in-flight slot
  */
-public interface ClientStateStore {
+public interface ClientStateStore<C, L> {
 
     /**
-     * Rule 4: pushes one hit at {@code nowMillis} and reports the stack against {@code limits}, with a
-     * handle on the client ({@link HitStackState#client()}) for the operations below.
+     * Rule 4: pushes a hit of {@code weight} (0 for a request that costs nothing, such as a static asset) at
+     * {@code nowMillis} and reports the stack against {@code limits}, with a handle on the key
+     * ({@link HitStackState#client()}) for {@link #acquireInFlight}.
      */
-    HitStackState pushHit(ClientKey key, ClientInfo info, long nowMillis, Policy.HitStack limits);
+    HitStackState<C> pushHit(ClientKey key, ClientInfo info, long nowMillis, Policy.HitStack limits, int weight);
 
     /**
-     * Rule 3: takes the crawler slot if this client was not served within {@code perCrawlerMillis} and
-     * no crawler within {@code allCrawlersMillis}.
+     * Rule 5: takes one of the key's {@code max} in-flight slots.
      *
      * @param client the handle {@link #pushHit} returned for this decision
+     * @return the lease to give the slot back with, exactly once; null when {@code max} are in flight already
      */
-    CrawlerSlot reserveCrawlerSlot(ClientKey key, Object client, long nowMillis, long perCrawlerMillis,
-                                   long allCrawlersMillis);
-
-    /** Gives back a granted slot whose request was not served after all. */
-    void releaseCrawlerSlot(CrawlerSlot slot);
-
-    /**
-     * Rule 5: takes one of the client's {@code max} in-flight slots.
-     *
-     * @param client the handle {@link #pushHit} returned for this decision
-     * @return the token to give the slot back with, exactly once; null when {@code max} are in flight already
-     */
-    Object acquireInFlight(ClientKey key, Object client, int max);
+    L acquireInFlight(ClientKey key, C client, int max);
 
     /** Gives back a slot {@link #acquireInFlight} took. */
-    void releaseInFlight(Object token);
+    void releaseInFlight(L lease);
 
-    /** Notes that a request of this client was refused or delayed (heatmap and status). */
+    /**
+     * Rule 3, per crawler: takes the crawler's slot if the crawler (its crawler-list entry, whatever address or
+     * user agent it came with) was not served within {@code gapMillis}; the slot records what to undo.
+     */
+    CrawlerSlot reserveCrawler(String crawler, long nowMillis, long gapMillis);
+
+    /** Gives back a granted slot whose request was not served after all (a later rule refused it). */
+    void releaseCrawler(CrawlerSlot slot);
+
+    /** Notes that a request of this key was refused or delayed (heatmap and status). */
     void recordLimited(ClientKey key, long nowMillis, boolean refused);
 
-    /** The {@code limit} clients with the most hits in the last {@code windowSeconds}, busiest first. */
+    /** The {@code limit} keys with the most hits in the last {@code windowSeconds}, busiest first. */
     List<ClientSample> busiest(int limit, long nowMillis, int windowSeconds);
 
-    /** Clients held now. */
+    /** Keys held now. */
     long tracked();
 
-    /** The most clients held. */
+    /** The most keys held. */
     long capacity();
 
-    /** Clients evicted since start (capacity or idleness). */
+    /** Keys evicted since start (capacity or idleness). */
     long evicted();
 }

@@ -16,7 +16,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Pattern;
+import com.google.re2j.Pattern;
+import io.sluice.engine.policy.Escalation;
 
 /**
  * A validated {@link Policy} with its matchers built once: address blocks of bans, allow-list and
@@ -37,6 +38,11 @@ public final class CompiledPolicy {
 
     private final Policy policy;
     private final ClientAddressResolver resolver;
+    private final RouteTable routes;
+    private final Policy.HitStack addressLimits;
+    private final Escalation[] escalation;
+    /** The earliest expiry of a compiled ban ({@link Long#MAX_VALUE}: none expires). */
+    private final long nextBanExpiryMillis;
     private final CidrMap<BanRule> ipBans;
     private final List<IpBan> allIpBans;
     private final List<AgentBan> agentBans;
@@ -49,16 +55,38 @@ public final class CompiledPolicy {
     private final boolean[] paused;
     private final Policy.ProgressiveDelay[] progressive;
 
-    /** @throws IllegalArgumentException when the policy was not validated first */
+    /**
+     * Compiles every ban, whatever its expiry.
+     *
+     * @throws IllegalArgumentException when the policy was not validated first
+     */
     public CompiledPolicy(Policy policy) {
+        this(policy, Long.MIN_VALUE);
+    }
+
+    /**
+     * Compiles the policy with the bans still in force at {@code nowMillis}: an expired ban is left out, so
+     * expired bans cost the request path nothing (the engine compiles again when the next one expires).
+     *
+     * @throws IllegalArgumentException when the policy was not validated first
+     */
+    public CompiledPolicy(Policy policy, long nowMillis) {
         this.policy = policy;
-        this.resolver = new ClientAddressResolver(CidrSet.parse(policy.trustedProxies()));
+        this.resolver = new ClientAddressResolver(CidrSet.parse(policy.trustedProxies()), policy.forwardedHeader());
+        this.routes = new RouteTable(policy.routes());
+        this.addressLimits = policy.perAddress().hitStack();
+        this.escalation = policy.escalation().toArray(new Escalation[0]);
         CidrMap.Builder<BanRule> ipBuilder = CidrMap.builder();
         List<IpBan> ips = new ArrayList<>();
         List<AgentBan> agents = new ArrayList<>();
         Map<ClientKey, BanRule> exact = new HashMap<>();
+        long nextExpiry = Long.MAX_VALUE;
         for (Ban ban : policy.bans()) {
             BanRule rule = BanRule.of(ban);
+            if (!rule.activeAt(nowMillis)) {
+                continue;
+            }
+            nextExpiry = Math.min(nextExpiry, rule.activeUntilMillis);
             switch (ban.type()) {
                 case IP -> {
                     Cidr cidr = Cidr.parse(ban.value());
@@ -99,6 +127,27 @@ public final class CompiledPolicy {
             progressive[cls.ordinal()] = policy.progressiveDelay().get(cls);
         }
         this.agentMemo = agents.isEmpty() && allowAgentEntries.isEmpty() ? null : new AgentVerdict[AGENT_MEMO_SLOTS];
+        this.nextBanExpiryMillis = nextExpiry;
+    }
+
+    /** The earliest time a compiled ban expires ({@link Long#MAX_VALUE} when none does). */
+    public long nextBanExpiryMillis() {
+        return nextBanExpiryMillis;
+    }
+
+    /** The routes: what a request weighs, and route limits. */
+    public RouteTable routes() {
+        return routes;
+    }
+
+    /** The per-address aggregate's hit-stack limits. */
+    public Policy.HitStack addressLimits() {
+        return addressLimits;
+    }
+
+    /** The escalation rules, in policy order (empty when none). */
+    public Escalation[] escalation() {
+        return escalation;
     }
 
     public Policy policy() {
@@ -119,7 +168,14 @@ public final class CompiledPolicy {
         return progressive[cls.ordinal()];
     }
 
-    /** A regular expression when written {@code /.../}, else a case-insensitive substring. */
+    /**
+     * A regular expression when written {@code /.../}, else a case-insensitive substring. RE2/J: matching takes
+     * time linear in the user agent (itself cut to {@link io.sluice.engine.ThrottleEngine#MAX_USER_AGENT}), so no
+     * pattern can stall a request thread by backtracking; constructs that need backtracking (back-references,
+     * look-around) are refused when the policy is validated.
+     *
+     * @throws com.google.re2j.PatternSyntaxException when the expression is not valid RE2 syntax
+     */
     public static Pattern agentMatcher(String value) {
         if (isRegex(value)) {
             return Pattern.compile(value.substring(1, value.length() - 1), Pattern.CASE_INSENSITIVE);
@@ -134,7 +190,8 @@ public final class CompiledPolicy {
     /** The client a {@code CLIENT} ban value {@code ip|agent} names (split at the first bar). */
     public static ClientKey clientBanKey(String value) {
         int bar = value.indexOf('|');
-        return new ClientKey(IpAddress.parse(value.substring(0, bar).strip()), value.substring(bar + 1));
+        return new ClientKey(IpAddress.parse(value.substring(0, bar).strip()),
+                io.sluice.engine.ThrottleEngine.boundedUserAgent(value.substring(bar + 1)));
     }
 
     /**

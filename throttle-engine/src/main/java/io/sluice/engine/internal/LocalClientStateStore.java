@@ -5,7 +5,6 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.RemovalCause;
 import com.github.benmanes.caffeine.cache.Ticker;
 import io.sluice.engine.ClientInfo;
-import io.sluice.engine.Reason;
 import io.sluice.engine.policy.Policy;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -67,7 +66,10 @@ import java.util.concurrent.atomic.LongAdder;
  * evicted flooder starts again from an empty stack. That is the price of bounded memory and is
  * visible as the evicted count.
  */
-public final class LocalClientStateStore implements ClientStateStore {
+public final class LocalClientStateStore implements ClientStateStore<ClientState, ClientState> {
+
+    /** The most crawler identities whose last service is remembered. */
+    static final int MAX_CRAWLERS = 10_000;
 
     private final Cache<ClientKey, ClientState> clients;
     private final ConcurrentMap<ClientKey, ClientState> table;
@@ -87,8 +89,12 @@ public final class LocalClientStateStore implements ClientStateStore {
      * the least) cannot notice.
      */
     private volatile long tickMillis;
-    /** Rule 3, all crawlers: when a crawler was last served. */
-    private final AtomicLong lastCrawlerServed = new AtomicLong(Long.MIN_VALUE);
+    /**
+     * Rule 3, per crawler: when each crawler (its crawler-list entry) was last served. Crawler identities come
+     * from the list (about 1,500), bounded all the same in case a classifier names more.
+     */
+    private final Cache<String, AtomicLong> crawlersServed = Caffeine.newBuilder()
+            .maximumSize(MAX_CRAWLERS).executor(Runnable::run).build();
 
     /**
      * @param capacity the most clients in the main table; newcomers are held on top of it, 2% of it (at
@@ -229,46 +235,40 @@ public final class LocalClientStateStore implements ClientStateStore {
     }
 
     @Override
-    public HitStackState pushHit(ClientKey key, ClientInfo info, long nowMillis, Policy.HitStack limits) {
+    public HitStackState<ClientState> pushHit(ClientKey key, ClientInfo info, long nowMillis, Policy.HitStack limits,
+                                              int weight) {
         tick(nowMillis);
         return state(key, nowMillis).push(nowMillis, info.requestClass(), info.crawlerName(), info.allowListed(),
-                limits.windowSeconds(), limits.maxHits());
+                limits.windowSeconds(), limits.maxHits(), weight);
     }
 
     @Override
-    public CrawlerSlot reserveCrawlerSlot(ClientKey key, Object client, long nowMillis, long perCrawlerMillis,
-                                          long allCrawlersMillis) {
-        ClientState state = (ClientState) client;
-        // The client's monitor is held across both checks so two requests of one crawler cannot both pass.
-        synchronized (state) {
-            long clientWait = state.waitBeforeServe(nowMillis, perCrawlerMillis);
-            if (clientWait > 0) {
-                return new CrawlerSlot(Reason.CRAWLER_SPACING, clientWait, null);
+    public CrawlerSlot reserveCrawler(String crawler, long nowMillis, long gapMillis) {
+        AtomicLong lastServed = crawlersServed.get(crawler, name -> new AtomicLong(Long.MIN_VALUE));
+        while (true) {
+            long previous = lastServed.get();
+            if (previous != Long.MIN_VALUE && nowMillis - previous < gapMillis) {
+                return CrawlerSlot.refused(crawler, previous + gapMillis - nowMillis);
             }
-            while (true) {
-                long previousAll = lastCrawlerServed.get();
-                if (previousAll != Long.MIN_VALUE && nowMillis - previousAll < allCrawlersMillis) {
-                    return new CrawlerSlot(Reason.CRAWLERS_BUSY, previousAll + allCrawlersMillis - nowMillis, null);
-                }
-                if (lastCrawlerServed.compareAndSet(previousAll, nowMillis)) {
-                    long previousClient = state.markServed(nowMillis);
-                    return new CrawlerSlot(null, 0, new Taken(state, nowMillis, previousClient, previousAll));
-                }
+            if (lastServed.compareAndSet(previous, nowMillis)) {
+                return new CrawlerSlot(crawler, 0, nowMillis, previous);
             }
         }
     }
 
     @Override
-    public void releaseCrawlerSlot(CrawlerSlot slot) {
-        if (slot != null && slot.token() instanceof Taken taken) {
-            taken.state.undoServe(taken.at, taken.previousClient);
-            lastCrawlerServed.compareAndSet(taken.at, taken.previousAll);
+    public void releaseCrawler(CrawlerSlot slot) {
+        if (slot != null && slot.granted()) {
+            AtomicLong lastServed = crawlersServed.getIfPresent(slot.crawler());
+            if (lastServed != null) {
+                lastServed.compareAndSet(slot.takenAt(), slot.previous());
+            }
         }
     }
 
     @Override
-    public Object acquireInFlight(ClientKey key, Object client, int max) {
-        ClientState state = (ClientState) client;
+    public ClientState acquireInFlight(ClientKey key, ClientState client, int max) {
+        ClientState state = client;
         while (true) {
             switch (state.tryAcquire(max)) {
                 case ClientState.ACQUIRED:
@@ -284,8 +284,7 @@ public final class LocalClientStateStore implements ClientStateStore {
     }
 
     @Override
-    public void releaseInFlight(Object token) {
-        ClientState state = (ClientState) token;
+    public void releaseInFlight(ClientState state) {
         if (state.release()) {
             forgetOrphan(state); // evicted, and this was its last request
         }
@@ -347,12 +346,8 @@ public final class LocalClientStateStore implements ClientStateStore {
         return newcomerPolicy.getIfPresentQuietly(key) != null;
     }
 
-        /** Evicted clients whose requests are still running (for tests). */
+    /** Evicted clients whose requests are still running (for tests). */
     int orphaned() {
         return orphans.size();
-    }
-
-    /** What a granted crawler slot changed, to undo it. */
-    private record Taken(ClientState state, long at, long previousClient, long previousAll) {
     }
 }

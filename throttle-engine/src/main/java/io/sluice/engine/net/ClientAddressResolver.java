@@ -25,15 +25,14 @@ import java.util.List;
  * Nothing to the left of the first untrusted hop is ever read: that part of the header was written
  * by the client, or by hops we have no reason to believe.
  *
- * <p>Which header: a trusted proxy appends to one of {@code X-Forwarded-For} and {@code Forwarded};
- * the client can send either. With {@link Headers#EITHER} (the default), when only one is present it
- * is walked; when both are present both are walked, and if they disagree the answer is the peer
- * itself, because we cannot tell which one the proxy wrote and the other may be forged. Operators
- * who know their proxy should choose {@link Headers#X_FORWARDED_FOR} or {@link Headers#FORWARDED}
- * (or have the proxy drop the header it does not write).
+ * <p>Which header: exactly one, the one the operator names in the policy (the header the trusted proxies set:
+ * {@code X-Forwarded-For} by default, RFC 7239 {@code Forwarded}, or a single-address header such as
+ * {@code CF-Connecting-IP}). The caller passes only that header's value, so any other forwarding header a
+ * client sends is never read: nginx and HAProxy append to {@code X-Forwarded-For} and pass a client's own
+ * {@code Forwarded} through untouched, and believing it would let the client choose its address.
  *
- * <p>Entry syntax. {@code X-Forwarded-For}: {@code 192.0.2.1}, {@code 192.0.2.1:8080},
- * {@code 2001:db8::1}, {@code [2001:db8::1]}, {@code [2001:db8::1]:8080}. {@code Forwarded}
+ * <p>Entry syntax. {@code X-Forwarded-For} (and any header other than {@code Forwarded}): {@code 192.0.2.1},
+ * {@code 192.0.2.1:8080}, {@code 2001:db8::1}, {@code [2001:db8::1]}, {@code [2001:db8::1]:8080}. {@code Forwarded}
  * (RFC 7239): the {@code for} parameter, token or quoted string, {@code 192.0.2.1[:port]} or
  * {@code "[2001:db8::1][:port]"}; IPv6 must be bracketed, as the RFC says. Parsing never uses DNS.
  *
@@ -44,68 +43,40 @@ public final class ClientAddressResolver {
     /** At most this many header entries are examined, so a huge header costs bounded work. */
     public static final int MAX_HOPS = 32;
 
-    /** Which forwarding header is believed from a trusted proxy. */
-    public enum Headers {
-        /** Only {@code X-Forwarded-For}. */
-        X_FORWARDED_FOR,
-        /** Only RFC 7239 {@code Forwarded}. */
-        FORWARDED,
-        /** Whichever is present; when both are and they disagree, the peer (see the class comment). */
-        EITHER
-    }
-
     private final CidrSet trustedProxies;
-    private final Headers headers;
+    private final boolean rfc7239;
 
-    public ClientAddressResolver(CidrSet trustedProxies) {
-        this(trustedProxies, Headers.EITHER);
-    }
-
-    public ClientAddressResolver(CidrSet trustedProxies, Headers headers) {
-        if (trustedProxies == null || headers == null) {
-            throw new IllegalArgumentException("trusted proxies and header choice are required");
+    /**
+     * @param header the forwarding header the trusted proxies set; {@code Forwarded} (any case) is parsed as
+     *               RFC 7239, any other as a comma-separated list of addresses
+     */
+    public ClientAddressResolver(CidrSet trustedProxies, String header) {
+        if (trustedProxies == null || header == null) {
+            throw new IllegalArgumentException("trusted proxies and the forwarding header are required");
         }
         this.trustedProxies = trustedProxies;
-        this.headers = headers;
+        this.rfc7239 = "Forwarded".equalsIgnoreCase(header);
     }
 
-    /** The client address of {@code request}; see {@link #resolve(String, String, String)}. */
+    /** The client address of {@code request}; see {@link #resolve(String, String)}. */
     public IpAddress resolve(Request request) {
-        return resolve(request.peerAddress(), request.xForwardedFor(), request.forwarded());
+        return resolve(request.peerAddress(), request.forwardedFor());
     }
 
     /**
      * The client address.
      *
-     * @param peerAddress   the TCP peer, an IP literal
-     * @param xForwardedFor the raw {@code X-Forwarded-For} value(s) joined by commas, or null
-     * @param forwarded     the raw {@code Forwarded} value(s) joined by commas, or null
+     * @param peerAddress the TCP peer, an IP literal
+     * @param header      the raw value(s) of the policy's forwarding header joined by commas, or null
      * @throws IllegalArgumentException when {@code peerAddress} is not an IP literal (a caller error:
      *                                  the server always knows its peer)
      */
-    public IpAddress resolve(String peerAddress, String xForwardedFor, String forwarded) {
+    public IpAddress resolve(String peerAddress, String header) {
         IpAddress peer = IpAddress.parse(peerAddress);
-        if (xForwardedFor == null && forwarded == null || !trustedProxies.contains(peer)) {
+        if (header == null || header.isBlank() || !trustedProxies.contains(peer)) {
             return peer;
         }
-        boolean hasXff = xForwardedFor != null && !xForwardedFor.isBlank();
-        boolean hasForwarded = forwarded != null && !forwarded.isBlank();
-        switch (headers) {
-            case X_FORWARDED_FOR:
-                return hasXff ? walkXForwardedFor(peer, xForwardedFor) : peer;
-            case FORWARDED:
-                return hasForwarded ? walkForwarded(peer, forwarded) : peer;
-            default:
-                if (hasXff && hasForwarded) {
-                    IpAddress a = walkXForwardedFor(peer, xForwardedFor);
-                    IpAddress b = walkForwarded(peer, forwarded);
-                    return a.equals(b) ? a : peer;
-                }
-                if (hasXff) {
-                    return walkXForwardedFor(peer, xForwardedFor);
-                }
-                return hasForwarded ? walkForwarded(peer, forwarded) : peer;
-        }
+        return rfc7239 ? walkForwarded(peer, header) : walkXForwardedFor(peer, header);
     }
 
     private IpAddress walkXForwardedFor(IpAddress peer, String header) {

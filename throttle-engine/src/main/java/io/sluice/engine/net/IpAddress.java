@@ -230,6 +230,11 @@ public final class IpAddress {
 
     @Override
     public int hashCode() {
+        return hash(high, low, ipv4);
+    }
+
+    /** {@link #hashCode()} of the address with these bits, without making one. */
+    public static int hash(long high, long low, boolean ipv4) {
         long h = high * 0x9E3779B97F4A7C15L + low;
         return (int) (h ^ (h >>> 32)) + (ipv4 ? 1 : 0);
     }

@@ -25,6 +25,12 @@ import java.util.Map;
  * @param classification   which crawler-list tags make a {@code CRAWLER}
  * @param refusal          what a refusal tells the client
  * @param governor         the crawl governor's numbers; defaults when absent
+ * @param perAddress       the aggregate of every user agent of one address (IPv4) or prefix (IPv6 /64); defaults
+ *                         when absent
+ * @param routes           what a request weighs, and stricter limits per route; {@link Route#DEFAULTS} when absent
+ * @param forwardedHeader  the one header trusted proxies set with the client's address ({@code X-Forwarded-For}
+ *                         when absent)
+ * @param escalation       automatic bans for repeat offenders; none when absent
  */
 public record Policy(
         long version,
@@ -39,7 +45,11 @@ public record Policy(
         List<String> trustedProxies,
         Classification classification,
         Refusal refusal,
-        GovernorPolicy governor) {
+        GovernorPolicy governor,
+        PerAddress perAddress,
+        List<Route> routes,
+        String forwardedHeader,
+        List<Escalation> escalation) {
 
     public Policy {
         // Optional so that a policy file written before the crawl governor existed still loads.
@@ -50,7 +60,15 @@ public record Policy(
         bans = immutable(bans);
         allow = immutable(allow);
         trustedProxies = immutable(trustedProxies);
+        // Optional so that a policy file written before these fields existed still loads with today's defaults.
+        perAddress = perAddress == null ? PerAddress.DEFAULTS : perAddress;
+        routes = routes == null ? Route.DEFAULTS : immutable(routes);
+        forwardedHeader = forwardedHeader == null ? X_FORWARDED_FOR : forwardedHeader;
+        escalation = immutable(escalation);
     }
+
+    /** The default forwarding header. */
+    public static final String X_FORWARDED_FOR = "X-Forwarded-For";
 
     /**
      * An unmodifiable copy that, unlike {@code List.copyOf}, keeps null elements: a policy read from
@@ -74,73 +92,97 @@ public record Policy(
                 List.of(),
                 List.of(),
                 Classification.DEFAULT,
-                new Refusal(30, null),
-                GovernorPolicy.DEFAULTS);
+                new Refusal(30, null, null),
+                GovernorPolicy.DEFAULTS,
+                PerAddress.DEFAULTS,
+                Route.DEFAULTS,
+                X_FORWARDED_FOR,
+                List.of());
     }
 
     public Policy withVersion(long newVersion) {
         return new Policy(newVersion, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
-                trustedProxies, classification, refusal, governor);
+                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation);
     }
 
     public Policy withPause(Pause newPause) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, newPause, bans, allow,
-                trustedProxies, classification, refusal, governor);
+                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation);
     }
 
     public Policy withBans(List<Ban> newBans) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, newBans, allow,
-                trustedProxies, classification, refusal, governor);
+                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation);
     }
 
     public Policy withHitStack(HitStack value) {
-        return new Policy(version, value, crawlers, load, perClient, progressiveDelay,
-                pause, bans, allow, trustedProxies, classification, refusal, governor);
+        return new Policy(version, value, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
+                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation);
     }
 
     public Policy withCrawlers(Crawlers value) {
-        return new Policy(version, hitStack, value, load, perClient, progressiveDelay,
-                pause, bans, allow, trustedProxies, classification, refusal, governor);
+        return new Policy(version, hitStack, value, load, perClient, progressiveDelay, pause, bans, allow,
+                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation);
     }
 
     public Policy withLoad(Load value) {
-        return new Policy(version, hitStack, crawlers, value, perClient, progressiveDelay,
-                pause, bans, allow, trustedProxies, classification, refusal, governor);
+        return new Policy(version, hitStack, crawlers, value, perClient, progressiveDelay, pause, bans, allow,
+                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation);
     }
 
     public Policy withPerClient(PerClient value) {
-        return new Policy(version, hitStack, crawlers, load, value, progressiveDelay,
-                pause, bans, allow, trustedProxies, classification, refusal, governor);
+        return new Policy(version, hitStack, crawlers, load, value, progressiveDelay, pause, bans, allow,
+                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation);
     }
 
     public Policy withProgressiveDelay(Map<RequestClass, ProgressiveDelay> value) {
-        return new Policy(version, hitStack, crawlers, load, perClient, value,
-                pause, bans, allow, trustedProxies, classification, refusal, governor);
+        return new Policy(version, hitStack, crawlers, load, perClient, value, pause, bans, allow, trustedProxies,
+                classification, refusal, governor, perAddress, routes, forwardedHeader, escalation);
     }
 
     public Policy withAllow(List<AllowEntry> value) {
-        return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay,
-                pause, bans, value, trustedProxies, classification, refusal, governor);
+        return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, value,
+                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation);
     }
 
     public Policy withTrustedProxies(List<String> value) {
-        return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay,
-                pause, bans, allow, value, classification, refusal, governor);
+        return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow, value,
+                classification, refusal, governor, perAddress, routes, forwardedHeader, escalation);
     }
 
     public Policy withClassification(Classification value) {
-        return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay,
-                pause, bans, allow, trustedProxies, value, refusal, governor);
+        return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
+                trustedProxies, value, refusal, governor, perAddress, routes, forwardedHeader, escalation);
     }
 
     public Policy withRefusal(Refusal value) {
-        return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay,
-                pause, bans, allow, trustedProxies, classification, value, governor);
+        return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
+                trustedProxies, classification, value, governor, perAddress, routes, forwardedHeader, escalation);
     }
 
     public Policy withGovernor(GovernorPolicy value) {
-        return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay,
-                pause, bans, allow, trustedProxies, classification, refusal, value);
+        return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
+                trustedProxies, classification, refusal, value, perAddress, routes, forwardedHeader, escalation);
+    }
+
+    public Policy withPerAddress(PerAddress value) {
+        return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
+                trustedProxies, classification, refusal, governor, value, routes, forwardedHeader, escalation);
+    }
+
+    public Policy withRoutes(List<Route> value) {
+        return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
+                trustedProxies, classification, refusal, governor, perAddress, value, forwardedHeader, escalation);
+    }
+
+    public Policy withForwardedHeader(String value) {
+        return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
+                trustedProxies, classification, refusal, governor, perAddress, routes, value, escalation);
+    }
+
+    public Policy withEscalation(List<Escalation> value) {
+        return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
+                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, value);
     }
 
     /** Rule 4: refuse when a client has more than {@code maxHits} hits in the last {@code windowSeconds}. */
@@ -198,7 +240,29 @@ public record Policy(
      *
      * @param retryAfterSeconds {@code Retry-After} for refusals whose wait is not knowable (pause, load)
      * @param infoUrl           a link the refusal page offers (e.g. a data dump), or null
+     * @param bannedMessage     what a banned client is told, as the operator chose to publish it (a ban's own
+     *                          reason is for operators and never shown), or null for the standard sentence
      */
-    public record Refusal(int retryAfterSeconds, String infoUrl) {
+    public record Refusal(int retryAfterSeconds, String infoUrl, String bannedMessage) {
+
+        /** No message for banned clients beyond the standard sentence. */
+        public Refusal(int retryAfterSeconds, String infoUrl) {
+            this(retryAfterSeconds, infoUrl, null);
+        }
+    }
+
+    /**
+     * Rules 4 and 5 for the aggregate of one address: every user agent of an IPv4 address ({@code ipv4Prefix}
+     * bits, 32 by default) or of an IPv6 prefix ({@code ipv6Prefix}, 64 by default) shares one hit stack and one
+     * concurrency limit, so changing the user agent or the address within a /64 buys no fresh allowance.
+     */
+    public record PerAddress(int ipv4Prefix, int ipv6Prefix, int windowSeconds, int maxHits, int maxConcurrent) {
+        /** Generous enough for an office behind one NAT: five people's worth of pages, 32 requests at once. */
+        public static final PerAddress DEFAULTS = new PerAddress(32, 64, 15, 50, 32);
+
+        /** This aggregate's hit-stack limits. */
+        public HitStack hitStack() {
+            return new HitStack(windowSeconds, maxHits);
+        }
     }
 }

@@ -16,6 +16,9 @@ import java.time.Instant;
  * @param refusedPerSecond refusals in each of the last 60 seconds, oldest first (length 60)
  * @param status           how it stands now
  * @param lastSeen         its last request
+ * @param address          true for an address aggregate (every user agent of {@code ip}, which is then the address
+ *                         or its prefix, e.g. {@code 2001:db8:1:2::/64}; {@code userAgent} is empty), shown when it
+ *                         holds more than its busiest client or was refused by the address rules
  */
 public record ClientRow(
         String ip,
@@ -27,5 +30,13 @@ public record ClientRow(
         int[] hitsPerSecond,
         int[] refusedPerSecond,
         ClientStatus status,
-        Instant lastSeen) {
+        Instant lastSeen,
+        boolean address) {
+
+    /** A client's row (not an address aggregate). */
+    public ClientRow(String ip, String userAgent, RequestClass requestClass, String crawlerName, int hitsInWindow,
+                     int inFlight, int[] hitsPerSecond, int[] refusedPerSecond, ClientStatus status, Instant lastSeen) {
+        this(ip, userAgent, requestClass, crawlerName, hitsInWindow, inFlight, hitsPerSecond, refusedPerSecond, status,
+                lastSeen, false);
+    }
 }

@@ -75,6 +75,27 @@ class SearchEngineVerifierTest {
     }
 
     @Test
+    void aLookupThatNeverAnswersCountsAsFailedAfterItsTimeout() throws InterruptedException {
+        // the executor holds the task and never runs it, as a hung resolver would
+        SearchEngineVerifier timed = new SearchEngineVerifier(fakeDns, executor, clock, Duration.ofHours(1),
+                Duration.ofMinutes(5), 1000, Duration.ofMillis(50));
+        assertThat(timed.status(GOOGLEBOT_UA, GOOGLE)).isEqualTo(Status.PENDING);
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (timed.status(GOOGLEBOT_UA, GOOGLE) == Status.PENDING && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(timed.status(GOOGLEBOT_UA, GOOGLE)).isEqualTo(Status.FAILED);
+    }
+
+    @Test
+    void aLookupTheExecutorRefusesIsNotVerified() {
+        SearchEngineVerifier full = new SearchEngineVerifier(fakeDns, task -> {
+            throw new java.util.concurrent.RejectedExecutionException("queue full");
+        }, clock, Duration.ofHours(1), Duration.ofMinutes(5), 1000, Duration.ofSeconds(5));
+        assertThat(full.status(GOOGLEBOT_UA, GOOGLE)).isEqualTo(Status.FAILED);
+    }
+
+    @Test
     void spoofedClaimsFail() {
         // PTR claims Google but the name does not resolve back to the address
         ptr.put(SPOOFER, List.of("crawl-1.googlebot.com"));

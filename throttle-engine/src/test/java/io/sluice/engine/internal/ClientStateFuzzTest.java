@@ -25,7 +25,7 @@ class ClientStateFuzzTest {
                 int window = 1 + random.nextInt(60);
                 int maxHits = 1 + random.nextInt(20);
                 naive.add(now);
-                HitStackState actual = state.push(now, RequestClass.BOT, null, false, window, maxHits);
+                HitStackState<ClientState> actual = state.push(now, RequestClass.BOT, null, false, window, maxHits, 1);
                 long nowSecond = Math.floorDiv(now, 1000);
                 List<Long> inWindow = naive.stream().filter(t -> Math.floorDiv(t, 1000) > nowSecond - window).toList();
                 String where = "seed " + seed + " step " + step;

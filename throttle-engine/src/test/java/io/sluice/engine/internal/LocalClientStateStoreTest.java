@@ -24,8 +24,9 @@ class LocalClientStateStoreTest {
     private final ClientKey key = new ClientKey(IpAddress.parse("192.0.2.1"), "curl/8.5.0");
     private final ClientInfo info = new ClientInfo("192.0.2.1", "curl/8.5.0", RequestClass.BOT, null, false);
 
-    private HitStackState push() {
-        return store.pushHit(new ClientKey(IpAddress.parse("192.0.2.1"), "curl/8.5.0"), info, clock.millis(), LIMITS);
+    private HitStackState<ClientState> push() {
+        return store.pushHit(new ClientKey(IpAddress.parse("192.0.2.1"), "curl/8.5.0"), info, clock.millis(), LIMITS,
+                1);
     }
 
     /** Idles the client out of the table (an eviction, as a full table would do). */
@@ -36,9 +37,9 @@ class LocalClientStateStoreTest {
 
     @Test
     void anEvictedClientWithRequestsInFlightComesBackWithThemCounted() {
-        HitStackState first = push();
-        Object a = store.acquireInFlight(key, first.client(), 2);
-        Object b = store.acquireInFlight(key, first.client(), 2);
+        HitStackState<ClientState> first = push();
+        ClientState a = store.acquireInFlight(key, first.client(), 2);
+        ClientState b = store.acquireInFlight(key, first.client(), 2);
         assertThat(a).isNotNull();
         assertThat(b).isNotNull();
         assertThat(store.acquireInFlight(key, first.client(), 2)).isNull();
@@ -50,12 +51,12 @@ class LocalClientStateStoreTest {
         // the table's back: it is sent to the live one, which still counts the two running requests
         assertThat(store.acquireInFlight(key, first.client(), 2)).isNull();
 
-        HitStackState again = push();
+        HitStackState<ClientState> again = push();
         assertThat(again.hitsInWindow()).isEqualTo(1); // forgotten hits, as for any evicted client
         assertThat(store.orphaned()).isZero();
         assertThat(store.acquireInFlight(key, again.client(), 2)).isNull();
         store.releaseInFlight(a);
-        Object c = store.acquireInFlight(key, again.client(), 2);
+        ClientState c = store.acquireInFlight(key, again.client(), 2);
         assertThat(c).isNotNull();
         assertThat(store.acquireInFlight(key, again.client(), 2)).isNull();
         store.releaseInFlight(b);
@@ -65,28 +66,28 @@ class LocalClientStateStoreTest {
 
     @Test
     void theOrphanIsDroppedWhenItsLastRequestCompletes() {
-        HitStackState first = push();
-        Object a = store.acquireInFlight(key, first.client(), 1);
+        HitStackState<ClientState> first = push();
+        ClientState a = store.acquireInFlight(key, first.client(), 1);
         evict();
         assertThat(store.orphaned()).isEqualTo(1);
         store.releaseInFlight(a);
         assertThat(store.orphaned()).isZero();
 
-        HitStackState again = push();
+        HitStackState<ClientState> again = push();
         assertThat(store.acquireInFlight(key, again.client(), 1)).isNotNull();
         assertThat(store.acquireInFlight(key, again.client(), 1)).isNull();
     }
 
     @Test
     void aLateReleaseDoesNotDropTheOrphanOfAClientThatCameBackAndWasEvictedAgain() {
-        ClientState state = (ClientState) store.acquireInFlight(key, push().client(), 2);
+        ClientState state = store.acquireInFlight(key, push().client(), 2);
         evict();
         // its request completes, and the thread is descheduled between giving the slot back and tidying the orphans
         assertThat(state.release()).isTrue();
-        HitStackState back = push();
+        HitStackState<ClientState> back = push();
         assertThat(back.client()).isSameAs(state); // the client came back and took its state back
-        Object a = store.acquireInFlight(key, back.client(), 2);
-        Object b = store.acquireInFlight(key, back.client(), 2);
+        ClientState a = store.acquireInFlight(key, back.client(), 2);
+        ClientState b = store.acquireInFlight(key, back.client(), 2);
         evict();
         assertThat(store.orphaned()).isEqualTo(1);
 
@@ -100,20 +101,20 @@ class LocalClientStateStoreTest {
 
     @Test
     void aClientEvictedWithNothingInFlightLeavesNoOrphanAndStartsAtZero() {
-        HitStackState first = push();
+        HitStackState<ClientState> first = push();
         store.releaseInFlight(store.acquireInFlight(key, first.client(), 1));
         evict();
         assertThat(store.orphaned()).isZero();
         // the stale handle of a request that raced the eviction finds the new state
-        Object slot = store.acquireInFlight(key, first.client(), 1);
+        ClientState slot = store.acquireInFlight(key, first.client(), 1);
         assertThat(slot).isNotNull();
         assertThat(store.tracked()).isEqualTo(1);
         assertThat(store.acquireInFlight(key, push().client(), 1)).isNull();
         store.releaseInFlight(slot);
     }
-    private HitStackState pushFrom(String ip) {
+    private HitStackState<ClientState> pushFrom(String ip) {
         ClientInfo other = new ClientInfo(ip, "curl/8.5.0", RequestClass.BOT, null, false);
-        return store.pushHit(new ClientKey(IpAddress.parse(ip), "curl/8.5.0"), other, clock.millis(), LIMITS);
+        return store.pushHit(new ClientKey(IpAddress.parse(ip), "curl/8.5.0"), other, clock.millis(), LIMITS, 1);
     }
 
     /** One request each from {@code count} new addresses: more than the newcomers' table holds. */
@@ -125,12 +126,12 @@ class LocalClientStateStoreTest {
 
     @Test
     void aNewcomersSecondRequestMovesTheSameStateToTheMainTable() {
-        HitStackState first = push();
+        HitStackState<ClientState> first = push();
         assertThat(store.isNewcomer(key)).isTrue();
-        Object running = store.acquireInFlight(key, first.client(), 1);
+        ClientState running = store.acquireInFlight(key, first.client(), 1);
         assertThat(running).isNotNull();
 
-        HitStackState second = push();
+        HitStackState<ClientState> second = push();
 
         assertThat(store.isNewcomer(key)).isFalse();
         assertThat(second.client()).isSameAs(first.client());
@@ -156,7 +157,7 @@ class LocalClientStateStoreTest {
         push();
         evict();
 
-        HitStackState again = push();
+        HitStackState<ClientState> again = push();
 
         assertThat(again.hitsInWindow()).as("its first hit was forgotten").isEqualTo(1);
         assertThat(store.isNewcomer(key)).as("seen before: kept in the main table at once").isFalse();
@@ -166,14 +167,14 @@ class LocalClientStateStoreTest {
     @Test
     void aClientWhoseStateExpiredWithARequestRunningIsNotCountedAfreshWhenItReturns() {
         push();
-        HitStackState second = push(); // in the main table now
-        Object running = store.acquireInFlight(key, second.client(), 1);
+        HitStackState<ClientState> second = push(); // in the main table now
+        ClientState running = store.acquireInFlight(key, second.client(), 1);
         assertThat(running).isNotNull();
         // expired, but not removed: nothing has cleaned the table
         clock.advance(Duration.ofSeconds(IDLE_SECONDS + ClientState.REPORT_SECONDS + 1));
         spray(0, 1_000); // new clients come by: the returning client is no longer remembered as seen
 
-        HitStackState back = push();
+        HitStackState<ClientState> back = push();
 
         assertThat(store.acquireInFlight(key, back.client(), 1)).as("the running request still counts").isNull();
         store.releaseInFlight(running);

@@ -1,0 +1,77 @@
+package io.sluice.server;
+
+import io.sluice.engine.AutomaticBanListener;
+import io.sluice.engine.ThrottleEngine;
+import io.sluice.engine.policy.Ban;
+import io.sluice.engine.policy.Policy;
+import io.sluice.engine.policy.PolicyJson;
+import io.sluice.server.state.AuditEntry;
+import io.sluice.server.state.StateDirectory;
+import java.io.IOException;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Persists and audits the bans the engine makes and removes by itself (escalation), like an operator's: the
+ * live policy to {@code policy.json}, one audit line per ban, by {@code sluice}. The engine calls it on a request
+ * thread, so the disk work runs on a thread of its own, in order.
+ */
+final class AutomaticBanRecorder implements AutomaticBanListener, AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(AutomaticBanRecorder.class.getName());
+
+    private final ThrottleEngine engine;
+    private final StateDirectory state;
+    private final InstantSource clock;
+    private final ExecutorService writer = Executors.newSingleThreadExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "sluice-automatic-bans");
+        thread.setDaemon(true);
+        return thread;
+    });
+
+    AutomaticBanRecorder(ThrottleEngine engine, StateDirectory state, InstantSource clock) {
+        this.engine = engine;
+        this.state = state;
+        this.clock = clock;
+    }
+
+    @Override
+    public void changed(Policy installed, List<Ban> added, List<Ban> removed) {
+        writer.execute(() -> record(added, removed));
+    }
+
+    private void record(List<Ban> added, List<Ban> removed) {
+        try {
+            // the live policy, not the one handed over: a later change may already include this one
+            state.savePolicy(engine.policy());
+            for (Ban ban : added) {
+                state.audit().append(new AuditEntry(clock.instant(), ThrottleEngine.AUTOMATIC_BAN_AUTHOR, "ban.add",
+                        "banned " + ban.type().name().toLowerCase(Locale.ROOT) + " " + ban.value() + " until "
+                                + ban.expiresAt() + " (" + ban.reason() + ")",
+                        null, PolicyJson.mapper().valueToTree(ban)));
+            }
+            for (Ban ban : removed) {
+                state.audit().append(new AuditEntry(clock.instant(), ThrottleEngine.AUTOMATIC_BAN_AUTHOR, "ban.expire",
+                        "expired " + ban.type().name().toLowerCase(Locale.ROOT) + " " + ban.value(),
+                        PolicyJson.mapper().valueToTree(ban), null));
+            }
+        } catch (IOException | RuntimeException e) {
+            // the ban is in force in memory; a disk failure must not undo it, so it is reported loudly
+            LOG.log(System.Logger.Level.ERROR, "cannot record an automatic ban: " + e.getMessage(), e);
+        }
+    }
+
+    /** Writes what is queued, then stops. */
+    @Override
+    public void close() {
+        writer.shutdown();
+        try {
+            writer.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
