@@ -26,7 +26,7 @@ class ConvergenceTest {
                 .runFor(300);
 
         Series series = Series.of(sim.fetches(), 10);
-        ConvergencePlot.write("capacity-5", "8 workers, a site that answers 429 above 5 req/s",
+        ConvergenceCsv.write("capacity-5", "8 workers, a site that answers 429 above 5 req/s",
                 Series.of(sim.fetches(), 5).windows(0, 300), t -> 5, 8);
         assertThat(series.rate(60, 300)).isBetween(4.0, 6.0);
         for (double[] window : series.windows(60, 300)) {
@@ -223,7 +223,7 @@ class ConvergenceTest {
                 .runFor(320);
 
         Series series = Series.of(sim.fetches(), 10);
-        ConvergencePlot.write("capacity-5-to-20", "8 workers, capacity rising from 5 to 20 req/s at 120 s",
+        ConvergenceCsv.write("capacity-5-to-20", "8 workers, capacity rising from 5 to 20 req/s at 120 s",
                 Series.of(sim.fetches(), 5).windows(0, 320), t -> t < 120 ? 5 : 20, 24);
         assertThat(series.rate(100, 120)).as("before the change").isBetween(4.0, 6.0);
         assertThat(series.windows(120, 240)).as("10-s windows within 2 minutes of the change%n%s", series)
