@@ -47,8 +47,8 @@ class CrawlEndToEndTest {
     void start() throws Exception {
         sluice = SluiceServer.start(ServerConfig.demo(state));
         // Fast enough that a test takes seconds: 10 requests per second per domain, no adaptation.
-        GovernorPolicy fast = new GovernorPolicy(10, 0.05, 10, 0, 0.8, 0, 1_000, 300_000, 5, 10, 20, 60, 3, 20,
-                30_000);
+        GovernorPolicy fast = GovernorPolicy.DEFAULTS.withRates(10, 0.05, 10).withIncrease(0, 0)
+                .withLatency(0, 50, 20, 10);
         sluice.engine().updatePolicy(p -> p.withGovernor(fast));
     }
 

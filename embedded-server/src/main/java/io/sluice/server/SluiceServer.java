@@ -5,7 +5,6 @@ import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.classify.CrawlerListClassifier;
 import io.sluice.engine.classify.SearchEngineVerifier;
 import io.sluice.engine.governor.CrawlGovernor;
-import io.sluice.engine.governor.DomainSettings;
 import io.sluice.server.admin.AdminHandler;
 import io.sluice.server.demo.DemoCrawlers;
 import io.sluice.server.demo.DemoSite;
@@ -13,6 +12,7 @@ import io.sluice.server.demo.DemoTraffic;
 import io.sluice.server.front.AccessLog;
 import io.sluice.server.front.ThrottleHandler;
 import io.sluice.server.front.UpstreamProxy;
+import io.sluice.server.state.DomainSettingsWriter;
 import io.sluice.server.state.StateDirectory;
 import java.io.IOException;
 import java.net.BindException;
@@ -20,7 +20,6 @@ import java.net.URI;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -88,7 +87,7 @@ public final class SluiceServer implements AutoCloseable {
         engine.onAutomaticBans(automaticBans);
         CrawlGovernor governor = new CrawlGovernor(clock, () -> engine.policy().governor(),
                 RandomGenerator.of("L64X128MixRandom"), CrawlGovernor.DEFAULT_MAX_DOMAINS, state.loadDomainSettings());
-        governor.onSettingsChanged(settings -> saveDomainSettings(state, settings));
+        governor.onSettingsChanged(new DomainSettingsWriter(state, governor::settings)::save);
 
         Server demoSite = null;
         URI upstream = config.upstream();
@@ -206,19 +205,6 @@ public final class SluiceServer implements AutoCloseable {
 
     public CrawlGovernor governor() {
         return governor;
-    }
-
-    /**
-     * Called by the governor after an operator action or a give-up. The action has happened in
-     * memory; a disk failure must not undo it, so it is reported loudly instead of thrown.
-     */
-    private static void saveDomainSettings(StateDirectory state, Map<String, DomainSettings> settings) {
-        try {
-            state.saveDomainSettings(settings);
-        } catch (IOException e) {
-            System.getLogger(SluiceServer.class.getName()).log(System.Logger.Level.ERROR,
-                    "cannot save the crawl governor's domain settings: " + e.getMessage(), e);
-        }
     }
 
     public StateDirectory state() {

@@ -262,6 +262,13 @@ public final class PolicyValidator {
         errors.range("governor.breakerTrialRequests", governor.breakerTrialRequests(), 1, 1_000, "requests");
         errors.range("governor.giveUpAfterErrors", governor.giveUpAfterErrors(), 1, 1_000_000, "errors");
         errors.range("governor.maxHoldMillis", governor.maxHoldMillis(), 0, 300_000, "milliseconds");
+        errors.range("governor.latencyFloorMillis", governor.latencyFloorMillis(), 0, 60_000, "milliseconds");
+        errors.range("governor.latencyWindow", governor.latencyWindow(), 3, 1_000, "answers");
+        errors.range("governor.latencyBaselineWindows", governor.latencyBaselineWindows(), 1, 1_000, "windows");
+        if (governor.slowStartDoublingSeconds() != 0) {
+            errors.range("governor.slowStartDoublingSeconds", governor.slowStartDoublingSeconds(), 1, 3_600,
+                    "seconds (or 0 for no slow start)");
+        }
     }
 
     private static void validateBans(List<Ban> bans, Errors errors) {

@@ -48,7 +48,7 @@ class PolicyValidatorTest {
                 List.of("fe80::/200"),
                 new Policy.Classification(Arrays.asList("seo", " ")),
                 new Policy.Refusal(-5, "ftp://example.org/dump"),
-                new GovernorPolicy(50, 2, 1, -1, 1.0, 1.05, 0, 10, 0, 0, 0, 0, 0, 0, 400_000),
+                new GovernorPolicy(50, 2, 1, -1, 1.0, 1.05, 0, 10, 0, 0, 0, 0, 0, 0, 400_000, -1, 2, 0, 0.5),
                 null, null, null, null);
 
         assertThat(PolicyValidator.validate(policy)).extracting(FieldError::field).containsExactly(
@@ -69,7 +69,8 @@ class PolicyValidatorTest {
                 "governor.decreaseFactor", "governor.latencyInflation", "governor.backoffBaseMillis",
                 "governor.backoffForgiveSeconds", "governor.breakerErrorPercent", "governor.breakerMinCalls",
                 "governor.breakerOpenSeconds", "governor.breakerTrialRequests", "governor.giveUpAfterErrors",
-                "governor.maxHoldMillis");
+                "governor.maxHoldMillis", "governor.latencyFloorMillis", "governor.latencyWindow",
+                "governor.latencyBaselineWindows", "governor.slowStartDoublingSeconds");
     }
 
     @Test

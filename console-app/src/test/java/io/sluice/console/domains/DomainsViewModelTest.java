@@ -18,7 +18,7 @@ class DomainsViewModelTest {
     private static DomainView domain(String name, double rate, BreakerState breaker, Instant blockedUntil,
             PermitReason reason, boolean givenUp, List<Integer> statuses) {
         return new DomainView(name, rate, rate, 0, 0, breaker, 40, 6, blockedUntil, reason, 2, 0, givenUp,
-                statuses, 120, 300, 118, 3, NOW);
+                statuses, 120, 300, 118, 3, NOW, false, 80);
     }
 
     @Test
@@ -47,7 +47,7 @@ class DomainsViewModelTest {
     @Test
     void delaysNameTheirSource() {
         DomainView both = new DomainView("a.example", 1, 0.1, 10_000, 2_500, BreakerState.CLOSED, 0, 0, null, null,
-                0, 0, false, List.of(), 0, 0, 0, 0, NOW);
+                0, 0, false, List.of(), 0, 0, 0, 0, NOW, true, -1);
         DomainsViewModel.DomainRow row = DomainsViewModel.row(both, NOW);
         assertThat(row.minDelay()).isEqualTo("10 s (operator), 2.5 s (robots.txt)");
         assertThat(row.rate()).isEqualTo("1.00/s (1 per 10.0 s after delays)");

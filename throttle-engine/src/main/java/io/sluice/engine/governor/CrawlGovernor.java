@@ -30,12 +30,20 @@ import java.util.random.RandomGenerator;
  *
  * <p>Thread-safe. Time comes only from the injected clock; the policy is read on every call, so a
  * live edit applies to the next permit.
+ *
+ * <p>Bounded whatever the workers send: learned state is kept for at most {@link Capacity#domains()}
+ * domains (Caffeine's size bound: the least recently and least often used go first), and what must
+ * outlive that state (given-up marks, operator minimum delays) is capped too: past
+ * {@link Capacity#givenUp()} marks the oldest is forgotten; past {@link Capacity#minDelays()} delays an
+ * operator must remove one before setting another.
  */
 public final class CrawlGovernor {
     /** Domains a snapshot lists at most. */
     public static final int SNAPSHOT_DOMAINS = 500;
     /** Domains tracked at most by default; the least recently used idle one is forgotten first. */
     public static final int DEFAULT_MAX_DOMAINS = 100_000;
+    /** Given-up marks and operator minimum delays kept at most by default, each. */
+    public static final int DEFAULT_MAX_SETTINGS = 10_000;
     static final int MAX_ALERTS = 100;
     /** A domain nobody asked about for this long is forgotten (unless it is blocked longer). */
     static final Duration IDLE = Duration.ofHours(1);
@@ -47,20 +55,39 @@ public final class CrawlGovernor {
     private final Map<String, DomainSettings> settings = new ConcurrentHashMap<>();
     private final Deque<GovernorAlert> alerts = new ArrayDeque<>();
     private final AtomicLong alertIds = new AtomicLong();
-    private final List<Consumer<Map<String, DomainSettings>>> settingsListeners = new CopyOnWriteArrayList<>();
+    private final Capacity capacity;
+    private final List<Runnable> settingsListeners = new CopyOnWriteArrayList<>();
     private final List<Consumer<GovernorAlert>> alertListeners = new CopyOnWriteArrayList<>();
     private volatile GovernorPolicy lastPolicy;
+
+    /**
+     * How much the governor keeps at most.
+     *
+     * @param domains   domains with learned state
+     * @param givenUp   given-up marks (saved); past it the oldest is forgotten
+     * @param minDelays operator minimum delays (saved); past it a new one is refused
+     */
+    public record Capacity(int domains, int givenUp, int minDelays) {
+        public static final Capacity DEFAULT = new Capacity(DEFAULT_MAX_DOMAINS, DEFAULT_MAX_SETTINGS,
+                DEFAULT_MAX_SETTINGS);
+    }
+
+    public CrawlGovernor(InstantSource clock, Supplier<GovernorPolicy> policy, RandomGenerator random,
+            int maxDomains, Map<String, DomainSettings> saved) {
+        this(clock, policy, random, new Capacity(maxDomains, DEFAULT_MAX_SETTINGS, DEFAULT_MAX_SETTINGS), saved);
+    }
 
     /**
      * @param clock      the only source of time
      * @param policy     read on every call; typically {@code () -> engine.policy().governor()}
      * @param random     jitter for the 429 backoff
-     * @param maxDomains how many domains to keep state for
+     * @param capacity   how much to keep at most
      * @param saved      the operator settings and given-up marks saved before a restart
      */
     public CrawlGovernor(InstantSource clock, Supplier<GovernorPolicy> policy, RandomGenerator random,
-            int maxDomains, Map<String, DomainSettings> saved) {
+            Capacity capacity, Map<String, DomainSettings> saved) {
         this.clock = clock;
+        this.capacity = capacity;
         this.policy = policy;
         this.random = random;
         this.lastPolicy = policy.get();
@@ -70,7 +97,10 @@ public final class CrawlGovernor {
             }
         });
         this.domains = Caffeine.newBuilder()
-                .maximumSize(maxDomains)
+                .maximumSize(capacity.domains())
+                // Maintenance (eviction) on the calling thread: the bound holds after every call, and the
+                // governor starts no threads of its own.
+                .executor(Runnable::run)
                 .ticker(() -> micros() * 1_000)
                 .expireAfter(new IdleUnlessBlocked())
                 .build();
@@ -115,7 +145,7 @@ public final class CrawlGovernor {
                     + requestsPerSecond);
         }
         String name = DomainNames.normalise(domain);
-        state(name, current).setRate(requestsPerSecond);
+        state(name, current).setOperatorRate(requestsPerSecond);
         return view(name);
     }
 
@@ -125,8 +155,15 @@ public final class CrawlGovernor {
             throw new IllegalArgumentException("minimum delay must be between 0 and 86400000 ms, was " + millis);
         }
         String name = DomainNames.normalise(domain);
+        synchronized (settings) {
+            boolean adds = millis > 0 && settings.getOrDefault(name, DomainSettings.NONE).minDelayMillis() == 0;
+            if (adds && count(DomainSettings::hasMinDelay) >= capacity.minDelays()) {
+                throw new IllegalArgumentException("at most " + capacity.minDelays() + " domains can have a "
+                        + "minimum delay; remove one (set it to 0) first");
+            }
+            updateSettings(name, current -> current.withMinDelay(millis));
+        }
         state(name, currentPolicy()).setOperatorMinDelay(millis * 1_000);
-        updateSettings(name, current -> current.withMinDelay(millis));
         return view(name);
     }
 
@@ -142,7 +179,9 @@ public final class CrawlGovernor {
     public DomainView revive(String domain) {
         String name = DomainNames.normalise(domain);
         state(name, currentPolicy()).revive();
-        updateSettings(name, current -> current.withGivenUp(null, null));
+        synchronized (settings) {
+            updateSettings(name, current -> current.withGivenUp(null, null));
+        }
         return view(name);
     }
 
@@ -175,8 +214,8 @@ public final class CrawlGovernor {
         return new TreeMap<>(settings);
     }
 
-    /** Called with all settings after each change, to save them. */
-    public void onSettingsChanged(Consumer<Map<String, DomainSettings>> listener) {
+    /** Called after each change of the settings, to save them (read them with {@link #settings()}). */
+    public void onSettingsChanged(Runnable listener) {
         settingsListeners.add(listener);
     }
 
@@ -200,7 +239,15 @@ public final class CrawlGovernor {
         String message = current.giveUpAfterErrors() + " errors in a row (last: "
                 + (last.status() <= 0 ? "no response" : "HTTP " + last.status()) + "); given up until an operator"
                 + " revives it";
-        updateSettings(domain, value -> value.withGivenUp(at, message));
+        synchronized (settings) {
+            updateSettings(domain, value -> value.withGivenUp(at, message));
+            if (count(DomainSettings::givenUp) > capacity.givenUp()) {
+                settings.entrySet().stream().filter(entry -> entry.getValue().givenUp())
+                        .min(Comparator.comparing((Map.Entry<String, DomainSettings> entry) ->
+                                entry.getValue().givenUpAt()))
+                        .ifPresent(oldest -> updateSettings(oldest.getKey(), value -> value.withGivenUp(null, null)));
+            }
+        }
         GovernorAlert alert = new GovernorAlert(alertIds.incrementAndGet(), at, domain, message);
         synchronized (alerts) {
             alerts.addFirst(alert);
@@ -216,8 +263,11 @@ public final class CrawlGovernor {
             DomainSettings next = change.apply(value == null ? DomainSettings.NONE : value);
             return next.isNone() ? null : next;
         });
-        Map<String, DomainSettings> all = settings();
-        settingsListeners.forEach(listener -> listener.accept(all));
+        settingsListeners.forEach(Runnable::run);
+    }
+
+    private long count(java.util.function.Predicate<DomainSettings> which) {
+        return settings.values().stream().filter(which).count();
     }
 
     private DomainView view(String domain) {

@@ -19,6 +19,11 @@ public record DomainSettings(long minDelayMillis, Instant givenUpAt, String give
     }
 
     @JsonIgnore
+    public boolean hasMinDelay() {
+        return minDelayMillis > 0;
+    }
+
+    @JsonIgnore
     public boolean isNone() {
         return minDelayMillis == 0 && givenUpAt == null;
     }

@@ -9,11 +9,28 @@ import java.util.random.RandomGenerator;
  * What the governor knows about one domain. The grant path reads volatile gates and takes its slot
  * from the {@link Pacer} by compare-and-set; everything learned from feedback changes under the
  * object's lock. Times are microseconds of the governor's clock.
+ *
+ * <p>How the rate is learned: while workers want the domain (demand) and answers are healthy it
+ * rises, geometrically in slow start (until the domain's first slow-down signal), additively after
+ * it; a slow-down signal (a slow-down answer, or a {@link LatencySignal}) cuts it, once per round
+ * trip. Climbing well above the rate of the last signal without a new one means the site has grown:
+ * slow start again, so a capacity that rises is found in seconds, not minutes.
  */
 final class DomainState {
     private static final long SECOND = 1_000_000;
-    /** A demand seen this recently counts as "workers are waiting for this domain". */
+    /** A demand seen this recently (or within two intervals) counts as "workers are waiting for this domain". */
     private static final long BUSY_WINDOW = 2 * SECOND;
+    /**
+     * Above the rate of the last slow-down signal by this factor, without a new signal, the site has
+     * grown: probe geometrically again. The additive sawtooth under a steady capacity stays below it.
+     */
+    static final double PROBE_ABOVE_LAST_SIGNAL = 1.25;
+    /**
+     * Grants further apart than this many intervals (on a moving average) mean the pacer is not the
+     * limit: the workers are (all busy with slow answers). Raising the rate then teaches nothing about
+     * the site and only lets a burst through later, so it waits (BBR calls such samples app-limited).
+     */
+    static final double APP_LIMITED_GAPS = 1.5;
     /** Longest Retry-After obeyed; a larger one is a misconfigured site, not a day-long ban. */
     static final long MAX_RETRY_AFTER_SECONDS = 86_400;
 
@@ -21,6 +38,7 @@ final class DomainState {
     private final Pacer pacer = new Pacer();
     private final CircuitBreaker breaker = new CircuitBreaker();
     private final StatusHistory statuses = new StatusHistory();
+    private final LatencySignal latency = new LatencySignal();
 
     private volatile double rate;
     private volatile long intervalMicros;
@@ -34,13 +52,15 @@ final class DomainState {
     private volatile long lastSeen;
 
     private long lastIncrease = Long.MIN_VALUE;
+    private long lastGrant = Long.MIN_VALUE;
+    private double grantGap;
     private long lastDecrease = Long.MIN_VALUE;
     private int backoffLevel;
     private long lastBackoffEnd = Long.MIN_VALUE;
     private int consecutiveErrors;
-    private double latencyBaseline;
-    private double latencyRecent;
-    private int latencySamples;
+    private boolean slowStart = true;
+    private double lastSignalRate = Double.NaN;
+    private boolean servedBefore;
     private long granted;
     private long denied;
     private long responses;
@@ -61,14 +81,14 @@ final class DomainState {
         }
         long blocked = blockedUntil;
         if (now < blocked) {
-            return deny(Permit.waitFor(domain, blocked - now, blockReason));
+            return deny(now, Permit.waitFor(domain, blocked - now, blockReason));
         }
         boolean trial = false;
         if (!breakerClosed) {
             synchronized (this) {
                 long wait = breaker.admit(now, policy);
                 if (wait > 0) {
-                    return deny(Permit.waitFor(domain, wait, PermitReason.BREAKER_OPEN));
+                    return deny(now, Permit.waitFor(domain, wait, PermitReason.BREAKER_OPEN));
                 }
                 trial = breaker.state() == BreakerState.HALF_OPEN;
             }
@@ -77,25 +97,36 @@ final class DomainState {
         long slot = pacer.nextSlot();
         long wait = pacer.tryAcquire(now, interval);
         if (wait > 0) {
-            lastDemand = now;
             if (trial) {
                 synchronized (this) {
                     breaker.returnTrial();
                 }
             }
-            return deny(Permit.waitFor(domain, wait, PermitReason.PACING));
+            return deny(now, Permit.waitFor(domain, wait, PermitReason.PACING));
         }
         if (slot == Long.MIN_VALUE || now - slot < interval) {
-            // The worker was ready when the slot opened: the pacer, not demand, is the limit.
+            // The worker was ready when the slot opened: the pacer, not demand, is the limit. A worker
+            // that polls comes back after waitMillis plus its own round trip, well within an interval.
             lastDemand = now;
         }
         synchronized (this) {
             granted++;
+            // A gap that spans a block (Retry-After, backoff, open breaker) is the governor's doing,
+            // not the workers': it says nothing about what they would use.
+            if (lastGrant != Long.MIN_VALUE && !blockedSince(lastGrant)) {
+                grantGap += 0.25 * (now - lastGrant - grantGap);
+            }
+            lastGrant = now;
         }
         return Permit.grant(domain);
     }
 
-    private Permit deny(Permit permit) {
+    /**
+     * A refused worker wants the domain, whether the server holds its call or it polls again after
+     * {@code waitMillis}: both are demand.
+     */
+    private Permit deny(long now, Permit permit) {
+        lastDemand = now;
         synchronized (this) {
             denied++;
         }
@@ -111,8 +142,13 @@ final class DomainState {
             crawlDelayMicros = Math.round(feedback.crawlDelaySeconds() * SECOND);
             applyInterval();
         }
+        int status = feedback.status();
         boolean error = feedback.isError();
-        if (breaker.record(now, error, policy)) {
+        boolean slowDown = isSlowDown(status);
+        if (status >= 200 && status < 400) {
+            servedBefore = true;
+        }
+        if (breaker.record(now, error || slowDown, policy)) {
             breakerClosed = false;
         } else if (breaker.state() == BreakerState.CLOSED) {
             breakerClosed = true;
@@ -123,15 +159,15 @@ final class DomainState {
                 blockedUntil = until;
                 blockReason = PermitReason.RETRY_AFTER;
             }
-        } else if (feedback.status() == 429) {
+        } else if (slowDown) {
             backOff(now, policy, random);
         }
-        if (feedback.isSlowDown()) {
+        if (slowDown) {
             slowDowns++;
             decrease(now, policy);
         } else if (!error) {
             consecutiveErrors = 0;
-            if (inflated(feedback.latencyMillis(), policy)) {
+            if (latency.add(feedback.latencyMillis(), policy)) {
                 decrease(now, policy);
             } else {
                 increase(now, policy);
@@ -144,7 +180,15 @@ final class DomainState {
         return false;
     }
 
-    /** A 429 without Retry-After: block for a doubling, jittered, capped time. */
+    /**
+     * What a site says when it means "slower": 429, 503, and a 403 from a domain that has served this
+     * crawler before (a site that never served it is refusing it, not pacing it).
+     */
+    private boolean isSlowDown(int status) {
+        return status == 429 || status == 503 || status == 403 && servedBefore;
+    }
+
+    /** A slow-down answer without Retry-After: block for a doubling, jittered, capped time. */
     private void backOff(long now, GovernorPolicy policy, RandomGenerator random) {
         if (now < blockedUntil) {
             return; // an answer to a request sent before the block: the same incident
@@ -160,43 +204,49 @@ final class DomainState {
         lastBackoffEnd = blockedUntil;
     }
 
-    private boolean inflated(long latencyMillis, GovernorPolicy policy) {
-        if (latencyMillis < 0) {
-            return false;
-        }
-        double latency = latencyMillis;
-        if (latencySamples == 0) {
-            latencyBaseline = latency;
-            latencyRecent = latency;
-        } else {
-            latencyRecent += 0.3 * (latency - latencyRecent);
-            // The baseline follows improvements at once and degradations slowly, so a slow spell
-            // shows as inflation instead of becoming the new normal.
-            latencyBaseline += (latency < latencyBaseline ? 0.5 : 0.01) * (latency - latencyBaseline);
-        }
-        latencySamples++;
-        return policy.latencyInflation() > 0 && latencySamples >= 10
-                && latencyRecent > policy.latencyInflation() * Math.max(latencyBaseline, 1.0);
-    }
-
+    /** A healthy answer while workers want the domain: the rate rises with the time since the last change. */
     private void increase(long now, GovernorPolicy policy) {
         if (busy(now) && lastIncrease != Long.MIN_VALUE) {
             double seconds = Math.min(now - lastIncrease, SECOND) / (double) SECOND;
-            setRate(policy.clampRate(rate + policy.increasePerSecond() * seconds));
+            if (!slowStart && rate > lastSignalRate * PROBE_ABOVE_LAST_SIGNAL) {
+                slowStart = true;
+            }
+            double doubling = policy.slowStartDoublingSeconds();
+            double next = slowStart && doubling > 0 ? rate * Math.pow(2, seconds / doubling)
+                    : rate + policy.increasePerSecond() * seconds;
+            setRate(policy.clampRate(next));
         }
         lastIncrease = now;
     }
 
+    /** Workers want the domain, and the pacer, not the workers, is what holds them back. */
     private boolean busy(long now) {
         long demand = lastDemand;
-        return demand != Long.MIN_VALUE && now - demand <= BUSY_WINDOW;
+        if (demand == Long.MIN_VALUE || now - demand > Math.max(BUSY_WINDOW, 2 * intervalMicros)) {
+            return false;
+        }
+        double gap = lastGrant == Long.MIN_VALUE ? 0
+                : blockedSince(lastGrant) ? grantGap : Math.max(grantGap, now - lastGrant);
+        return gap <= APP_LIMITED_GAPS * intervalMicros;
     }
 
+    private boolean blockedSince(long time) {
+        return blockedUntil > time || breaker.state() != BreakerState.CLOSED && breaker.openUntil() > time;
+    }
+
+    /** A slow-down signal: slow start ends, and the rate is cut once per round trip. */
     private void decrease(long now, GovernorPolicy policy) {
+        slowStart = false;
+        latency.signalled();
         // Answers to requests already in flight at the cut say nothing new: one cut per round trip.
         long cooldown = Math.max(SECOND, 2 * intervalMicros);
         if (lastDecrease == Long.MIN_VALUE || now - lastDecrease >= cooldown) {
-            setRate(policy.clampRate(rate * policy.decreaseFactor()));
+            // Cut from what actually went through when that is less than the rate (as TCP halves the
+            // data in flight, not an unused window, RFC 5681): a rate nobody could use says nothing.
+            double delivered = lastGrant == Long.MIN_VALUE || grantGap <= 0 ? rate : SECOND / grantGap;
+            double from = Math.min(rate, delivered);
+            lastSignalRate = from;
+            setRate(policy.clampRate(from * policy.decreaseFactor()));
             lastDecrease = now;
         }
         lastIncrease = now;
@@ -213,6 +263,13 @@ final class DomainState {
     synchronized void setRate(double newRate) {
         rate = newRate;
         applyInterval();
+    }
+
+    /** An operator's rate: the operator knows something; adaptation goes on additively from there. */
+    synchronized void setOperatorRate(double newRate) {
+        slowStart = false;
+        lastSignalRate = newRate;
+        setRate(newRate);
     }
 
     synchronized void setOperatorMinDelay(long micros) {
@@ -238,13 +295,18 @@ final class DomainState {
         lastBackoffEnd = Long.MIN_VALUE;
         lastIncrease = Long.MIN_VALUE;
         lastDecrease = Long.MIN_VALUE;
-        latencySamples = 0;
+        latency.reset();
+        slowStart = true;
+        lastSignalRate = Double.NaN;
+        servedBefore = false;
         crawlDelayMicros = 0;
         breaker.close();
         breakerClosed = true;
         statuses.clear();
         consecutiveErrors = 0;
         pacer.reset();
+        lastGrant = Long.MIN_VALUE;
+        grantGap = 0;
         intervalMicros = 0;
         setRate(initialRate);
     }
@@ -278,6 +340,6 @@ final class DomainState {
                 breaker.calls(now), breaker.errors(now),
                 blocked > now ? toInstant.apply(blocked) : null, blocked > now ? blockReason : null,
                 backoffLevel, consecutiveErrors, givenUp, statuses.oldestFirst(),
-                granted, denied, responses, slowDowns, toInstant.apply(lastSeen));
+                granted, denied, responses, slowDowns, toInstant.apply(lastSeen), slowStart, latency.baseline());
     }
 }

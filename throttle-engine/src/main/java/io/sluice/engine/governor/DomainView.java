@@ -23,8 +23,10 @@ import java.util.List;
  * @param granted           permits granted
  * @param denied            permits refused
  * @param responses         feedback reports
- * @param slowDowns         429 and 503 answers among them
+ * @param slowDowns         slow-down answers among them (429, 503, a 403 from a domain that served before)
  * @param lastSeen          the last permit request or report
+ * @param slowStart         the rate still doubles (no slow-down signal yet, or the site has grown since the last)
+ * @param latencyBaselineMillis the latency baseline (the long window), or -1 while it is warming up
  */
 public record DomainView(
         String domain,
@@ -45,7 +47,9 @@ public record DomainView(
         long denied,
         long responses,
         long slowDowns,
-        Instant lastSeen) {
+        Instant lastSeen,
+        boolean slowStart,
+        double latencyBaselineMillis) {
 
     public DomainView {
         recentStatuses = List.copyOf(recentStatuses);

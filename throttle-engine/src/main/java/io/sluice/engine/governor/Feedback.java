@@ -24,13 +24,12 @@ public record Feedback(String domain, int status, Long retryAfterSeconds, long l
         return new Feedback(domain, status, retryAfterSeconds, latencyMillis, seconds);
     }
 
-    /** A server error or no answer at all: what the breaker and give-up count. */
+    /**
+     * A server error or no answer at all: what give-up counts. The breaker counts these and the
+     * slow-down answers, which depend on the domain's history (a 403 is one only from a domain that
+     * served before), so the domain decides those.
+     */
     public boolean isError() {
         return status <= 0 || status >= 500;
-    }
-
-    /** The site asking us to slow down. */
-    public boolean isSlowDown() {
-        return status == 429 || status == 503;
     }
 }

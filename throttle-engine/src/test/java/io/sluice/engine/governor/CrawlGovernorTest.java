@@ -158,19 +158,113 @@ class CrawlGovernorTest {
         assertThat(governor.domain(SITE).orElseThrow().rate()).isCloseTo(6.4, within(1e-9));
     }
 
+    /** One worker always at the door: asks, fetches, reports, and comes back when told. */
+    private void crawlBusily(String domain, int answers, java.util.function.IntToLongFunction latency,
+            java.util.function.IntUnaryOperator status) {
+        for (int i = 0; i < answers; i++) {
+            Permit permit = governor.acquire(domain);
+            if (!permit.granted()) {
+                advanceMillis(permit.waitMillis());
+                i--;
+                continue;
+            }
+            governor.report(Feedback.of(domain, status.applyAsInt(i), latency.applyAsLong(i)));
+        }
+    }
+
     @Test
-    void inflatedLatencyCutsTheRate() {
+    void aSustainedLatencyRiseCutsTheRateAndOneSlowWindowDoesNot() {
         governor.setRate(SITE, 10);
-        for (int i = 0; i < 20; i++) {
-            governor.report(Feedback.of(SITE, 200, 100));
-            advanceMillis(100);
+        int window = GovernorPolicy.DEFAULTS.latencyWindow();
+        crawlBusily(SITE, 5 * window, i -> 100, i -> 200);
+        double before = governor.domain(SITE).orElseThrow().rate();
+        crawlBusily(SITE, window, i -> 2_000, i -> 200);
+        crawlBusily(SITE, window, i -> 100, i -> 200);
+        assertThat(governor.domain(SITE).orElseThrow().rate()).as("one slow window").isGreaterThan(before);
+
+        crawlBusily(SITE, 2 * window, i -> 2_000, i -> 200);
+        assertThat(governor.domain(SITE).orElseThrow().rate()).as("two slow windows in a row").isLessThan(before);
+    }
+
+    @Test
+    void slowStartDoublesTheRateUntilTheFirstSignalThenItClimbsAdditively() {
+        GovernorPolicy p = GovernorPolicy.DEFAULTS;
+        crawlBusily(SITE, 40, i -> 80, i -> 200);
+        DomainView early = governor.domain(SITE).orElseThrow();
+        double seconds = clock.seconds();
+        assertThat(early.slowStart()).isTrue();
+        assertThat(early.rate()).as("after %.1f s", seconds)
+                .isCloseTo(Math.pow(2, seconds / p.slowStartDoublingSeconds()), within(0.5));
+
+        governor.report(Feedback.of(SITE, 429, 80));
+        DomainView cut = governor.domain(SITE).orElseThrow();
+        assertThat(cut.slowStart()).isFalse();
+        assertThat(cut.rate()).isLessThan(early.rate());
+        advanceMillis(governor.acquire(SITE).waitMillis());
+        double start = clock.seconds();
+        crawlBusily(SITE, 20, i -> 80, i -> 200);
+        assertThat(governor.domain(SITE).orElseThrow().rate()).as("additive after the signal")
+                .isCloseTo(cut.rate() + p.increasePerSecond() * (clock.seconds() - start), within(0.15));
+    }
+
+    @Test
+    void a403IsASlowDownOnlyFromADomainThatServedThisCrawlerBefore() {
+        governor.report(Feedback.of("closed.example", 403, 30));
+        DomainView neverServed = governor.domain("closed.example").orElseThrow();
+        assertThat(neverServed.slowDowns()).isZero();
+        assertThat(neverServed.blockedUntil()).isNull();
+        assertThat(neverServed.errors60s()).isZero();
+
+        governor.report(Feedback.of(SITE, 200, 30));
+        governor.report(Feedback.of(SITE, 403, 30));
+        DomainView served = governor.domain(SITE).orElseThrow();
+        assertThat(served.slowDowns()).isEqualTo(1);
+        assertThat(served.blockReason()).isEqualTo(PermitReason.BACKOFF);
+        assertThat(served.errors60s()).isEqualTo(1);
+        assertThat(served.slowStart()).isFalse();
+    }
+
+    @Test
+    void slowDownAnswersCountInTheBreakersErrorShareAndNotFoundDoesNot() {
+        governor.report(Feedback.of(SITE, 200, 30));
+        for (int i = 0; i < 40; i++) {
+            governor.report(Feedback.of(SITE, 404, 30));
         }
-        assertThat(governor.domain(SITE).orElseThrow().rate()).isEqualTo(10.0);
-        for (int i = 0; i < 10; i++) {
-            governor.report(Feedback.of(SITE, 200, 2_000));
-            advanceMillis(100);
+        assertThat(governor.domain(SITE).orElseThrow().errors60s()).isZero();
+        assertThat(governor.domain(SITE).orElseThrow().breaker()).isEqualTo(BreakerState.CLOSED);
+        for (int status : new int[] {503, 429, 403}) {
+            for (int i = 0; i < 5; i++) {
+                governor.report(Feedback.of(SITE, status, 30));
+            }
         }
-        assertThat(governor.domain(SITE).orElseThrow().rate()).isLessThan(10.0);
+        assertThat(governor.domain(SITE).orElseThrow().errors60s()).isEqualTo(15);
+        assertThat(governor.domain(SITE).orElseThrow().breaker()).as("15 of 56 answers said slow down")
+                .isEqualTo(BreakerState.OPEN);
+        assertThat(governor.domain(SITE).orElseThrow().consecutiveErrors())
+                .as("the 503s: 429 and 403 neither add to the errors in a row nor forgive them").isEqualTo(5);
+    }
+
+    @Test
+    void aWorkerPollingThroughABackoffIsDemand() {
+        crawlBusily(SITE, 30, i -> 80, i -> 200);
+        governor.report(Feedback.of(SITE, 429, 80));
+        double cut = governor.domain(SITE).orElseThrow().rate();
+        // The worker polls through the block, then fetches healthily: the rate climbs again.
+        crawlBusily(SITE, 20, i -> 80, i -> 200);
+        assertThat(governor.domain(SITE).orElseThrow().rate()).isGreaterThan(cut);
+    }
+
+    @Test
+    void anIdleWorkerFleetIsNotDemandEvenWhenItAsksNowAndThen() {
+        governor.setRate(SITE, 5);
+        assertThat(governor.acquire(SITE).granted()).isTrue();
+        advanceMillis(3_000);
+        for (int i = 0; i < 30; i++) {
+            assertThat(governor.acquire(SITE).granted()).isTrue();
+            governor.report(Feedback.of(SITE, 200, 80));
+            advanceMillis(1_000); // the workers use one slot in five
+        }
+        assertThat(governor.domain(SITE).orElseThrow().rate()).isEqualTo(5.0);
     }
 
     @Test
@@ -242,7 +336,7 @@ class CrawlGovernorTest {
     @Test
     void operatorSettingsAndGiveUpsSurviveARestart() {
         Map<String, Map<String, DomainSettings>> saved = new HashMap<>();
-        governor.onSettingsChanged(all -> saved.put("file", all));
+        governor.onSettingsChanged(() -> saved.put("file", governor.settings()));
         governor.setMinDelay("slow.example", 5_000);
         for (int i = 0; i < 20; i++) {
             governor.report(Feedback.of("dead.example", 502, 10));
@@ -276,7 +370,7 @@ class CrawlGovernorTest {
     @Test
     void aLiveEditBringsLearnedRatesInsideTheNewBounds() {
         governor.setRate(SITE, 15);
-        policy.set(new GovernorPolicy(1, 0.05, 5, 0.1, 0.8, 3, 1_000, 300_000, 5, 10, 20, 60, 3, 20, 30_000));
+        policy.set(GovernorPolicy.DEFAULTS.withRates(1, 0.05, 5));
         assertThat(governor.acquire(SITE).granted()).isTrue();
         assertThat(governor.domain(SITE).orElseThrow().rate()).isEqualTo(5.0);
         assertThat(governor.acquire(SITE).waitMillis()).isEqualTo(200);

@@ -17,6 +17,11 @@ import java.util.function.Supplier;
  * governor, and on "wait N ms" puts the domain back N ms later and takes another; on a grant it
  * fetches (the domain is out of the frontier while its fetch is in flight unless
  * {@code parallelPerDomain}), reports the answer and puts the domain back.
+ *
+ * <p>Workers poll, as real ones do over HTTP: a worker told to wait comes back after
+ * {@code waitMillis} plus its own round trip to the permit API (a random 1 ms to
+ * {@link #polling(long) maxPollDelayMillis}), never exactly on the slot. {@code polling(0)} models
+ * workers whose call the server holds and answers the instant the slot opens.
  */
 final class CrawlSimulation {
     private static final long MILLI = 1_000_000L;
@@ -31,7 +36,7 @@ final class CrawlSimulation {
     }
 
     /** One answered request, as the workers saw it. */
-    record Fetch(long grantedNanos, String domain, int status) {
+    record Fetch(long grantedNanos, String domain, int status, long latencyMillis) {
         double seconds() {
             return grantedNanos / 1e9;
         }
@@ -50,11 +55,20 @@ final class CrawlSimulation {
     private final List<Integer> idleWorkers = new ArrayList<>();
     private final List<Fetch> fetches = new ArrayList<>();
     private final boolean parallelPerDomain;
+    private final SplittableRandom pollRandom;
+    private long maxPollDelayMillis = 20;
     private long seq;
 
     CrawlSimulation(Supplier<GovernorPolicy> policy, long seed, boolean parallelPerDomain) {
         this.governor = new CrawlGovernor(clock, policy, new SplittableRandom(seed), 10_000, Map.of());
         this.parallelPerDomain = parallelPerDomain;
+        this.pollRandom = new SplittableRandom(seed + 1);
+    }
+
+    /** Workers come back 1 to {@code maxDelayMillis} after they were told; 0: the instant they were told. */
+    CrawlSimulation polling(long maxDelayMillis) {
+        this.maxPollDelayMillis = maxDelayMillis;
+        return this;
     }
 
     /** One domain crawled by every worker at once: the fleet of independent workers of the issue. */
@@ -122,16 +136,16 @@ final class CrawlSimulation {
             return;
         }
         if (!permit.granted()) {
-            release(worker, domain, clock.nanos() + permit.waitMillis() * MILLI);
+            release(worker, domain, clock.nanos() + permit.waitMillis() * MILLI + pollDelay());
             return;
         }
         long granted = clock.nanos();
         SimSite.Answer answer = sites.get(domain).answer(granted);
         schedule(granted + answer.latencyMillis() * MILLI, () -> {
-            fetches.add(new Fetch(granted, domain, answer.status()));
+            fetches.add(new Fetch(granted, domain, answer.status(), answer.latencyMillis()));
             governor.report(new Feedback(domain, answer.status(), answer.retryAfterSeconds(),
                     answer.latencyMillis(), answer.crawlDelaySeconds()));
-            release(worker, domain, clock.nanos());
+            release(worker, domain, clock.nanos() + pollDelay());
         });
     }
 
@@ -143,6 +157,10 @@ final class CrawlSimulation {
         frontier.add(new long[] {readyAt, domainIndex.indexOf(domain)});
         idleWorkers.add(worker);
         dispatch();
+    }
+
+    private long pollDelay() {
+        return maxPollDelayMillis == 0 ? 0 : pollRandom.nextLong(1, maxPollDelayMillis + 1) * MILLI;
     }
 
     private void schedule(long at, Runnable action) {
