@@ -42,6 +42,7 @@ import org.bouncycastle.openssl.PEMKeyPair;
 import org.bouncycastle.openssl.PEMParser;
 import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
 import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
+import org.bouncycastle.openssl.jcajce.JcaPKCS8Generator;
 import org.bouncycastle.operator.OperatorCreationException;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
@@ -96,7 +97,7 @@ final class CertificateFiles {
     private static PrivateKey privateKey(Object item) throws IOException {
         JcaPEMKeyConverter converter = new JcaPEMKeyConverter();
         if (item instanceof PEMKeyPair pair) {
-            return converter.getKeyPair(pair).getPrivate();
+            return converter.getPrivateKey(pair.getPrivateKeyInfo());
         }
         if (item instanceof PrivateKeyInfo info) {
             return converter.getPrivateKey(info);
@@ -160,10 +161,15 @@ final class CertificateFiles {
     record KeyPairAndCertificate(PrivateKey key, X509Certificate certificate) {
     }
 
+    /** PEM of a certificate, or of a private key as PKCS#8 ({@code PRIVATE KEY}, what OpenSSL writes today). */
     static String pem(Object object) throws IOException {
         StringWriter out = new StringWriter();
         try (JcaPEMWriter writer = new JcaPEMWriter(out)) {
-            writer.writeObject(object);
+            if (object instanceof PrivateKey key) {
+                writer.writeObject(new JcaPKCS8Generator(key, null));
+            } else {
+                writer.writeObject(object);
+            }
         }
         return out.toString();
     }
