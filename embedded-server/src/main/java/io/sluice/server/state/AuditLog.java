@@ -1,6 +1,8 @@
 package io.sluice.server.state;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import io.sluice.engine.policy.PolicyJson;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -34,6 +36,9 @@ public final class AuditLog {
     /** Default number of rotated files kept besides the one being written. */
     public static final int DEFAULT_KEEP = 10;
     private static final ObjectMapper JSON = PolicyJson.mapper();
+    /** Entries written before {@code seq} existed have none: they read as 0 and are numbered at open. */
+    private static final ObjectReader ENTRY = JSON.readerFor(AuditEntry.class)
+            .without(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
     private static final int BLOCK = 64 * 1024;
 
     private final Path file;
@@ -98,7 +103,7 @@ public final class AuditLog {
         for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
             if (!line.isBlank()) {
                 seq++;
-                numbered.append(JSON.writeValueAsString(JSON.readValue(line, AuditEntry.class).withSeq(seq)))
+                numbered.append(JSON.writeValueAsString(ENTRY.<AuditEntry>readValue(line).withSeq(seq)))
                         .append('\n');
             }
         }
@@ -198,7 +203,7 @@ public final class AuditLog {
 
     private static AuditEntry parse(String line, Path path, int number) {
         try {
-            return JSON.readValue(line, AuditEntry.class);
+            return ENTRY.readValue(line);
         } catch (IOException e) {
             throw new StateException("corrupt audit log " + path + (number > 0 ? " at line " + number : "") + ": "
                     + e.getMessage(), e);
