@@ -1,6 +1,7 @@
 package io.sluice.console;
 
 import io.sluice.console.api.AdminClient;
+import io.sluice.console.api.CertificatePins;
 import io.sluice.console.dashboard.DashboardView;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
@@ -13,6 +14,7 @@ import javafx.application.Application;
 import javafx.application.Platform;
 import javafx.geometry.Insets;
 import javafx.scene.Scene;
+import javafx.scene.control.Alert;
 import javafx.scene.control.Button;
 import javafx.scene.control.Label;
 import javafx.scene.control.PasswordField;
@@ -123,7 +125,14 @@ public final class ConsoleApp extends Application {
         if (dashboard != null) {
             dashboard.close();
         }
-        dashboard = new DashboardView(new AdminClient(adminUri, token, System.getProperty("user.name", "console")));
+        CertificatePins pins = CertificatePins.inFile(ConnectionSettings.defaultDirectory().resolve(
+                "known-servers.json"));
+        dashboard = new DashboardView(new AdminClient(adminUri, token, System.getProperty("user.name", "console"),
+                pins, (server, fingerprint) -> Platform.runLater(() -> new Alert(Alert.AlertType.INFORMATION,
+                "First connection to " + server + ": its self-signed certificate is now pinned.\n\nSHA-256 "
+                + fingerprint + "\n\nCompare it with what the server printed at start (or with "
+                + "'sluice-server tls fingerprint'). A different certificate will be refused from now on.")
+                .show())));
         stage.getScene().setRoot(dashboard);
     }
 

@@ -112,16 +112,15 @@ class ConsoleEndToEndTest {
     void aConflictWithAnotherOperatorIsExplained(FxRobot robot) throws Exception {
         robot.clickOn("Limits");
         WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> "10".equals(field(robot, "hitStack.maxHits")));
-        // Someone else changes the policy meanwhile.
-        server.engine().updatePolicy(p -> p.withPause(new io.sluice.engine.policy.Policy.Pause(false,
-                List.of(io.sluice.engine.RequestClass.BOT))));
+        // Someone else changes the same field meanwhile (a change of another field would be merged).
+        server.engine().updatePolicy(p -> p.withHitStack(new io.sluice.engine.policy.Policy.HitStack(15, 12)));
 
         robot.interact(() -> robot.lookup("#hitStack-maxHits").queryAs(TextField.class).setText("30"));
         robot.clickOn("#applyLimits");
 
         WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> robot.lookup("#limitsStatus").queryAs(Label.class)
                 .getText().startsWith("Someone else changed the policy"));
-        assertThat(server.engine().policy().hitStack().maxHits()).isEqualTo(10);
+        assertThat(server.engine().policy().hitStack().maxHits()).isEqualTo(12);
     }
 
     @Test

@@ -2,7 +2,11 @@ package io.sluice.server;
 
 import java.io.PrintWriter;
 import java.net.URI;
+import io.sluice.server.tls.AdminTls;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -11,6 +15,7 @@ import picocli.CommandLine.Option;
 /** {@code java -jar sluice-server.jar}: the headless front end. */
 @Command(name = "sluice-server", mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
+        subcommands = {TokenCommand.class, TlsCommand.class},
         description = "Sluice front end: a throttling reverse proxy with an admin API.")
 public final class Main implements Callable<Integer> {
 
@@ -52,6 +57,45 @@ public final class Main implements Callable<Integer> {
             + "to classify with instead of the bundled one.")
     Path crawlerList;
 
+    @Option(names = "--admin-tls", description = "Serve the admin API over HTTPS: with --admin-cert, or else a "
+            + "self-signed certificate made at first start in the state directory.")
+    boolean adminTls;
+
+    @Option(names = "--admin-cert", paramLabel = "FILE", description = "The admin listener's certificate: PEM "
+            + "(chain, and key unless --admin-key) or PKCS#12 (.p12, .pfx). Implies --admin-tls.")
+    Path adminCert;
+
+    @Option(names = "--admin-key", paramLabel = "FILE", description = "The PEM private key of --admin-cert.")
+    Path adminKey;
+
+    @Option(names = "--admin-cert-password-file", paramLabel = "FILE", description = "The PKCS#12 password "
+            + "(first line of FILE).")
+    Path adminCertPasswordFile;
+
+    @Option(names = "--admin-insecure", description = "Allow plain HTTP on an admin address other than loopback "
+            + "(only behind something that encrypts it).")
+    boolean adminInsecure;
+
+    @Option(names = "--admin-hostname", paramLabel = "NAME", description = "A name the admin API is reached by "
+            + "(repeatable); other names are refused (DNS rebinding). Addresses and localhost always work.")
+    List<String> adminHostNames = new ArrayList<>();
+
+    @Option(names = "--max-connections", paramLabel = "N", defaultValue = "10000",
+            description = "Connections the public listener holds at once (default: ${DEFAULT-VALUE}).")
+    int maxConnections;
+
+    @Option(names = "--admin-max-connections", paramLabel = "N", defaultValue = "256",
+            description = "Connections the admin listener holds at once (default: ${DEFAULT-VALUE}).")
+    int adminMaxConnections;
+
+    @Option(names = "--audit-max-mb", paramLabel = "MB", defaultValue = "10",
+            description = "Size at which the audit log rotates (default: ${DEFAULT-VALUE}).")
+    int auditMaxMb;
+
+    @Option(names = "--audit-keep", paramLabel = "N", defaultValue = "10",
+            description = "Rotated audit files kept (default: ${DEFAULT-VALUE}).")
+    int auditKeep;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -67,8 +111,18 @@ public final class Main implements Callable<Integer> {
         if (upstreamTimeoutSeconds <= 0) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--upstream-timeout must be positive");
         }
+        if (maxConnections < 1 || adminMaxConnections < 1 || auditMaxMb < 1 || auditKeep < 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--max-connections, "
+                    + "--admin-max-connections, --audit-max-mb and --audit-keep must be positive");
+        }
+        boolean tls = adminTls || adminCert != null;
+        AdminOptions adminOptions = new AdminOptions(tls, new AdminTls.Settings(adminCert, adminKey,
+                adminCertPasswordFile), adminInsecure, Set.copyOf(adminHostNames), (long) auditMaxMb << 20,
+                auditKeep);
+        ConnectionLimits limits = new ConnectionLimits(maxConnections, adminMaxConnections,
+                ConnectionLimits.DEFAULTS.adminThreads(), ConnectionLimits.DEFAULTS.requestHeaderBytes());
         ServerConfig config = new ServerConfig(listen, upstream, admin, state, policy, demo, demoTraffic,
-                accessLog, java.time.Duration.ofSeconds(upstreamTimeoutSeconds), crawlerList);
+                accessLog, java.time.Duration.ofSeconds(upstreamTimeoutSeconds), crawlerList, adminOptions, limits);
         PrintWriter err = spec.commandLine().getErr();
         SluiceServer server;
         try {
@@ -91,6 +145,11 @@ public final class Main implements Callable<Integer> {
                 upstream == null ? "the demo site" : upstream);
         out.printf("sluice-server: admin API on %s (token in %s)%n", server.adminUri(),
                 state.resolve("admin-token"));
+        if (server.adminCertificate() != null) {
+            out.printf("sluice-server: admin TLS certificate SHA-256 %s (%s%s)%n",
+                    server.adminCertificate().fingerprint(), server.adminCertificate().selfSigned()
+                            ? "self-signed, " : "", server.adminCertificate().source());
+        }
         out.flush();
         server.join();
         return 0;

@@ -17,6 +17,8 @@ import java.time.Duration;
  * @param accessLog       {@code "-"} for standard output, a file, or null for none
  * @param upstreamTimeout how long the upstream may take before the client gets a 504
  * @param crawlerList     a newer crawler-user-agents JSON file, or null for the bundled list
+ * @param adminOptions    TLS, host names and audit rotation of the admin listener
+ * @param limits          connection, thread and header limits of both listeners
  */
 public record ServerConfig(
         HostPort listen,
@@ -28,7 +30,9 @@ public record ServerConfig(
         boolean demoTraffic,
         String accessLog,
         Duration upstreamTimeout,
-        Path crawlerList) {
+        Path crawlerList,
+        AdminOptions adminOptions,
+        ConnectionLimits limits) {
 
     public static final Duration DEFAULT_UPSTREAM_TIMEOUT = Duration.ofSeconds(30);
 
@@ -37,6 +41,15 @@ public record ServerConfig(
             throw new IllegalArgumentException("give an upstream URL or use the demo site");
         }
         upstreamTimeout = upstreamTimeout == null ? DEFAULT_UPSTREAM_TIMEOUT : upstreamTimeout;
+        adminOptions = adminOptions == null ? AdminOptions.DEFAULTS : adminOptions;
+        limits = limits == null ? ConnectionLimits.DEFAULTS : limits;
+    }
+
+    /** The admin listener's and the connections' defaults (plain HTTP, fine on loopback). */
+    public ServerConfig(HostPort listen, URI upstream, HostPort admin, Path stateDir, Path initialPolicy, boolean demo,
+                        boolean demoTraffic, String accessLog, Duration upstreamTimeout, Path crawlerList) {
+        this(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog, upstreamTimeout,
+                crawlerList, AdminOptions.DEFAULTS, ConnectionLimits.DEFAULTS);
     }
 
     /** The demo on free loopback ports, state in {@code stateDir}, without traffic. */
@@ -47,6 +60,16 @@ public record ServerConfig(
 
     public ServerConfig withDemoTraffic(boolean on) {
         return new ServerConfig(listen, upstream, admin, stateDir, initialPolicy, demo, on, accessLog,
-                upstreamTimeout, crawlerList);
+                upstreamTimeout, crawlerList, adminOptions, limits);
+    }
+
+    public ServerConfig withAdminOptions(AdminOptions options) {
+        return new ServerConfig(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog,
+                upstreamTimeout, crawlerList, options, limits);
+    }
+
+    public ServerConfig withLimits(ConnectionLimits value) {
+        return new ServerConfig(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog,
+                upstreamTimeout, crawlerList, adminOptions, value);
     }
 }

@@ -13,7 +13,11 @@ import io.sluice.server.front.AccessLog;
 import io.sluice.server.front.ThrottleHandler;
 import io.sluice.server.front.UpstreamProxy;
 import io.sluice.server.state.DomainSettingsWriter;
+import io.sluice.server.change.LocalPolicyStore;
+import io.sluice.server.change.PolicyChanges;
 import io.sluice.server.state.StateDirectory;
+import io.sluice.server.tls.AdminCertificate;
+import io.sluice.server.tls.AdminTls;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.URI;
@@ -24,23 +28,29 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
 import java.util.random.RandomGenerator;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
-import org.eclipse.jetty.server.handler.ContextHandlerCollection;
 import org.eclipse.jetty.server.handler.GracefulHandler;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
  * A running front end: the public listener (throttle handler, then the reverse proxy), the admin API on
- * its own listener, and optionally the demo site and demo traffic. Closing it stops gracefully:
- * requests in flight finish (up to a timeout) before the listeners close.
+ * its own listener (its own server: threads, connection limit, TLS; see {@link Listeners}), and optionally
+ * the demo site and demo traffic. Closing it stops gracefully: requests in flight finish (up to a timeout)
+ * before the listeners close.
  */
 public final class SluiceServer implements AutoCloseable {
     private static final long STOP_TIMEOUT_MILLIS = 10_000;
 
     private final Server server;
+    private final Server adminServer;
+    private final AdminCertificate adminCertificate;
+    private final PolicyChanges policyChanges;
     private final Server demoSite;
     private final ServerConnector frontConnector;
     private final ServerConnector adminConnector;
@@ -53,11 +63,15 @@ public final class SluiceServer implements AutoCloseable {
     private AutomaticBanRecorder automaticBans;
     private ThreadPoolExecutor dnsLookups;
 
-    private SluiceServer(Server server, Server demoSite, ServerConnector frontConnector,
+    private SluiceServer(Server server, Server adminServer, AdminCertificate adminCertificate,
+                         PolicyChanges policyChanges, Server demoSite, ServerConnector frontConnector,
                          ServerConnector adminConnector, StateDirectory state, ThrottleEngine engine,
                          CrawlGovernor governor, AccessLog accessLog) {
         this.governor = governor;
         this.server = server;
+        this.adminServer = adminServer;
+        this.adminCertificate = adminCertificate;
+        this.policyChanges = policyChanges;
         this.demoSite = demoSite;
         this.frontConnector = frontConnector;
         this.adminConnector = adminConnector;
@@ -73,11 +87,19 @@ public final class SluiceServer implements AutoCloseable {
 
     /**
      * @param extraAdminRoutes handlers consulted by the admin API, after authentication, for paths it does
-     *                         not serve itself (e.g. the crawl governor's permit API)
+     *                         not serve itself (another room's endpoints); each answers its own paths and
+     *                         returns false for the rest
      */
     public static SluiceServer start(ServerConfig config, List<Handler> extraAdminRoutes) throws Exception {
+        AdminOptions adminOptions = config.adminOptions();
+        if (!adminOptions.tls() && !adminOptions.insecure() && !Listeners.isLoopback(config.admin().host())) {
+            throw new IllegalArgumentException("the admin API would listen on " + config.admin() + " without TLS, "
+                    + "so its tokens would cross the network in clear text: add --admin-tls, or --admin-insecure "
+                    + "if something in front of it encrypts the traffic");
+        }
         InstantSource clock = InstantSource.system();
-        StateDirectory state = StateDirectory.open(config.stateDir(), config.initialPolicy());
+        StateDirectory state = StateDirectory.open(config.stateDir(), config.initialPolicy(),
+                adminOptions.auditMaxBytes(), adminOptions.auditKeep());
         ThreadPoolExecutor dnsLookups = dnsLookups();
         ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), clock, state.loadPolicy(),
                 config.crawlerList() == null ? CrawlerListClassifier.bundled()
@@ -103,25 +125,27 @@ public final class SluiceServer implements AutoCloseable {
         threads.setName("sluice");
         Server server = new Server(threads);
         server.setStopTimeout(STOP_TIMEOUT_MILLIS);
-        ServerConnector front = connector(server, config.listen());
-        ServerConnector admin = connector(server, config.admin());
-        admin.setName("admin");
+        ServerConnector front = Listeners.front(server, config.listen(), config.limits());
         front.setName("front");
 
         AccessLog accessLog = config.accessLog() == null ? null : AccessLog.open(config.accessLog());
-        ContextHandlerCollection byConnector = new ContextHandlerCollection();
-        var publicSide = new org.eclipse.jetty.server.handler.ContextHandler(
-                new ThrottleHandler(engine, clock, accessLog, UpstreamProxy.to(upstream, config.upstreamTimeout())));
-        publicSide.setVirtualHosts(List.of("@front"));
-        var adminSide = new org.eclipse.jetty.server.handler.ContextHandler(
-                new AdminHandler(engine, governor, state, clock, extraAdminRoutes));
-        adminSide.setVirtualHosts(List.of("@admin"));
-        byConnector.addHandler(publicSide);
-        byConnector.addHandler(adminSide);
-        server.setHandler(new GracefulHandler(byConnector));
+        server.setHandler(new GracefulHandler(Listeners.patient(
+                new ThrottleHandler(engine, clock, accessLog, UpstreamProxy.to(upstream, config.upstreamTimeout())),
+                Listeners.frontRequestIdle(config.upstreamTimeout()))));
+
+        AdminCertificate certificate = adminOptions.tls() ? AdminTls.load(adminOptions.certificate(),
+                config.stateDir(), config.admin().host(), adminOptions.hostNames()) : null;
+        PolicyChanges changes = new PolicyChanges(engine, new LocalPolicyStore(state, engine.policy(), clock), clock);
+        Server adminServer = Listeners.adminServer(config.limits());
+        adminServer.setStopTimeout(STOP_TIMEOUT_MILLIS);
+        ServerConnector admin = Listeners.admin(adminServer, config.admin(), config.limits(), certificate);
+        adminServer.setHandler(new GracefulHandler(Listeners.patient(new AdminHandler(engine, governor, state,
+                changes, clock, extraAdminRoutes, hostNames(config)), Listeners.ADMIN_REQUEST_IDLE)));
         try {
-            startOrExplain(server, "Sluice", front, admin);
+            startOrExplain(adminServer, "the Sluice admin API", admin);
+            startOrExplain(server, "Sluice", front);
         } catch (IOException e) {
+            adminServer.stop();
             if (demoSite != null) {
                 demoSite.stop();
             }
@@ -129,7 +153,8 @@ public final class SluiceServer implements AutoCloseable {
             dnsLookups.shutdownNow();
             throw e;
         }
-        SluiceServer running = new SluiceServer(server, demoSite, front, admin, state, engine, governor, accessLog);
+        SluiceServer running = new SluiceServer(server, adminServer, certificate, changes, demoSite, front, admin,
+                state, engine, governor, accessLog);
         running.automaticBans = automaticBans;
         running.dnsLookups = dnsLookups;
         if (config.demoTraffic()) {
@@ -157,6 +182,18 @@ public final class SluiceServer implements AutoCloseable {
             thread.setDaemon(true);
             return thread;
         }, new ThreadPoolExecutor.AbortPolicy());
+    }
+
+    /** The names the admin listener answers to: the operator's, the listen host's, this machine's. */
+    private static Set<String> hostNames(ServerConfig config) {
+        Set<String> names = new LinkedHashSet<>(config.adminOptions().hostNames());
+        names.add(config.admin().host());
+        try {
+            names.add(java.net.InetAddress.getLocalHost().getHostName());
+        } catch (java.net.UnknownHostException e) {
+            // Addresses and localhost are accepted anyway.
+        }
+        return names;
     }
 
     private static ServerConnector connector(Server server, HostPort address) {
@@ -191,8 +228,18 @@ public final class SluiceServer implements AutoCloseable {
     }
 
     public URI adminUri() {
-        return URI.create("http://" + hostForUri(adminConnector.getHost()) + ":" + adminConnector.getLocalPort()
-                + "/");
+        return URI.create((adminCertificate == null ? "http://" : "https://") + hostForUri(adminConnector.getHost())
+                + ":" + adminConnector.getLocalPort() + "/");
+    }
+
+    /** The admin listener's TLS certificate, or null when it serves plain HTTP. */
+    public AdminCertificate adminCertificate() {
+        return adminCertificate;
+    }
+
+    /** The one place the policy changes (validate, persist, swap): for rooms that change it, e.g. a promotion. */
+    public PolicyChanges policyChanges() {
+        return policyChanges;
     }
 
     public String adminToken() {
@@ -234,6 +281,7 @@ public final class SluiceServer implements AutoCloseable {
         }
         try {
             server.stop();
+            adminServer.stop();
             if (demoSite != null) {
                 demoSite.stop();
             }

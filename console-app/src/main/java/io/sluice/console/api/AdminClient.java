@@ -1,8 +1,11 @@
 package io.sluice.console.api;
 
 import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import io.sluice.engine.RequestClass;
 import io.sluice.engine.governor.DomainView;
 import io.sluice.engine.governor.GovernorSnapshot;
@@ -20,26 +23,56 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import java.util.stream.Collectors;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManager;
 
 /**
- * The console's only way to a server: the admin API over HTTP. Thread-safe; every call blocks, so call
- * it off the FX thread.
+ * The console's only way to a server: the admin API over HTTP or HTTPS. Over HTTPS a CA-signed certificate
+ * is checked as usual, and a self-signed one is pinned on first use ({@link CertificatePins}); a changed one
+ * is refused ({@link AdminException.Kind#CERTIFICATE_CHANGED}). Telemetry is read leniently (a newer
+ * server's extra fields are ignored); the policy strictly, since the console sends it back whole.
+ * Thread-safe; every call blocks, so call it off the FX thread.
  */
 public final class AdminClient {
     private static final ObjectMapper JSON = PolicyJson.mapper();
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
+    private final HttpClient http;
     private final URI base;
     private final String token;
     private final String operator;
 
+    /** A client that pins self-signed certificates for this run only. */
     public AdminClient(URI base, String token, String operator) {
+        this(base, token, operator, CertificatePins.inMemory(), (server, fingerprint) -> { });
+    }
+
+    /**
+     * @param pins     where self-signed certificates' fingerprints are pinned
+     * @param firstUse told (server, fingerprint) when a certificate is pinned for the first time, to show it
+     */
+    public AdminClient(URI base, String token, String operator, CertificatePins pins,
+                       BiConsumer<String, String> firstUse) {
         this.base = base;
         this.token = token;
         this.operator = operator;
+        HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3));
+        if ("https".equalsIgnoreCase(base.getScheme())) {
+            int port = base.getPort() < 0 ? 443 : base.getPort();
+            try {
+                SSLContext tls = SSLContext.getInstance("TLS");
+                tls.init(null, new TrustManager[] {new PinningTrustManager(pins, base.getHost() + ":" + port,
+                        firstUse)}, null);
+                builder.sslContext(tls);
+            } catch (GeneralSecurityException e) {
+                throw new IllegalStateException("cannot set up TLS: " + e.getMessage(), e);
+            }
+        }
+        this.http = builder.build();
     }
 
     public URI base() {
@@ -47,7 +80,7 @@ public final class AdminClient {
     }
 
     public Snapshot snapshot() throws AdminException {
-        return read(send("GET", "snapshot", null, null), Snapshot.class);
+        return readLeniently(send("GET", "snapshot", null, null), Snapshot.class);
     }
 
     public Policy policy() throws AdminException {
@@ -81,7 +114,7 @@ public final class AdminClient {
         if (response.statusCode() == 400) {
             throw new AdminException(AdminException.Kind.REJECTED, errors(response).toString());
         }
-        return read(response, Ban.class);
+        return readLeniently(response, Ban.class);
     }
 
     public void unban(String id) throws AdminException {
@@ -98,12 +131,13 @@ public final class AdminClient {
     }
 
     public List<JsonNode> audit(int limit) throws AdminException {
-        return read(send("GET", "audit?limit=" + limit, null, null), new TypeReference<List<JsonNode>>() { });
+        return readLeniently(send("GET", "audit?limit=" + limit, null, null),
+                JSON.getTypeFactory().constructType(new TypeReference<List<JsonNode>>() { }));
     }
 
     /** The crawl governor: domains needing attention first, and its alerts. */
     public GovernorSnapshot domains() throws AdminException {
-        return read(send("GET", "domains", null, null), GovernorSnapshot.class);
+        return readLeniently(send("GET", "domains", null, null), GovernorSnapshot.class);
     }
 
     /** Sets a domain's current rate, in requests per second. */
@@ -133,7 +167,7 @@ public final class AdminClient {
             throw new AdminException(AdminException.Kind.REJECTED, errors(response).stream()
                     .map(FieldError::message).collect(Collectors.joining("; ")));
         }
-        return read(response, DomainView.class);
+        return readLeniently(response, DomainView.class);
     }
 
     private HttpResponse<String> send(String method, String path, String body, String ifMatch)
@@ -154,6 +188,11 @@ public final class AdminClient {
         } catch (ConnectException | HttpTimeoutException e) {
             throw new AdminException(AdminException.Kind.UNREACHABLE, "cannot reach " + base + ": " + e);
         } catch (IOException e) {
+            for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+                if (cause instanceof PinningTrustManager.CertificateChangedException changed) {
+                    throw new AdminException(AdminException.Kind.CERTIFICATE_CHANGED, changed.getMessage());
+                }
+            }
             throw new AdminException(AdminException.Kind.UNREACHABLE, "connection to " + base + " failed: " + e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -169,17 +208,25 @@ public final class AdminClient {
         return read(response, JSON.getTypeFactory().constructType(type));
     }
 
-    private static <T> T read(HttpResponse<String> response, TypeReference<T> type) throws AdminException {
-        return read(response, JSON.getTypeFactory().constructType(type));
+    private static <T> T readLeniently(HttpResponse<String> response, Class<T> type) throws AdminException {
+        return readLeniently(response, JSON.getTypeFactory().constructType(type));
     }
 
-    private static <T> T read(HttpResponse<String> response, com.fasterxml.jackson.databind.JavaType type)
-            throws AdminException {
+    /** Telemetry: fields this console does not know (a newer server's) are ignored. */
+    private static <T> T readLeniently(HttpResponse<String> response, JavaType type) throws AdminException {
+        return read(response, JSON.readerFor(type).without(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES));
+    }
+
+    private static <T> T read(HttpResponse<String> response, JavaType type) throws AdminException {
+        return read(response, JSON.readerFor(type));
+    }
+
+    private static <T> T read(HttpResponse<String> response, ObjectReader reader) throws AdminException {
         if (response.statusCode() / 100 != 2) {
             throw unexpected(response);
         }
         try {
-            return JSON.readValue(response.body(), type);
+            return reader.readValue(response.body());
         } catch (IOException e) {
             throw new AdminException(AdminException.Kind.PROTOCOL, "unexpected answer: " + e.getMessage());
         }

@@ -11,7 +11,9 @@ public final class AdminException extends Exception {
         /** The server refused the request (field errors). */
         REJECTED,
         /** The server answered something unexpected. */
-        PROTOCOL
+        PROTOCOL,
+        /** The server's self-signed certificate is not the one pinned for it: refused. */
+        CERTIFICATE_CHANGED
     }
 
     private final Kind kind;

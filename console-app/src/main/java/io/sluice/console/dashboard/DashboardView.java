@@ -306,6 +306,7 @@ public final class DashboardView extends BorderPane {
         model.disconnected(switch (failure.kind()) {
             case UNAUTHORISED -> "Wrong token: the server refused it";
             case UNREACHABLE -> "Unreachable, retrying: " + client.base();
+            case CERTIFICATE_CHANGED -> "REFUSED: " + failure.getMessage();
             default -> "Error: " + failure.getMessage();
         });
     }

@@ -15,7 +15,7 @@ import org.eclipse.jetty.util.Callback;
 /**
  * {@code GET /api/v1/stream}: one server-sent event a second, each a snapshot. No thread is held between
  * events: each write's completion schedules the next on Jetty's scheduler, and a failed write (the client
- * went away) ends the stream.
+ * went away) ends the stream, as does reaching its lifetime.
  */
 final class SnapshotStream {
     private static final long PERIOD_MILLIS = 1_000;
@@ -23,12 +23,15 @@ final class SnapshotStream {
     private final Request request;
     private final Response response;
     private final Callback callback;
+    private final long endNanos;
 
-    SnapshotStream(Supplier<Snapshot> snapshots, Request request, Response response, Callback callback) {
+    SnapshotStream(Supplier<Snapshot> snapshots, Request request, Response response, Callback callback,
+                   java.time.Duration lifetime) {
         this.snapshots = snapshots;
         this.request = request;
         this.response = response;
         this.callback = callback;
+        this.endNanos = System.nanoTime() + lifetime.toNanos();
     }
 
     void start() {
@@ -39,6 +42,10 @@ final class SnapshotStream {
     }
 
     private void send() {
+        if (System.nanoTime() - endNanos > 0) {
+            response.write(true, null, callback);
+            return;
+        }
         String event;
         try {
             event = "data: " + PolicyJson.mapper().writeValueAsString(snapshots.get()) + "\n\n";

@@ -1,85 +1,278 @@
 package io.sluice.server.state;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import io.sluice.engine.policy.PolicyJson;
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Collections;
+import java.util.Arrays;
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
- * Append-only JSON lines, fsynced per entry. A torn last line (a crash in the middle of a write) is cut
- * off when the log is opened, so the next entry starts on a line of its own; a corrupt line anywhere
- * else is reported, not skipped, because it means the file was damaged by something other than a crash.
+ * Append-only JSON lines, fsynced per entry, rotated by size: {@code audit.log} is the file written to,
+ * {@code audit.log.1} the one before it, up to {@code audit.log.N}; the oldest beyond N is deleted. Nothing
+ * is held in memory: a page is read backwards from the end of the newest file, across older files as
+ * needed, so a page costs the entries it returns, not the size of the log.
+ *
+ * <p>A torn last line (a crash or a failed write in the middle of an append) is cut off before the next
+ * append and when the log is opened, so every entry starts on a line of its own; a corrupt line anywhere
+ * else in the file being written is reported at open, not skipped, because it means the file was damaged
+ * by something other than a crash.
  */
 public final class AuditLog {
+    /** Default size at which the log rotates. */
+    public static final long DEFAULT_MAX_BYTES = 10L << 20;
+    /** Default number of rotated files kept besides the one being written. */
+    public static final int DEFAULT_KEEP = 10;
     private static final ObjectMapper JSON = PolicyJson.mapper();
+    /** Entries written before {@code seq} existed have none: they read as 0 and are numbered at open. */
+    private static final ObjectReader ENTRY = JSON.readerFor(AuditEntry.class)
+            .without(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
+    private static final int BLOCK = 64 * 1024;
+
     private final Path file;
-    private final List<AuditEntry> entries = new ArrayList<>();
+    private final long maxBytes;
+    private final int keep;
+    private long nextSeq;
 
-    AuditLog(Path file) {
-        this.file = file;
-        load();
-    }
-
-    private void load() {
-        if (!Files.exists(file)) {
-            return;
+    AuditLog(Path file, long maxBytes, int keep) {
+        if (maxBytes < 1024 || keep < 1) {
+            throw new IllegalArgumentException("the audit log rotates at 1 KiB or more and keeps at least one file");
         }
+        this.file = file;
+        this.maxBytes = maxBytes;
+        this.keep = keep;
         try {
-            byte[] bytes = Files.readAllBytes(file);
-            int end = bytes.length;
-            while (end > 0 && bytes[end - 1] != '\n') {
-                end--;
-            }
-            if (end < bytes.length) {
-                try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
-                    channel.truncate(end);
-                    channel.force(true);
-                }
-            }
-            String[] lines = new String(bytes, 0, end, StandardCharsets.UTF_8).split("\n");
-            for (int i = 0; i < lines.length; i++) {
-                if (lines[i].isBlank()) {
-                    continue;
-                }
-                try {
-                    entries.add(JSON.readValue(lines[i], AuditEntry.class));
-                } catch (IOException e) {
-                    throw new StateException("corrupt audit log " + file + " at line " + (i + 1) + ": "
-                            + e.getMessage(), e);
-                }
-            }
+            repairTornTail(file);
+            nextSeq = checkAndNumber() + 1;
         } catch (IOException e) {
             throw new StateException("cannot read audit log " + file + ": " + e.getMessage(), e);
         }
     }
 
-    /** Writes the entry durably before returning. */
-    public synchronized void append(AuditEntry entry) throws IOException {
-        byte[] line = (JSON.writeValueAsString(entry) + "\n").getBytes(StandardCharsets.UTF_8);
+    /**
+     * Parses every line of the file being written (one line at a time); numbers the entries of a log
+     * written before entries had a {@code seq}. Returns the last {@code seq} in the log, 0 for none.
+     */
+    private long checkAndNumber() throws IOException {
+        long last = 0;
+        boolean unnumbered = false;
+        if (Files.exists(file)) {
+            try (BufferedReader lines = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+                int number = 0;
+                for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+                    number++;
+                    if (line.isBlank()) {
+                        continue;
+                    }
+                    AuditEntry entry = parse(line, file, number);
+                    unnumbered |= entry.seq() == 0;
+                    last = Math.max(last, entry.seq());
+                }
+            }
+        }
+        if (unnumbered) {
+            return number();
+        }
+        if (last == 0) {
+            for (Path older : rotated()) {
+                AuditEntry newest = newestIn(older);
+                if (newest != null) {
+                    return newest.seq();
+                }
+            }
+        }
+        return last;
+    }
+
+    /** A log from before {@code seq} existed (never rotated): rewrites it once with entries numbered from 1. */
+    private long number() throws IOException {
+        StringBuilder numbered = new StringBuilder();
+        long seq = 0;
+        for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+            if (!line.isBlank()) {
+                seq++;
+                numbered.append(JSON.writeValueAsString(ENTRY.<AuditEntry>readValue(line).withSeq(seq)))
+                        .append('\n');
+            }
+        }
+        AtomicFiles.write(file, numbered.toString().getBytes(StandardCharsets.UTF_8));
+        return seq;
+    }
+
+    /** Writes the entry durably (rotating first if the file is full) and returns it with its {@code seq}. */
+    public synchronized AuditEntry append(AuditEntry entry) throws IOException {
+        AuditEntry numbered = entry.withSeq(nextSeq);
+        byte[] line = (JSON.writeValueAsString(numbered) + "\n").getBytes(StandardCharsets.UTF_8);
+        repairTornTail(file);
+        if (Files.exists(file) && Files.size(file) > 0 && Files.size(file) + line.length > maxBytes) {
+            rotate();
+        }
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.APPEND)) {
+                StandardOpenOption.APPEND, LinkOption.NOFOLLOW_LINKS)) {
             ByteBuffer buffer = ByteBuffer.wrap(line);
             while (buffer.hasRemaining()) {
                 channel.write(buffer);
             }
             channel.force(false);
         }
-        entries.add(entry);
+        nextSeq++;
+        return numbered;
+    }
+
+    /** audit.log.(keep) is dropped, every other file moves one place older, audit.log becomes audit.log.1. */
+    private void rotate() throws IOException {
+        Files.deleteIfExists(rotatedFile(keep));
+        for (int i = keep - 1; i >= 1; i--) {
+            if (Files.exists(rotatedFile(i), LinkOption.NOFOLLOW_LINKS)) {
+                Files.move(rotatedFile(i), rotatedFile(i + 1), StandardCopyOption.ATOMIC_MOVE);
+            }
+        }
+        Files.move(file, rotatedFile(1), StandardCopyOption.ATOMIC_MOVE);
+        AtomicFiles.syncDirectory(file.toAbsolutePath().getParent());
+    }
+
+    private Path rotatedFile(int index) {
+        return file.resolveSibling(file.getFileName() + "." + index);
+    }
+
+    /** The rotated files, newest first. */
+    private List<Path> rotated() {
+        List<Path> files = new ArrayList<>();
+        for (int i = 1; i <= keep; i++) {
+            if (Files.exists(rotatedFile(i))) {
+                files.add(rotatedFile(i));
+            }
+        }
+        return files;
     }
 
     /** The newest {@code limit} entries, newest first. */
-    public synchronized List<AuditEntry> newestFirst(int limit) {
-        List<AuditEntry> newest = new ArrayList<>(entries.subList(Math.max(0, entries.size() - limit),
-                entries.size()));
-        Collections.reverse(newest);
-        return newest;
+    public List<AuditEntry> newestFirst(int limit) {
+        return page(limit, Long.MAX_VALUE);
+    }
+
+    /** Up to {@code limit} entries older than {@code beforeSeq}, newest first, across rotated files. */
+    public List<AuditEntry> page(int limit, long beforeSeq) {
+        List<AuditEntry> page = new ArrayList<>(Math.min(limit, 1000));
+        List<Path> files = new ArrayList<>();
+        synchronized (this) {
+            files.add(file);
+            files.addAll(rotated());
+        }
+        for (Path each : files) {
+            if (page.size() >= limit) {
+                break;
+            }
+            try {
+                readBackward(each, line -> {
+                    AuditEntry entry = parse(line, each, -1);
+                    if (entry.seq() < beforeSeq) {
+                        page.add(entry);
+                    }
+                    return page.size() < limit;
+                });
+            } catch (java.nio.file.NoSuchFileException e) {
+                // Rotated away between listing and reading: its entries are in the next file.
+            } catch (IOException e) {
+                throw new StateException("cannot read audit log " + each + ": " + e.getMessage(), e);
+            }
+        }
+        return page;
+    }
+
+    private static AuditEntry newestIn(Path path) throws IOException {
+        AuditEntry[] newest = new AuditEntry[1];
+        readBackward(path, line -> {
+            newest[0] = parse(line, path, -1);
+            return false;
+        });
+        return newest[0];
+    }
+
+    private static AuditEntry parse(String line, Path path, int number) {
+        try {
+            return ENTRY.readValue(line);
+        } catch (IOException e) {
+            throw new StateException("corrupt audit log " + path + (number > 0 ? " at line " + number : "") + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /** Feeds the complete lines of {@code path} to {@code line}, last first, until it returns false. */
+    private static void readBackward(Path path, Predicate<String> line) throws IOException {
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+            long position = channel.size();
+            byte[] carry = new byte[0];
+            // What follows the last newline is not a line yet: an append in progress, or a torn one.
+            boolean tail = true;
+            while (position > 0) {
+                int length = (int) Math.min(BLOCK, position);
+                position -= length;
+                ByteBuffer block = ByteBuffer.allocate(length + carry.length);
+                while (block.position() < length) {
+                    if (channel.read(block, position + block.position()) < 0) {
+                        throw new IOException("the file shrank while being read");
+                    }
+                }
+                block.put(carry);
+                byte[] bytes = block.array();
+                int end = bytes.length;
+                for (int i = end - 1; i >= 0; i--) {
+                    if (bytes[i] == '\n') {
+                        if (!tail && i + 1 < end && !emit(bytes, i + 1, end, line)) {
+                            return;
+                        }
+                        tail = false;
+                        end = i;
+                    }
+                }
+                carry = Arrays.copyOf(bytes, end);
+            }
+            if (!tail && carry.length > 0) {
+                emit(carry, 0, carry.length, line);
+            }
+        }
+    }
+
+    private static boolean emit(byte[] bytes, int from, int to, Predicate<String> line) {
+        String text = new String(bytes, from, to - from, StandardCharsets.UTF_8);
+        return text.isBlank() || line.test(text);
+    }
+
+    /** Cuts off an incomplete last line, so the next entry starts on a line of its own. */
+    private static void repairTornTail(Path path) throws IOException {
+        if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                LinkOption.NOFOLLOW_LINKS)) {
+            long size = channel.size();
+            long end = size;
+            ByteBuffer one = ByteBuffer.allocate(1);
+            while (end > 0) {
+                one.clear();
+                channel.read(one, end - 1);
+                if (one.get(0) == '\n') {
+                    break;
+                }
+                end--;
+            }
+            if (end < size) {
+                channel.truncate(end);
+                channel.force(true);
+            }
+        }
     }
 }

@@ -10,33 +10,25 @@ import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.PolicyJson;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.security.SecureRandom;
-import java.util.Base64;
-import java.util.EnumSet;
+import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
  * The server's state on disk: {@code policy.json} (the whole policy, bans and pause included),
- * {@code audit.log} and {@code admin-token}. Everything survives a restart and a {@code kill -9}; a
- * damaged file is reported at start, never silently replaced by defaults.
+ * {@code audit.log} (rotated), the tokens and {@code domains.json}. Everything survives a restart and a
+ * {@code kill -9}; a damaged file is reported at start, never silently replaced by defaults, and so is a
+ * directory or token file that others could read or change.
  */
 public final class StateDirectory {
     static final String POLICY = "policy.json";
     static final String AUDIT = "audit.log";
-    static final String TOKEN = "admin-token";
-    static final String WORKER_TOKEN = "worker-token";
+    static final String TOKEN = TokenStore.ADMIN_FILE;
+    static final String WORKER_TOKEN = TokenStore.WORKER_FILE;
     static final String DOMAINS = "domains.json";
     private static final TypeReference<Map<String, DomainSettings>> DOMAIN_SETTINGS = new TypeReference<>() {
     };
@@ -46,21 +38,35 @@ public final class StateDirectory {
     private final AuditLog audit;
     private final String token;
     private final String workerToken;
+    private final TokenStore tokens;
 
-    private StateDirectory(Path dir, Path initialPolicy) {
+    private StateDirectory(Path dir, Path initialPolicy, long auditMaxBytes, int auditKeep) {
         this.dir = dir;
         this.initialPolicy = initialPolicy;
+        this.tokens = TokenStore.open(dir, InstantSource.system());
+        tokens.checkFiles();
         this.token = loadOrCreateToken(TOKEN);
         this.workerToken = loadOrCreateToken(WORKER_TOKEN);
-        this.audit = new AuditLog(dir.resolve(AUDIT));
+        this.audit = new AuditLog(dir.resolve(AUDIT), auditMaxBytes, auditKeep);
+    }
+
+    /**
+     * Opens (creating if needed, owner-only) the state directory, with the audit log's default rotation.
+     *
+     * @param initialPolicy the policy to start from when the directory holds none, or null for the defaults
+     */
+    public static StateDirectory open(Path dir, Path initialPolicy) {
+        return open(dir, initialPolicy, AuditLog.DEFAULT_MAX_BYTES, AuditLog.DEFAULT_KEEP);
     }
 
     /**
      * Opens (creating if needed, owner-only) the state directory.
      *
      * @param initialPolicy the policy to start from when the directory holds none, or null for the defaults
+     * @param auditMaxBytes the size at which the audit log rotates
+     * @param auditKeep     how many rotated audit files are kept
      */
-    public static StateDirectory open(Path dir, Path initialPolicy) {
+    public static StateDirectory open(Path dir, Path initialPolicy, long auditMaxBytes, int auditKeep) {
         try {
             if (!Files.isDirectory(dir)) {
                 Files.createDirectories(dir);
@@ -74,7 +80,8 @@ public final class StateDirectory {
         if (!Files.isWritable(dir)) {
             throw new StateException("state directory " + dir + " is not writable");
         }
-        return new StateDirectory(dir, initialPolicy);
+        FileSafety.checkDirectory(dir);
+        return new StateDirectory(dir, initialPolicy, auditMaxBytes, auditKeep);
     }
 
     public Path path() {
@@ -163,6 +170,11 @@ public final class StateDirectory {
         return audit;
     }
 
+    /** Every token, named and with a role; changes made by the CLI meanwhile are seen at the next call. */
+    public TokenStore tokens() {
+        return tokens;
+    }
+
     /** The bearer token every admin call must carry. */
     public String adminToken() {
         return token;
@@ -187,23 +199,9 @@ public final class StateDirectory {
                 }
                 return existing;
             }
-            byte[] random = new byte[32];
-            new SecureRandom().nextBytes(random);
-            String created = Base64.getUrlEncoder().withoutPadding().encodeToString(random);
-            Path temp = file.resolveSibling(name + ".tmp");
-            Files.deleteIfExists(temp);
-            Set<StandardOpenOption> options = EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
             // Owner-only from the moment the file exists: the token is never readable by others.
-            FileAttribute<?>[] ownerOnly = posix()
-                    ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(
-                            PosixFilePermissions.fromString("rw-------"))}
-                    : new FileAttribute<?>[0];
-            try (FileChannel channel = FileChannel.open(temp, options, ownerOnly)) {
-                channel.write(ByteBuffer.wrap((created + "\n").getBytes(StandardCharsets.UTF_8)));
-                channel.force(true);
-            }
-            Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE);
-            AtomicFiles.syncDirectory(dir);
+            String created = TokenStore.newSecret();
+            AtomicFiles.write(file, (created + "\n").getBytes(StandardCharsets.UTF_8));
             return created;
         } catch (IOException e) {
             throw new StateException("cannot read or create the " + name + " " + file + ": " + e.getMessage(), e);
@@ -211,6 +209,6 @@ public final class StateDirectory {
     }
 
     private static boolean posix() {
-        return FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
+        return AtomicFiles.posix();
     }
 }

@@ -136,9 +136,10 @@ class AdminApiTest {
         assertThat(applied.headers().firstValue("ETag")).hasValue("\"2\"");
         assertThat(server.engine().policy().hitStack().maxHits()).isEqualTo(50);
 
-        HttpResponse<String> stale = send("PUT", "policy", raised, "\"1\"");
-        assertThat(stale.statusCode()).isEqualTo(412);
-        assertThat(stale.body()).contains("\"currentVersion\":2");
+        String otherwiseRaised = current.body().replace("\"maxHits\":10", "\"maxHits\":70");
+        HttpResponse<String> stale = send("PUT", "policy", otherwiseRaised, "\"1\"");
+        assertThat(stale.statusCode()).as("the same field, edited from version 1 meanwhile").isEqualTo(412);
+        assertThat(stale.body()).contains("\"currentVersion\":2", "\"conflicts\":[\"hitStack.maxHits\"]");
 
         assertThat(send("PUT", "policy", "{not json", "\"2\"").statusCode()).isEqualTo(400);
     }

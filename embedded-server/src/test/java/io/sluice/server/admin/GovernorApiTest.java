@@ -67,9 +67,9 @@ class GovernorApiTest {
                 .isEqualTo("rw-------");
         assertThat(workerToken).isNotEqualTo(server.adminToken());
 
-        assertThat(call("GET", "snapshot", null, workerToken).statusCode()).isEqualTo(401);
-        assertThat(call("GET", "domains", null, workerToken).statusCode()).isEqualTo(401);
-        assertThat(call("POST", "domains/example.com/revive", "", workerToken).statusCode()).isEqualTo(401);
+        assertThat(call("GET", "snapshot", null, workerToken).statusCode()).as("a worker may not read").isEqualTo(403);
+        assertThat(call("GET", "domains", null, workerToken).statusCode()).isEqualTo(403);
+        assertThat(call("POST", "domains/example.com/revive", "", workerToken).statusCode()).isEqualTo(403);
         assertThat(call("POST", "permits", "{\"domain\":\"example.com\"}", workerToken + "x").statusCode())
                 .isEqualTo(401);
         assertThat(call("POST", "permits", "{\"domain\":\"example.com\"}", server.adminToken()).statusCode())

@@ -1,0 +1,104 @@
+package io.sluice.console.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sluice.engine.policy.PolicyJson;
+import io.sluice.server.AdminOptions;
+import io.sluice.server.ServerConfig;
+import io.sluice.server.SluiceServer;
+import io.sluice.server.tls.AdminTls;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The console's client against a real server over HTTPS on loopback: trust on first use, and a changed certificate. */
+class AdminClientTlsTest {
+    @TempDir
+    Path state;
+    @TempDir
+    Path config;
+
+    private static ServerConfig tls(Path state) {
+        return ServerConfig.demo(state).withAdminOptions(AdminOptions.DEFAULTS.withTls(AdminTls.Settings.SELF_SIGNED));
+    }
+
+    @Test
+    void aSelfSignedCertificateIsPinnedOnFirstUseAndAChangedOneIsRefused(@TempDir Path otherState) throws Exception {
+        try (SluiceServer server = SluiceServer.start(tls(state));
+             SluiceServer impostor = SluiceServer.start(tls(otherState))) {
+            Path pinsFile = config.resolve("known-servers.json");
+            List<String> shown = new ArrayList<>();
+            String server443 = server.adminUri().getHost() + ":" + server.adminUri().getPort();
+
+            AdminClient first = new AdminClient(server.adminUri(), server.adminToken(), "tester",
+                    CertificatePins.inFile(pinsFile), (who, fingerprint) -> shown.add(who + " " + fingerprint));
+            assertThat(first.snapshot().policyVersion()).isEqualTo(1);
+            new AdminClient(server.adminUri(), server.adminToken(), "tester", CertificatePins.inFile(pinsFile),
+                    (who, fingerprint) -> shown.add("again")).snapshot();
+
+            String fingerprint = server.adminCertificate().fingerprint();
+            assertThat(shown).containsExactly(server443 + " " + fingerprint);
+            assertThat(Files.readString(pinsFile)).contains(server443, fingerprint);
+
+            // The impostor answers where the pinned server was: same host and port, another certificate.
+            Path forged = config.resolve("forged.json");
+            Files.writeString(forged, "{\"" + impostor.adminUri().getHost() + ":" + impostor.adminUri().getPort()
+                    + "\": \"" + fingerprint + "\"}");
+            AdminClient fooled = new AdminClient(impostor.adminUri(), impostor.adminToken(), "tester",
+                    CertificatePins.inFile(forged), (who, print) -> shown.add("must not pin"));
+            assertThatThrownBy(fooled::snapshot).isInstanceOf(AdminException.class)
+                    .satisfies(e -> assertThat(((AdminException) e).kind())
+                            .isEqualTo(AdminException.Kind.CERTIFICATE_CHANGED))
+                    .hasMessageContaining("CHANGED").hasMessageContaining(fingerprint);
+            assertThat(shown).doesNotContain("must not pin");
+        }
+    }
+
+    @Test
+    void telemetryWithFieldsFromANewerServerIsReadAndAPolicyWithUnknownFieldsIsNot() throws Exception {
+        String snapshot;
+        String policy;
+        try (SluiceServer real = SluiceServer.start(ServerConfig.demo(state))) {
+            AdminClient client = new AdminClient(real.adminUri(), real.adminToken(), "tester");
+            snapshot = PolicyJson.mapper().writeValueAsString(client.snapshot());
+            policy = PolicyJson.mapper().writeValueAsString(client.policy());
+        }
+        ObjectNode newerSnapshot = (ObjectNode) PolicyJson.mapper().readTree(snapshot);
+        newerSnapshot.put("cluster", "a field this console has never heard of");
+        ObjectNode newerPolicy = (ObjectNode) PolicyJson.mapper().readTree(policy);
+        newerPolicy.putObject("newRule").put("limit", 3);
+        Server newer = new Server();
+        ServerConnector connector = new ServerConnector(newer);
+        connector.setHost("127.0.0.1");
+        newer.addConnector(connector);
+        newer.setHandler(new Handler.Abstract() {
+            @Override
+            public boolean handle(org.eclipse.jetty.server.Request request, org.eclipse.jetty.server.Response response,
+                                  org.eclipse.jetty.util.Callback callback) {
+                boolean isPolicy = request.getHttpURI().getPath().endsWith("/policy");
+                response.getHeaders().put("Content-Type", "application/json");
+                Content.Sink.write(response, true, (isPolicy ? newerPolicy : newerSnapshot).toString(), callback);
+                return true;
+            }
+        });
+        newer.start();
+        try {
+            AdminClient client = new AdminClient(URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/"),
+                    "token", "tester");
+            assertThat(client.snapshot().policyVersion()).isEqualTo(1);
+            assertThatThrownBy(client::policy).isInstanceOf(AdminException.class).hasMessageContaining("newRule");
+        } finally {
+            newer.stop();
+        }
+    }
+}

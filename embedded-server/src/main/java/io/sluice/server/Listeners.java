@@ -1,0 +1,118 @@
+package io.sluice.server;
+
+import io.sluice.server.tls.AdminCertificate;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
+import org.eclipse.jetty.server.SecureRequestCustomizer;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.SslConnectionFactory;
+import org.eclipse.jetty.server.handler.IdleTimeoutHandler;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+
+/**
+ * The listeners' limits, in one place. A connection that sends nothing for {@link #IDLE} is closed; a
+ * request being served may stay quiet longer, exactly as long as the longest wait it may have been told
+ * to sit out (see {@link #frontRequestIdle} and {@link #ADMIN_REQUEST_IDLE}), so an idle timeout never cuts
+ * a request Sluice itself made wait.
+ */
+final class Listeners {
+    /** Idle timeout of a connection between requests, and while a request's headers or body arrive. */
+    static final Duration IDLE = Duration.ofSeconds(30);
+    /**
+     * Longest a request on the admin listener may legitimately be silent: a permit call held for
+     * {@code governor.maxHoldMillis} (at most 300 s), plus a margin. Server-sent events write every second.
+     */
+    static final Duration ADMIN_REQUEST_IDLE = Duration.ofSeconds(310);
+    /** The policy's ceilings: progressive delay ({@code maxDelayMillis}) and load deferral ({@code deferMillis}). */
+    private static final Duration LONGEST_POLICY_WAIT = Duration.ofSeconds(60 + 60);
+
+    private Listeners() {
+    }
+
+    /**
+     * Longest a request on the public listener may legitimately be silent: delayed (at most 60 s), then
+     * deferred (at most 60 s), then the upstream's answer (up to {@code --upstream-timeout}), plus a margin.
+     */
+    static Duration frontRequestIdle(Duration upstreamTimeout) {
+        return LONGEST_POLICY_WAIT.plus(upstreamTimeout).plusSeconds(10);
+    }
+
+    /** The public listener: connection limit and header size for the open internet. */
+    static ServerConnector front(Server server, HostPort address, ConnectionLimits limits) {
+        ServerConnector connector = new ServerConnector(server, new HttpConnectionFactory(http(limits)));
+        bind(connector, address);
+        server.addConnector(connector);
+        server.addBean(new NetworkConnectionLimit(limits.frontMaxConnections(), connector));
+        return connector;
+    }
+
+    /** Lets a request being served stay silent for {@code idle} (the connection's own timeout applies again after). */
+    static Handler patient(Handler handler, Duration idle) {
+        IdleTimeoutHandler patient = new IdleTimeoutHandler(handler);
+        patient.setIdleTimeoutMs(idle.toMillis());
+        patient.setApplyToAsync(true);
+        return patient;
+    }
+
+    /**
+     * The admin listener's own server: its own thread pool and connection limit (a flood on the public port
+     * takes nothing from it), HTTPS when {@code certificate} is given.
+     */
+    static ServerConnector admin(Server adminServer, HostPort address, ConnectionLimits limits,
+                                 AdminCertificate certificate) {
+        HttpConfiguration http = http(limits);
+        http.setSendServerVersion(false);
+        ServerConnector connector;
+        if (certificate == null) {
+            connector = new ServerConnector(adminServer, 1, 1, new HttpConnectionFactory(http));
+        } else {
+            SslContextFactory.Server tls = new SslContextFactory.Server();
+            tls.setKeyStore(certificate.keyStore());
+            tls.setKeyStorePassword(new String(certificate.password()));
+            // The Host check (HostCheck) decides which names are accepted; a pinned self-signed certificate
+            // need not list every name an operator uses.
+            http.addCustomizer(new SecureRequestCustomizer(false));
+            connector = new ServerConnector(adminServer, 1, 1, new SslConnectionFactory(tls, "http/1.1"),
+                    new HttpConnectionFactory(http));
+        }
+        bind(connector, address);
+        connector.setName("admin");
+        adminServer.addConnector(connector);
+        adminServer.addBean(new NetworkConnectionLimit(limits.adminMaxConnections(), connector));
+        return connector;
+    }
+
+    static Server adminServer(ConnectionLimits limits) {
+        QueuedThreadPool threads = new QueuedThreadPool(limits.adminThreads(), 4);
+        threads.setName("sluice-admin");
+        return new Server(threads);
+    }
+
+    /** True when {@code host} is a loopback address or a name for one. */
+    static boolean isLoopback(String host) {
+        try {
+            return host != null && !host.isBlank() && InetAddress.getByName(host).isLoopbackAddress();
+        } catch (UnknownHostException e) {
+            return false;
+        }
+    }
+
+    private static HttpConfiguration http(ConnectionLimits limits) {
+        HttpConfiguration http = new HttpConfiguration();
+        http.setRequestHeaderSize(limits.requestHeaderBytes());
+        return http;
+    }
+
+    private static void bind(ServerConnector connector, HostPort address) {
+        connector.setHost(address.host());
+        connector.setPort(address.port());
+        connector.setIdleTimeout(IDLE.toMillis());
+    }
+}

@@ -1,0 +1,117 @@
+package io.sluice.server;
+
+import io.sluice.server.state.Role;
+import io.sluice.server.state.StateException;
+import io.sluice.server.state.TokenStore;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.InstantSource;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code sluice-server token add|list|revoke}: the tokens of a state directory, changed in place; a
+ * running server sees the change at its next call.
+ */
+@Command(name = "token", mixinStandardHelpOptions = true, description = "Add, list or revoke admin API tokens.",
+        subcommands = {TokenCommand.Add.class, TokenCommand.ListTokens.class, TokenCommand.Revoke.class})
+final class TokenCommand {
+
+    /** The state directory option every token subcommand takes. */
+    static class StateOption {
+        @Option(names = "--state", paramLabel = "DIR", defaultValue = "${sys:user.home}/.sluice/state",
+                description = "State directory (default: ${DEFAULT-VALUE}).")
+        Path state;
+
+        TokenStore tokens() {
+            if (!Files.isDirectory(state)) {
+                throw new StateException("no state directory " + state + "; start the server once, or give --state");
+            }
+            return TokenStore.open(state, InstantSource.system());
+        }
+    }
+
+    @Command(name = "add", mixinStandardHelpOptions = true,
+            description = "Add a token and print its secret (shown this once; only its hash is kept).")
+    static final class Add extends StateOption implements Callable<Integer> {
+        @Parameters(paramLabel = "NAME", description = "The token's name: the audit log's who.")
+        String name;
+
+        @Option(names = "--role", required = true, paramLabel = "ROLE",
+                description = "admin (everything), read (dashboards, Prometheus) or worker (permits, feedback).")
+        String role;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() throws IOException {
+            Role parsed;
+            try {
+                parsed = Role.parse(role);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+            }
+            try {
+                String secret = tokens().add(name, parsed);
+                spec.commandLine().getOut().println(secret);
+                return 0;
+            } catch (IllegalArgumentException | StateException e) {
+                spec.commandLine().getErr().println("sluice-server: " + e.getMessage());
+                return 1;
+            }
+        }
+    }
+
+    @Command(name = "list", mixinStandardHelpOptions = true, description = "List the tokens: name, role, since when.")
+    static final class ListTokens extends StateOption implements Callable<Integer> {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            try {
+                PrintWriter out = spec.commandLine().getOut();
+                for (TokenStore.TokenInfo token : tokens().list()) {
+                    out.printf("%-24s %-7s %s%n", token.name(), token.role().wireName(),
+                            token.file() != null ? "file " + token.file() : String.valueOf(token.createdAt()));
+                }
+                out.flush();
+                return 0;
+            } catch (StateException e) {
+                spec.commandLine().getErr().println("sluice-server: " + e.getMessage());
+                return 1;
+            }
+        }
+    }
+
+    @Command(name = "revoke", mixinStandardHelpOptions = true,
+            description = "Revoke a token: a running server refuses it from its next call.")
+    static final class Revoke extends StateOption implements Callable<Integer> {
+        @Parameters(paramLabel = "NAME")
+        String name;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() throws IOException {
+            try {
+                if (!tokens().revoke(name)) {
+                    spec.commandLine().getErr().println("sluice-server: no token named " + name);
+                    return 1;
+                }
+                spec.commandLine().getOut().println("revoked " + name);
+                return 0;
+            } catch (StateException e) {
+                spec.commandLine().getErr().println("sluice-server: " + e.getMessage());
+                return 1;
+            }
+        }
+    }
+}

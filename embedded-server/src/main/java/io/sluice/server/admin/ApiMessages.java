@@ -1,0 +1,114 @@
+package io.sluice.server.admin;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.InvalidFormatException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import io.sluice.engine.policy.FieldError;
+import io.sluice.engine.policy.PolicyJson;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+
+/** The admin API's wire conventions, shared by every resource: JSON answers, bounded bodies, field errors. */
+final class ApiMessages {
+    /** The largest request body any admin or worker call accepts. */
+    static final int MAX_BODY_BYTES = 1 << 20;
+    private static final ObjectMapper JSON = PolicyJson.mapper();
+
+    private ApiMessages() {
+    }
+
+    /**
+     * The request body, read up to {@link #MAX_BODY_BYTES}: one byte more and the call is refused with 413
+     * without reading (or buffering) the rest, whether the length was announced or the body is chunked.
+     */
+    static String body(Request request) throws IOException {
+        if (request.getLength() > MAX_BODY_BYTES) {
+            throw tooLarge();
+        }
+        byte[] bytes;
+        try {
+            InputStream in = Content.Source.asInputStream(request);
+            bytes = in.readNBytes(MAX_BODY_BYTES + 1);
+        } catch (IOException | RuntimeException e) {
+            if (e.toString().contains("413")) {
+                // Jetty's own size limit (the SizeLimitHandler in front) stopped the body.
+                throw tooLarge();
+            }
+            throw e;
+        }
+        if (bytes.length > MAX_BODY_BYTES) {
+            throw tooLarge();
+        }
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    private static ApiError tooLarge() {
+        return new ApiError(413, List.of(new FieldError("body", "larger than " + MAX_BODY_BYTES + " bytes")));
+    }
+
+    static <T> T read(Request request, Class<T> type) throws IOException {
+        return parseRequired(body(request), type);
+    }
+
+    static <T> T parseRequired(String body, Class<T> type) {
+        if (body.isBlank()) {
+            throw ApiError.field("body", "a JSON body is required");
+        }
+        return parse(body, type);
+    }
+
+    static <T> T parse(String body, Class<T> type) {
+        try {
+            return JSON.readValue(body, type);
+        } catch (MismatchedInputException e) {
+            String field = e.getPath().stream()
+                    .map(ref -> ref.getFieldName() != null ? ref.getFieldName() : "[" + ref.getIndex() + "]")
+                    .collect(Collectors.joining(".")).replace(".[", "[");
+            String message = e instanceof InvalidFormatException invalid
+                    ? "'" + invalid.getValue() + "' is not a valid " + invalid.getTargetType().getSimpleName()
+                    : e.getOriginalMessage();
+            throw ApiError.field(field.isEmpty() ? "body" : field, message);
+        } catch (JsonProcessingException e) {
+            throw ApiError.field("body", "malformed JSON: " + e.getOriginalMessage());
+        }
+    }
+
+    static String etag(long version) {
+        return "\"" + version + "\"";
+    }
+
+    static boolean error(Response response, Callback callback, int status, String message)
+            throws JsonProcessingException {
+        return json(response, callback, status, Map.of("error", message));
+    }
+
+    static boolean json(Response response, Callback callback, int status, Object body)
+            throws JsonProcessingException {
+        return text(response, callback, "application/json", status, JSON.writeValueAsString(body));
+    }
+
+    static boolean text(Response response, Callback callback, String type, int status, String body) {
+        response.setStatus(status);
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, type);
+        response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
+        Content.Sink.write(response, true, body, callback);
+        return true;
+    }
+
+    /** Answers 204 No Content. */
+    static boolean noContent(Response response, Callback callback) {
+        response.setStatus(204);
+        callback.succeeded();
+        return true;
+    }
+}

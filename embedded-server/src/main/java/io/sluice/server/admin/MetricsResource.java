@@ -1,0 +1,20 @@
+package io.sluice.server.admin;
+
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+
+/** {@code GET /metrics}: Prometheus text format. */
+final class MetricsResource extends Resource {
+    private final SluiceMetrics metrics;
+
+    MetricsResource(SluiceMetrics metrics) {
+        super("GET");
+        this.metrics = metrics;
+    }
+
+    @Override
+    boolean serve(String method, Request request, Response response, Callback callback) throws Exception {
+        return ApiMessages.text(response, callback, "text/plain; version=0.0.4; charset=utf-8", 200, metrics.scrape());
+    }
+}

@@ -1,0 +1,53 @@
+package io.sluice.server.admin;
+
+import io.sluice.server.state.Role;
+import io.sluice.server.state.TokenStore;
+import java.util.Optional;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+
+/**
+ * Every admin call carries {@code Authorization: Bearer <token>}: an unknown or revoked token is 401, a
+ * token whose role does not open the call 403. What passes carries its {@link Caller} to the resources.
+ */
+final class TokenAuthentication extends Handler.Wrapper {
+    private final TokenStore tokens;
+
+    TokenAuthentication(TokenStore tokens, Handler next) {
+        super(next);
+        this.tokens = tokens;
+    }
+
+    @Override
+    public boolean handle(Request request, Response response, Callback callback) throws Exception {
+        String header = request.getHeaders().get(HttpHeader.AUTHORIZATION);
+        Optional<TokenStore.Grant> grant = header != null && header.regionMatches(true, 0, "Bearer ", 0, 7)
+                ? tokens.authenticate(header.substring(7).trim()) : Optional.empty();
+        if (grant.isEmpty()) {
+            response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, "Bearer realm=\"sluice\"");
+            return ApiMessages.error(response, callback, 401, "missing, wrong or revoked bearer token");
+        }
+        String path = request.getHttpURI().getCanonicalPath();
+        if (!Permissions.allows(grant.get().role(), request.getMethod(), path)) {
+            return ApiMessages.error(response, callback, 403, "the token '" + grant.get().name() + "' ("
+                    + grant.get().role().wireName() + ") may not " + request.getMethod() + " " + path);
+        }
+        String operator = grant.get().role() == Role.ADMIN
+                ? operatorName(request.getHeaders().get(Caller.OPERATOR_HEADER)) : null;
+        new Caller(grant.get().name(), grant.get().role(), operator).attachTo(request);
+        return super.handle(request, response, callback);
+    }
+
+    /** The claimed name, kept to one printable line of at most 100 characters (it goes into logs and bans). */
+    private static String operatorName(String claimed) {
+        if (claimed == null) {
+            return null;
+        }
+        String clean = claimed.replaceAll("\\p{Cntrl}", "").trim();
+        clean = clean.length() > 100 ? clean.substring(0, 100) : clean;
+        return clean.isEmpty() ? null : clean;
+    }
+}

@@ -1,0 +1,146 @@
+package io.sluice.server.change;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sluice.engine.PolicyValidator;
+import io.sluice.engine.ThrottleEngine;
+import io.sluice.engine.policy.FieldError;
+import io.sluice.engine.policy.Policy;
+import io.sluice.engine.policy.PolicyJson;
+import io.sluice.engine.policy.PolicyValidationException;
+import io.sluice.server.state.AuditEntry;
+import java.io.IOException;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
+
+/**
+ * The one place a policy changes, in this order: <b>validate</b> (every field; a bad change changes
+ * nothing), <b>persist</b> (the {@link PolicyStore} records the new policy and its audit entry durably),
+ * <b>swap</b> (the engine's next decision sees it), and the answer carries the audited result. A change
+ * that cannot be persisted is never swapped in, so what is live is always what is on disk and in the
+ * audit log.
+ *
+ * <p>Changes are serialised by one lock: each is computed from the live policy at the moment it runs, so
+ * a ban and a pause made together both land. A whole-policy edit made from an older version (the limits
+ * form, open while someone else bans a client) is merged field by field with what changed meanwhile
+ * ({@link PolicyMerge}): only a field both changed is a conflict.
+ */
+public final class PolicyChanges {
+    private static final ObjectMapper JSON = PolicyJson.mapper();
+    private final ThrottleEngine engine;
+    private final PolicyStore store;
+    private final InstantSource clock;
+    private final Object lock = new Object();
+
+    /**
+     * Who makes a change.
+     *
+     * @param who      the token's name
+     * @param operator the person named by the caller, or null
+     */
+    public record Author(String who, String operator) {
+    }
+
+    public PolicyChanges(ThrottleEngine engine, PolicyStore store, InstantSource clock) {
+        this.engine = engine;
+        this.store = store;
+        this.clock = clock;
+    }
+
+    /** The live policy. */
+    public Policy live() {
+        return engine.policy();
+    }
+
+    /**
+     * Applies {@code change} to the live policy.
+     *
+     * @param audited the part of the policy the audit entry records before and after (null: none)
+     * @throws PolicyValidationException naming every bad field; nothing changed
+     * @throws ChangeNotSavedException   when it could not be made durable; nothing changed
+     */
+    public Policy apply(Author author, String action, String detail, UnaryOperator<Policy> change,
+                        Function<Policy, Object> audited) {
+        synchronized (lock) {
+            Policy live = engine.policy();
+            Policy next = change.apply(live).withVersion(live.version() + 1);
+            return install(author, action, detail, live, next, part(audited, live), part(audited, next));
+        }
+    }
+
+    /**
+     * Replaces the policy with an edit made from version {@code basedOn}. If the policy moved on since,
+     * the edit's changes are laid over the live policy unless they touch a field that moved too.
+     *
+     * @throws PolicyConflict            a field both changed, or {@code basedOn} is not known; nothing changed
+     * @throws PolicyValidationException naming every bad field; nothing changed
+     * @throws ChangeNotSavedException   when it could not be made durable; nothing changed
+     */
+    public Policy replace(Author author, long basedOn, Policy proposed) {
+        synchronized (lock) {
+            Policy live = engine.policy();
+            JsonNode ours = tree(proposed.withVersion(basedOn));
+            JsonNode result = ours;
+            if (basedOn != live.version()) {
+                Policy base = basedOn > live.version() ? null : store.version(basedOn).orElse(null);
+                if (base == null) {
+                    throw new PolicyConflict("the policy changed since version " + basedOn
+                            + ", which is no longer known; reload and apply again", live.version(), List.of());
+                }
+                PolicyMerge.Result merged = PolicyMerge.merge(tree(base), ours, tree(live.withVersion(basedOn)));
+                if (!merged.conflicts().isEmpty()) {
+                    throw new PolicyConflict("the policy changed since version " + basedOn + " in the fields you "
+                            + "edited (" + String.join(", ", merged.conflicts()) + "); reload and apply again",
+                            live.version(), merged.conflicts());
+                }
+                result = merged.merged();
+            }
+            Policy next = fromTree(result).withVersion(live.version() + 1);
+            List<String> changed = PolicyMerge.changedFields(tree(live.withVersion(0)), tree(next.withVersion(0)));
+            String detail = "policy version " + live.version() + " -> " + next.version()
+                    + (changed.isEmpty() ? " (no field changed)" : ": " + String.join(", ", changed))
+                    + (basedOn == live.version() ? "" : " (edited from version " + basedOn + ", merged)");
+            return install(author, "policy.replace", detail, live, next, tree(live), tree(next));
+        }
+    }
+
+    private Policy install(Author author, String action, String detail, Policy live, Policy next, JsonNode before,
+                           JsonNode after) {
+        List<FieldError> errors = PolicyValidator.validate(next);
+        if (!errors.isEmpty()) {
+            throw new PolicyValidationException(errors);
+        }
+        AuditEntry entry = new AuditEntry(0, clock.instant(), author.who(), author.operator(), action, detail,
+                before, after);
+        try {
+            store.commit(live, next, entry);
+        } catch (IOException e) {
+            throw new ChangeNotSavedException("not applied: the change could not be saved (" + e.getMessage()
+                    + "); the live policy is still version " + live.version(), e);
+        }
+        return engine.replacePolicy(live.version(), next);
+    }
+
+    private static JsonNode part(Function<Policy, Object> audited, Policy policy) {
+        Object value = audited == null ? null : audited.apply(policy);
+        return value == null ? null : JSON.valueToTree(value);
+    }
+
+    private static JsonNode tree(Policy policy) {
+        ObjectNode tree = JSON.valueToTree(policy);
+        return tree;
+    }
+
+    private static Policy fromTree(JsonNode tree) {
+        try {
+            return JSON.treeToValue(tree, Policy.class);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a merge of two valid policies is a policy document: " + e.getMessage(),
+                    e);
+        }
+    }
+}

@@ -1,0 +1,28 @@
+package io.sluice.server.change;
+
+import io.sluice.engine.policy.Policy;
+import io.sluice.server.state.AuditEntry;
+import java.io.IOException;
+import java.util.Optional;
+
+/**
+ * Where an accepted policy change becomes durable, with its audit entry, before it goes live. Today's
+ * implementation is the state directory's files ({@link LocalPolicyStore}); a cluster's will be a shared
+ * store (compare-and-set on the cluster's policy version, the entry appended to the change log every node
+ * follows). {@link PolicyChanges} calls it under its lock, after validation and before the swap.
+ */
+public interface PolicyStore {
+
+    /**
+     * Records {@code next} as the successor of {@code current}, with its audit entry, durably.
+     *
+     * @return the entry as recorded (with its {@code seq})
+     * @throws StaleVersionException when the store holds a newer version than {@code current} (another
+     *                               node's change); nothing was recorded
+     * @throws IOException           when it cannot be recorded; the live policy must then stay as it is
+     */
+    AuditEntry commit(Policy current, Policy next, AuditEntry entry) throws IOException;
+
+    /** A recent version of the policy, to merge an edit that was based on it; empty once forgotten. */
+    Optional<Policy> version(long version);
+}
