@@ -123,6 +123,8 @@ public final class ThrottleEngine {
     private final OutcomeCounters counters = new OutcomeCounters(HISTORY_SECONDS);
     private final LatencyTracker latency = new LatencyTracker(LATENCY_SECONDS);
     private final SearchEngineVerifier verifier;
+    /** Sees every decision (the what-if shadow), or null. */
+    private volatile DecisionTap tap;
 
     /**
      * An engine without search-engine verification: with {@code crawlers.verifySearchEngines} on, every
@@ -169,6 +171,20 @@ public final class ThrottleEngine {
      */
     public Decision decide(Request request) {
         long now = clock.millis();
+        Decision decision = judge(request, now);
+        DecisionTap observer = tap;
+        return observer == null ? decision : observer.tapped(request, now, decision);
+    }
+
+    /**
+     * Watches every decision from now on (the what-if shadow), or stops with null. The tap hands back a
+     * decision that acts like the engine's; it never changes an outcome.
+     */
+    public void tap(DecisionTap newTap) {
+        tap = newTap;
+    }
+
+    private Decision judge(Request request, long now) {
         CompiledPolicy compiled = current.get();
         Policy policy = compiled.policy();
         IpAddress address = compiled.resolver().resolve(request);
@@ -512,10 +528,12 @@ public final class ThrottleEngine {
             rows.add(row(sample, compiled, nowInstant));
         }
         List<Ban> bans = policy.bans().stream().filter(b -> b.activeAt(nowInstant)).toList();
+        DecisionTap shadow = tap;
         return new Snapshot(nowInstant, policy.version(), policy.pause(), counters.lastSeconds(now),
                 new LoadState(load.inFlight(), load.waiting(), policy.load().maxActive(), policy.load().maxWaiting()),
                 latency.summary(now), List.copyOf(rows),
-                new ClientTableStats(store.tracked(), store.capacity(), store.evicted()), bans, counters.totals());
+                new ClientTableStats(store.tracked(), store.capacity(), store.evicted()), bans, counters.totals(),
+                shadow == null ? null : shadow.summary(now));
     }
 
     private ClientRow row(ClientSample sample, CompiledPolicy compiled, Instant now) {
