@@ -10,7 +10,7 @@ import picocli.CommandLine.Option;
 
 /** {@code java -jar sluice-server.jar}: the headless front end. */
 @Command(name = "sluice-server", mixinStandardHelpOptions = true,
-        versionProvider = Main.Version.class,
+        versionProvider = Main.Version.class, subcommands = io.sluice.server.replay.ReplayCommand.class,
         description = "Sluice front end: a throttling reverse proxy with an admin API.")
 public final class Main implements Callable<Integer> {
 
