@@ -5,6 +5,7 @@ import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.classify.CrawlerListClassifier;
 import io.sluice.engine.governor.CrawlGovernor;
 import io.sluice.engine.governor.DomainSettings;
+import io.sluice.engine.whatif.LiveShadow;
 import io.sluice.server.admin.AdminHandler;
 import io.sluice.server.demo.DemoCrawlers;
 import io.sluice.server.demo.DemoSite;
@@ -71,9 +72,10 @@ public final class SluiceServer implements AutoCloseable {
     public static SluiceServer start(ServerConfig config, List<Handler> extraAdminRoutes) throws Exception {
         InstantSource clock = InstantSource.system();
         StateDirectory state = StateDirectory.open(config.stateDir(), config.initialPolicy());
-        ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), clock, state.loadPolicy(),
-                config.crawlerList() == null ? CrawlerListClassifier.bundled()
-                        : CrawlerListClassifier.fromFile(config.crawlerList()));
+        CrawlerListClassifier classifier = config.crawlerList() == null ? CrawlerListClassifier.bundled()
+                : CrawlerListClassifier.fromFile(config.crawlerList());
+        ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), clock, state.loadPolicy(), classifier);
+        LiveShadow shadow = new LiveShadow(engine, EngineConfig.defaults(), classifier, null, clock);
         CrawlGovernor governor = new CrawlGovernor(clock, () -> engine.policy().governor(),
                 RandomGenerator.of("L64X128MixRandom"), CrawlGovernor.DEFAULT_MAX_DOMAINS, state.loadDomainSettings());
         governor.onSettingsChanged(settings -> saveDomainSettings(state, settings));
@@ -103,11 +105,17 @@ public final class SluiceServer implements AutoCloseable {
                 new ThrottleHandler(engine, clock, accessLog, UpstreamProxy.to(upstream, config.upstreamTimeout())));
         publicSide.setVirtualHosts(List.of("@front"));
         var adminSide = new org.eclipse.jetty.server.handler.ContextHandler(
-                new AdminHandler(engine, governor, state, clock, extraAdminRoutes));
+                new AdminHandler(engine, governor, shadow, state, clock, extraAdminRoutes));
         adminSide.setVirtualHosts(List.of("@admin"));
         byConnector.addHandler(publicSide);
         byConnector.addHandler(adminSide);
         server.setHandler(new GracefulHandler(byConnector));
+        server.addEventListener(new org.eclipse.jetty.util.component.LifeCycle.Listener() {
+            @Override
+            public void lifeCycleStopped(org.eclipse.jetty.util.component.LifeCycle stopped) {
+                shadow.close(); // its thread goes with the server
+            }
+        });
         try {
             startOrExplain(server, "Sluice", front, admin);
         } catch (IOException e) {

@@ -15,6 +15,7 @@ import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.PolicyConflictException;
 import io.sluice.engine.policy.PolicyJson;
 import io.sluice.engine.policy.PolicyValidationException;
+import io.sluice.engine.whatif.LiveShadow;
 import io.sluice.server.state.AuditEntry;
 import io.sluice.server.state.StateDirectory;
 import java.io.IOException;
@@ -28,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import org.eclipse.jetty.http.HttpHeader;
@@ -57,12 +59,14 @@ public final class AdminHandler extends Handler.Abstract {
     private final byte[] token;
     private final byte[] workerToken;
     private final GovernorApi governor;
+    private final ShadowApi shadow;
     private final SluiceMetrics metrics;
     private final Object writeLock = new Object();
 
-    public AdminHandler(ThrottleEngine engine, CrawlGovernor governor, StateDirectory state, InstantSource clock,
-                        List<Handler> extraRoutes) {
+    public AdminHandler(ThrottleEngine engine, CrawlGovernor governor, LiveShadow shadow, StateDirectory state,
+                        InstantSource clock, List<Handler> extraRoutes) {
         this.engine = engine;
+        this.shadow = new ShadowApi(shadow, engine, state, clock, this::replacePolicy);
         this.governor = new GovernorApi(governor, () -> engine.policy().governor(), state, clock);
         this.workerToken = state.workerToken().getBytes(StandardCharsets.UTF_8);
         this.state = state;
@@ -128,6 +132,9 @@ public final class AdminHandler extends Handler.Abstract {
                     return only(method, "DELETE", response, callback)
                             || removeBan(request, response, callback, path.substring((PREFIX + "bans/").length()));
                 }
+                if (path.startsWith(PREFIX + "policy/shadow")) {
+                    return shadow.route(request, response, callback, path, method);
+                }
                 if (governor.route(request, response, callback, path, method)) {
                     return true;
                 }
@@ -156,17 +163,31 @@ public final class AdminHandler extends Handler.Abstract {
         // Read the body even when the answer is an error: an unread body makes Jetty close the connection,
         // and a client reusing it for its next call would see it die under it.
         String body = body(request);
+        replacePolicy(request, response, callback, () -> parseRequired(body, Policy.class), "policy.replace", "");
+        return true; // answered either way
+    }
+
+    /**
+     * The one path a whole new policy takes ({@code PUT /policy}, promoting the shadow): the {@code If-Match}
+     * version check, validation, the swap, {@code policy.json}, the audit entry, the answer.
+     *
+     * @return the installed policy, or null when the answer is an error (already sent)
+     */
+    Policy replacePolicy(Request request, Response response, Callback callback, Supplier<Policy> proposal,
+                         String action, String detailPrefix) throws Exception {
         String ifMatch = request.getHeaders().get(HttpHeader.IF_MATCH);
         if (ifMatch == null) {
-            return error(response, callback, 428, "If-Match with the policy's ETag is required");
+            error(response, callback, 428, "If-Match with the policy's ETag is required");
+            return null;
         }
         long expected;
         try {
             expected = Long.parseLong(ifMatch.replace("W/", "").replace("\"", "").trim());
         } catch (NumberFormatException e) {
-            return error(response, callback, 400, "If-Match must be a policy ETag such as \"7\"");
+            error(response, callback, 400, "If-Match must be a policy ETag such as \"7\"");
+            return null;
         }
-        Policy proposed = parseRequired(body, Policy.class);
+        Policy proposed = proposal.get();
         Policy installed;
         synchronized (writeLock) {
             Policy before = engine.policy();
@@ -176,14 +197,16 @@ public final class AdminHandler extends Handler.Abstract {
                 throw new BadRequest(400, e.errors());
             } catch (PolicyConflictException e) {
                 response.getHeaders().put(HttpHeader.ETAG, etag(e.currentVersion()));
-                return json(response, callback, 412, Map.of("error", "the policy changed since version "
+                json(response, callback, 412, Map.of("error", "the policy changed since version "
                         + expected + "; reload and apply again", "currentVersion", e.currentVersion()));
+                return null;
             }
-            persist(request, installed, "policy.replace", "policy version " + before.version() + " -> "
+            persist(request, installed, action, detailPrefix + "policy version " + before.version() + " -> "
                     + installed.version(), JSON.valueToTree(before), JSON.valueToTree(installed));
         }
         response.getHeaders().put(HttpHeader.ETAG, etag(installed.version()));
-        return json(response, callback, 200, installed);
+        json(response, callback, 200, installed);
+        return installed;
     }
 
     /** What {@code POST /api/v1/bans} accepts. */
@@ -347,7 +370,7 @@ public final class AdminHandler extends Handler.Abstract {
         return parseRequired(body(request), type);
     }
 
-    private static <T> T parseRequired(String body, Class<T> type) {
+    static <T> T parseRequired(String body, Class<T> type) {
         if (body.isBlank()) {
             throw new BadRequest(400, List.of(new FieldError("body", "a JSON body is required")));
         }
@@ -370,7 +393,7 @@ public final class AdminHandler extends Handler.Abstract {
         }
     }
 
-    private static String etag(long version) {
+    static String etag(long version) {
         return "\"" + version + "\"";
     }
 
