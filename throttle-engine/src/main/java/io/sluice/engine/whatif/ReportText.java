@@ -25,9 +25,9 @@ public final class ReportText {
                     "live", "candidate", "change"));
             for (WhatIfReport.OutcomeRow row : report.outcomes()) {
                 long change = row.candidate() - row.live();
-                out.append(String.format(Locale.ROOT, "%-8s %-26s %,12d %,12d %10s%n", row.requestClass(),
+                out.append(String.format(Locale.ROOT, "%-8s %-26s %,12d %,12d %10s", row.requestClass(),
                         row.outcome(), row.live(), row.candidate(), change == 0 ? "" : String.format(Locale.ROOT,
-                                "%+,d", change)));
+                                "%+,d", change)).stripTrailing()).append('\n');
             }
         }
         if (!report.clients().isEmpty()) {
