@@ -5,6 +5,7 @@ import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.classify.CrawlerListClassifier;
 import io.sluice.engine.classify.SearchEngineVerifier;
 import io.sluice.engine.governor.CrawlGovernor;
+import io.sluice.engine.whatif.LiveShadow;
 import io.sluice.server.admin.AdminHandler;
 import io.sluice.server.demo.DemoCrawlers;
 import io.sluice.server.demo.DemoSite;
@@ -62,6 +63,7 @@ public final class SluiceServer implements AutoCloseable {
     private DemoCrawlers crawlers;
     private AutomaticBanRecorder automaticBans;
     private ThreadPoolExecutor dnsLookups;
+    private LiveShadow shadow;
 
     private SluiceServer(Server server, Server adminServer, AdminCertificate adminCertificate,
                          PolicyChanges policyChanges, Server demoSite, ServerConnector frontConnector,
@@ -101,10 +103,12 @@ public final class SluiceServer implements AutoCloseable {
         StateDirectory state = StateDirectory.open(config.stateDir(), config.initialPolicy(),
                 adminOptions.auditMaxBytes(), adminOptions.auditKeep());
         ThreadPoolExecutor dnsLookups = dnsLookups();
-        ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), clock, state.loadPolicy(),
-                config.crawlerList() == null ? CrawlerListClassifier.bundled()
-                        : CrawlerListClassifier.fromFile(config.crawlerList()),
-                searchEngineVerifier(dnsLookups, clock));
+        CrawlerListClassifier classifier = config.crawlerList() == null ? CrawlerListClassifier.bundled()
+                : CrawlerListClassifier.fromFile(config.crawlerList());
+        SearchEngineVerifier verifier = searchEngineVerifier(dnsLookups, clock);
+        ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), clock, state.loadPolicy(), classifier,
+                verifier);
+        LiveShadow shadow = new LiveShadow(engine, EngineConfig.defaults(), classifier, verifier, clock);
         AutomaticBanRecorder automaticBans = new AutomaticBanRecorder(engine, state, clock);
         engine.onAutomaticBans(automaticBans);
         CrawlGovernor governor = new CrawlGovernor(clock, () -> engine.policy().governor(),
@@ -139,7 +143,7 @@ public final class SluiceServer implements AutoCloseable {
         Server adminServer = Listeners.adminServer(config.limits());
         adminServer.setStopTimeout(STOP_TIMEOUT_MILLIS);
         ServerConnector admin = Listeners.admin(adminServer, config.admin(), config.limits(), certificate);
-        adminServer.setHandler(new GracefulHandler(Listeners.patient(new AdminHandler(engine, governor, state,
+        adminServer.setHandler(new GracefulHandler(Listeners.patient(new AdminHandler(engine, governor, shadow, state,
                 changes, clock, extraAdminRoutes, hostNames(config)), Listeners.ADMIN_REQUEST_IDLE)));
         try {
             startOrExplain(adminServer, "the Sluice admin API", admin);
@@ -151,12 +155,14 @@ public final class SluiceServer implements AutoCloseable {
             }
             automaticBans.close();
             dnsLookups.shutdownNow();
+            shadow.close();
             throw e;
         }
         SluiceServer running = new SluiceServer(server, adminServer, certificate, changes, demoSite, front, admin,
                 state, engine, governor, accessLog);
         running.automaticBans = automaticBans;
         running.dnsLookups = dnsLookups;
+        running.shadow = shadow; // its thread goes with the server
         if (config.demoTraffic()) {
             running.traffic = DemoTraffic.start(running.frontUri());
             running.crawlers = DemoCrawlers.start(running.adminUri(), state.workerToken());
@@ -290,6 +296,7 @@ public final class SluiceServer implements AutoCloseable {
         } finally {
             automaticBans.close();
             dnsLookups.shutdownNow();
+            shadow.close();
             if (accessLog != null) {
                 accessLog.close();
             }

@@ -159,6 +159,8 @@ public final class ThrottleEngine {
     private final OutcomeCounters counters = new OutcomeCounters(HISTORY_SECONDS);
     private final LatencyTracker latency = new LatencyTracker(LATENCY_SECONDS);
     private final SearchEngineVerifier verifier;
+    /** Sees every decision (the what-if shadow), or null. */
+    private volatile DecisionTap tap;
 
     /**
      * An engine without search-engine verification: with {@code crawlers.verifySearchEngines} on, every
@@ -233,16 +235,26 @@ public final class ThrottleEngine {
      * @throws IllegalArgumentException when the request's peer address is not an IP literal
      */
     public Decision decide(Request request) {
-        return decide(store, addresses, request);
+        long now = clock.millis();
+        Decision decision = judge(store, addresses, request, now);
+        DecisionTap observer = tap;
+        return observer == null ? decision : observer.tapped(request, now, decision);
+    }
+
+    /**
+     * Watches every decision from now on (the what-if shadow), or stops with null. The tap hands back a
+     * decision that acts like the engine's; it never changes an outcome.
+     */
+    public void tap(DecisionTap newTap) {
+        tap = newTap;
     }
 
     /**
      * The decision, with each store's handle and lease types named (see {@link ClientStateStore}): {@code C}/{@code L}
      * for clients, {@code A}/{@code M} for address aggregates.
      */
-    private <C, L, A, M> Decision decide(ClientStateStore<C, L> store, ClientStateStore<A, M> addresses,
-                                         Request request) {
-        long now = clock.millis();
+    private <C, L, A, M> Decision judge(ClientStateStore<C, L> store, ClientStateStore<A, M> addresses,
+                                        Request request, long now) {
         CompiledPolicy compiled = current.get();
         if (now >= compiled.nextBanExpiryMillis()) {
             compiled = purgeExpiredBans(compiled, now);
@@ -779,10 +791,12 @@ public final class ThrottleEngine {
             rows.subList(config.topClients(), rows.size()).clear();
         }
         List<Ban> bans = policy.bans().stream().filter(b -> b.activeAt(nowInstant)).toList();
+        DecisionTap shadow = tap;
         return new Snapshot(nowInstant, policy.version(), policy.pause(), counters.lastSeconds(now),
                 new LoadState(load.inFlight(), load.waiting(), policy.load().maxActive(), policy.load().maxWaiting()),
                 latency.summary(now), List.copyOf(rows),
-                new ClientTableStats(store.tracked(), store.capacity(), store.evicted()), bans, counters.totals());
+                new ClientTableStats(store.tracked(), store.capacity(), store.evicted()), bans, counters.totals(),
+                shadow == null ? null : shadow.summary(now));
     }
 
     /** @param perAddress the aggregate's settings for an address row, null for a client's */

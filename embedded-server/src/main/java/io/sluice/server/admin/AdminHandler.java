@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.governor.CrawlGovernor;
 import io.sluice.engine.policy.FieldError;
+import io.sluice.engine.whatif.LiveShadow;
 import io.sluice.server.change.PolicyChanges;
 import io.sluice.server.state.StateDirectory;
 import java.io.IOException;
@@ -43,8 +44,8 @@ public final class AdminHandler extends Handler.Wrapper {
      *                    answer their own paths and return false for the rest
      * @param hostNames   the host names the admin listener answers to besides addresses and localhost
      */
-    public AdminHandler(ThrottleEngine engine, CrawlGovernor governor, StateDirectory state, PolicyChanges changes,
-                        InstantSource clock, List<Handler> extraRoutes, Set<String> hostNames) {
+    public AdminHandler(ThrottleEngine engine, CrawlGovernor governor, LiveShadow shadow, StateDirectory state,
+                        PolicyChanges changes, InstantSource clock, List<Handler> extraRoutes, Set<String> hostNames) {
         PathMappingsHandler routes = new PathMappingsHandler();
         routes.addMapping(new ServletPathSpec("/metrics"), new MetricsResource(
                 new SluiceMetrics(engine::snapshot, governor::snapshot)));
@@ -56,6 +57,9 @@ public final class AdminHandler extends Handler.Wrapper {
         routes.addMapping(api("bans/{id}"), new BanResource(changes));
         routes.addMapping(api("pause"), new PauseResource(changes, true));
         routes.addMapping(api("resume"), new PauseResource(changes, false));
+        ShadowResource shadowRoutes = new ShadowResource(new ShadowApi(shadow, engine, state, clock, changes));
+        routes.addMapping(api("policy/shadow"), shadowRoutes);
+        routes.addMapping(api("policy/shadow/promote"), shadowRoutes);
         routes.addMapping(api("audit"), new AuditResource(state.audit()));
         routes.addMapping(api("tokens"), new TokensResource(state.tokens(), state.audit(), clock, false));
         routes.addMapping(api("tokens/{name}"), new TokensResource(state.tokens(), state.audit(), clock, true));

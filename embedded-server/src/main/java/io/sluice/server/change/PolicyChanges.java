@@ -81,6 +81,15 @@ public final class PolicyChanges {
      * @throws ChangeNotSavedException   when it could not be made durable; nothing changed
      */
     public Policy replace(Author author, long basedOn, Policy proposed) {
+        return replace(author, basedOn, proposed, "policy.replace", "");
+    }
+
+    /**
+     * {@link #replace(Author, long, Policy)} recorded under its own action, e.g. a shadow policy promoted.
+     *
+     * @param detailPrefix what the audit entry's detail starts with
+     */
+    public Policy replace(Author author, long basedOn, Policy proposed, String action, String detailPrefix) {
         synchronized (lock) {
             Policy live = engine.policy();
             JsonNode ours = tree(proposed.withVersion(basedOn));
@@ -101,10 +110,10 @@ public final class PolicyChanges {
             }
             Policy next = fromTree(result).withVersion(live.version() + 1);
             List<String> changed = PolicyMerge.changedFields(tree(live.withVersion(0)), tree(next.withVersion(0)));
-            String detail = "policy version " + live.version() + " -> " + next.version()
+            String detail = detailPrefix + "policy version " + live.version() + " -> " + next.version()
                     + (changed.isEmpty() ? " (no field changed)" : ": " + String.join(", ", changed))
                     + (basedOn == live.version() ? "" : " (edited from version " + basedOn + ", merged)");
-            return install(author, "policy.replace", detail, live, next, tree(live), tree(next));
+            return install(author, action, detail, live, next, tree(live), tree(next));
         }
     }
 

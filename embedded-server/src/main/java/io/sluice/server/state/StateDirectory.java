@@ -100,7 +100,8 @@ public final class StateDirectory {
         return Policy.defaults();
     }
 
-    private static Policy read(Path file, String what) {
+    /** Reads and validates a policy file; {@code what} names it in the message of the {@link StateException}. */
+    public static Policy read(Path file, String what) {
         Policy policy;
         try {
             policy = PolicyJson.mapper().readValue(Files.readString(file, StandardCharsets.UTF_8), Policy.class);

@@ -18,7 +18,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.time.Duration;
 import org.eclipse.jetty.client.ContentResponse;
 import org.eclipse.jetty.http.HttpHeader;
 import org.junit.jupiter.api.AfterEach;
@@ -241,17 +240,10 @@ class AdminApiTest {
     }
 
     private URI api(String path) {
-        return server.adminUri().resolve("/api/v1/" + path);
+        return AdminCalls.api(server, path);
     }
 
     private HttpResponse<String> send(String method, String path, String body, String ifMatch) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(api(path)).timeout(Duration.ofSeconds(10))
-                .header("Authorization", "Bearer " + server.adminToken())
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-                        : HttpRequest.BodyPublishers.ofString(body));
-        if (ifMatch != null) {
-            request.header("If-Match", ifMatch);
-        }
-        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        return AdminCalls.send(http, server, method, path, body, ifMatch);
     }
 }

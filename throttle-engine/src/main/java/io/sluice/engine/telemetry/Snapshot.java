@@ -21,6 +21,7 @@ import java.util.Map;
  * @param clients         pressure on the client tables
  * @param bans            the bans in force
  * @param totals          counts by class and outcome since the engine started (never go down)
+ * @param shadow          the shadow policy's summary, or null when none is installed
  */
 public record Snapshot(
         Instant takenAt,
@@ -32,5 +33,13 @@ public record Snapshot(
         List<ClientRow> topClients,
         ClientTableStats clients,
         List<Ban> bans,
-        Map<RequestClass, ClassCounts> totals) {
+        Map<RequestClass, ClassCounts> totals,
+        ShadowSummary shadow) {
+
+    /** A snapshot without a shadow policy. */
+    public Snapshot(Instant takenAt, long policyVersion, Policy.Pause pause, List<SecondCounts> seconds,
+                    LoadState load, LatencySummary upstreamLatency, List<ClientRow> topClients,
+                    ClientTableStats clients, List<Ban> bans, Map<RequestClass, ClassCounts> totals) {
+        this(takenAt, policyVersion, pause, seconds, load, upstreamLatency, topClients, clients, bans, totals, null);
+    }
 }

@@ -1,0 +1,81 @@
+package io.sluice.benchmarks;
+
+import io.sluice.engine.Decision;
+import io.sluice.engine.EngineConfig;
+import io.sluice.engine.Request;
+import io.sluice.engine.ThrottleEngine;
+import io.sluice.engine.classify.CrawlerListClassifier;
+import io.sluice.engine.policy.Policy;
+import io.sluice.engine.whatif.LiveShadow;
+import io.sluice.engine.whatif.WhatIfReport;
+import java.time.InstantSource;
+import java.util.Locale;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * What a shadow policy costs the request path: one decision (and its completion) with 100,000 tracked clients,
+ * without a shadow and with one installed, in the same run (goal: under 1.3x). The shadow's own thread runs
+ * beside the benchmark as it would beside the front end; at JMH's rate (millions of decisions a second) it
+ * cannot keep up and drops what it cannot queue, which is the cheaper path: the tear-down prints how many
+ * decisions it saw and dropped, so the figure can be read for what it is.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 6, time = 3)
+@Measurement(iterations = 5, time = 3)
+@Fork(3)
+public class ShadowBenchmark {
+
+    Request[] requests;
+    ThrottleEngine plain;
+    ThrottleEngine shadowed;
+    LiveShadow shadow;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+        requests = Clients.requests(new Random(7), DecisionBenchmark.TRACKED);
+        CrawlerListClassifier classifier = CrawlerListClassifier.bundled();
+        Policy live = DecisionBenchmark.benchmarkPolicy(true);
+        plain = new ThrottleEngine(EngineConfig.defaults(), InstantSource.system(), live, classifier);
+        shadowed = new ThrottleEngine(EngineConfig.defaults(), InstantSource.system(), live, classifier);
+        DecisionBenchmark.trackAll(plain, requests);
+        DecisionBenchmark.trackAll(shadowed, requests);
+        shadow = new LiveShadow(shadowed, EngineConfig.defaults(), classifier, null, InstantSource.system());
+        // a candidate that differs (a lower hit limit), so the shadow's run does real work
+        shadow.install(live.withHitStack(new Policy.HitStack(15, 100)));
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+        WhatIfReport report = shadow.report(0);
+        System.out.printf(Locale.ROOT, "%nshadow: %,d decisions judged in its window, %,d dropped since installed%n",
+                report.requests(), report.dropped());
+        shadow.close();
+    }
+
+    /** A full decision and its completion, no shadow installed. */
+    @Benchmark
+    public Decision withoutShadow() {
+        return DecisionBenchmark.finish(plain.decide(DecisionBenchmark.pick(requests)));
+    }
+
+    /** The same with a shadow installed: the decision is also queued for the candidate, and so is its completion. */
+    @Benchmark
+    public Decision withShadow() {
+        return DecisionBenchmark.finish(shadowed.decide(DecisionBenchmark.pick(requests)));
+    }
+}
