@@ -10,6 +10,7 @@ import io.sluice.server.demo.DemoCrawlers;
 import io.sluice.server.demo.DemoSite;
 import io.sluice.server.demo.DemoTraffic;
 import io.sluice.server.front.AccessLog;
+import io.sluice.server.front.PublicConnector;
 import io.sluice.server.front.ThrottleHandler;
 import io.sluice.server.front.UpstreamProxy;
 import io.sluice.server.state.StateDirectory;
@@ -92,7 +93,8 @@ public final class SluiceServer implements AutoCloseable {
         threads.setName("sluice");
         Server server = new Server(threads);
         server.setStopTimeout(STOP_TIMEOUT_MILLIS);
-        ServerConnector front = connector(server, config.listen());
+        ServerConnector front = PublicConnector.create(server, config.listen().host(), config.listen().port());
+        server.addConnector(front);
         ServerConnector admin = connector(server, config.admin());
         admin.setName("admin");
         front.setName("front");

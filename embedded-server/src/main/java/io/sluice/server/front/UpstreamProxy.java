@@ -3,13 +3,39 @@ package io.sluice.server.front;
 import java.net.URI;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.http.HttpException;
+import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.http.HttpURI;
+import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.proxy.ProxyHandler;
 import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
 
-/** Jetty's reverse proxy to one upstream, with an HTTP client tuned for a proxy's job. */
+/**
+ * Jetty's reverse proxy to one upstream, with an HTTP client tuned for a proxy's job and the header
+ * rules of {@link HopByHop} and {@link ForwardedHeaders} in both directions.
+ *
+ * <p>What it changes from the stock {@link ProxyHandler.Reverse}, and why:
+ * <ul>
+ *   <li>Request headers: the client's forwarding claims are dropped and replaced by what the engine
+ *       resolved ({@link ForwardedHeaders}); fields named in the client's {@code Connection} are dropped.</li>
+ *   <li>Response headers: fields named in the upstream's {@code Connection} are dropped too (the stock
+ *       proxy only drops the fixed hop-by-hop set), and the upstream's {@code Date} and {@code Server}
+ *       replace the front end's instead of being sent beside them.</li>
+ *   <li>A request that is safe to repeat (an idempotent method with no body) whose upstream connection
+ *       failed before any response began is sent once more on another connection: that is an upstream
+ *       closing an idle pooled connection just as the request went out. Anything else gets the 502.</li>
+ * </ul>
+ */
 public final class UpstreamProxy {
+    private static final String RETRIED = UpstreamProxy.class.getName() + ".retried";
+
     private UpstreamProxy() {
     }
 
@@ -18,39 +44,158 @@ public final class UpstreamProxy {
      * @param upstreamTimeout how long an upstream may take before the client gets a 504
      */
     public static ProxyHandler.Reverse to(URI upstream, Duration upstreamTimeout) {
+        return new Reverse(upstream, upstreamTimeout.toMillis());
+    }
+
+    private static final class Reverse extends ProxyHandler.Reverse {
+        private final long timeoutMillis;
+        private final ForwardedHeaders forwarded = new ForwardedHeaders("sluice");
+
+        Reverse(URI upstream, long timeoutMillis) {
+            super(rewriter(upstream));
+            this.timeoutMillis = timeoutMillis;
+            // The upstream's responses are handled on the server's own threads: no hand-off to a second
+            // pool per request, and one place that bounds the threads.
+            setUseServerThreadPool(true);
+            setViaHost("sluice");
+        }
+
+        @Override
+        protected HttpClient newHttpClient() {
+            HttpClient client = new HttpClient();
+            // Without this the upstream sees Jetty's own User-Agent as well as the client's.
+            client.setUserAgentField(null);
+            client.setFollowRedirects(false);
+            client.setMaxConnectionsPerDestination(256);
+            client.setIdleTimeout(30_000);
+            client.setConnectTimeout(5_000);
+            return client;
+        }
+
+        @Override
+        protected org.eclipse.jetty.client.Request newProxyToServerRequest(Request clientToProxy, HttpURI target) {
+            // A slow upstream ends in a 504 for the client instead of a hung connection.
+            return super.newProxyToServerRequest(clientToProxy, target).timeout(timeoutMillis, TimeUnit.MILLISECONDS);
+        }
+
+        @Override
+        protected void copyRequestHeaders(Request clientToProxy, org.eclipse.jetty.client.Request proxyToServer) {
+            HttpFields client = clientToProxy.getHeaders();
+            HopByHop hopByHop = HopByHop.of(client);
+            proxyToServer.headers(upstream -> {
+                for (HttpField field : client) {
+                    if (!hopByHop.strips(field) && !ForwardedHeaders.isClientClaim(field)) {
+                        upstream.add(field);
+                    }
+                }
+            });
+        }
+
+        @Override
+        protected void addProxyHeaders(Request clientToProxy, org.eclipse.jetty.client.Request proxyToServer) {
+            String resolved = (String) clientToProxy.getAttribute(ForwardedHeaders.CLIENT_ADDRESS);
+            HttpVersion version = HttpVersion.fromString(clientToProxy.getConnectionMetaData().getProtocol());
+            proxyToServer.headers(upstream -> forwarded.add(clientToProxy.getHeaders(), upstream,
+                    Request.getRemoteAddr(clientToProxy), resolved, clientToProxy.isSecure(), version));
+        }
+
+        @Override
+        protected org.eclipse.jetty.client.Response.CompleteListener newServerToProxyResponseListener(
+                Request clientToProxy, org.eclipse.jetty.client.Request proxyToServer, Response proxyToClient,
+                Callback proxyToClientCallback) {
+            return new ResponseListener(clientToProxy, proxyToServer, proxyToClient, proxyToClientCallback);
+        }
+
+        @Override
+        protected void onServerToProxyResponseFailure(Request clientToProxy,
+                org.eclipse.jetty.client.Request proxyToServer, org.eclipse.jetty.client.Response serverToProxy,
+                Response proxyToClient, Callback proxyToClientCallback, Throwable failure) {
+            if (safeToRepeat(clientToProxy, proxyToServer, serverToProxy, proxyToClient, failure)) {
+                org.eclipse.jetty.client.Request again = newProxyToServerRequest(clientToProxy,
+                        HttpURI.from(proxyToServer.getURI()));
+                proxyToServer.getAttributes().forEach(again::attribute);
+                again.attribute(RETRIED, Boolean.TRUE);
+                again.headers(headers -> headers.add(proxyToServer.getHeaders()));
+                sendProxyToServerRequest(clientToProxy, again, proxyToClient, proxyToClientCallback);
+                return;
+            }
+            HttpException clientsFault = httpExceptionIn(failure);
+            if (clientsFault != null && !proxyToClient.isCommitted()) {
+                // The client's own body was malformed (bad chunk framing): its 400, not the upstream's 502.
+                Response.writeError(clientToProxy, proxyToClient, proxyToClientCallback, clientsFault.getCode(),
+                        clientsFault.getReason());
+                return;
+            }
+            super.onServerToProxyResponseFailure(clientToProxy, proxyToServer, serverToProxy, proxyToClient,
+                    proxyToClientCallback, failure);
+        }
+
+        private static boolean safeToRepeat(Request clientToProxy, org.eclipse.jetty.client.Request proxyToServer,
+                                            org.eclipse.jetty.client.Response serverToProxy, Response proxyToClient,
+                                            Throwable failure) {
+            return !proxyToServer.getAttributes().containsKey(RETRIED)
+                    && !(failure instanceof TimeoutException)
+                    && (serverToProxy == null || serverToProxy.getStatus() == 0)
+                    && !proxyToClient.isCommitted()
+                    && idempotent(clientToProxy.getMethod())
+                    && clientToProxy.getLength() <= 0
+                    && !clientToProxy.getHeaders().contains(HttpHeader.TRANSFER_ENCODING);
+        }
+
+        /** The HTTP error (a malformed request body, found by Jetty's parser) behind {@code failure}, or null. */
+        private static HttpException httpExceptionIn(Throwable failure) {
+            for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+                if (cause instanceof HttpException http) {
+                    return http;
+                }
+            }
+            return null;
+        }
+
+        private static boolean idempotent(String method) {
+            HttpMethod known = HttpMethod.fromString(method);
+            return known != null && known.isIdempotent();
+        }
+
+        /** The stock listener, but with the response header rules of the class comment. */
+        private final class ResponseListener extends ProxyResponseListener {
+            private final Response proxyToClient;
+
+            ResponseListener(Request clientToProxy, org.eclipse.jetty.client.Request proxyToServer,
+                             Response proxyToClient, Callback proxyToClientCallback) {
+                super(clientToProxy, proxyToServer, proxyToClient, proxyToClientCallback);
+                this.proxyToClient = proxyToClient;
+            }
+
+            @Override
+            public void onHeaders(org.eclipse.jetty.client.Response serverToProxy) {
+                HttpFields upstream = serverToProxy.getHeaders();
+                HopByHop hopByHop = HopByHop.of(upstream);
+                HttpFields.Mutable client = proxyToClient.getHeaders();
+                for (HttpField field : upstream) {
+                    if (hopByHop.strips(field)) {
+                        continue;
+                    }
+                    HttpHeader header = field.getHeader();
+                    if (header == HttpHeader.DATE || header == HttpHeader.SERVER) {
+                        client.put(field);
+                    } else {
+                        client.add(field);
+                    }
+                }
+            }
+        }
+    }
+
+    private static java.util.function.Function<Request, HttpURI> rewriter(URI upstream) {
         String scheme = upstream.getScheme();
         String host = upstream.getHost();
         int port = upstream.getPort();
         String basePath = upstream.getRawPath() == null || "/".equals(upstream.getRawPath())
                 ? "" : stripTrailingSlash(upstream.getRawPath());
         // The function form: no regex run per request (the (regex, replacement) constructor does one).
-        long timeoutMillis = upstreamTimeout.toMillis();
-        ProxyHandler.Reverse proxy = new ProxyHandler.Reverse(request -> HttpURI.build(request.getHttpURI())
-                .scheme(scheme).host(host).port(port).path(basePath + request.getHttpURI().getPath())) {
-            @Override
-            protected HttpClient newHttpClient() {
-                HttpClient client = new HttpClient();
-                // Without this the upstream sees Jetty's own User-Agent as well as the client's.
-                client.setUserAgentField(null);
-                client.setFollowRedirects(false);
-                client.setMaxConnectionsPerDestination(256);
-                client.setIdleTimeout(30_000);
-                client.setConnectTimeout(5_000);
-                return client;
-            }
-
-            @Override
-            protected org.eclipse.jetty.client.Request newProxyToServerRequest(Request clientToProxy, HttpURI target) {
-                // A slow upstream ends in a 504 for the client instead of a hung connection.
-                return super.newProxyToServerRequest(clientToProxy, target)
-                        .timeout(timeoutMillis, TimeUnit.MILLISECONDS);
-            }
-        };
-        // The upstream's responses are handled on the server's own threads: no hand-off to a second
-        // pool per request, and one place that bounds the threads.
-        proxy.setUseServerThreadPool(true);
-        proxy.setViaHost("sluice");
-        return proxy;
+        return request -> HttpURI.build(request.getHttpURI())
+                .scheme(scheme).host(host).port(port).path(basePath + request.getHttpURI().getPath());
     }
 
     private static String stripTrailingSlash(String path) {
