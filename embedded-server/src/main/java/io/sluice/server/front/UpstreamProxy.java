@@ -28,6 +28,8 @@ import org.eclipse.jetty.util.Callback;
  *   <li>Response headers: fields named in the upstream's {@code Connection} are dropped too (the stock
  *       proxy only drops the fixed hop-by-hop set), and the upstream's {@code Date} and {@code Server}
  *       replace the front end's instead of being sent beside them.</li>
+ *   <li>A request body without a {@code Content-Type} reaches the upstream without one (the stock proxy's
+ *       client adds {@code application/octet-stream}).</li>
  *   <li>A request that is safe to repeat (an idempotent method with no body) whose upstream connection
  *       failed before any response began is sent once more on another connection: that is an upstream
  *       closing an idle pooled connection just as the request went out. Anything else gets the 502.</li>
@@ -66,6 +68,8 @@ public final class UpstreamProxy {
             // Without this the upstream sees Jetty's own User-Agent as well as the client's.
             client.setUserAgentField(null);
             client.setFollowRedirects(false);
+            // A body the client sent without a Content-Type reaches the upstream without one.
+            client.setDefaultRequestContentType(null);
             client.setMaxConnectionsPerDestination(256);
             client.setIdleTimeout(30_000);
             client.setConnectTimeout(5_000);

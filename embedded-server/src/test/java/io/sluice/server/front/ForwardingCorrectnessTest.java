@@ -499,10 +499,7 @@ class ForwardingCorrectnessTest {
 
     /** Byte {@code i} of every streamed body is {@code i % 251}: a shift or a lost chunk changes the digest. */
     private static void writePattern(OutputStream out, long size, AtomicLong written) throws IOException {
-        byte[] block = new byte[251 * 256];
-        for (int i = 0; i < block.length; i++) {
-            block[i] = (byte) (i % 251);
-        }
+        byte[] block = patternBlock();
         long left = size;
         while (left > 0) {
             int n = (int) Math.min(block.length, left);
@@ -513,12 +510,18 @@ class ForwardingCorrectnessTest {
         out.flush();
     }
 
-    private static String patternDigest(long size) throws Exception {
-        MessageDigest digest = MessageDigest.getInstance("SHA-256");
+    /** A whole number of periods of the pattern, so consecutive blocks continue it. */
+    private static byte[] patternBlock() {
         byte[] block = new byte[251 * 256];
         for (int i = 0; i < block.length; i++) {
             block[i] = (byte) (i % 251);
         }
+        return block;
+    }
+
+    private static String patternDigest(long size) throws Exception {
+        MessageDigest digest = MessageDigest.getInstance("SHA-256");
+        byte[] block = patternBlock();
         for (long left = size; left > 0; left -= block.length) {
             digest.update(block, 0, (int) Math.min(block.length, left));
         }
