@@ -105,7 +105,7 @@ public final class SluiceServer implements AutoCloseable {
                 new ThrottleHandler(engine, clock, accessLog, UpstreamProxy.to(upstream, config.upstreamTimeout())));
         publicSide.setVirtualHosts(List.of("@front"));
         var adminSide = new org.eclipse.jetty.server.handler.ContextHandler(
-                new AdminHandler(engine, governor, state, clock, extraAdminRoutes));
+                new DispatchedHandler(new AdminHandler(engine, governor, state, clock, extraAdminRoutes)));
         adminSide.setVirtualHosts(List.of("@admin"));
         byConnector.addHandler(publicSide);
         byConnector.addHandler(adminSide);

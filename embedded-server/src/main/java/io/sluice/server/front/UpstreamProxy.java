@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.transport.HttpClientTransportOverHTTP;
 import org.eclipse.jetty.http.HttpException;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpFields;
@@ -12,10 +13,13 @@ import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.http.HttpURI;
 import org.eclipse.jetty.http.HttpVersion;
+import org.eclipse.jetty.io.ClientConnector;
 import org.eclipse.jetty.proxy.ProxyHandler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.Invocable.InvocationType;
 
 /**
  * Jetty's reverse proxy to one upstream, with an HTTP client tuned for a proxy's job and the header
@@ -37,6 +41,10 @@ import org.eclipse.jetty.util.Callback;
  */
 public final class UpstreamProxy {
     private static final String RETRIED = UpstreamProxy.class.getName() + ".retried";
+    /** Upstream connections at most; nginx's {@code keepalive} plays this part. */
+    private static final int MAX_CONNECTIONS = 256;
+    /** Upstream connections opened at start. */
+    private static final int WARM_CONNECTIONS = 32;
 
     private UpstreamProxy() {
     }
@@ -46,15 +54,24 @@ public final class UpstreamProxy {
      * @param upstreamTimeout how long an upstream may take before the client gets a 504
      */
     public static ProxyHandler.Reverse to(URI upstream, Duration upstreamTimeout) {
-        return new Reverse(upstream, upstreamTimeout.toMillis());
+        return to(upstream, upstreamTimeout, WARM_CONNECTIONS);
+    }
+
+    /** @param warmConnections upstream connections to open at start (tests that script each connection: 0) */
+    public static ProxyHandler.Reverse to(URI upstream, Duration upstreamTimeout, int warmConnections) {
+        return new Reverse(upstream, upstreamTimeout.toMillis(), warmConnections);
     }
 
     private static final class Reverse extends ProxyHandler.Reverse {
+        private final URI upstream;
         private final long timeoutMillis;
+        private final int warmConnections;
         private final ForwardedHeaders forwarded = new ForwardedHeaders("sluice");
 
-        Reverse(URI upstream, long timeoutMillis) {
+        Reverse(URI upstream, long timeoutMillis, int warmConnections) {
             super(rewriter(upstream));
+            this.warmConnections = warmConnections;
+            this.upstream = upstream;
             this.timeoutMillis = timeoutMillis;
             // The upstream's responses are handled on the server's own threads: no hand-off to a second
             // pool per request, and one place that bounds the threads.
@@ -64,16 +81,46 @@ public final class UpstreamProxy {
 
         @Override
         protected HttpClient newHttpClient() {
-            HttpClient client = new HttpClient();
+            ClientConnector connector = new ClientConnector();
+            // One selector for the upstream side: on a small machine more only adds threads to switch between.
+            connector.setSelectors(1);
+            HttpClientTransportOverHTTP transport = new HttpClientTransportOverHTTP(connector);
+            // The response listeners only copy bytes to the client's response and demand more when that write
+            // completes; nothing in them blocks, so the upstream's bytes are handled on the thread that read them.
+            transport.setInvocationType(InvocationType.NON_BLOCKING);
+            HttpClient client = new HttpClient(transport);
+            Server server = getServer();
+            if (server != null) {
+                // One buffer pool and one scheduler for both sides (the executor is shared by the base class).
+                client.setByteBufferPool(server.getByteBufferPool());
+                client.setScheduler(server.getScheduler());
+            }
             // Without this the upstream sees Jetty's own User-Agent as well as the client's.
             client.setUserAgentField(null);
             client.setFollowRedirects(false);
             // A body the client sent without a Content-Type reaches the upstream without one.
             client.setDefaultRequestContentType(null);
-            client.setMaxConnectionsPerDestination(256);
+            client.setMaxConnectionsPerDestination(MAX_CONNECTIONS);
             client.setIdleTimeout(30_000);
             client.setConnectTimeout(5_000);
             return client;
+        }
+
+        @Override
+        protected void doStart() throws Exception {
+            super.doStart();
+            // Connections to the upstream opened before the first visitor: no connect on the first requests'
+            // path. An upstream that is down at start is not an error here; requests will say so with a 502.
+            if (warmConnections > 0) {
+                getHttpClient().resolveDestination(getHttpClient().newRequest(upstream)).getConnectionPool()
+                        .preCreateConnections(warmConnections);
+            }
+        }
+
+        /** The proxy never blocks a thread: the upstream request is sent and answered asynchronously. */
+        @Override
+        public InvocationType getInvocationType() {
+            return InvocationType.NON_BLOCKING;
         }
 
         @Override
@@ -198,6 +245,9 @@ public final class UpstreamProxy {
         String basePath = upstream.getRawPath() == null || "/".equals(upstream.getRawPath())
                 ? "" : stripTrailingSlash(upstream.getRawPath());
         // The function form: no regex run per request (the (regex, replacement) constructor does one).
+        if (basePath.isEmpty()) {
+            return request -> HttpURI.build(request.getHttpURI()).scheme(scheme).host(host).port(port);
+        }
         return request -> HttpURI.build(request.getHttpURI())
                 .scheme(scheme).host(host).port(port).path(basePath + request.getHttpURI().getPath());
     }

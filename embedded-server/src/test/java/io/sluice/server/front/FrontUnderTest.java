@@ -11,7 +11,11 @@ import java.time.InstantSource;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 
-/** A front end as {@code SluiceServer} builds it (public connector, throttle handler, proxy), on a free port. */
+/**
+ * A front end as {@code SluiceServer} builds it (public connector, throttle handler, proxy), on a free port,
+ * except that no upstream connection is opened before the first request: the scripted upstreams tell their
+ * connections apart by the order they were opened in.
+ */
 final class FrontUnderTest implements AutoCloseable {
     static final InstantSource CLOCK = InstantSource.fixed(Instant.parse("2026-11-22T12:00:00Z"));
 
@@ -38,7 +42,7 @@ final class FrontUnderTest implements AutoCloseable {
         ServerConnector connector = PublicConnector.create(server, "127.0.0.1", 0);
         server.addConnector(connector);
         server.setHandler(new ThrottleHandler(engine, CLOCK, null,
-                UpstreamProxy.to(upstream, Duration.ofSeconds(10))));
+                UpstreamProxy.to(upstream, Duration.ofSeconds(10), 0)));
         server.start();
         return new FrontUnderTest(server, connector, engine);
     }
