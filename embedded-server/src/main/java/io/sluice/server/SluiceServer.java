@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.random.RandomGenerator;
 import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.ContextHandlerCollection;
@@ -127,7 +128,8 @@ public final class SluiceServer implements AutoCloseable {
     }
 
     private static ServerConnector connector(Server server, HostPort address) {
-        ServerConnector connector = new ServerConnector(server);
+        ServerConnector connector = new ServerConnector(server,
+                new HttpConnectionFactory(PublicConnector.anonymousHttp()));
         connector.setHost(address.host());
         connector.setPort(address.port());
         server.addConnector(connector);

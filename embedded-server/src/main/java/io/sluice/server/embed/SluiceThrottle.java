@@ -6,6 +6,7 @@ import io.sluice.engine.classify.CrawlerListClassifier;
 import io.sluice.engine.governor.CrawlGovernor;
 import io.sluice.server.admin.AdminHandler;
 import io.sluice.server.front.AccessLog;
+import io.sluice.server.front.PublicConnector;
 import io.sluice.server.front.ThrottleHandler;
 import io.sluice.server.state.StateDirectory;
 import java.io.IOException;
@@ -17,6 +18,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.random.RandomGenerator;
 import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.component.ContainerLifeCycle;
@@ -68,7 +70,8 @@ public final class SluiceThrottle extends ContainerLifeCycle {
         QueuedThreadPool adminThreads = new QueuedThreadPool(16, 2);
         adminThreads.setName("sluice-admin");
         this.admin = new Server(adminThreads);
-        this.adminConnector = new ServerConnector(admin, 1, 1);
+        this.adminConnector = new ServerConnector(admin, 1, 1,
+                new HttpConnectionFactory(PublicConnector.anonymousHttp()));
         adminConnector.setHost(builder.adminHost);
         adminConnector.setPort(builder.adminPort);
         admin.addConnector(adminConnector);

@@ -30,11 +30,17 @@ public final class PublicConnector {
     public static final UriCompliance PASS_THROUGH_URI = UriCompliance.DEFAULT.with("SLUICE_PASS_THROUGH",
             UriCompliance.Violation.AMBIGUOUS_PATH_SEPARATOR, UriCompliance.Violation.AMBIGUOUS_PATH_ENCODING);
 
-    /** The HTTP settings of the public listener. */
-    public static HttpConfiguration httpConfiguration() {
+    /** HTTP settings that name no server software ({@code Server}, {@code X-Powered-By}): for every listener. */
+    public static HttpConfiguration anonymousHttp() {
         HttpConfiguration http = new HttpConfiguration();
         http.setSendServerVersion(false);
         http.setSendXPoweredBy(false);
+        return http;
+    }
+
+    /** The HTTP settings of the public listener. */
+    public static HttpConfiguration httpConfiguration() {
+        HttpConfiguration http = anonymousHttp();
         http.setHttpCompliance(STRICT_HTTP);
         http.setUriCompliance(PASS_THROUGH_URI);
         return http;

@@ -96,6 +96,7 @@ class SluiceThrottleTest {
 
         assertThat(withToken.getStatus()).isEqualTo(200);
         assertThat(withToken.getContentAsString()).contains("\"load\"");
+        assertThat(withToken.getHeaders().get(HttpHeader.SERVER)).as("no server software named").isNull();
         assertThat(without.getStatus()).isEqualTo(401);
     }
 
