@@ -20,13 +20,21 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The front end is correct to the byte: raw requests written to a real socket, through Sluice, to an
  * upstream whose every byte is scripted ({@link RawUpstream}), and what the upstream and the client
- * receive read back byte by byte.
+ * receive read back byte by byte. Every case runs on every {@link FrontPath}.
  */
+@ParameterizedClass
+@EnumSource(FrontPath.class)
 class ForwardingCorrectnessTest {
+    @Parameter
+    FrontPath path;
+
     private static final String HOST = "Host: site.example\r\n";
     private static final int MIB = 1024 * 1024;
 
@@ -492,7 +500,7 @@ class ForwardingCorrectnessTest {
     }
 
     private FrontUnderTest front(RawUpstream upstream, Policy policy) throws Exception {
-        FrontUnderTest front = FrontUnderTest.start(upstream.uri(), policy);
+        FrontUnderTest front = FrontUnderTest.start(path, upstream.uri(), policy);
         open.add(front);
         return front;
     }

@@ -8,6 +8,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 
@@ -35,14 +36,16 @@ final class FrontUnderTest implements AutoCloseable {
         this.engine = engine;
     }
 
-    static FrontUnderTest start(URI upstream, Policy policy) throws Exception {
+    static FrontUnderTest start(FrontPath path, URI upstream, Policy policy) throws Exception {
         ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), CLOCK, policy,
                 CrawlerListClassifier.bundled());
         Server server = new Server();
         ServerConnector connector = PublicConnector.create(server, "127.0.0.1", 0);
         server.addConnector(connector);
-        server.setHandler(new ThrottleHandler(engine, CLOCK, null,
-                UpstreamProxy.to(upstream, Duration.ofSeconds(10), 0)));
+        Handler forwarding = switch (path) {
+            case PROXY_HANDLER -> UpstreamProxy.to(upstream, Duration.ofSeconds(10), 0);
+        };
+        server.setHandler(new ThrottleHandler(engine, CLOCK, null, forwarding));
         server.start();
         return new FrontUnderTest(server, connector, engine);
     }

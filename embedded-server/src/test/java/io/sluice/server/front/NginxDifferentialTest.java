@@ -47,7 +47,7 @@ class NginxDifferentialTest {
         assumeTrue(NginxProxy.binary() != null, "nginx is not installed (CI installs it: .ci/run)");
         upstream = RawUpstream.answering(NginxDifferentialTest::answer);
         nginx = NginxProxy.start(dir, upstream.port());
-        sluice = FrontUnderTest.start(upstream.uri(), FrontUnderTest.ADMIT_ALL);
+        sluice = FrontUnderTest.start(FrontPath.PROXY_HANDLER, upstream.uri(), FrontUnderTest.ADMIT_ALL);
     }
 
     @AfterAll
