@@ -10,10 +10,14 @@ for tool in wrk nginx; do
 done
 [[ -f embedded-server/target/sluice-server.jar ]] || ./mvnw -q -B -DskipTests package
 STATE=$(mktemp -d); JFR=/tmp/sluice-front.jfr
+# The upstream's 1 KiB file, in a directory nginx's worker (another user) can read.
+SITE=$(mktemp -d); chmod 755 "$SITE"
+head -c 1024 /dev/zero | tr '\0' 'x' >"$SITE/index.html"; chmod 644 "$SITE/index.html"
+sed "s#@SITE@#$SITE#" bench/front/nginx.conf >"$SITE/nginx.conf"
 pids=()
-cleanup() { kill "${pids[@]}" 2>/dev/null || true; rm -rf "$STATE"; }
+cleanup() { kill "${pids[@]}" 2>/dev/null || true; rm -rf "$STATE" "$SITE"; }
 trap cleanup EXIT
-taskset -c 0 nginx -c "$PWD/bench/front/nginx.conf" & pids+=($!)
+taskset -c 0 nginx -c "$SITE/nginx.conf" & pids+=($!)
 taskset -c 0 java -Xmx1g -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints \
   -jar embedded-server/target/sluice-server.jar --listen 127.0.0.1:19003 --admin 127.0.0.1:19093 \
   --upstream http://127.0.0.1:19001 --state "$STATE" --policy bench/front/admit-all-policy.json >/dev/null 2>&1 &

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Front-end load harness: requests/s and p99 for the upstream direct, a stock Jetty reverse proxy,
-# nginx as a reverse proxy with limit_req per client, and Sluice (admit-all policy, many client
-# addresses), measured interleaved (A B C D, A B C D, ...) with the servers on core 0 and wrk on core 1.
+# Front-end load harness: requests/s, p99 and context switches per request for the upstream direct (nginx
+# serving a 1 KiB file), a stock Jetty reverse proxy, nginx as a reverse proxy with limit_req per client,
+# and Sluice (admit-all policy, many client addresses), measured interleaved (A B C D, A B C D, ...) with
+# the servers on core 0 and wrk on core 1.
 #   bench/front/run.sh [ROUNDS] [SECONDS] [WARMUP_SECONDS]
 # With CANDIDATE_JAR=path/to/sluice-server.jar, a second Sluice built from that jar is measured in the
 # same interleaved run (an A/B of a change, as a ratio within each round).
@@ -17,14 +18,19 @@ done
 [[ -f embedded-server/target/sluice-server.jar ]] || ./mvnw -q -B -DskipTests package
 JAR=embedded-server/target/sluice-server.jar
 STATE=$(mktemp -d)
+# The upstream's 1 KiB file, in a directory nginx's worker (another user) can read.
+SITE=$(mktemp -d); chmod 755 "$SITE"
+head -c 1024 /dev/zero | tr '\0' 'x' >"$SITE/index.html"; chmod 644 "$SITE/index.html"
+sed "s#@SITE@#$SITE#" bench/front/nginx.conf >"$SITE/nginx.conf"
 pids=()
-cleanup() { kill "${pids[@]}" 2>/dev/null || true; rm -rf "$STATE"; }
+cleanup() { kill "${pids[@]}" 2>/dev/null || true; rm -rf "$STATE" "$SITE"; }
 trap cleanup EXIT
 
-taskset -c 0 nginx -c "$PWD/bench/front/nginx.conf" & pids+=($!)
+taskset -c 0 nginx -c "$SITE/nginx.conf" & pids+=($!)
 taskset -c 0 java -Xmx1g "${JVM[@]}" -cp "$JAR" io.sluice.server.bench.PlainProxy 19002 http://127.0.0.1:19001 >/dev/null 2>&1 & pids+=($!)
 taskset -c 0 java -Xmx1g "${JVM[@]}" -jar "$JAR" --listen 127.0.0.1:19003 --admin 127.0.0.1:19093 \
   --upstream http://127.0.0.1:19001 --state "$STATE" --policy bench/front/admit-all-policy.json >/dev/null 2>&1 & pids+=($!)
+declare -A PIDS=([19001]=${pids[0]} [19004]=${pids[0]} [19002]=${pids[1]} [19003]=${pids[2]})
 declare -A NAMES=([19001]="upstream direct (nginx static)" [19002]="plain Jetty proxy" [19004]="nginx proxy + limit_req" [19003]="Sluice (admit-all, many clients)")
 PORTS=(19001 19002 19004 19003)
 if [[ -n "${CANDIDATE_JAR:-}" ]]; then
@@ -33,6 +39,7 @@ if [[ -n "${CANDIDATE_JAR:-}" ]]; then
     --upstream http://127.0.0.1:19001 --state "$STATE2" --policy bench/front/admit-all-policy.json >/dev/null 2>&1 &
   pids+=($!)
   NAMES[19005]="Sluice candidate ($CANDIDATE_JAR)"
+  PIDS[19005]=$!
   PORTS+=(19005)
 fi
 sleep 5
@@ -41,13 +48,27 @@ load() { taskset -c 1 wrk -t1 -c32 -d"$2"s --latency -s bench/front/many-clients
 echo "JVM options: ${JVM[*]:-(none)}; warming up each target for ${WARMUP}s" >&2
 for port in "${PORTS[@]}"; do load "$port" "$WARMUP" >/dev/null; done
 
-echo "round,target,requests_per_s,p99_ms"
+# Context switches (voluntary + involuntary) of every thread of a process and of its children (nginx's
+# worker); the upstream and the nginx proxy share one nginx, so their figures include both servers' work.
+switches() {
+  local pid=$1 total=0 p
+  for p in "$pid" $(pgrep -P "$pid" || true); do
+    total=$((total + $(cat /proc/"$p"/task/*/status 2>/dev/null | awk '/ctxt_switches/ {s += $2} END {print s + 0}')))
+  done
+  echo "$total"
+}
+
+echo "round,target,requests_per_s,p99_ms,context_switches_per_request"
 for round in $(seq 1 "$ROUNDS"); do
   for port in "${PORTS[@]}"; do
+    before=$(switches "${PIDS[$port]}")
     out=$(load "$port" "$SECONDS_PER_RUN")
+    after=$(switches "${PIDS[$port]}")
+    requests=$(awk '/requests in/ {print $1}' <<<"$out")
+    cs=$(awk -v d=$((after - before)) -v n="$requests" 'BEGIN {printf "%.2f", (n > 0 ? d / n : 0)}')
     rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
     p99=$(awk '$1=="99%" {v=$2; if (v ~ /us$/) {sub("us","",v); v=v/1000} else if (v ~ /ms$/) {sub("ms","",v)} else if (v ~ /s$/) {sub("s","",v); v=v*1000}; print v}' <<<"$out")
-    non2xx=$(awk '/Non-2xx/ {print $4}' <<<"$out")
-    echo "$round,${NAMES[$port]},$rps,$p99${non2xx:+,non-2xx=$non2xx}"
+    non2xx=$(awk '/Non-2xx/ {print $5}' <<<"$out")
+    echo "$round,${NAMES[$port]},$rps,$p99,$cs${non2xx:+,non-2xx=$non2xx}"
   done
 done

@@ -1,5 +1,6 @@
 package io.sluice.server;
 
+import io.sluice.server.front.PublicConnector;
 import io.sluice.server.tls.AdminCertificate;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -46,7 +47,8 @@ final class Listeners {
 
     /** The public listener: connection limit and header size for the open internet. */
     static ServerConnector front(Server server, HostPort address, ConnectionLimits limits) {
-        ServerConnector connector = new ServerConnector(server, new HttpConnectionFactory(http(limits)));
+        ServerConnector connector = new ServerConnector(server,
+                new HttpConnectionFactory(http(PublicConnector.httpConfiguration(), limits)));
         bind(connector, address);
         server.addConnector(connector);
         server.addBean(new NetworkConnectionLimit(limits.frontMaxConnections(), connector));
@@ -67,8 +69,7 @@ final class Listeners {
      */
     static ServerConnector admin(Server adminServer, HostPort address, ConnectionLimits limits,
                                  AdminCertificate certificate) {
-        HttpConfiguration http = http(limits);
-        http.setSendServerVersion(false);
+        HttpConfiguration http = http(PublicConnector.anonymousHttp(), limits);
         ServerConnector connector;
         if (certificate == null) {
             connector = new ServerConnector(adminServer, 1, 1, new HttpConnectionFactory(http));
@@ -104,8 +105,7 @@ final class Listeners {
         }
     }
 
-    private static HttpConfiguration http(ConnectionLimits limits) {
-        HttpConfiguration http = new HttpConfiguration();
+    private static HttpConfiguration http(HttpConfiguration http, ConnectionLimits limits) {
         http.setRequestHeaderSize(limits.requestHeaderBytes());
         return http;
     }

@@ -11,6 +11,7 @@ import io.sluice.server.demo.DemoCrawlers;
 import io.sluice.server.demo.DemoSite;
 import io.sluice.server.demo.DemoTraffic;
 import io.sluice.server.front.AccessLog;
+import io.sluice.server.front.PublicConnector;
 import io.sluice.server.front.ThrottleHandler;
 import io.sluice.server.front.UpstreamProxy;
 import io.sluice.server.state.DomainSettingsWriter;
@@ -30,10 +31,10 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.LinkedHashSet;
-import java.util.Map;
 import java.util.Set;
 import java.util.random.RandomGenerator;
 import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.GracefulHandler;
@@ -203,7 +204,8 @@ public final class SluiceServer implements AutoCloseable {
     }
 
     private static ServerConnector connector(Server server, HostPort address) {
-        ServerConnector connector = new ServerConnector(server);
+        ServerConnector connector = new ServerConnector(server,
+                new HttpConnectionFactory(PublicConnector.anonymousHttp()));
         connector.setHost(address.host());
         connector.setPort(address.port());
         server.addConnector(connector);

@@ -15,7 +15,6 @@ import org.eclipse.jetty.http.HttpHeader;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
-import java.util.function.Supplier;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
@@ -85,7 +84,7 @@ final class ShadowApi {
     }
 
     private boolean install(Request request, Response response, Callback callback) throws Exception {
-        Policy proposed = AdminHandler.parseRequired(AdminHandler.body(request), Policy.class);
+        Policy proposed = ApiMessages.parseRequired(AdminHandler.body(request), Policy.class);
         LiveShadow.Candidate before = shadow.candidate();
         LiveShadow.Candidate installed;
         try {

@@ -92,6 +92,8 @@ public final class ThrottleHandler extends Handler.Wrapper {
         if (admit.client().requestClass() == RequestClass.BOT) {
             RateLimitHeaders.apply(response.getHeaders(), admit.rateLimit());
         }
+        // The proxy tells the upstream this address, not whatever forwarding headers the client sent.
+        request.setAttribute(ForwardedHeaders.CLIENT_ADDRESS, admit.client().ip());
         long started = System.nanoTime();
         String decision = waited ? "DELAYED" : "ADMIT";
         // The admission is reported to the engine exactly once, on whichever completion comes first.

@@ -31,6 +31,7 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.Blocker;
 import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.Invocable;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -258,6 +259,23 @@ class FrontEndTest {
         assertThat(statuses).contains(200, 503);
         assertThat(inFlightOnceSettled()).isZero();
         assertThat(engine.snapshot().load().waiting()).isZero();
+    }
+
+    @Test
+    void theThrottleInFrontOfTheProxyNeverBlocksSoJettyNeedNotHandItToAnotherThread() throws Exception {
+        engine = new ThrottleEngine(EngineConfig.defaults(), CLOCK, Policy.defaults(), CrawlerListClassifier.bundled());
+        Handler proxied = new ThrottleHandler(engine, CLOCK, null,
+                UpstreamProxy.to(echoUpstream(), Duration.ofSeconds(5)));
+        Handler blockingSite = new ThrottleHandler(engine, CLOCK, null, new Handler.Abstract() {
+            @Override
+            public boolean handle(Request request, Response response, Callback callback) {
+                return false;
+            }
+        });
+
+        assertThat(proxied.getInvocationType()).isEqualTo(Invocable.InvocationType.NON_BLOCKING);
+        assertThat(blockingSite.getInvocationType()).as("a site that may block is declared so")
+                .isEqualTo(Invocable.InvocationType.BLOCKING);
     }
 
     @Test

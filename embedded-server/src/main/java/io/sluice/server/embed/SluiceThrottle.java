@@ -1,0 +1,186 @@
+package io.sluice.server.embed;
+
+import io.sluice.engine.EngineConfig;
+import io.sluice.engine.ThrottleEngine;
+import io.sluice.engine.classify.CrawlerListClassifier;
+import io.sluice.engine.governor.CrawlGovernor;
+import io.sluice.engine.whatif.LiveShadow;
+import io.sluice.server.admin.AdminHandler;
+import io.sluice.server.change.LocalPolicyStore;
+import io.sluice.server.change.PolicyChanges;
+import io.sluice.server.front.AccessLog;
+import io.sluice.server.front.PublicConnector;
+import io.sluice.server.front.ThrottleHandler;
+import io.sluice.server.state.DomainSettingsWriter;
+import io.sluice.server.state.StateDirectory;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.random.RandomGenerator;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.component.ContainerLifeCycle;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+
+/**
+ * Sluice inside a Java site's own Jetty 12 server: the throttle as a {@link Handler} in front of the site's
+ * handlers (no proxy hop at all), and the admin API on its own loopback listener, so the console connects
+ * to it as to any Sluice.
+ *
+ * <pre>{@code
+ * SluiceThrottle sluice = SluiceThrottle.builder()
+ *         .stateDirectory(Path.of("/var/lib/my-site/sluice"))
+ *         .admin("127.0.0.1", 9090)
+ *         .build();
+ * server.setHandler(sluice.protect(siteHandler));
+ * server.addBean(sluice);          // the admin API starts and stops with the site's server
+ * }</pre>
+ *
+ * <p>The admin API runs in a small server of its own (its own threads and listener), so a flood on the
+ * site cannot lock the operators out, and the site's handler tree stays the site's.
+ */
+public final class SluiceThrottle extends ContainerLifeCycle {
+    private final ThrottleEngine engine;
+    private final StateDirectory state;
+    private final InstantSource clock;
+    private final AccessLog accessLog;
+    private final Server admin;
+    private final LiveShadow shadow;
+    private final ServerConnector adminConnector;
+
+    private SluiceThrottle(Builder builder) throws IOException {
+        this.clock = builder.clock;
+        this.state = StateDirectory.open(builder.stateDirectory, builder.initialPolicy);
+        CrawlerListClassifier classifier = builder.crawlerList == null ? CrawlerListClassifier.bundled()
+                : CrawlerListClassifier.fromFile(builder.crawlerList);
+        this.engine = new ThrottleEngine(EngineConfig.defaults(), clock, state.loadPolicy(), classifier);
+        CrawlGovernor governor = new CrawlGovernor(clock, () -> engine.policy().governor(),
+                RandomGenerator.of("L64X128MixRandom"), CrawlGovernor.DEFAULT_MAX_DOMAINS, state.loadDomainSettings());
+        // An operator's change to a domain (rate, minimum delay, revival) survives a restart of the site.
+        governor.onSettingsChanged(new DomainSettingsWriter(state, governor::settings)::save);
+        this.accessLog = builder.accessLog == null ? null : AccessLog.open(builder.accessLog);
+        QueuedThreadPool adminThreads = new QueuedThreadPool(16, 2);
+        adminThreads.setName("sluice-admin");
+        this.admin = new Server(adminThreads);
+        this.adminConnector = new ServerConnector(admin, 1, 1,
+                new HttpConnectionFactory(PublicConnector.anonymousHttp()));
+        adminConnector.setHost(builder.adminHost);
+        adminConnector.setPort(builder.adminPort);
+        admin.addConnector(adminConnector);
+        this.shadow = new LiveShadow(engine, EngineConfig.defaults(), classifier, null, clock);
+        PolicyChanges changes = new PolicyChanges(engine, new LocalPolicyStore(state, engine.policy(), clock), clock);
+        admin.setHandler(new AdminHandler(engine, governor, shadow, state, changes, clock, List.of(),
+                Set.of(builder.adminHost)));
+        addBean(admin, true);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * The site's handler behind the throttle: every request is decided first, and only an admitted one
+     * reaches {@code site} (a delayed one after its wait, without holding a thread meanwhile).
+     */
+    public Handler protect(Handler site) {
+        return new ThrottleHandler(engine, clock, accessLog, Objects.requireNonNull(site, "site"));
+    }
+
+    /** The live engine, for a site that wants to read its snapshot itself. */
+    public ThrottleEngine engine() {
+        return engine;
+    }
+
+    /** Where the console connects, once started. */
+    public URI adminUri() {
+        String host = adminConnector.getHost();
+        return URI.create("http://" + (host.contains(":") ? "[" + host + "]" : host) + ":"
+                + adminConnector.getLocalPort() + "/");
+    }
+
+    /** The admin token the console needs (kept in the state directory, readable by its owner only). */
+    public String adminToken() {
+        return state.adminToken();
+    }
+
+    @Override
+    protected void doStop() throws Exception {
+        super.doStop();
+        shadow.close();
+        if (accessLog != null) {
+            accessLog.close();
+        }
+    }
+
+    /** What the embedded throttle needs; only the state directory is required. */
+    public static final class Builder {
+        private Path stateDirectory;
+        private Path initialPolicy;
+        private Path crawlerList;
+        private String accessLog;
+        private String adminHost = "127.0.0.1";
+        private int adminPort = 9090;
+        private InstantSource clock = InstantSource.system();
+
+        private Builder() {
+        }
+
+        /** Policy, bans, audit log and tokens; created (owner-only) at the first start. */
+        public Builder stateDirectory(Path dir) {
+            this.stateDirectory = Objects.requireNonNull(dir, "dir");
+            return this;
+        }
+
+        /** A policy file used when the state directory holds none yet. */
+        public Builder initialPolicy(Path file) {
+            this.initialPolicy = file;
+            return this;
+        }
+
+        /** A newer crawler-user-agents JSON file than the bundled one. */
+        public Builder crawlerList(Path file) {
+            this.crawlerList = file;
+            return this;
+        }
+
+        /** Combined-format access log with the decision: {@code "-"} for standard output, or a file. */
+        public Builder accessLog(String target) {
+            this.accessLog = target;
+            return this;
+        }
+
+        /** The admin API's listener (default {@code 127.0.0.1:9090}; port 0 picks a free one). */
+        public Builder admin(String host, int port) {
+            InetSocketAddress checked = new InetSocketAddress(host, port);
+            this.adminHost = checked.getHostString();
+            this.adminPort = port;
+            return this;
+        }
+
+        /** The clock the rules run on (tests pass a manual one). */
+        public Builder clock(InstantSource clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * Opens the state directory and builds the engine.
+         *
+         * @throws IOException          the state directory or a file named cannot be read or created
+         * @throws IllegalStateException no state directory was given
+         */
+        public SluiceThrottle build() throws IOException {
+            if (stateDirectory == null) {
+                throw new IllegalStateException("a state directory is required (policy, bans, audit, tokens)");
+            }
+            return new SluiceThrottle(this);
+        }
+    }
+}

@@ -1,0 +1,69 @@
+package io.sluice.server.front;
+
+import io.sluice.engine.EngineConfig;
+import io.sluice.engine.ThrottleEngine;
+import io.sluice.engine.classify.CrawlerListClassifier;
+import io.sluice.engine.policy.Policy;
+import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+
+/**
+ * A front end as {@code SluiceServer} builds it (public connector, throttle handler, proxy), on a free port,
+ * except that no upstream connection is opened before the first request: the scripted upstreams tell their
+ * connections apart by the order they were opened in.
+ */
+final class FrontUnderTest implements AutoCloseable {
+    static final InstantSource CLOCK = InstantSource.fixed(Instant.parse("2026-11-22T12:00:00Z"));
+
+    /** Limits high enough that every test request is admitted; the rules are tested elsewhere. */
+    static final Policy ADMIT_ALL = Policy.defaults()
+            .withHitStack(new Policy.HitStack(15, 1_000_000))
+            .withPerClient(new Policy.PerClient(10_000))
+            .withLoad(new Policy.Load(10_000, 0, 500));
+
+    private final Server server;
+    private final ServerConnector connector;
+    private final ThrottleEngine engine;
+
+    private FrontUnderTest(Server server, ServerConnector connector, ThrottleEngine engine) {
+        this.server = server;
+        this.connector = connector;
+        this.engine = engine;
+    }
+
+    static FrontUnderTest start(FrontPath path, URI upstream, Policy policy) throws Exception {
+        ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), CLOCK, policy,
+                CrawlerListClassifier.bundled());
+        Server server = new Server();
+        ServerConnector connector = PublicConnector.create(server, "127.0.0.1", 0);
+        server.addConnector(connector);
+        Handler forwarding = switch (path) {
+            case PROXY_HANDLER -> UpstreamProxy.to(upstream, Duration.ofSeconds(10), 0);
+        };
+        server.setHandler(new ThrottleHandler(engine, CLOCK, null, forwarding));
+        server.start();
+        return new FrontUnderTest(server, connector, engine);
+    }
+
+    int port() {
+        return connector.getLocalPort();
+    }
+
+    ThrottleEngine engine() {
+        return engine;
+    }
+
+    @Override
+    public void close() {
+        try {
+            server.stop();
+        } catch (Exception e) {
+            throw new IllegalStateException("the front end did not stop", e);
+        }
+    }
+}
