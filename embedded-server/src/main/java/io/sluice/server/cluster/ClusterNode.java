@@ -73,6 +73,16 @@ public final class ClusterNode implements AutoCloseable {
         return monitor.state();
     }
 
+    /** Calls {@code listener} with each change of state (HEALTHY, DEGRADED), on the cluster's thread. */
+    public void onStateChange(java.util.function.Consumer<ClusterState> listener) {
+        monitor.onChange(change -> listener.accept(change.state()));
+    }
+
+    /** The link the request path uses (deadline {@link ClusterSettings#deadline()}). */
+    RedisLink requestLink() {
+        return commands;
+    }
+
     /** For the snapshot: this node, its state, the nodes it last saw and their requests in flight. */
     public ClusterStatus status() {
         return new ClusterStatus(name, monitor.state(), registry.reachableNodes(),
