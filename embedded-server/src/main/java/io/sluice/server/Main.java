@@ -1,5 +1,7 @@
 package io.sluice.server;
 
+import io.sluice.server.cluster.ClusterOptions;
+import io.sluice.server.cluster.RedisEndpoint;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.nio.file.Path;
@@ -52,6 +54,14 @@ public final class Main implements Callable<Integer> {
             + "to classify with instead of the bundled one.")
     Path crawlerList;
 
+    @Option(names = "--redis", paramLabel = "URL", description = "Join a cluster through this Redis or Valkey: "
+            + "redis://HOST:PORT[/DB], rediss:// for TLS; the password from the URL or SLUICE_REDIS_PASSWORD.")
+    String redis;
+
+    @Option(names = "--node-name", paramLabel = "NAME", description = "This node's name in the cluster "
+            + "(default: host name:front-end port).")
+    String nodeName;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -68,7 +78,7 @@ public final class Main implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--upstream-timeout must be positive");
         }
         ServerConfig config = new ServerConfig(listen, upstream, admin, state, policy, demo, demoTraffic,
-                accessLog, java.time.Duration.ofSeconds(upstreamTimeoutSeconds), crawlerList);
+                accessLog, java.time.Duration.ofSeconds(upstreamTimeoutSeconds), crawlerList).withCluster(cluster());
         PrintWriter err = spec.commandLine().getErr();
         SluiceServer server;
         try {
@@ -91,9 +101,29 @@ public final class Main implements Callable<Integer> {
                 upstream == null ? "the demo site" : upstream);
         out.printf("sluice-server: admin API on %s (token in %s)%n", server.adminUri(),
                 state.resolve("admin-token"));
+        if (server.cluster() != null) {
+            out.printf("sluice-server: node %s of the cluster on %s%n", server.cluster().name(),
+                    config.cluster().redis());
+        }
         out.flush();
         server.join();
         return 0;
+    }
+
+    /** {@code --redis} and {@code --node-name}, checked; null without {@code --redis}. */
+    private ClusterOptions cluster() {
+        if (redis == null) {
+            if (nodeName != null) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--node-name needs --redis");
+            }
+            return null;
+        }
+        try {
+            return new ClusterOptions(RedisEndpoint.parse(redis, System.getenv(RedisEndpoint.PASSWORD_VARIABLE)),
+                    nodeName);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
     }
 
     public static void main(String[] args) {

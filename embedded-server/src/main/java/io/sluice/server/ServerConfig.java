@@ -1,5 +1,6 @@
 package io.sluice.server;
 
+import io.sluice.server.cluster.ClusterOptions;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,6 +18,7 @@ import java.time.Duration;
  * @param accessLog       {@code "-"} for standard output, a file, or null for none
  * @param upstreamTimeout how long the upstream may take before the client gets a 504
  * @param crawlerList     a newer crawler-user-agents JSON file, or null for the bundled list
+ * @param cluster         {@code --redis} and {@code --node-name}, or null for a node on its own
  */
 public record ServerConfig(
         HostPort listen,
@@ -28,7 +30,8 @@ public record ServerConfig(
         boolean demoTraffic,
         String accessLog,
         Duration upstreamTimeout,
-        Path crawlerList) {
+        Path crawlerList,
+        ClusterOptions cluster) {
 
     public static final Duration DEFAULT_UPSTREAM_TIMEOUT = Duration.ofSeconds(30);
 
@@ -39,6 +42,13 @@ public record ServerConfig(
         upstreamTimeout = upstreamTimeout == null ? DEFAULT_UPSTREAM_TIMEOUT : upstreamTimeout;
     }
 
+    /** A node on its own (the form before cluster mode). */
+    public ServerConfig(HostPort listen, URI upstream, HostPort admin, Path stateDir, Path initialPolicy, boolean demo,
+                        boolean demoTraffic, String accessLog, Duration upstreamTimeout, Path crawlerList) {
+        this(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog, upstreamTimeout,
+                crawlerList, null);
+    }
+
     /** The demo on free loopback ports, state in {@code stateDir}, without traffic. */
     public static ServerConfig demo(Path stateDir) {
         return new ServerConfig(new HostPort("127.0.0.1", 0), null, new HostPort("127.0.0.1", 0), stateDir, null,
@@ -47,6 +57,12 @@ public record ServerConfig(
 
     public ServerConfig withDemoTraffic(boolean on) {
         return new ServerConfig(listen, upstream, admin, stateDir, initialPolicy, demo, on, accessLog,
-                upstreamTimeout, crawlerList);
+                upstreamTimeout, crawlerList, cluster);
+    }
+
+    /** The same node, in the cluster {@code options} describe (null: on its own). */
+    public ServerConfig withCluster(ClusterOptions options) {
+        return new ServerConfig(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog,
+                upstreamTimeout, crawlerList, options);
     }
 }

@@ -6,6 +6,11 @@ import io.sluice.engine.classify.CrawlerListClassifier;
 import io.sluice.engine.governor.CrawlGovernor;
 import io.sluice.engine.governor.DomainSettings;
 import io.sluice.server.admin.AdminHandler;
+import io.sluice.server.cluster.ClusterHandler;
+import io.sluice.server.cluster.ClusterNode;
+import io.sluice.server.cluster.ClusterSettings;
+import io.sluice.server.cluster.EngineLoad;
+import io.sluice.server.cluster.LocalPolicyMirror;
 import io.sluice.server.demo.DemoCrawlers;
 import io.sluice.server.demo.DemoSite;
 import io.sluice.server.demo.DemoTraffic;
@@ -17,8 +22,10 @@ import java.io.IOException;
 import java.net.BindException;
 import java.net.URI;
 import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.random.RandomGenerator;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Server;
@@ -45,6 +52,7 @@ public final class SluiceServer implements AutoCloseable {
     private final AccessLog accessLog;
     private DemoTraffic traffic;
     private DemoCrawlers crawlers;
+    private ClusterNode cluster;
 
     private SluiceServer(Server server, Server demoSite, ServerConnector frontConnector,
                          ServerConnector adminConnector, StateDirectory state, ThrottleEngine engine,
@@ -98,6 +106,13 @@ public final class SluiceServer implements AutoCloseable {
         front.setName("front");
 
         AccessLog accessLog = config.accessLog() == null ? null : AccessLog.open(config.accessLog());
+        // The cluster node starts once the listeners are bound (its default name and its admin address need
+        // their ports); its routes are mounted now and answer 503 until then.
+        AtomicReference<ClusterNode> clusterNode = new AtomicReference<>();
+        if (config.cluster() != null) {
+            extraAdminRoutes = new ArrayList<>(extraAdminRoutes);
+            extraAdminRoutes.add(new ClusterHandler(clusterNode::get));
+        }
         ContextHandlerCollection byConnector = new ContextHandlerCollection();
         var publicSide = new org.eclipse.jetty.server.handler.ContextHandler(
                 new ThrottleHandler(engine, clock, accessLog, UpstreamProxy.to(upstream, config.upstreamTimeout())));
@@ -117,6 +132,14 @@ public final class SluiceServer implements AutoCloseable {
             throw e;
         }
         SluiceServer running = new SluiceServer(server, demoSite, front, admin, state, engine, governor, accessLog);
+        if (config.cluster() != null) {
+            running.cluster = ClusterNode.start(config.cluster().nodeNameOr(front.getLocalPort()),
+                    config.cluster().redis(), running.adminUri().toString(), new EngineLoad(engine),
+                    ClusterSettings.DEFAULTS, clock);
+            running.cluster.policy().follow(new LocalPolicyMirror(engine, state, clock));
+            engine.reportClusterStatus(running.cluster::status);
+            clusterNode.set(running.cluster);
+        }
         if (config.demoTraffic()) {
             running.traffic = DemoTraffic.start(running.frontUri());
             running.crawlers = DemoCrawlers.start(running.adminUri(), state.workerToken());
@@ -172,6 +195,11 @@ public final class SluiceServer implements AutoCloseable {
         return governor;
     }
 
+    /** This node's membership of its cluster, or null when started without {@code --redis}. */
+    public ClusterNode cluster() {
+        return cluster;
+    }
+
     /**
      * Called by the governor after an operator action or a give-up. The action has happened in
      * memory; a disk failure must not undo it, so it is reported loudly instead of thrown.
@@ -212,6 +240,9 @@ public final class SluiceServer implements AutoCloseable {
         }
         try {
             server.stop();
+            if (cluster != null) {
+                cluster.close();
+            }
             if (demoSite != null) {
                 demoSite.stop();
             }

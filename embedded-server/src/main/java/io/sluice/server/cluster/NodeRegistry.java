@@ -153,6 +153,7 @@ final class NodeRegistry implements AutoCloseable {
                         + e.getMessage());
             }
         }
+        nodes.sort(java.util.Comparator.comparing(Seen::name));
         return new Reading(now, List.copyOf(nodes));
     }
 

@@ -21,6 +21,7 @@ import java.util.Map;
  * @param clients         pressure on the client tables
  * @param bans            the bans in force
  * @param totals          counts by class and outcome since the engine started (never go down)
+ * @param cluster         which node answered and how it stands in its cluster ({@code STANDALONE} without one)
  */
 public record Snapshot(
         Instant takenAt,
@@ -32,5 +33,17 @@ public record Snapshot(
         List<ClientRow> topClients,
         ClientTableStats clients,
         List<Ban> bans,
-        Map<RequestClass, ClassCounts> totals) {
+        Map<RequestClass, ClassCounts> totals,
+        ClusterStatus cluster) {
+
+    public Snapshot {
+        cluster = cluster == null ? ClusterStatus.standalone(load == null ? 0 : load.inFlight()) : cluster;
+    }
+
+    /** A standalone node's snapshot (the form before cluster mode). */
+    public Snapshot(Instant takenAt, long policyVersion, Policy.Pause pause, List<SecondCounts> seconds,
+                    LoadState load, LatencySummary upstreamLatency, List<ClientRow> topClients,
+                    ClientTableStats clients, List<Ban> bans, Map<RequestClass, ClassCounts> totals) {
+        this(takenAt, policyVersion, pause, seconds, load, upstreamLatency, topClients, clients, bans, totals, null);
+    }
 }
