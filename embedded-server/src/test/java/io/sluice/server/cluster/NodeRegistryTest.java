@@ -10,38 +10,10 @@ import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.engine.telemetry.SecondCounts;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The fleet: nodes publish their load, read each other's, and see a silent node as unreachable. */
-class NodeRegistryTest {
-    private static TestRedis redis;
-    private ClusterFixture cluster;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = TestRedis.start();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.close();
-    }
-
-    @BeforeEach
-    void clean() {
-        redis.reset();
-        cluster = new ClusterFixture(redis);
-    }
-
-    @AfterEach
-    void stop() {
-        cluster.close();
-    }
-
+class NodeRegistryTest extends OneRedisPerClass {
     private static ClusterFixture.FixedLoad load(long inFlight, long second, long admitted, long refused) {
         ClusterFixture.FixedLoad load = new ClusterFixture.FixedLoad(inFlight);
         load.seconds = List.of(new SecondCounts(second, Map.of(RequestClass.BOT,

@@ -8,38 +8,10 @@ import io.sluice.server.state.AuditEntry;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** One policy for the cluster: several nodes in this JVM sharing one real redis-server. */
-class SharedPolicyTest {
-    private static TestRedis redis;
-    private ClusterFixture cluster;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = TestRedis.start();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.close();
-    }
-
-    @BeforeEach
-    void clean() {
-        redis.reset();
-        cluster = new ClusterFixture(redis);
-    }
-
-    @AfterEach
-    void stop() {
-        cluster.close();
-    }
-
+class SharedPolicyTest extends OneRedisPerClass {
     static Policy withMaxHits(Policy base, int maxHits) {
         return base.withHitStack(new Policy.HitStack(base.hitStack().windowSeconds(), maxHits));
     }
