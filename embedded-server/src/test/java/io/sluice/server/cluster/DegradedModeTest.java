@@ -79,6 +79,17 @@ class DegradedModeTest {
                 node.name() + " to apply a change");
     }
 
+    /**
+     * One notice per change of state (never the same state twice in a row), DEGRADED among them, HEALTHY last.
+     * More than one round is allowed: on a loaded machine a probe can miss its 50 ms deadline on its own.
+     */
+    private static void assertSaidDegradedThenRecovered(List<ClusterState> seen) {
+        assertThat(seen).contains(ClusterState.DEGRADED).endsWith(ClusterState.HEALTHY);
+        for (int i = 1; i < seen.size(); i++) {
+            assertThat(seen.get(i)).as("change %d of %s", i, seen).isNotEqualTo(seen.get(i - 1));
+        }
+    }
+
     @Test
     void redisKilledThenBackEmptyTheNodesSayDegradedThenSeedItAndFollowAgain() throws Exception {
         ClusterNode a = cluster.node("a");
@@ -104,7 +115,7 @@ class DegradedModeTest {
         awaitApplied(a, 2, 9);
         await(() -> onB.current().version() == 3, "b to follow the restarted Redis");
         assertThat(onB.versions()).containsExactly(2L, 3L);
-        assertThat(seen).containsExactly(ClusterState.DEGRADED, ClusterState.HEALTHY);
+        assertSaidDegradedThenRecovered(seen);
     }
 
     @Test
@@ -137,7 +148,7 @@ class DegradedModeTest {
         await(() -> onB.current().hitStack().maxHits() == 12, "b to apply the change");
         assertThat(onB.versions()).doesNotHaveDuplicates().isSorted();
         assertThat(onB.current().version()).isGreaterThan(base);
-        assertThat(seen).startsWith(ClusterState.DEGRADED).endsWith(ClusterState.HEALTHY);
+        assertSaidDegradedThenRecovered(seen);
     }
 
     @Test

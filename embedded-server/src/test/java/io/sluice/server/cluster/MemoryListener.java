@@ -8,6 +8,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 final class MemoryListener implements PolicyListener {
     private volatile Policy current;
     final List<PolicyChange> applied = new CopyOnWriteArrayList<>();
+    /** {@link System#nanoTime()} at each apply, in the same order. */
+    final List<Long> appliedAtNanos = new CopyOnWriteArrayList<>();
 
     MemoryListener(Policy initial) {
         this.current = initial;
@@ -20,6 +22,7 @@ final class MemoryListener implements PolicyListener {
 
     @Override
     public void apply(PolicyChange change) {
+        appliedAtNanos.add(System.nanoTime());
         applied.add(change);
         current = change.policy();
     }

@@ -61,6 +61,32 @@ class SharedPolicyTest extends OneRedisPerClass {
     }
 
     @Test
+    void aSeriesOfChangesReachesTheOtherNodeInOrderEachOnce() {
+        ClusterNode a = cluster.node("a");
+        ClusterNode b = cluster.node("b");
+        follow(a);
+        MemoryListener onB = follow(b);
+        casUntilAnswered(a, 1, withMaxHits(Policy.defaults(), 30), audit("alice", "first"));
+        await(() -> onB.current().version() == 2, "b to follow");
+
+        long[] micros = new long[20];
+        for (int i = 0; i < micros.length; i++) {
+            long version = 2 + i;
+            long start = System.nanoTime();
+            assertThat(casUntilAnswered(a, version, withMaxHits(Policy.defaults(), 31 + i), audit("alice", "n" + i)))
+                    .isInstanceOf(SharedPolicy.Applied.class);
+            await(() -> onB.current().version() == version + 1, "b to apply version " + (version + 1));
+            micros[i] = (onB.appliedAtNanos.get(onB.appliedAtNanos.size() - 1) - start) / 1_000;
+        }
+
+        assertThat(onB.versions()).doesNotHaveDuplicates().isSorted().hasSize(21);
+        java.util.Arrays.sort(micros);
+        // Informative only (the machine is shared): the 100 ms goal is measured in docs/BENCHMARKS.md's way.
+        System.out.printf("policy change to in force on another node: median %d us, max %d us%n",
+                micros[micros.length / 2], micros[micros.length - 1]);
+    }
+
+    @Test
     void aStaleVersionIsRefusedWhicheverNodeIsAskedAndChangesNothing() {
         ClusterNode a = cluster.node("a");
         ClusterNode b = cluster.node("b");
