@@ -1,5 +1,7 @@
 package io.sluice.server;
 
+import io.sluice.server.cluster.ClusterOptions;
+import io.sluice.server.cluster.RedisEndpoint;
 import java.io.PrintWriter;
 import java.net.URI;
 import io.sluice.server.tls.AdminTls;
@@ -96,6 +98,14 @@ public final class Main implements Callable<Integer> {
             description = "Rotated audit files kept (default: ${DEFAULT-VALUE}).")
     int auditKeep;
 
+    @Option(names = "--redis", paramLabel = "URL", description = "Join a cluster through this Redis or Valkey: "
+            + "redis://HOST:PORT[/DB], rediss:// for TLS; the password from the URL or SLUICE_REDIS_PASSWORD.")
+    String redis;
+
+    @Option(names = "--node-name", paramLabel = "NAME", description = "This node's name in the cluster "
+            + "(default: host name:front-end port).")
+    String nodeName;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -122,7 +132,8 @@ public final class Main implements Callable<Integer> {
         ConnectionLimits limits = new ConnectionLimits(maxConnections, adminMaxConnections,
                 ConnectionLimits.DEFAULTS.adminThreads(), ConnectionLimits.DEFAULTS.requestHeaderBytes());
         ServerConfig config = new ServerConfig(listen, upstream, admin, state, policy, demo, demoTraffic,
-                accessLog, java.time.Duration.ofSeconds(upstreamTimeoutSeconds), crawlerList, adminOptions, limits);
+                accessLog, java.time.Duration.ofSeconds(upstreamTimeoutSeconds), crawlerList, adminOptions, limits,
+                cluster());
         PrintWriter err = spec.commandLine().getErr();
         SluiceServer server;
         try {
@@ -150,9 +161,29 @@ public final class Main implements Callable<Integer> {
                     server.adminCertificate().fingerprint(), server.adminCertificate().selfSigned()
                             ? "self-signed, " : "", server.adminCertificate().source());
         }
+        if (server.cluster() != null) {
+            out.printf("sluice-server: node %s of the cluster on %s%n", server.cluster().name(),
+                    config.cluster().redis());
+        }
         out.flush();
         server.join();
         return 0;
+    }
+
+    /** {@code --redis} and {@code --node-name}, checked; null without {@code --redis}. */
+    private ClusterOptions cluster() {
+        if (redis == null) {
+            if (nodeName != null) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--node-name needs --redis");
+            }
+            return null;
+        }
+        try {
+            return new ClusterOptions(RedisEndpoint.parse(redis, System.getenv(RedisEndpoint.PASSWORD_VARIABLE)),
+                    nodeName);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
     }
 
     public static void main(String[] args) {

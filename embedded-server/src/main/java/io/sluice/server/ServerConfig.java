@@ -1,5 +1,6 @@
 package io.sluice.server;
 
+import io.sluice.server.cluster.ClusterOptions;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,6 +20,7 @@ import java.time.Duration;
  * @param crawlerList     a newer crawler-user-agents JSON file, or null for the bundled list
  * @param adminOptions    TLS, host names and audit rotation of the admin listener
  * @param limits          connection, thread and header limits of both listeners
+ * @param cluster         {@code --redis} and {@code --node-name}, or null for a node on its own
  */
 public record ServerConfig(
         HostPort listen,
@@ -32,7 +34,8 @@ public record ServerConfig(
         Duration upstreamTimeout,
         Path crawlerList,
         AdminOptions adminOptions,
-        ConnectionLimits limits) {
+        ConnectionLimits limits,
+        ClusterOptions cluster) {
 
     public static final Duration DEFAULT_UPSTREAM_TIMEOUT = Duration.ofSeconds(30);
 
@@ -49,7 +52,7 @@ public record ServerConfig(
     public ServerConfig(HostPort listen, URI upstream, HostPort admin, Path stateDir, Path initialPolicy, boolean demo,
                         boolean demoTraffic, String accessLog, Duration upstreamTimeout, Path crawlerList) {
         this(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog, upstreamTimeout,
-                crawlerList, AdminOptions.DEFAULTS, ConnectionLimits.DEFAULTS);
+                crawlerList, AdminOptions.DEFAULTS, ConnectionLimits.DEFAULTS, null);
     }
 
     /** The demo on free loopback ports, state in {@code stateDir}, without traffic. */
@@ -60,16 +63,22 @@ public record ServerConfig(
 
     public ServerConfig withDemoTraffic(boolean on) {
         return new ServerConfig(listen, upstream, admin, stateDir, initialPolicy, demo, on, accessLog,
-                upstreamTimeout, crawlerList, adminOptions, limits);
+                upstreamTimeout, crawlerList, adminOptions, limits, cluster);
     }
 
     public ServerConfig withAdminOptions(AdminOptions options) {
         return new ServerConfig(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog,
-                upstreamTimeout, crawlerList, options, limits);
+                upstreamTimeout, crawlerList, options, limits, cluster);
     }
 
     public ServerConfig withLimits(ConnectionLimits value) {
         return new ServerConfig(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog,
-                upstreamTimeout, crawlerList, adminOptions, value);
+                upstreamTimeout, crawlerList, adminOptions, value, cluster);
+    }
+
+    /** The same node, in the cluster {@code options} describe (null: on its own). */
+    public ServerConfig withCluster(ClusterOptions options) {
+        return new ServerConfig(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog,
+                upstreamTimeout, crawlerList, adminOptions, limits, options);
     }
 }

@@ -7,6 +7,11 @@ import io.sluice.engine.classify.SearchEngineVerifier;
 import io.sluice.engine.governor.CrawlGovernor;
 import io.sluice.engine.whatif.LiveShadow;
 import io.sluice.server.admin.AdminHandler;
+import io.sluice.server.cluster.ClusterHandler;
+import io.sluice.server.cluster.ClusterNode;
+import io.sluice.server.cluster.ClusterSettings;
+import io.sluice.server.cluster.EngineLoad;
+import io.sluice.server.cluster.LocalPolicyMirror;
 import io.sluice.server.demo.DemoCrawlers;
 import io.sluice.server.demo.DemoSite;
 import io.sluice.server.demo.DemoTraffic;
@@ -25,6 +30,7 @@ import java.net.BindException;
 import java.net.URI;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -32,6 +38,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.LinkedHashSet;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.random.RandomGenerator;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConnectionFactory;
@@ -65,6 +72,7 @@ public final class SluiceServer implements AutoCloseable {
     private AutomaticBanRecorder automaticBans;
     private ThreadPoolExecutor dnsLookups;
     private LiveShadow shadow;
+    private ClusterNode cluster;
 
     private SluiceServer(Server server, Server adminServer, AdminCertificate adminCertificate,
                          PolicyChanges policyChanges, Server demoSite, ServerConnector frontConnector,
@@ -134,6 +142,13 @@ public final class SluiceServer implements AutoCloseable {
         front.setName("front");
 
         AccessLog accessLog = config.accessLog() == null ? null : AccessLog.open(config.accessLog());
+        // The cluster node starts once the listeners are bound (its default name and its admin address need
+        // their ports); its routes are mounted now and answer 503 until then.
+        AtomicReference<ClusterNode> clusterNode = new AtomicReference<>();
+        if (config.cluster() != null) {
+            extraAdminRoutes = new ArrayList<>(extraAdminRoutes);
+            extraAdminRoutes.add(new ClusterHandler(clusterNode::get));
+        }
         server.setHandler(new GracefulHandler(Listeners.patient(
                 new ThrottleHandler(engine, clock, accessLog, UpstreamProxy.to(upstream, config.upstreamTimeout())),
                 Listeners.frontRequestIdle(config.upstreamTimeout()))));
@@ -164,6 +179,14 @@ public final class SluiceServer implements AutoCloseable {
         running.automaticBans = automaticBans;
         running.dnsLookups = dnsLookups;
         running.shadow = shadow; // its thread goes with the server
+        if (config.cluster() != null) {
+            running.cluster = ClusterNode.start(config.cluster().nodeNameOr(front.getLocalPort()),
+                    config.cluster().redis(), running.adminUri().toString(), new EngineLoad(engine),
+                    ClusterSettings.DEFAULTS, clock);
+            running.cluster.policy().follow(new LocalPolicyMirror(engine, state, clock));
+            engine.reportClusterStatus(running.cluster::status);
+            clusterNode.set(running.cluster);
+        }
         if (config.demoTraffic()) {
             running.traffic = DemoTraffic.start(running.frontUri());
             running.crawlers = DemoCrawlers.start(running.adminUri(), state.workerToken());
@@ -262,6 +285,11 @@ public final class SluiceServer implements AutoCloseable {
         return governor;
     }
 
+    /** This node's membership of its cluster, or null when started without {@code --redis}. */
+    public ClusterNode cluster() {
+        return cluster;
+    }
+
     public StateDirectory state() {
         return state;
     }
@@ -290,6 +318,9 @@ public final class SluiceServer implements AutoCloseable {
         try {
             server.stop();
             adminServer.stop();
+            if (cluster != null) {
+                cluster.close();
+            }
             if (demoSite != null) {
                 demoSite.stop();
             }

@@ -25,6 +25,7 @@ import io.sluice.engine.policy.PolicyValidationException;
 import io.sluice.engine.telemetry.ClientRow;
 import io.sluice.engine.telemetry.ClientStatus;
 import io.sluice.engine.telemetry.ClientTableStats;
+import io.sluice.engine.telemetry.ClusterStatus;
 import io.sluice.engine.telemetry.LoadState;
 import io.sluice.engine.telemetry.Snapshot;
 import java.lang.invoke.MethodHandles;
@@ -42,6 +43,7 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 /*
@@ -161,6 +163,7 @@ public final class ThrottleEngine {
     private final SearchEngineVerifier verifier;
     /** Sees every decision (the what-if shadow), or null. */
     private volatile DecisionTap tap;
+    private volatile Supplier<ClusterStatus> clusterStatus = () -> ClusterStatus.standalone(load.inFlight());
 
     /**
      * An engine without search-engine verification: with {@code crawlers.verifySearchEngines} on, every
@@ -761,7 +764,41 @@ public final class ThrottleEngine {
         }
     }
 
+    /**
+     * Installs a version of the cluster's policy exactly as given (its version included), if it is newer than
+     * the live one: how a node takes a change made through another node.
+     *
+     * @return true if installed, false if the live version is already as new
+     * @throws PolicyValidationException when it is not valid; nothing changed
+     */
+    public boolean adoptPolicy(Policy replicated) {
+        List<FieldError> errors = PolicyValidator.validate(replicated);
+        if (!errors.isEmpty()) {
+            throw new PolicyValidationException(errors);
+        }
+        CompiledPolicy next = new CompiledPolicy(replicated);
+        while (true) {
+            CompiledPolicy live = current.get();
+            if (live.policy().version() >= replicated.version()) {
+                return false;
+            }
+            if (current.compareAndSet(live, next)) {
+                return true;
+            }
+        }
+    }
+
     // ---------------------------------------------------------------- telemetry
+
+    /** Requests admitted on this node and not yet completed; cheap (one volatile read). */
+    public int inFlight() {
+        return load.inFlight();
+    }
+
+    /** Where the snapshot's {@code cluster} part comes from; the server sets it in cluster mode. */
+    public void reportClusterStatus(Supplier<ClusterStatus> status) {
+        this.clusterStatus = Objects.requireNonNull(status);
+    }
 
     /** Everything the console shows, now. Costs the request path nothing; call it about once a second. */
     public Snapshot snapshot() {
@@ -796,7 +833,7 @@ public final class ThrottleEngine {
                 new LoadState(load.inFlight(), load.waiting(), policy.load().maxActive(), policy.load().maxWaiting()),
                 latency.summary(now), List.copyOf(rows),
                 new ClientTableStats(store.tracked(), store.capacity(), store.evicted()), bans, counters.totals(),
-                shadow == null ? null : shadow.summary(now));
+                shadow == null ? null : shadow.summary(now), clusterStatus.get());
     }
 
     /** @param perAddress the aggregate's settings for an address row, null for a client's */

@@ -9,6 +9,7 @@ import io.sluice.engine.governor.BreakerState;
 import io.sluice.engine.governor.DomainView;
 import io.sluice.engine.governor.GovernorSnapshot;
 import io.sluice.engine.telemetry.ClassCounts;
+import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.engine.telemetry.SecondCounts;
 import io.sluice.engine.telemetry.Snapshot;
 import java.io.ByteArrayOutputStream;
@@ -53,6 +54,13 @@ final class SluiceMetrics {
         gauge("sluice_policy_version", "Version of the live policy", () -> current.policyVersion());
         gauge("sluice_bans", "Bans in force", () -> current.bans().size());
         gauge("sluice_paused", "1 when the whole service is paused", () -> current.pause().all() ? 1 : 0);
+        gauge("sluice_cluster_degraded", "1 when this node cannot rely on the cluster's Redis and serves on local "
+                + "state (0 when healthy or standalone)",
+                () -> current.cluster().state() == ClusterState.DEGRADED ? 1 : 0);
+        gauge("sluice_cluster_nodes", "Cluster nodes reachable at the last reading, this one included (1 standalone)",
+                () -> current.cluster().nodes());
+        gauge("sluice_cluster_in_flight", "Requests in flight across the reachable nodes, as last published",
+                () -> current.cluster().inFlight());
         gauge("sluice_governor_domains", "Domains the crawl governor holds state for", () -> governor.tracked());
         gauge("sluice_governor_domains_given_up", "Domains given up (among those the snapshot lists)",
                 () -> governor.domains().stream().filter(DomainView::givenUp).count());

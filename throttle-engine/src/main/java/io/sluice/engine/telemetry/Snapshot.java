@@ -22,6 +22,7 @@ import java.util.Map;
  * @param bans            the bans in force
  * @param totals          counts by class and outcome since the engine started (never go down)
  * @param shadow          the shadow policy's summary, or null when none is installed
+ * @param cluster         which node answered and how it stands in its cluster ({@code STANDALONE} without one)
  */
 public record Snapshot(
         Instant takenAt,
@@ -34,12 +35,18 @@ public record Snapshot(
         ClientTableStats clients,
         List<Ban> bans,
         Map<RequestClass, ClassCounts> totals,
-        ShadowSummary shadow) {
+        ShadowSummary shadow,
+        ClusterStatus cluster) {
 
-    /** A snapshot without a shadow policy. */
+    public Snapshot {
+        cluster = cluster == null ? ClusterStatus.standalone(load == null ? 0 : load.inFlight()) : cluster;
+    }
+
+    /** A standalone node's snapshot without a shadow policy (the form before what-if and cluster mode). */
     public Snapshot(Instant takenAt, long policyVersion, Policy.Pause pause, List<SecondCounts> seconds,
                     LoadState load, LatencySummary upstreamLatency, List<ClientRow> topClients,
                     ClientTableStats clients, List<Ban> bans, Map<RequestClass, ClassCounts> totals) {
-        this(takenAt, policyVersion, pause, seconds, load, upstreamLatency, topClients, clients, bans, totals, null);
+        this(takenAt, policyVersion, pause, seconds, load, upstreamLatency, topClients, clients, bans, totals, null,
+                null);
     }
 }

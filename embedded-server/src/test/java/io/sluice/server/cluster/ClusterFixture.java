@@ -1,0 +1,102 @@
+package io.sluice.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.engine.telemetry.ClusterState;
+import io.sluice.engine.telemetry.SecondCounts;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+
+/** Nodes of one cluster in this JVM, sharing one {@link TestRedis}; closes them all. */
+final class ClusterFixture implements AutoCloseable {
+    /** Production timings, but a silent node counts as unreachable sooner, so tests do not wait for it. */
+    static final ClusterSettings SETTINGS = ClusterSettings.DEFAULTS.withUnreachableAfter(Duration.ofMillis(600));
+    /** Generous: real I/O on a loaded two-core machine. */
+    static final Duration PATIENCE = Duration.ofSeconds(15);
+
+    private final TestRedis redis;
+    private final List<ClusterNode> nodes = new ArrayList<>();
+
+    ClusterFixture(TestRedis redis) {
+        this.redis = redis;
+    }
+
+    ClusterNode node(String name) {
+        return node(name, new FixedLoad(0));
+    }
+
+    ClusterNode node(String name, LocalLoad load) {
+        ClusterNode node = ClusterNode.start(name, redis.endpoint(), "http://127.0.0.1:1/" + name, load, SETTINGS,
+                InstantSource.system());
+        nodes.add(node);
+        return node;
+    }
+
+    /** A node whose Redis is somewhere nothing listens. */
+    ClusterNode nodeWithout(String name, RedisEndpoint nowhere) {
+        ClusterNode node = ClusterNode.start(name, nowhere, "http://127.0.0.1:1/" + name, new FixedLoad(0), SETTINGS,
+                InstantSource.system());
+        nodes.add(node);
+        return node;
+    }
+
+    void stop(ClusterNode node) {
+        nodes.remove(node);
+        node.close();
+    }
+
+    static void awaitState(ClusterNode node, ClusterState state) {
+        await(() -> node.state() == state, node.name() + " to be " + state);
+    }
+
+    /** Polls until the condition holds; fails after {@link #PATIENCE}. */
+    static void await(BooleanSupplier condition, String what) {
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                assertThat(condition.getAsBoolean()).as("waited " + PATIENCE + " for " + what).isTrue();
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        nodes.forEach(ClusterNode::close);
+        nodes.clear();
+    }
+
+    /** A node's load that the test sets. */
+    static final class FixedLoad implements LocalLoad {
+        volatile long inFlight;
+        volatile long policyVersion = 1;
+        volatile List<SecondCounts> seconds = List.of();
+
+        FixedLoad(long inFlight) {
+            this.inFlight = inFlight;
+        }
+
+        @Override
+        public long inFlight() {
+            return inFlight;
+        }
+
+        @Override
+        public long policyVersion() {
+            return policyVersion;
+        }
+
+        @Override
+        public List<SecondCounts> lastMinute() {
+            return seconds;
+        }
+    }
+}

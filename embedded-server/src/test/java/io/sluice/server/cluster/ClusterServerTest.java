@@ -1,0 +1,126 @@
+package io.sluice.server.cluster;
+
+import static io.sluice.server.cluster.ClusterFixture.await;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.engine.policy.Policy;
+import io.sluice.engine.policy.PolicyJson;
+import io.sluice.engine.telemetry.ClusterState;
+import io.sluice.engine.telemetry.Snapshot;
+import io.sluice.server.ServerConfig;
+import io.sluice.server.SluiceServer;
+import io.sluice.server.state.StateDirectory;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Two real front ends in cluster mode on one real redis-server, through their admin APIs. */
+class ClusterServerTest {
+    @TempDir
+    Path stateA;
+    @TempDir
+    Path stateB;
+
+    private final HttpClient http = HttpClient.newHttpClient();
+    private final List<SluiceServer> servers = new ArrayList<>();
+    private TestRedis redis;
+
+    @BeforeEach
+    void startRedis() {
+        redis = TestRedis.start();
+    }
+
+    @AfterEach
+    void stop() {
+        servers.forEach(SluiceServer::close);
+        redis.close();
+    }
+
+    private SluiceServer node(Path state, String name) throws Exception {
+        SluiceServer server = SluiceServer.start(ServerConfig.demo(state)
+                .withCluster(new ClusterOptions(redis.endpoint(), name)));
+        servers.add(server);
+        return server;
+    }
+
+    private HttpResponse<String> get(SluiceServer server, String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(server.adminUri().resolve(path))
+                .header("Authorization", "Bearer " + server.adminToken()).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private JsonNode json(SluiceServer server, String path) throws Exception {
+        HttpResponse<String> response = get(server, path);
+        assertThat(response.statusCode()).as(path).isEqualTo(200);
+        return PolicyJson.mapper().readTree(response.body());
+    }
+
+    @Test
+    void anyNodeListsTheFleetAndItsSnapshotSaysWhoAnswered() throws Exception {
+        SluiceServer a = node(stateA, "web-1");
+        SluiceServer b = node(stateB, "web-2");
+        await(() -> a.cluster().status().nodes() == 2 && b.cluster().status().nodes() == 2
+                && a.cluster().state() == ClusterState.HEALTHY && b.cluster().state() == ClusterState.HEALTHY,
+                "both nodes to meet");
+
+        JsonNode fleet = json(b, "/api/v1/cluster");
+        JsonNode health = json(a, "/api/v1/health");
+        Snapshot snapshot = PolicyJson.mapper().readValue(get(a, "/api/v1/snapshot").body(), Snapshot.class);
+        String metrics = get(a, "/metrics").body();
+        HttpResponse<String> withoutToken = http.send(HttpRequest.newBuilder(a.adminUri().resolve("/api/v1/cluster"))
+                .build(), HttpResponse.BodyHandlers.ofString());
+
+        assertThat(fleet.get("answeredBy").asText()).isEqualTo("web-2");
+        assertThat(fleet.get("state").asText()).isEqualTo("HEALTHY");
+        assertThat(fleet.get("nodes").findValuesAsText("name")).containsExactly("web-1", "web-2");
+        assertThat(fleet.get("nodes").get(0).get("admin").asText()).isEqualTo(a.adminUri().toString());
+        assertThat(fleet.get("totals").get("reachable").asInt()).isEqualTo(2);
+        assertThat(health.get("node").asText()).isEqualTo("web-1");
+        assertThat(health.get("state").asText()).isEqualTo("HEALTHY");
+        assertThat(health.get("redis").asText()).isEqualTo(redis.endpoint().toString());
+        assertThat(snapshot.cluster().node()).isEqualTo("web-1");
+        assertThat(snapshot.cluster().state()).isEqualTo(ClusterState.HEALTHY);
+        assertThat(snapshot.cluster().nodes()).isEqualTo(2);
+        assertThat(metrics).contains("sluice_cluster_degraded 0.0", "sluice_cluster_nodes 2.0");
+        assertThat(withoutToken.statusCode()).isEqualTo(401);
+    }
+
+    @Test
+    void aChangeThroughOneNodeIsInForceOnTheOtherAndOnItsDiskSoItStartsWithItWhileRedisIsDown() throws Exception {
+        SluiceServer a = node(stateA, "web-1");
+        SluiceServer b = node(stateB, "web-2");
+        await(() -> a.cluster().state() == ClusterState.HEALTHY, "web-1 to reach Redis");
+        Policy tighter = SharedPolicyTest.withMaxHits(a.engine().policy(), 4);
+        long base = a.engine().policy().version();
+        await(() -> a.cluster().policy().compareAndSet(a.engine().policy().version(), tighter,
+                SharedPolicyTest.audit("alice", "maxHits 10 -> 4")) instanceof SharedPolicy.Applied, "the change");
+
+        await(() -> !b.state().audit().newestFirst(1).isEmpty(), "web-2 to apply the change and audit it");
+        assertThat(b.engine().policy().hitStack().maxHits()).isEqualTo(4);
+        assertThat(b.engine().policy().version()).isEqualTo(base + 1);
+        assertThat(StateDirectory.open(stateB, null).loadPolicy().hitStack().maxHits()).isEqualTo(4);
+        assertThat(b.state().audit().newestFirst(1).get(0).detail()).isEqualTo("maxHits 10 -> 4");
+        assertThat(a.state().audit().newestFirst(1).get(0).who()).isEqualTo("alice");
+
+        servers.remove(b);
+        b.close();
+        redis.kill();
+        SluiceServer again = node(stateB, "web-2");
+
+        assertThat(again.engine().policy().hitStack().maxHits()).isEqualTo(4);
+        assertThat(again.cluster().state()).isEqualTo(ClusterState.DEGRADED);
+        assertThat(json(again, "/api/v1/health").get("state").asText()).isEqualTo("DEGRADED");
+        assertThat(get(again, "/metrics").body()).contains("sluice_cluster_degraded 1.0");
+        assertThat(URI.create(json(again, "/api/v1/cluster").get("redis").asText()).getPort())
+                .isEqualTo(redis.port());
+    }
+}

@@ -1,0 +1,50 @@
+package io.sluice.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+class RedisEndpointTest {
+
+    @Test
+    void hostPortAndDatabaseComeFromTheUrlWithRedisDefaults() {
+        assertThat(RedisEndpoint.parse("redis://cache.internal", null))
+                .isEqualTo(new RedisEndpoint(false, "cache.internal", 6379, 0, null, null));
+        assertThat(RedisEndpoint.parse("redis://10.0.0.5:6380/3", null))
+                .isEqualTo(new RedisEndpoint(false, "10.0.0.5", 6380, 3, null, null));
+        assertThat(RedisEndpoint.parse("redis://[::1]:7000", null).host()).isEqualTo("::1");
+    }
+
+    @Test
+    void redissMeansTls() {
+        RedisEndpoint tls = RedisEndpoint.parse("rediss://cache.internal:6380", null);
+        assertThat(tls.tls()).isTrue();
+        assertThat(tls.toRedisUri().isSsl()).isTrue();
+    }
+
+    @Test
+    void thePasswordComesFromTheUrlElseFromTheEnvironmentAndIsNeverShown() {
+        RedisEndpoint inUrl = RedisEndpoint.parse("redis://:s3cr%40t@cache:6379/1", "from-env");
+        RedisEndpoint withUser = RedisEndpoint.parse("redis://sluice:pw@cache", null);
+        RedisEndpoint fromEnv = RedisEndpoint.parse("redis://cache", "from-env");
+
+        assertThat(inUrl.password()).isEqualTo("s3cr@t");
+        assertThat(withUser.username()).isEqualTo("sluice");
+        assertThat(withUser.password()).isEqualTo("pw");
+        assertThat(fromEnv.password()).isEqualTo("from-env");
+        assertThat(inUrl.toString()).isEqualTo("redis://:***@cache:6379/1").doesNotContain("s3cr");
+        assertThat(withUser.toString()).isEqualTo("redis://sluice:***@cache:6379/0");
+    }
+
+    @Test
+    void badUrlsSayWhatIsWrong() {
+        assertThatThrownBy(() -> RedisEndpoint.parse("localhost:6379", null))
+                .hasMessageContaining("redis:// or rediss://");
+        assertThatThrownBy(() -> RedisEndpoint.parse("redis://", null)).hasMessageContaining("not a Redis URL");
+        assertThatThrownBy(() -> RedisEndpoint.parse("redis:///0", null)).hasMessageContaining("needs a host");
+        assertThatThrownBy(() -> RedisEndpoint.parse("redis://cache/x", null)).hasMessageContaining("database");
+        assertThatThrownBy(() -> RedisEndpoint.parse("redis://cache?db=1", null)).hasMessageContaining("query");
+        assertThatThrownBy(() -> RedisEndpoint.parse("redis://cache:99999", null)).hasMessageContaining("port");
+    }
+}

@@ -1,0 +1,255 @@
+package io.sluice.server.cluster;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A real {@code redis-server} (the distribution's package) for the cluster tests: on a free loopback port,
+ * its files in a temporary directory, nothing saved to disk. It can be killed, hung ({@code SIGSTOP}) and
+ * resumed, restarted empty on the same port (scripts and keys gone), and told to drop its clients'
+ * connections. Close it in {@code @AfterAll}/{@code @AfterEach}; a JVM exit kills it too.
+ */
+final class TestRedis implements AutoCloseable {
+    private static final Duration START_DEADLINE = Duration.ofSeconds(20);
+
+    private final Path dir;
+    private final int port;
+    private Process process;
+    private boolean hung;
+
+    private TestRedis(Path dir, int port) {
+        this.dir = dir;
+        this.port = port;
+    }
+
+    /** Starts one; fails the test with the server's own words when the binary is missing or will not start. */
+    static TestRedis start() {
+        Path dir;
+        try {
+            dir = Files.createTempDirectory("sluice-redis");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        IllegalStateException last = null;
+        // A free port found by binding port 0 can be taken by someone else before redis binds it: try again.
+        for (int attempt = 0; attempt < 5; attempt++) {
+            TestRedis redis = new TestRedis(dir, freePort());
+            try {
+                redis.launch();
+                return redis;
+            } catch (IllegalStateException e) {
+                last = e;
+            }
+        }
+        throw last;
+    }
+
+    int port() {
+        return port;
+    }
+
+    /** {@code redis://127.0.0.1:PORT}, the form {@code --redis} takes. */
+    String url() {
+        return "redis://127.0.0.1:" + port;
+    }
+
+    RedisEndpoint endpoint() {
+        return RedisEndpoint.parse(url(), null);
+    }
+
+    private void launch() {
+        ProcessBuilder builder = new ProcessBuilder(binary(), "--port", String.valueOf(port), "--bind", "127.0.0.1",
+                "--dir", dir.toString(), "--save", "", "--appendonly", "no", "--daemonize", "no",
+                "--protected-mode", "yes", "--loglevel", "warning");
+        builder.redirectErrorStream(true);
+        builder.redirectOutput(dir.resolve("redis-" + port + ".log").toFile());
+        try {
+            process = builder.start();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot run redis-server (install the Debian package redis-server): "
+                    + e.getMessage(), e);
+        }
+        long deadline = System.nanoTime() + START_DEADLINE.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("redis-server exited at start: " + log());
+            }
+            try {
+                if ("PONG".equals(command("PING"))) {
+                    return;
+                }
+            } catch (IOException e) {
+                // not listening yet
+            }
+            pause(20);
+        }
+        process.destroyForcibly();
+        throw new IllegalStateException("redis-server did not answer PING within " + START_DEADLINE + ": " + log());
+    }
+
+    /** SIGKILL: the server and every key in it are gone; connections see a reset. */
+    void kill() {
+        if (process != null) {
+            process.destroyForcibly();
+            waitFor(process);
+            process = null;
+            hung = false;
+        }
+    }
+
+    /** A fresh, empty server on the same port: no keys, no scripts cached (as after a crash with no persistence). */
+    void restartEmpty() {
+        kill();
+        launch();
+    }
+
+    /** SIGSTOP: connections stay open but nothing is answered, like a server swapping or stuck in a slow command. */
+    void hang() {
+        signal("STOP");
+        hung = true;
+    }
+
+    /** SIGCONT after {@link #hang()}. */
+    void resume() {
+        signal("CONT");
+        hung = false;
+    }
+
+    /** Drops every client connection except the one asking (CLIENT KILL), as a proxy or a failover would. */
+    long dropClients() {
+        try {
+            return Long.parseLong(command("CLIENT", "KILL", "TYPE", "normal"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** FLUSHALL and SCRIPT FLUSH: a clean slate between tests sharing one server. */
+    void reset() {
+        try {
+            command("FLUSHALL");
+            command("SCRIPT", "FLUSH");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Sends one command over a new connection and returns the reply as text (simple and integer replies). */
+    String command(String... words) throws IOException {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+            socket.setSoTimeout(2000);
+            StringBuilder resp = new StringBuilder("*").append(words.length).append("\r\n");
+            for (String word : words) {
+                resp.append('$').append(word.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(word)
+                        .append("\r\n");
+            }
+            OutputStream out = socket.getOutputStream();
+            out.write(resp.toString().getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(),
+                    StandardCharsets.UTF_8));
+            String line = in.readLine();
+            if (line == null) {
+                throw new IOException("connection closed without a reply");
+            }
+            return switch (line.charAt(0)) {
+                case '+', ':' -> line.substring(1);
+                case '-' -> throw new IOException("redis error: " + line.substring(1));
+                case '$' -> line.startsWith("$-1") ? null : in.readLine();
+                default -> line;
+            };
+        }
+    }
+
+    private void signal(String name) {
+        if (process == null) {
+            throw new IllegalStateException("redis-server is not running");
+        }
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + name, String.valueOf(process.pid())).start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill -" + name + " failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (hung) {
+            resume();
+        }
+        kill();
+        try (Stream<Path> files = Files.walk(dir)) {
+            List<Path> all = new ArrayList<>(files.sorted(Comparator.reverseOrder()).toList());
+            for (Path file : all) {
+                Files.deleteIfExists(file);
+            }
+        } catch (IOException e) {
+            // a temp directory left behind is harmless
+        }
+    }
+
+    private String log() {
+        try {
+            return Files.readString(dir.resolve("redis-" + port + ".log")).strip();
+        } catch (IOException e) {
+            return "(no log)";
+        }
+    }
+
+    private static String binary() {
+        for (String candidate : List.of("/usr/bin/redis-server", "/usr/local/bin/redis-server")) {
+            if (Files.isExecutable(Path.of(candidate))) {
+                return candidate;
+            }
+        }
+        return "redis-server";
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            socket.setReuseAddress(true);
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void waitFor(Process process) {
+        try {
+            process.waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void pause(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
