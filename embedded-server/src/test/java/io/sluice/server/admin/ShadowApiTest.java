@@ -112,7 +112,7 @@ class ShadowApiTest {
         JsonNode audit = json(send("GET", "audit?limit=5", null, null));
         assertThat(audit.get(0).get("action").asText()).isEqualTo("policy.promote");
         assertThat(audit.get(0).get("detail").asText())
-                .isEqualTo("promoted from shadow: policy version " + live + " -> " + (live + 1));
+                .isEqualTo("promoted from shadow: policy version " + live + " -> " + (live + 1) + ": hitStack.maxHits");
         assertThat(audit.get(1).get("action").asText()).isEqualTo("shadow.install");
         // the shadow is live now: nothing is left beside it, and the copier is held to 4
         assertThat(send("GET", "policy/shadow", null, null).statusCode()).isEqualTo(404);
