@@ -1,6 +1,6 @@
 package io.sluice.engine;
 
-/** Who a request comes from, as far as throttling is concerned (see DESIGN.md, "Request classes"). */
+/** Who a request comes from, as far as throttling is concerned (docs/architecture.md, "Request classes"). */
 public enum RequestClass {
     /** A person's browser: user agent of a known browser and not a crawler. */
     BROWSER,

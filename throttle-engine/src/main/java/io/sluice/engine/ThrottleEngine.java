@@ -61,7 +61,7 @@ import java.util.function.UnaryOperator;
  * the reference with version + 1; a replace based on a stale version fails with a conflict rather
  * than silently overwriting another operator's change.
  *
- * The rules run in DESIGN.md's order and the first refusal wins:
+ * The rules run in the order of docs/architecture.md ("Rules") and the first refusal wins:
  *   allow-list lookup, 1 pause, 2 bans, (push the hit), 3 crawler spacing, 4 hit stack,
  *   5 per-client concurrency, 7 progressive delay, 6 load deferral.
  * Progressive delay is evaluated before load deferral on purpose: a delayed request should not hold

@@ -74,7 +74,7 @@ class AdminClientTlsTest {
             policy = PolicyJson.mapper().writeValueAsString(client.policy());
         }
         ObjectNode newerSnapshot = (ObjectNode) PolicyJson.mapper().readTree(snapshot);
-        newerSnapshot.put("cluster", "a field this console has never heard of");
+        newerSnapshot.put("fleetForecast", "a field this console has never heard of");
         ObjectNode newerPolicy = (ObjectNode) PolicyJson.mapper().readTree(policy);
         newerPolicy.putObject("newRule").put("limit", 3);
         Server newer = new Server();

@@ -15,8 +15,8 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 
 /**
- * Writes a refusal the way DESIGN.md asks: the rule's status, {@code Retry-After} where knowable,
- * {@code Cache-Control: no-store}, and a body that explains itself: {@code application/problem+json}
+ * Writes a refusal the way docs/architecture.md ("Refusals") asks: the rule's status, {@code Retry-After}
+ * where knowable, {@code Cache-Control: no-store}, and a body that explains itself: {@code application/problem+json}
  * for clients that ask for JSON, an HTML page for everyone else.
  */
 final class RefusalResponder {

@@ -31,7 +31,7 @@ class NginxDifferentialTest {
     private static final String HOST = "Host: site.example\r\n";
     /**
      * Not compared: framing and per-hop fields (each proxy writes its own; bodies are compared decoded), and
-     * Sluice's own rate-limit fields, which DESIGN.md asks for on every answer to a bot.
+     * Sluice's own rate-limit fields, which docs/architecture.md asks for on every answer to a bot.
      */
     private static final Set<String> NOT_COMPARED = Set.of("connection", "keep-alive", "content-length",
             "transfer-encoding", "via", "date", "server", "ratelimit", "ratelimit-policy");

@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Classifies user agents with the maintained crawler list (DESIGN.md, "Request classes").
+ * Classifies user agents with the maintained crawler list (docs/architecture.md, "Request classes").
  *
  * <ol>
  *   <li>Empty or missing user agent: {@code BOT}.</li>

@@ -23,7 +23,7 @@ import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 
 /**
- * The permit service for crawler workers (DESIGN.md, "Crawl governor"): "may I fetch from this
+ * The permit service for crawler workers (docs/architecture.md, "Crawl governor"): "may I fetch from this
  * domain now?" answered per domain by a pacer at a rate learned from the workers' feedback, under
  * {@code Retry-After} floors, a 429 backoff, a circuit breaker and give-up. A grant is a slot in
  * time, not a held connection, so a slow domain never holds up another.

@@ -1,7 +1,7 @@
 package io.sluice.engine.policy;
 
 /**
- * The crawl governor's numbers (DESIGN.md, "Crawl governor"). Every one can be changed live: the
+ * The crawl governor's numbers (docs/architecture.md, "Crawl governor"). Every one can be changed live: the
  * next permit or feedback uses the new value; what each domain has learned (its current rate, its
  * backoff, its breaker, its latency baseline) is kept and only clamped to the new bounds.
  *

@@ -79,7 +79,7 @@ public record Policy(
         return list == null ? List.of() : Collections.unmodifiableList(new ArrayList<>(list));
     }
 
-    /** The defaults of DESIGN.md: nothing paused, banned or allowed, no trusted proxy. */
+    /** The defaults of docs/architecture.md ("Policy"): nothing paused, banned or allowed, no trusted proxy. */
     public static Policy defaults() {
         return new Policy(1,
                 new HitStack(15, 10),
