@@ -83,6 +83,24 @@ final class ApiMessages {
         }
     }
 
+    /**
+     * The policy version an edit was made from, read from {@code If-Match}; null when it is missing (428) or not
+     * a policy ETag (400), and that answer has been sent.
+     */
+    static Long ifMatchVersion(Request request, Response response, Callback callback) throws IOException {
+        String ifMatch = request.getHeaders().get(HttpHeader.IF_MATCH);
+        if (ifMatch == null) {
+            error(response, callback, 428, "If-Match with the policy's ETag is required");
+            return null;
+        }
+        try {
+            return Long.parseLong(ifMatch.replace("W/", "").replace("\"", "").trim());
+        } catch (NumberFormatException e) {
+            error(response, callback, 400, "If-Match must be a policy ETag such as \"7\"");
+            return null;
+        }
+    }
+
     static String etag(long version) {
         return "\"" + version + "\"";
     }

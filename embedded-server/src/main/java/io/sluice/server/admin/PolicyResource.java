@@ -29,15 +29,9 @@ final class PolicyResource extends Resource {
         // Read the body even when the answer is an error: an unread body makes Jetty close the connection,
         // and a client reusing it for its next call would see it die under it.
         String body = ApiMessages.body(request);
-        String ifMatch = request.getHeaders().get(HttpHeader.IF_MATCH);
-        if (ifMatch == null) {
-            return ApiMessages.error(response, callback, 428, "If-Match with the policy's ETag is required");
-        }
-        long basedOn;
-        try {
-            basedOn = Long.parseLong(ifMatch.replace("W/", "").replace("\"", "").trim());
-        } catch (NumberFormatException e) {
-            return ApiMessages.error(response, callback, 400, "If-Match must be a policy ETag such as \"7\"");
+        Long basedOn = ApiMessages.ifMatchVersion(request, response, callback);
+        if (basedOn == null) {
+            return true;
         }
         Policy proposed = ApiMessages.parseRequired(body, Policy.class);
         Policy installed = changes.replace(Caller.of(request).author(), basedOn, proposed);

@@ -116,15 +116,9 @@ final class ShadowApi {
         if (candidate == null) {
             return none(response, callback);
         }
-        String ifMatch = request.getHeaders().get(HttpHeader.IF_MATCH);
-        if (ifMatch == null) {
-            return ApiMessages.error(response, callback, 428, "If-Match with the policy's ETag is required");
-        }
-        long basedOn;
-        try {
-            basedOn = Long.parseLong(ifMatch.replace("W/", "").replace("\"", "").trim());
-        } catch (NumberFormatException e) {
-            return ApiMessages.error(response, callback, 400, "If-Match must be a policy ETag such as \"7\"");
+        Long basedOn = ApiMessages.ifMatchVersion(request, response, callback);
+        if (basedOn == null) {
+            return true;
         }
         // the one change path (validate, persist with its audit entry, swap), like PUT /api/v1/policy
         Policy installed = changes.replace(Caller.of(request).author(), basedOn, candidate.policy(), "policy.promote",
