@@ -6,6 +6,7 @@ import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.BanType;
 import io.sluice.engine.policy.Escalation;
 import io.sluice.engine.policy.Policy;
+import io.sluice.engine.policy.Route;
 import io.sluice.engine.telemetry.ClassCounts;
 import io.sluice.engine.telemetry.ClientRow;
 import io.sluice.server.demo.DemoSite;
@@ -116,6 +117,18 @@ class SiteLimitsEndToEndTest {
         assertThat(top.address()).isTrue();
         assertThat(top.ip()).isEqualTo("2001:db8:42:1::/64");
         assertThat(reason(get("/page/1", FIREFOX + "1", "X-Forwarded-For", "2001:db8:42:2::7"))).isEqualTo("ADMIT");
+    }
+
+    @Test
+    void aRouteLimitCannotBeDodgedByPercentEncodingThePath() throws Exception {
+        policy(p -> p.withRoutes(List.of(new Route(Route.Match.PREFIX, "/search", null, List.of(), List.of(), List.of(),
+                1, new Policy.HitStack(15, 3), "searches are costly"))));
+        List<String> answers = new ArrayList<>();
+        for (String path : List.of("/search?q=1", "/%73earch?q=2", "/se%61rch?q=3", "/%73earch?q=4", "/search?q=5")) {
+            answers.add(reason(get(path, "python-requests/2.32.3")));
+        }
+        assertThat(answers.subList(0, 3)).doesNotContain("ROUTE_LIMIT");
+        assertThat(answers.subList(3, 5)).containsOnly("ROUTE_LIMIT");
     }
 
     @Test

@@ -42,12 +42,13 @@ public final class ThrottleHandler extends Handler.Wrapper {
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
         HttpFields headers = request.getHeaders();
         // Only the forwarding header the policy names is read: a second one a client sends changes nothing.
+        // Routes see the decoded, normalised path (what the site will serve), so /%73earch is /search.
         io.sluice.engine.Request question = new io.sluice.engine.Request(
                 Request.getRemoteAddr(request),
                 headers.get(HttpHeader.USER_AGENT),
                 joined(headers.getValuesList(engine.forwardedHeader())),
                 request.getMethod(),
-                request.getHttpURI().getPath(),
+                request.getHttpURI().getCanonicalPath(),
                 request.getHttpURI().getQuery(),
                 headers.get(SEC_FETCH_DEST));
         act(engine.decide(question), request, response, new CompleteOnce(callback), false);
