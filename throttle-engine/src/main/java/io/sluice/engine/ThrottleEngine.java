@@ -1,9 +1,11 @@
 package io.sluice.engine;
 
 import io.sluice.engine.classify.SearchEngineVerifier;
+import io.sluice.engine.internal.AggregateLink;
 import io.sluice.engine.internal.ClientKey;
 import io.sluice.engine.internal.ClientSample;
 import io.sluice.engine.internal.ClientStateStore;
+import io.sluice.engine.internal.ClientStores;
 import io.sluice.engine.internal.CompiledPolicy;
 import io.sluice.engine.internal.CrawlerGate;
 import io.sluice.engine.internal.CrawlerSlot;
@@ -148,6 +150,8 @@ public final class ThrottleEngine {
     private final ClientStateStore<?, ?> store;
     /** Per-address aggregates: every user agent of an IPv4 address or an IPv6 prefix, keyed by the masked address. */
     private final ClientStateStore<?, ?> addresses;
+    /** {@link #store} and {@link #addresses}, typed together for the decision. */
+    private final ClientStores<?, ?, ?, ?> stores;
     /** Route limits: one hit stack per (client, route), keyed by the client with the route's id appended. */
     private final ClientStateStore<?, ?> routeStacks;
     private final EscalationTracker escalations = new EscalationTracker();
@@ -189,8 +193,11 @@ public final class ThrottleEngine {
         this.classifier = Objects.requireNonNull(classifier, "classifier");
         this.current = new AtomicReference<>(compile(initialPolicy, clock.millis()));
         Duration idle = Duration.ofSeconds(config.idleSeconds());
-        this.store = new LocalClientStateStore(config.maxTrackedClients(), idle, clock);
-        this.addresses = new LocalClientStateStore(config.maxTrackedClients(), idle, clock);
+        LocalClientStateStore clients = new LocalClientStateStore(config.maxTrackedClients(), idle, clock);
+        LocalClientStateStore aggregates = new LocalClientStateStore(config.maxTrackedClients(), idle, clock);
+        this.stores = ClientStores.local(clients, aggregates);
+        this.store = clients;
+        this.addresses = aggregates;
         this.routeStacks = new LocalClientStateStore(Math.max(1_000, config.maxTrackedClients() / 10), idle, clock);
     }
 
@@ -239,7 +246,7 @@ public final class ThrottleEngine {
      */
     public Decision decide(Request request) {
         long now = clock.millis();
-        Decision decision = judge(store, addresses, request, now);
+        Decision decision = judge(stores, request, now);
         DecisionTap observer = tap;
         return observer == null ? decision : observer.tapped(request, now, decision);
     }
@@ -256,8 +263,10 @@ public final class ThrottleEngine {
      * The decision, with each store's handle and lease types named (see {@link ClientStateStore}): {@code C}/{@code L}
      * for clients, {@code A}/{@code M} for address aggregates.
      */
-    private <C, L, A, M> Decision judge(ClientStateStore<C, L> store, ClientStateStore<A, M> addresses,
-                                        Request request, long now) {
+    private <C extends AggregateLink<A>, L, A, M> Decision judge(ClientStores<C, L, A, M> stores, Request request,
+                                                                 long now) {
+        ClientStateStore<C, L> store = stores.clients();
+        ClientStateStore<A, M> addresses = stores.addresses();
         CompiledPolicy compiled = current.get();
         if (now >= compiled.nextBanExpiryMillis()) {
             compiled = purgeExpiredBans(compiled, now);
@@ -299,7 +308,8 @@ public final class ThrottleEngine {
         Policy.PerAddress perAddress = policy.perAddress();
         ClientKey addressKey = ClientKey.ofAddress(address, perAddress.ipv4Prefix(), perAddress.ipv6Prefix());
         Policy.HitStack addressLimits = compiled.addressLimits();
-        HitStackState<A> addressHits = addresses.pushHit(addressKey, client, now, addressLimits, weight);
+        HitStackState<A> addressHits = addresses.pushAggregateHit(addressKey, hits.client(), client, now, addressLimits,
+                weight);
         HitStackState<?> routeHits = route.limits() == null ? null
                 : routeStacks.pushHit(new ClientKey(address, userAgent + '\u0000' + route.id()), client, now,
                         route.limits(), Math.max(1, weight));

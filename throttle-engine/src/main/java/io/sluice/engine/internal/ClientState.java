@@ -25,7 +25,7 @@ import java.lang.invoke.VarHandle;
  * comes back in another second while earlier hits still count. The refusal ring is allocated on the
  * first refusal.
  */
-final class ClientState extends ClientKey {
+final class ClientState extends ClientKey implements AggregateLink<ClientState> {
     /** Ring length: the heatmap row and the longest window allowed (see PolicyValidator). */
     static final int RING = 60;
 
@@ -83,6 +83,8 @@ final class ClientState extends ClientKey {
      */
     private int reportedHits;
     private long reportedSecond = Long.MIN_VALUE;
+    /** This client's address aggregate, as last found in the address store (a hint: see {@link AggregateLink}). */
+    private ClientState aggregate;
 
     ClientState(ClientKey key) {
         super(key);
@@ -91,6 +93,21 @@ final class ClientState extends ClientKey {
     /** A state with no address, for tests of the buckets alone. */
     ClientState() {
         this(new ClientKey(null, ""));
+    }
+
+    @Override
+    public ClientState linkedAggregate() {
+        return aggregate;
+    }
+
+    @Override
+    public void linkAggregate(ClientState linked) {
+        aggregate = linked;
+    }
+
+    /** Whether the table still holds this state (not evicted). */
+    boolean isAttached() {
+        return (int) IN_FLIGHT.getVolatile(this) >= 0;
     }
 
     // ---------------------------------------------------------------- rule 5: requests in flight

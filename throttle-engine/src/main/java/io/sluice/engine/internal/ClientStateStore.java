@@ -35,6 +35,16 @@ public interface ClientStateStore<C, L> {
     HitStackState<C> pushHit(ClientKey key, ClientInfo info, long nowMillis, Policy.HitStack limits, int weight);
 
     /**
+     * Rule 4 for an aggregate key (a client's network address), pushed on behalf of the client whose handle on this
+     * decision is {@code member}: the same as {@link #pushHit}, but the store may keep its handle on the member so
+     * that the client's next requests reach the aggregate without a lookup (see {@link AggregateLink}).
+     */
+    default HitStackState<C> pushAggregateHit(ClientKey key, AggregateLink<C> member, ClientInfo info, long nowMillis,
+                                              Policy.HitStack limits, int weight) {
+        return pushHit(key, info, nowMillis, limits, weight);
+    }
+
+    /**
      * Rule 5: takes one of the key's {@code max} in-flight slots.
      *
      * @param client the handle {@link #pushHit} returned for this decision

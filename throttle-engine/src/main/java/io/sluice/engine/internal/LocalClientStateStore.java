@@ -242,6 +242,35 @@ public final class LocalClientStateStore implements ClientStateStore<ClientState
                 limits.windowSeconds(), limits.maxHits(), weight);
     }
 
+    /**
+     * Follows the member's link when it still leads to the live aggregate of {@code key} in the main table; looks
+     * the key up otherwise and links what the main table holds. Only a main-table state is linked: a newcomer's
+     * state must be looked up on its second request, which moves it to the main table (see the class comment).
+     * A linked state is told to the eviction policy like a looked-up one, so it ages and is evicted as before;
+     * eviction detaches it, which breaks the link.
+     */
+    @Override
+    public HitStackState<ClientState> pushAggregateHit(ClientKey key, AggregateLink<ClientState> member,
+                                                       ClientInfo info, long nowMillis, Policy.HitStack limits,
+                                                       int weight) {
+        tick(nowMillis);
+        ClientState linked = member.linkedAggregate();
+        ClientState state;
+        if (linked != null && linked.isAttached() && linked.equals(key)) {
+            state = linked;
+            if (state.reportAccess(nowMillis)) {
+                clients.getIfPresent(key);
+            }
+        } else {
+            state = state(key, nowMillis);
+            if (state != linked && policy.getIfPresentQuietly(key) == state) {
+                member.linkAggregate(state);
+            }
+        }
+        return state.push(nowMillis, info.requestClass(), info.crawlerName(), info.allowListed(),
+                limits.windowSeconds(), limits.maxHits(), weight);
+    }
+
     @Override
     public CrawlerSlot reserveCrawler(String crawler, long nowMillis, long gapMillis) {
         AtomicLong lastServed = crawlersServed.get(crawler, name -> new AtomicLong(Long.MIN_VALUE));
