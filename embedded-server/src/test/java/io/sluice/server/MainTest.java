@@ -2,41 +2,35 @@ package io.sluice.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 class MainTest {
-    private final StringWriter err = new StringWriter();
+    private final CommandLineRun cli = new CommandLineRun();
 
     private int run(String... args) {
-        CommandLine cli = Main.commandLine();
-        cli.setErr(new PrintWriter(err, true));
-        cli.setOut(new PrintWriter(new StringWriter(), true));
-        return cli.execute(args);
+        return cli.run(args);
     }
 
     @Test
     void anUnknownFlagIsAUsageError() {
         assertThat(run("--lisen", "127.0.0.1:1")).isEqualTo(2);
-        assertThat(err.toString()).contains("'--lisen'", "Possible solutions: --listen");
+        assertThat(cli.err()).contains("'--lisen'", "Possible solutions: --listen");
     }
 
     @Test
     void withoutUpstreamOrDemoItSaysWhatIsMissing() {
         assertThat(run()).isEqualTo(2);
-        assertThat(err.toString()).contains("give --upstream URL or --demo");
+        assertThat(cli.err()).contains("give --upstream URL or --demo");
     }
 
     @Test
     void anUpstreamThatIsNotAnHttpUrlIsRefused() {
         assertThat(run("--upstream", "ftp://example.com/")).isEqualTo(2);
-        assertThat(err.toString()).contains("--upstream must be an http:// or https:// URL");
+        assertThat(cli.err()).contains("--upstream must be an http:// or https:// URL");
     }
 
     @Test
@@ -49,7 +43,7 @@ class MainTest {
                     "--state", state.toString());
 
             assertThat(exit).isEqualTo(1);
-            assertThat(err.toString()).contains("cannot listen on 127.0.0.1:" + port);
+            assertThat(cli.err()).contains("cannot listen on 127.0.0.1:" + port);
         }
     }
 
@@ -62,6 +56,6 @@ class MainTest {
                 "--state", file.resolve("state").toString());
 
         assertThat(exit).isEqualTo(1);
-        assertThat(err.toString()).contains("cannot create state directory");
+        assertThat(cli.err()).contains("cannot create state directory");
     }
 }
