@@ -71,6 +71,8 @@ final class CombinedLogParser {
         if (path == null) {
             return null;
         }
+        int queryMark = indexOf(line, targetStart, targetEnd, (byte) '?');
+        String query = queryMark < 0 ? null : unquote(line, queryMark + 1, targetEnd);
         // status bytes "referer" "user agent"
         pos = requestEnd + 1;
         int refererQuote = skipToQuote(line, pos, end, 2);
@@ -87,7 +89,7 @@ final class CombinedLogParser {
             return null;
         }
         String userAgent = unquote(line, agentStart, agentEnd);
-        return new LogEntry(epochSecond, ip, method, path, "-".equals(userAgent) ? "" : userAgent,
+        return new LogEntry(epochSecond, ip, method, path, query, "-".equals(userAgent) ? "" : userAgent,
                 decision(line, agentEnd + 1, end));
     }
 

@@ -189,7 +189,7 @@ public final class LogReplay {
                 LogEntry entry = second.get(i);
                 Outcome logged = baseline != null ? null : entry.logged() == null ? Outcome.ADMIT : entry.logged();
                 run.arrive(new Observation(base + i * 1000L / n, new Request(entry.ip(), entry.userAgent(), null,
-                        entry.method(), entry.path(), null, null), logged, false));
+                        entry.method(), entry.path(), entry.query(), null), logged, false));
             }
             second.clear();
         }

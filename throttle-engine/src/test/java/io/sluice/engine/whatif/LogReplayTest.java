@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.engine.RequestClass;
 import io.sluice.engine.policy.Policy;
+import io.sluice.engine.policy.Route;
 import io.sluice.engine.whatif.GeneratedLog.DecisionModel;
 import io.sluice.engine.whatif.GeneratedLog.Dialect;
 import io.sluice.engine.whatif.WhatIfReport.OutcomeRow;
@@ -129,6 +130,26 @@ class LogReplayTest {
         assertThat(report.liveRefused()).isZero();
         assertThat(report.candidateRefused()).isEqualTo(233);
         assertThat(report.clients()).extracting(WhatIfReport.ClientDifference::differing).containsExactly(1L, 232L);
+    }
+
+    /**
+     * A route that matches on a query parameter applies in a replay as it does live: every generated path is
+     * {@code /page/N?ref=N%3}, and a route on {@code ref=0} limited to 2 hits in 15 s refuses the copier's
+     * {@code ref=0} requests after its first two (78 of 80) and the reader's third one (6 s after its first).
+     */
+    @Test
+    void routesMatchOnTheLoggedQuery() throws Exception {
+        Path log = traffic().write(dir.resolve("query.log"), Dialect.NGINX, false, List.of());
+        Route refZero = new Route(Route.Match.PREFIX, "/page/", "ref=0", List.of(), List.of(), List.of(), 1,
+                new Policy.HitStack(15, 2), "replay test");
+        Policy generous = maxHits(1_000).withPerAddress(new Policy.PerAddress(32, 64, 15, 1_000, 1_000));
+
+        WhatIfReport report = replay(generous.withRoutes(List.of(refZero)), generous, log);
+
+        assertThat(report.liveRefused()).isZero();
+        assertThat(report.candidateRefused()).isEqualTo(79);
+        assertThat(report.clients()).extracting(WhatIfReport.ClientDifference::ip)
+                .containsExactly("198.51.100.9", "203.0.113.7");
     }
 
     @Test
