@@ -6,6 +6,10 @@
 #   bench/front/run.sh [ROUNDS] [SECONDS] [WARMUP_SECONDS]
 # With CANDIDATE_JAR=path/to/sluice-server.jar, a second Sluice built from that jar is measured in the
 # same interleaved run (an A/B of a change, as a ratio within each round).
+# CANDIDATE_ARGS adds options to the candidate only; with CANDIDATE_REDIS=1 a redis-server (Debian's package) is
+# started on core 0 and the candidate joins it, so one run gives cluster mode (one node) against the same server
+# without Redis, with Redis commands per request from INFO commandstats:
+#   CANDIDATE_JAR=embedded-server/target/sluice-server.jar CANDIDATE_REDIS=1 bench/front/run.sh 3 20 60
 # JAVA_OPTS (default: none, the JVM's defaults, which on one core means the Serial collector) goes to every
 # JVM alike: the plain Jetty proxy and each Sluice, e.g. JAVA_OPTS="-XX:+UseZGC".
 set -euo pipefail
@@ -33,12 +37,21 @@ taskset -c 0 java -Xmx1g "${JVM[@]}" -jar "$JAR" --listen 127.0.0.1:19003 --admi
 declare -A PIDS=([19001]=${pids[0]} [19004]=${pids[0]} [19002]=${pids[1]} [19003]=${pids[2]})
 declare -A NAMES=([19001]="upstream direct (nginx static)" [19002]="plain Jetty proxy" [19004]="nginx proxy + limit_req" [19003]="Sluice (admit-all, many clients)")
 PORTS=(19001 19002 19004 19003)
+read -r -a CANDIDATE_EXTRA <<<"${CANDIDATE_ARGS:-}"
+REDIS_PORT=19379
+if [[ "${CANDIDATE_REDIS:-}" == 1 ]]; then
+  command -v redis-server >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; }
+  taskset -c 0 redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no >/dev/null 2>&1 & pids+=($!)
+  sleep 1
+  CANDIDATE_EXTRA+=(--redis "redis://127.0.0.1:$REDIS_PORT")
+fi
 if [[ -n "${CANDIDATE_JAR:-}" ]]; then
   STATE2=$(mktemp -d)
   taskset -c 0 java -Xmx1g "${JVM[@]}" -jar "$CANDIDATE_JAR" --listen 127.0.0.1:19005 --admin 127.0.0.1:19095 \
-    --upstream http://127.0.0.1:19001 --state "$STATE2" --policy bench/front/admit-all-policy.json >/dev/null 2>&1 &
+    --upstream http://127.0.0.1:19001 --state "$STATE2" --policy bench/front/admit-all-policy.json \
+    "${CANDIDATE_EXTRA[@]}" >/dev/null 2>&1 &
   pids+=($!)
-  NAMES[19005]="Sluice candidate ($CANDIDATE_JAR)"
+  NAMES[19005]="Sluice candidate ($CANDIDATE_JAR ${CANDIDATE_EXTRA[*]})"
   PIDS[19005]=$!
   PORTS+=(19005)
 fi
@@ -61,6 +74,7 @@ switches() {
 echo "round,target,requests_per_s,p99_ms,context_switches_per_request"
 for round in $(seq 1 "$ROUNDS"); do
   for port in "${PORTS[@]}"; do
+    [[ "$port" == 19005 && "${CANDIDATE_REDIS:-}" == 1 ]] && redis-cli -p "$REDIS_PORT" config resetstat >/dev/null
     before=$(switches "${PIDS[$port]}")
     out=$(load "$port" "$SECONDS_PER_RUN")
     after=$(switches "${PIDS[$port]}")
@@ -69,6 +83,11 @@ for round in $(seq 1 "$ROUNDS"); do
     rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
     p99=$(awk '$1=="99%" {v=$2; if (v ~ /us$/) {sub("us","",v); v=v/1000} else if (v ~ /ms$/) {sub("ms","",v)} else if (v ~ /s$/) {sub("s","",v); v=v*1000}; print v}' <<<"$out")
     non2xx=$(awk '/Non-2xx/ {print $5}' <<<"$out")
-    echo "$round,${NAMES[$port]},$rps,$p99,$cs${non2xx:+,non-2xx=$non2xx}"
+    redis=""
+    if [[ "$port" == 19005 && "${CANDIDATE_REDIS:-}" == 1 ]]; then
+      calls=$(redis-cli -p "$REDIS_PORT" info commandstats | awk -F'[=,]' '/^cmdstat_/ {s += $2} END {print s + 0}')
+      redis=$(awk -v c="$calls" -v n="$requests" 'BEGIN {printf ",redis_commands_per_request=%.2f", (n > 0 ? c / n : 0)}')
+    fi
+    echo "$round,${NAMES[$port]},$rps,$p99,$cs${non2xx:+,non-2xx=$non2xx}$redis"
   done
 done
