@@ -761,15 +761,15 @@ public final class ThrottleEngine {
      * in-flight count stays right for telemetry and for the moment it has to decide alone.
      */
 
-    /** The live policy's per-client limits divided by {@code nodes} (rounded up): what one node allows alone. */
-    private record Scaled(CompiledPolicy of, int nodes, Policy.HitStack hitStack, Policy.HitStack address,
-                          int maxConcurrent, int addressMaxConcurrent) {
+    /**
+     * The live policy's hit stacks divided by {@code nodes} (rounded up): what the local pushes report against, so a
+     * node that has to decide alone finds its verdict ready.
+     */
+    private record Scaled(CompiledPolicy of, int nodes, Policy.HitStack hitStack, Policy.HitStack address) {
 
         static Scaled of(CompiledPolicy compiled, int nodes) {
-            Policy policy = compiled.policy();
-            return new Scaled(compiled, nodes, divided(policy.hitStack(), nodes),
-                    divided(compiled.addressLimits(), nodes), ceilDiv(policy.perClient().maxConcurrent(), nodes),
-                    ceilDiv(policy.perAddress().maxConcurrent(), nodes));
+            return new Scaled(compiled, nodes, divided(compiled.policy().hitStack(), nodes),
+                    divided(compiled.addressLimits(), nodes));
         }
 
         static Policy.HitStack divided(Policy.HitStack limits, int nodes) {
@@ -886,7 +886,7 @@ public final class ThrottleEngine {
         RateLimitStatus rate = new RateLimitStatus(limits.maxHits(), Math.max(0, limits.maxHits()
                 - verdict.hitsInWindow()), ceilSeconds(verdict.millisUntilReset()), limits.windowSeconds());
         if (!verdict.admitted()) {
-            return refuseShared(asked, verdict.refusal(), verdict.retryAfterMillis(), rate, now);
+            return refuseShared(asked, asked.ask(), verdict.refusal(), verdict.retryAfterMillis(), rate, now);
         }
         try {
             ClientStateStore<C, L> store = asked.stores().clients();
@@ -919,11 +919,10 @@ public final class ThrottleEngine {
         return loadStage(pending, asked.compiled().policy(), now, false);
     }
 
-    /** The refusal for a rule of 3-5, with judge's words. */
-    private Decision refuseShared(Asked<?, ?, ?, ?> asked, Reason reason, long retryAfterMillis, RateLimitStatus rate,
-                                  long now) {
+    /** The refusal for a rule of 3-5, with judge's words and the limits of {@code ask} (as judged). */
+    private Decision refuseShared(Asked<?, ?, ?, ?> asked, SharedClientStore.Ask ask, Reason reason,
+                                  long retryAfterMillis, RateLimitStatus rate, long now) {
         Policy policy = asked.compiled().policy();
-        SharedClientStore.Ask ask = asked.ask();
         long retry = ceilSeconds(retryAfterMillis);
         String detail;
         switch (reason) {
@@ -971,59 +970,73 @@ public final class ThrottleEngine {
         ClientStateStore<C, L> store = asked.stores().clients();
         ClientStateStore<A, M> addresses = asked.stores().addresses();
         Scaled alone = asked.scaled();
-        int nodes = alone.nodes();
-        SharedClientStore.Ask ask = asked.ask();
+        SharedClientStore.Ask ask = alone(asked.ask(), alone.nodes());
         HitStackState<C> hits = asked.hits();
-        RateLimitStatus rate = rateLimit(alone.hitStack(), hits);
+        RateLimitStatus rate = rateLimit(ask.clientLimits(), hits);
         CrawlerSlot slot = null;
         CrawlerGate.Turn turn = null;
         // 3. crawler spacing
         if (ask.crawler() != null) {
-            slot = store.reserveCrawler(ask.crawler(), now, ask.perCrawlerMillis() * nodes);
+            slot = store.reserveCrawler(ask.crawler(), now, ask.perCrawlerMillis());
             if (!slot.granted()) {
-                return refuseShared(asked, Reason.CRAWLER_SPACING, slot.waitMillis(), rate, now);
+                return refuseShared(asked, ask, Reason.CRAWLER_SPACING, slot.waitMillis(), rate, now);
             }
-            turn = crawlerGate.take(now, ask.allCrawlersMillis() * nodes);
+            turn = crawlerGate.take(now, ask.allCrawlersMillis());
             if (!turn.granted()) {
                 store.releaseCrawler(slot);
-                return refuseShared(asked, Reason.CRAWLERS_BUSY, turn.waitMillis(), rate, now);
+                return refuseShared(asked, ask, Reason.CRAWLERS_BUSY, turn.waitMillis(), rate, now);
             }
         }
         // 4. hit stacks: the client's, the route's, the address's
         Reason refusal = null;
         long retryMillis = 0;
         HitStackState<?> routeHits = asked.routeHits();
-        if (hits.hitsInWindow() > alone.hitStack().maxHits()) {
+        if (hits.hitsInWindow() > ask.clientLimits().maxHits()) {
             refusal = Reason.HIT_STACK;
             retryMillis = hits.millisUntilBelow();
-        } else if (routeHits != null
-                && routeHits.hitsInWindow() > Scaled.divided(ask.routeLimits(), nodes).maxHits()) {
+        } else if (routeHits != null && routeHits.hitsInWindow() > ask.routeLimits().maxHits()) {
             refusal = Reason.ROUTE_LIMIT;
             retryMillis = routeHits.millisUntilBelow();
-        } else if (asked.addressHits().hitsInWindow() > alone.address().maxHits()) {
+        } else if (asked.addressHits().hitsInWindow() > ask.addressLimits().maxHits()) {
             refusal = Reason.ADDRESS_HIT_STACK;
             retryMillis = asked.addressHits().millisUntilBelow();
         }
         if (refusal != null) {
             giveBackCrawler(store, slot, turn);
-            return refuseShared(asked, refusal, retryMillis, rate, now);
+            return refuseShared(asked, ask, refusal, retryMillis, rate, now);
         }
         // 5. concurrency: the client's, the address's
-        L inFlight = store.acquireInFlight(asked.key(), hits.client(), alone.maxConcurrent());
+        L inFlight = store.acquireInFlight(asked.key(), hits.client(), ask.maxConcurrent());
         if (inFlight == null) {
             giveBackCrawler(store, slot, turn);
-            return refuseShared(asked, Reason.CLIENT_CONCURRENCY, 0, rate, now);
+            return refuseShared(asked, ask, Reason.CLIENT_CONCURRENCY, 0, rate, now);
         }
         M addressInFlight = addresses.acquireInFlight(asked.addressKey(), asked.addressHits().client(),
-                alone.addressMaxConcurrent());
+                ask.addressMaxConcurrent());
         if (addressInFlight == null) {
             store.releaseInFlight(inFlight);
             giveBackCrawler(store, slot, turn);
-            return refuseShared(asked, Reason.ADDRESS_CONCURRENCY, 0, rate, now);
+            return refuseShared(asked, ask, Reason.ADDRESS_CONCURRENCY, 0, rate, now);
         }
         Pending<L, M> pending = new Pending<>(store, asked.client(), asked.key(), asked.address(), slot, turn, inFlight,
                 addresses, asked.addressKey(), addressInFlight, rate);
-        return delayOrLoad(asked, pending, hits.hitsInWindow(), nodes, now);
+        return delayOrLoad(asked, pending, hits.hitsInWindow(), alone.nodes(), now);
+    }
+
+    /**
+     * The rules' limits as one node of {@code nodes} applies them alone: counts divided (rounded up), crawler gaps
+     * multiplied.
+     */
+    private static SharedClientStore.Ask alone(SharedClientStore.Ask ask, int nodes) {
+        if (nodes == 1) {
+            return ask;
+        }
+        return new SharedClientStore.Ask(ask.client(), ask.address(), ask.route(), ask.weight(),
+                Scaled.divided(ask.clientLimits(), nodes),
+                ask.routeLimits() == null ? null : Scaled.divided(ask.routeLimits(), nodes),
+                Scaled.divided(ask.addressLimits(), nodes), ceilDiv(ask.maxConcurrent(), nodes),
+                ceilDiv(ask.addressMaxConcurrent(), nodes), ask.crawler(), ask.perCrawlerMillis() * nodes,
+                ask.allCrawlersMillis() * nodes, ask.policyVersion(), ask.nowMillis());
     }
 
     /** A request admitted by the shared store: its lease there, besides this node's own slots. */

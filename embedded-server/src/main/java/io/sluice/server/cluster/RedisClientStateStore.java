@@ -105,6 +105,20 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
                         TimeUnit.MILLISECONDS),
                 scheduler.scheduleWithFixedDelay(this::renew, renewEvery, renewEvery, TimeUnit.MILLISECONDS));
         attachment = new Attachment(node, link, monitor, nodes, schedules);
+        // Each time Redis answers again (at start, after a restart that emptied it), its scripts are cached ahead of
+        // the requests: a release retried after NOSCRIPT would otherwise run after the admissions sent behind it.
+        monitor.onChange(change -> {
+            if (change.state() == io.sluice.engine.telemetry.ClusterState.HEALTHY && attachment != null) {
+                for (LuaScript script : List.of(ADMIT, RELEASE, LEASES, FLUSH)) {
+                    script.preload(link);
+                }
+            }
+        });
+        if (monitor.state() == io.sluice.engine.telemetry.ClusterState.HEALTHY) {
+            for (LuaScript script : List.of(ADMIT, RELEASE, LEASES, FLUSH)) {
+                script.preload(link);
+            }
+        }
     }
 
     /** The node closed: asked no more (the engine decides alone from now on). */

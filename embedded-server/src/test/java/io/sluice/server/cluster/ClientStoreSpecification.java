@@ -106,8 +106,9 @@ abstract class ClientStoreSpecification {
         return policy.withHitStack(new Policy.HitStack(windowSeconds, maxHits));
     }
 
+    /** Hit stacks no test reaches (the client's and the address's), for tests of the other rules. */
     static Policy generous() {
-        return hitStack(Policy.defaults(), 15, 1_000);
+        return hitStack(Policy.defaults(), 15, 1_000).withPerAddress(new Policy.PerAddress(32, 64, 15, 1_000, 32));
     }
 
     @Test

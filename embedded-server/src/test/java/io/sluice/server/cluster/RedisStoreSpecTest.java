@@ -37,9 +37,9 @@ class RedisStoreSpecTest extends ClientStoreSpecification {
     @Override
     ThrottleEngine node(String name, Policy policy) {
         return nodes.computeIfAbsent(name, n -> {
-            RedisClientStateStore store = new RedisClientStateStore(ClusterFixture.SETTINGS, LEASE);
+            RedisClientStateStore store = new RedisClientStateStore(ClusterFixture.PATIENT, LEASE);
             ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), clock, policy, CLASSIFIER, null, store);
-            ClusterNode node = holder.cluster.node(n, new EngineLoad(engine));
+            ClusterNode node = holder.cluster.node(n, new EngineLoad(engine), ClusterFixture.PATIENT);
             node.shareClientState(store);
             ClusterFixture.awaitState(node, ClusterState.HEALTHY);
             return engine;
