@@ -74,7 +74,8 @@ import java.util.function.UnaryOperator;
  *
  * State, and who guards it.
  *  - Hit stacks, requests in flight and each crawler's last service live behind ClientStateStore (bounded
- *    Caffeine tables locally: one for newcomers, one for clients seen twice; a shared store later). The store
+ *    Caffeine tables locally: one for newcomers, one for clients seen twice; in cluster mode rules 3-5 are asked
+ *    of a SharedClientStore instead, on a path of its own: see "cluster mode" below). The store
  *    hands out typed handles and leases (its own types, checked by the compiler), so a second implementation
  *    cannot be handed another's objects. Each client's state is guarded by its own monitor, held for a few
  *    array operations; distinct clients never contend.
