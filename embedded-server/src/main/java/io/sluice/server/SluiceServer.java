@@ -12,6 +12,7 @@ import io.sluice.server.cluster.ClusterNode;
 import io.sluice.server.cluster.ClusterSettings;
 import io.sluice.server.cluster.EngineLoad;
 import io.sluice.server.cluster.LocalPolicyMirror;
+import io.sluice.server.cluster.RedisClientStateStore;
 import io.sluice.server.demo.DemoCrawlers;
 import io.sluice.server.demo.DemoSite;
 import io.sluice.server.demo.DemoTraffic;
@@ -115,8 +116,13 @@ public final class SluiceServer implements AutoCloseable {
         CrawlerListClassifier classifier = config.crawlerList() == null ? CrawlerListClassifier.bundled()
                 : CrawlerListClassifier.fromFile(config.crawlerList());
         SearchEngineVerifier verifier = searchEngineVerifier(dnsLookups, clock);
+        // Cluster mode: the per-client rules are the cluster's, in Redis (attached once the node has started; until
+        // then, and whenever Redis is slow or gone, the engine decides alone). A lease outlives a dead node's
+        // requests by the upstream timeout and a margin.
+        RedisClientStateStore clientStore = config.cluster() == null ? null
+                : new RedisClientStateStore(ClusterSettings.DEFAULTS, config.upstreamTimeout().plusSeconds(5));
         ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), clock, state.loadPolicy(), classifier,
-                verifier);
+                verifier, clientStore);
         LiveShadow shadow = new LiveShadow(engine, EngineConfig.defaults(), classifier, verifier, clock);
         AutomaticBanRecorder automaticBans = new AutomaticBanRecorder(engine, state, clock);
         engine.onAutomaticBans(automaticBans);
@@ -184,6 +190,7 @@ public final class SluiceServer implements AutoCloseable {
                     config.cluster().redis(), running.adminUri().toString(), new EngineLoad(engine),
                     ClusterSettings.DEFAULTS, clock);
             running.cluster.policy().follow(new LocalPolicyMirror(engine, state, clock));
+            running.cluster.shareClientState(clientStore);
             engine.reportClusterStatus(running.cluster::status);
             clusterNode.set(running.cluster);
         }

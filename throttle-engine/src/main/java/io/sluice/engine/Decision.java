@@ -5,7 +5,7 @@ package io.sluice.engine;
  * Every admitted request must later be completed exactly once through its {@link Admission};
  * every wait must be resumed or cancelled exactly once through its {@link Deferral}.
  */
-public sealed interface Decision permits Decision.Admit, Decision.Wait, Decision.Refuse {
+public sealed interface Decision permits Decision.Admit, Decision.Wait, Decision.Refuse, Decision.Pending {
 
     ClientInfo client();
 
@@ -31,6 +31,17 @@ public sealed interface Decision permits Decision.Admit, Decision.Wait, Decision
      */
     record Refuse(ClientInfo client, Reason reason, int status, long retryAfterSeconds,
                   RateLimitStatus rateLimit, String detail) implements Decision {
+    }
+
+    /**
+     * Not decided yet: the engine shares its per-client state with other nodes (cluster mode) and asked the shared
+     * store, which answers within its deadline (tens of milliseconds) or is given up on. Park the request without
+     * holding a thread and act on the decision {@code decision} completes with: an {@link Admit}, a {@link Wait} or a
+     * {@link Refuse}, never another {@code Pending}. It completes on the store's I/O thread, so hand long work (the
+     * proxying itself) to the server's own threads. It never completes exceptionally. Only an engine built with a
+     * shared store answers this; a single node's engine never does.
+     */
+    record Pending(ClientInfo client, java.util.concurrent.CompletionStage<Decision> decision) implements Decision {
     }
 
     /** The in-flight slot of an admitted request. */

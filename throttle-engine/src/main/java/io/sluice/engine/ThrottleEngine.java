@@ -16,6 +16,7 @@ import io.sluice.engine.internal.LoadGate;
 import io.sluice.engine.internal.LocalClientStateStore;
 import io.sluice.engine.internal.OutcomeCounters;
 import io.sluice.engine.internal.RouteTable;
+import io.sluice.engine.internal.SharedClientStore;
 import io.sluice.engine.net.IpAddress;
 import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.BanType;
@@ -42,6 +43,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -72,7 +74,8 @@ import java.util.function.UnaryOperator;
  *
  * State, and who guards it.
  *  - Hit stacks, requests in flight and each crawler's last service live behind ClientStateStore (bounded
- *    Caffeine tables locally: one for newcomers, one for clients seen twice; a shared store later). The store
+ *    Caffeine tables locally: one for newcomers, one for clients seen twice; in cluster mode rules 3-5 are asked
+ *    of a SharedClientStore instead, on a path of its own: see "cluster mode" below). The store
  *    hands out typed handles and leases (its own types, checked by the compiler), so a second implementation
  *    cannot be handed another's objects. Each client's state is guarded by its own monitor, held for a few
  *    array operations; distinct clients never contend.
@@ -168,6 +171,10 @@ public final class ThrottleEngine {
     /** Sees every decision (the what-if shadow), or null. */
     private volatile DecisionTap tap;
     private volatile Supplier<ClusterStatus> clusterStatus = () -> ClusterStatus.standalone(load.inFlight());
+    /** Rules 3-5 for the cluster (cluster mode), or null: this node decides alone, on its local stores. */
+    private final SharedClientStore<?> shared;
+    /** The live policy's limits divided by the nodes last seen, for cluster mode (see {@link #scaled}). */
+    private volatile Scaled scaled;
 
     /**
      * An engine without search-engine verification: with {@code crawlers.verifySearchEngines} on, every
@@ -187,6 +194,20 @@ public final class ThrottleEngine {
      */
     public ThrottleEngine(EngineConfig config, InstantSource clock, Policy initialPolicy,
                           UserAgentClassifier classifier, SearchEngineVerifier verifier) {
+        this(config, clock, initialPolicy, classifier, verifier, null);
+    }
+
+    /**
+     * An engine for a node of a cluster: rules 3-5 are decided by {@code shared}, which every node asks, and a
+     * decision that needs it is a {@link Decision.Pending} (see {@link SharedClientStore}).
+     *
+     * @param shared the cluster's per-client store, or null for a single node (the constructor above)
+     * @throws PolicyValidationException when {@code initialPolicy} is not valid
+     */
+    public ThrottleEngine(EngineConfig config, InstantSource clock, Policy initialPolicy,
+                          UserAgentClassifier classifier, SearchEngineVerifier verifier,
+                          SharedClientStore<?> shared) {
+        this.shared = shared;
         this.verifier = verifier;
         this.config = Objects.requireNonNull(config, "config");
         this.clock = Objects.requireNonNull(clock, "clock");
@@ -246,9 +267,17 @@ public final class ThrottleEngine {
      */
     public Decision decide(Request request) {
         long now = clock.millis();
-        Decision decision = judge(stores, request, now);
+        Decision decision = shared == null ? judge(stores, request, now) : judgeShared(shared, stores, request, now);
         DecisionTap observer = tap;
-        return observer == null ? decision : observer.tapped(request, now, decision);
+        if (observer == null) {
+            return decision;
+        }
+        if (decision instanceof Decision.Pending pending) {
+            // the tap sees the decision once it is made
+            return new Decision.Pending(pending.client(),
+                    pending.decision().thenApply(made -> observer.tapped(request, now, made)));
+        }
+        return observer.tapped(request, now, decision);
     }
 
     /**
@@ -565,7 +594,7 @@ public final class ThrottleEngine {
      * slots), and once admitted, the admission itself: its slots are released exactly once, guarded by a
      * compare-and-set on {@link #completed}, so a duplicate {@code complete} is harmless.
      */
-    private final class Pending<L, M> implements Decision.Admission {
+    private class Pending<L, M> implements Decision.Admission {
         final ClientStateStore<?, L> store;
         final ClientStateStore<?, M> addressStore;
         final ClientKey addressKey;
@@ -605,7 +634,7 @@ public final class ThrottleEngine {
             giveBackCrawler(store, crawlerSlot, crawlerTurn);
         }
 
-        private void releaseInFlight() {
+        void releaseInFlight() {
             if (inFlight != null) {
                 store.releaseInFlight(inFlight);
             }
@@ -719,6 +748,329 @@ public final class ThrottleEngine {
         }
     }
 
+    // ---------------------------------------------------------------- cluster mode: rules 3-5 in a shared store
+
+    /*
+     * A separate path, taken only when the engine was built with a SharedClientStore; judge() above is the single
+     * node's and is left exactly as it is (its cost is measured on its own). Rules 1-2 and the classification are
+     * the same lines as judge's, kept apart on purpose while judge's cost is being worked on.
+     *
+     * Every request still pushes its hits on this node's local stores: they are this node's view of its clients
+     * (the snapshot's heatmap) and what it decides on when the shared store cannot answer. Those pushes use the
+     * limits divided by the nodes last seen (Scaled), so a local verdict is ready without recomputing anything. A
+     * request admitted by the shared store also takes a slot in the local stores, without a limit: this node's
+     * in-flight count stays right for telemetry and for the moment it has to decide alone.
+     */
+
+    /**
+     * The live policy's hit stacks divided by {@code nodes} (rounded up): what the local pushes report against, so a
+     * node that has to decide alone finds its verdict ready.
+     */
+    private record Scaled(CompiledPolicy of, int nodes, Policy.HitStack hitStack, Policy.HitStack address) {
+
+        static Scaled of(CompiledPolicy compiled, int nodes) {
+            return new Scaled(compiled, nodes, divided(compiled.policy().hitStack(), nodes),
+                    divided(compiled.addressLimits(), nodes));
+        }
+
+        static Policy.HitStack divided(Policy.HitStack limits, int nodes) {
+            return nodes == 1 ? limits : new Policy.HitStack(limits.windowSeconds(), ceilDiv(limits.maxHits(), nodes));
+        }
+    }
+
+    private static int ceilDiv(int value, int by) {
+        return (int) ((value + (long) by - 1) / by);
+    }
+
+    private Scaled scaled(CompiledPolicy compiled, int nodes) {
+        Scaled known = scaled;
+        if (known != null && known.of() == compiled && known.nodes() == nodes) {
+            return known;
+        }
+        Scaled fresh = Scaled.of(compiled, nodes);
+        scaled = fresh;
+        return fresh;
+    }
+
+    /** What a shared decision carries from the request to the store's answer. */
+    private record Asked<C extends AggregateLink<A>, L, A, M>(ClientStores<C, L, A, M> stores, CompiledPolicy compiled,
+                                                              Scaled scaled, ClientInfo client, ClientKey key,
+                                                              IpAddress address, ClientKey addressKey,
+                                                              RouteTable.Compiled route, HitStackState<C> hits,
+                                                              HitStackState<A> addressHits, HitStackState<?> routeHits,
+                                                              SharedClientStore.Ask ask) {
+    }
+
+    private <C extends AggregateLink<A>, L, A, M, S> Decision judgeShared(SharedClientStore<S> shared,
+                                                                       ClientStores<C, L, A, M> stores,
+                                                                       Request request, long now) {
+        ClientStateStore<C, L> store = stores.clients();
+        ClientStateStore<A, M> addresses = stores.addresses();
+        CompiledPolicy compiled = current.get();
+        if (now >= compiled.nextBanExpiryMillis()) {
+            compiled = purgeExpiredBans(compiled, now);
+        }
+        Policy policy = compiled.policy();
+        IpAddress address = compiled.resolver().resolve(request);
+        String rawAgent = boundedUserAgent(request.userAgent());
+        String userAgent = rawAgent == null ? "" : rawAgent;
+        UserAgentMatch match = classifier.classify(rawAgent, policy.classification());
+        RequestClass cls = verified(match.requestClass(), policy, userAgent, address);
+        CompiledPolicy.Allowance allowance = compiled.allowance(address, userAgent);
+        boolean allowListed = allowance != CompiledPolicy.Allowance.NONE;
+        ClientKey key = new ClientKey(address, userAgent);
+        ClientInfo client = new ClientInfo(address.toString(), userAgent, cls, match.crawlerName(), allowListed);
+
+        // 1. pause
+        if (compiled.pauses(cls) && allowance != CompiledPolicy.Allowance.EXEMPT_INCLUDING_PAUSE) {
+            return refuse(client, key, Reason.PAUSED, policy.refusal().retryAfterSeconds(), null, now,
+                    policy.pause().all() ? "The service is paused." : "Service to " + cls + " clients is paused.");
+        }
+        // 2. bans
+        Ban ban = compiled.findBan(address, key, now);
+        if (ban != null) {
+            return refuseBanned(client, key, ban, policy, now);
+        }
+        RouteTable.Compiled route = compiled.routes().match(request.method(), request.path(), request.query(),
+                request.secFetchDest(), cls);
+        int weight = route.weight();
+        Scaled alone = scaled(compiled, Math.max(1, shared.nodes()));
+        HitStackState<C> hits = store.pushHit(key, client, now, alone.hitStack(), weight);
+        if (allowListed) {
+            // exempt from rules 3-7: nothing to ask the cluster
+            load.enter();
+            return admit(new Pending<>(store, client, key, address, null, null, null, addresses, null, null,
+                    rateLimit(policy.hitStack(), hits)), now, false);
+        }
+        Policy.PerAddress perAddress = policy.perAddress();
+        ClientKey addressKey = ClientKey.ofAddress(address, perAddress.ipv4Prefix(), perAddress.ipv6Prefix());
+        HitStackState<A> addressHits = addresses.pushAggregateHit(addressKey, hits.client(), client, now,
+                alone.address(), weight);
+        HitStackState<?> routeHits = route.limits() == null ? null
+                : routeStacks.pushHit(new ClientKey(address, userAgent + '\u0000' + route.id()), client, now,
+                        Scaled.divided(route.limits(), alone.nodes()), Math.max(1, weight));
+        Policy.Crawlers crawlers = policy.crawlers();
+        SharedClientStore.Ask ask = new SharedClientStore.Ask(key, addressKey,
+                route.limits() == null ? null : route.id(), weight, policy.hitStack(), route.limits(),
+                compiled.addressLimits(), policy.perClient().maxConcurrent(), perAddress.maxConcurrent(),
+                cls == RequestClass.CRAWLER ? crawlerIdentity(client) : null, crawlers.perCrawlerSeconds() * 1000L,
+                crawlers.allCrawlersSeconds() * 1000L, policy.version(), now);
+        Asked<C, L, A, M> asked = new Asked<>(stores, compiled, alone, client, key, address, addressKey, route, hits,
+                addressHits, routeHits, ask);
+        if (!shared.available()) {
+            return decideAlone(asked, now);
+        }
+        CompletableFuture<SharedClientStore.Verdict<S>> answer;
+        try {
+            answer = shared.admit(ask);
+        } catch (RuntimeException e) {
+            return decideAlone(asked, now);
+        }
+        if (answer.isDone()) {
+            // answered from what the store already knew (a client refused until a known time): no round trip
+            return answer.handle((verdict, failure) -> settle(shared, asked, verdict, failure, now)).join();
+        }
+        return new Decision.Pending(client,
+                answer.handle((verdict, failure) -> settle(shared, asked, verdict, failure, clock.millis())));
+    }
+
+    /** The store answered (or failed to): the decision from there on. Never throws. */
+    private <C extends AggregateLink<A>, L, A, M, S> Decision settle(SharedClientStore<S> shared,
+                                                                  Asked<C, L, A, M> asked,
+                                                                  SharedClientStore.Verdict<S> verdict,
+                                                                  Throwable failure, long now) {
+        if (failure != null || verdict == null) {
+            return decideAlone(asked, now); // slow or gone: this node decides alone, at once
+        }
+        Policy policy = asked.compiled().policy();
+        Policy.HitStack limits = policy.hitStack();
+        RateLimitStatus rate = new RateLimitStatus(limits.maxHits(), Math.max(0, limits.maxHits()
+                - verdict.hitsInWindow()), ceilSeconds(verdict.millisUntilReset()), limits.windowSeconds());
+        if (!verdict.admitted()) {
+            return refuseShared(asked, asked.ask(), verdict.refusal(), verdict.retryAfterMillis(), rate, now);
+        }
+        try {
+            ClientStateStore<C, L> store = asked.stores().clients();
+            ClientStateStore<A, M> addresses = asked.stores().addresses();
+            // this node's own count of the client's requests in flight (telemetry; deciding alone later), no limit
+            L inFlight = store.acquireInFlight(asked.key(), asked.hits().client(), Integer.MAX_VALUE);
+            M addressInFlight = addresses.acquireInFlight(asked.addressKey(), asked.addressHits().client(),
+                    Integer.MAX_VALUE);
+            SharedPending<L, M, S> pending = new SharedPending<>(store, asked.client(), asked.key(), asked.address(),
+                    null, null, inFlight, addresses, asked.addressKey(), addressInFlight, rate, shared,
+                    verdict.lease());
+            return delayOrLoad(asked, pending, verdict.hitsInWindow(), 1, now);
+        } catch (RuntimeException e) {
+            shared.release(verdict.lease(), false);
+            throw e;
+        }
+    }
+
+    /** Rules 7 and 6, after rules 3-5 passed; {@code nodes} divides the progressive delay's threshold. */
+    private Decision delayOrLoad(Asked<?, ?, ?, ?> asked, Pending<?, ?> pending, int hitsInWindow, int nodes,
+                                 long now) {
+        Policy.ProgressiveDelay progressive = asked.compiled().progressiveDelay(asked.client().requestClass());
+        int softHits = progressive == null ? 0 : ceilDiv(progressive.softHits(), nodes);
+        if (progressive != null && hitsInWindow > softHits) {
+            long delay = Math.min(progressive.maxDelayMillis(),
+                    (long) (hitsInWindow - softHits) * nodes * progressive.delayMillisPerHit());
+            store.recordLimited(asked.key(), now, false);
+            return new Decision.Wait(asked.client(), Reason.DELAYED, delay, new DelayDeferral(pending));
+        }
+        return loadStage(pending, asked.compiled().policy(), now, false);
+    }
+
+    /** The refusal for a rule of 3-5, with judge's words and the limits of {@code ask} (as judged). */
+    private Decision refuseShared(Asked<?, ?, ?, ?> asked, SharedClientStore.Ask ask, Reason reason,
+                                  long retryAfterMillis, RateLimitStatus rate, long now) {
+        Policy policy = asked.compiled().policy();
+        long retry = ceilSeconds(retryAfterMillis);
+        String detail;
+        switch (reason) {
+            case CRAWLERS_BUSY:
+                return refuse(asked.client(), asked.key(), reason, retry, rate, now,
+                        "Another crawler was served less than " + ask.allCrawlersMillis() / 1000 + " s ago.");
+            case CRAWLER_SPACING:
+                detail = "This crawler was served less than " + ask.perCrawlerMillis() / 1000 + " s ago.";
+                break;
+            case HIT_STACK:
+                detail = "More than " + ask.clientLimits().maxHits() + " requests in "
+                        + ask.clientLimits().windowSeconds() + " s.";
+                break;
+            case ROUTE_LIMIT:
+                detail = "More than " + ask.routeLimits().maxHits() + " requests to this part of the site in "
+                        + ask.routeLimits().windowSeconds() + " s.";
+                break;
+            case ADDRESS_HIT_STACK:
+                asked.stores().addresses().recordLimited(asked.addressKey(), now, true);
+                detail = "More than " + ask.addressLimits().maxHits() + " requests from this network address in "
+                        + ask.addressLimits().windowSeconds() + " s.";
+                break;
+            case CLIENT_CONCURRENCY:
+                retry = policy.refusal().retryAfterSeconds();
+                detail = "Already " + ask.maxConcurrent() + " requests in progress from this client.";
+                break;
+            case ADDRESS_CONCURRENCY:
+                asked.stores().addresses().recordLimited(asked.addressKey(), now, true);
+                retry = policy.refusal().retryAfterSeconds();
+                detail = "Already " + ask.addressMaxConcurrent() + " requests in progress from this network address.";
+                break;
+            default:
+                throw new IllegalStateException("a shared store cannot refuse for " + reason);
+        }
+        return refuseRule(asked.compiled(), asked.client(), asked.key(), asked.addressKey(), reason, retry, rate, now,
+                detail);
+    }
+
+    /**
+     * Rules 3-5 on this node's state alone, with the limits divided by the nodes last seen (rounded up) and the
+     * crawler gaps multiplied by them, while the shared store cannot answer: a client the load balancer spreads
+     * over the nodes gets about its cluster allowance in total. The hits were pushed with those limits already.
+     */
+    private <C extends AggregateLink<A>, L, A, M> Decision decideAlone(Asked<C, L, A, M> asked, long now) {
+        ClientStateStore<C, L> store = asked.stores().clients();
+        ClientStateStore<A, M> addresses = asked.stores().addresses();
+        Scaled alone = asked.scaled();
+        SharedClientStore.Ask ask = alone(asked.ask(), alone.nodes());
+        HitStackState<C> hits = asked.hits();
+        RateLimitStatus rate = rateLimit(ask.clientLimits(), hits);
+        CrawlerSlot slot = null;
+        CrawlerGate.Turn turn = null;
+        // 3. crawler spacing
+        if (ask.crawler() != null) {
+            slot = store.reserveCrawler(ask.crawler(), now, ask.perCrawlerMillis());
+            if (!slot.granted()) {
+                return refuseShared(asked, ask, Reason.CRAWLER_SPACING, slot.waitMillis(), rate, now);
+            }
+            turn = crawlerGate.take(now, ask.allCrawlersMillis());
+            if (!turn.granted()) {
+                store.releaseCrawler(slot);
+                return refuseShared(asked, ask, Reason.CRAWLERS_BUSY, turn.waitMillis(), rate, now);
+            }
+        }
+        // 4. hit stacks: the client's, the route's, the address's
+        Reason refusal = null;
+        long retryMillis = 0;
+        HitStackState<?> routeHits = asked.routeHits();
+        if (hits.hitsInWindow() > ask.clientLimits().maxHits()) {
+            refusal = Reason.HIT_STACK;
+            retryMillis = hits.millisUntilBelow();
+        } else if (routeHits != null && routeHits.hitsInWindow() > ask.routeLimits().maxHits()) {
+            refusal = Reason.ROUTE_LIMIT;
+            retryMillis = routeHits.millisUntilBelow();
+        } else if (asked.addressHits().hitsInWindow() > ask.addressLimits().maxHits()) {
+            refusal = Reason.ADDRESS_HIT_STACK;
+            retryMillis = asked.addressHits().millisUntilBelow();
+        }
+        if (refusal != null) {
+            giveBackCrawler(store, slot, turn);
+            return refuseShared(asked, ask, refusal, retryMillis, rate, now);
+        }
+        // 5. concurrency: the client's, the address's
+        L inFlight = store.acquireInFlight(asked.key(), hits.client(), ask.maxConcurrent());
+        if (inFlight == null) {
+            giveBackCrawler(store, slot, turn);
+            return refuseShared(asked, ask, Reason.CLIENT_CONCURRENCY, 0, rate, now);
+        }
+        M addressInFlight = addresses.acquireInFlight(asked.addressKey(), asked.addressHits().client(),
+                ask.addressMaxConcurrent());
+        if (addressInFlight == null) {
+            store.releaseInFlight(inFlight);
+            giveBackCrawler(store, slot, turn);
+            return refuseShared(asked, ask, Reason.ADDRESS_CONCURRENCY, 0, rate, now);
+        }
+        Pending<L, M> pending = new Pending<>(store, asked.client(), asked.key(), asked.address(), slot, turn, inFlight,
+                addresses, asked.addressKey(), addressInFlight, rate);
+        return delayOrLoad(asked, pending, hits.hitsInWindow(), alone.nodes(), now);
+    }
+
+    /**
+     * The rules' limits as one node of {@code nodes} applies them alone: counts divided (rounded up), crawler gaps
+     * multiplied.
+     */
+    private static SharedClientStore.Ask alone(SharedClientStore.Ask ask, int nodes) {
+        if (nodes == 1) {
+            return ask;
+        }
+        return new SharedClientStore.Ask(ask.client(), ask.address(), ask.route(), ask.weight(),
+                Scaled.divided(ask.clientLimits(), nodes),
+                ask.routeLimits() == null ? null : Scaled.divided(ask.routeLimits(), nodes),
+                Scaled.divided(ask.addressLimits(), nodes), ceilDiv(ask.maxConcurrent(), nodes),
+                ceilDiv(ask.addressMaxConcurrent(), nodes), ask.crawler(), ask.perCrawlerMillis() * nodes,
+                ask.allCrawlersMillis() * nodes, ask.policyVersion(), ask.nowMillis());
+    }
+
+    /** A request admitted by the shared store: its lease there, besides this node's own slots. */
+    private final class SharedPending<L, M, S> extends Pending<L, M> {
+        private final SharedClientStore<S> shared;
+        private final S lease;
+
+        SharedPending(ClientStateStore<?, L> store, ClientInfo client, ClientKey key, IpAddress address,
+                      CrawlerSlot crawlerSlot, CrawlerGate.Turn crawlerTurn, L inFlight,
+                      ClientStateStore<?, M> addressStore, ClientKey addressKey, M addressInFlight,
+                      RateLimitStatus rate, SharedClientStore<S> shared, S lease) {
+            super(store, client, key, address, crawlerSlot, crawlerTurn, inFlight, addressStore, addressKey,
+                    addressInFlight, rate);
+            this.shared = shared;
+            this.lease = lease;
+        }
+
+        /** Served: the slots go back. */
+        @Override
+        void releaseInFlight() {
+            super.releaseInFlight();
+            shared.release(lease, true);
+        }
+
+        /** Not served after all: the slots and the crawler's turn go back. */
+        @Override
+        void release() {
+            super.releaseInFlight();
+            giveBackCrawler(store, crawlerSlot, crawlerTurn);
+            shared.release(lease, false);
+        }
+    }
+
     // ---------------------------------------------------------------- policy
 
     /** The live policy. */
@@ -799,6 +1151,14 @@ public final class ThrottleEngine {
     }
 
     // ---------------------------------------------------------------- telemetry
+
+    /**
+     * Cluster mode: the requests in flight on the other nodes, as last read; load deferral then compares the
+     * cluster's requests in flight with {@code maxActive} (see {@link LoadGate}).
+     */
+    public void reportLoadElsewhere(long inFlight) {
+        load.elsewhere(inFlight);
+    }
 
     /** Requests admitted on this node and not yet completed; cheap (one volatile read). */
     public int inFlight() {

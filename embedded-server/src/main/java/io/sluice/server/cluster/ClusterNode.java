@@ -22,6 +22,8 @@ public final class ClusterNode implements AutoCloseable {
     private final SharedPolicy policy;
     private final NodeRegistry registry;
     private final LocalLoad load;
+    private final ClusterSettings settings;
+    private volatile RedisClientStateStore clientStore;
 
     /** How the node stands, for the health endpoint. */
     public record Health(String node, ClusterState state, String reason, Instant since, String redis,
@@ -33,6 +35,7 @@ public final class ClusterNode implements AutoCloseable {
         this.name = name;
         this.endpoint = endpoint;
         this.load = load;
+        this.settings = settings;
         this.resources = new RedisResources(name);
         this.commands = resources.link("sluice-" + name, endpoint, settings.deadline());
         this.admin = resources.link("sluice-" + name + "-admin", endpoint, settings.adminDeadline());
@@ -78,6 +81,15 @@ public final class ClusterNode implements AutoCloseable {
         monitor.onChange(change -> listener.accept(change.state()));
     }
 
+    /**
+     * Lets {@code store} (the engine's per-client store for the cluster) use this node's request link, its view of
+     * Redis (a degraded node is not asked) and of the fleet (the nodes its limits divide by while degraded).
+     */
+    public void shareClientState(RedisClientStateStore store) {
+        store.attach(name, commands, monitor, registry::reachableNodes, settings.heartbeat(), resources.scheduler());
+        clientStore = store;
+    }
+
     /** The link the request path uses (deadline {@link ClusterSettings#deadline()}). */
     RedisLink requestLink() {
         return commands;
@@ -107,6 +119,10 @@ public final class ClusterNode implements AutoCloseable {
 
     @Override
     public void close() {
+        RedisClientStateStore store = clientStore;
+        if (store != null) {
+            store.detach();
+        }
         registry.close();
         monitor.close();
         policy.close();

@@ -23,6 +23,11 @@ public final class EngineLoad implements LocalLoad {
     }
 
     @Override
+    public void othersInFlight(long requests) {
+        engine.reportLoadElsewhere(requests);
+    }
+
+    @Override
     public List<SecondCounts> lastMinute() {
         List<SecondCounts> seconds = engine.snapshot().seconds();
         // The newest entry is the second in progress; report the 60 complete ones before it.

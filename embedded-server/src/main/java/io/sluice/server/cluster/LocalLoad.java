@@ -14,4 +14,11 @@ public interface LocalLoad {
 
     /** Per-second counts by class and outcome for the last 60 complete seconds, oldest first; read once a second. */
     List<SecondCounts> lastMinute();
+
+    /**
+     * The other reachable nodes' requests in flight, as just read (every heartbeat), so the node's load deferral
+     * counts the cluster's; a node that only reports (a test) ignores it.
+     */
+    default void othersInFlight(long requests) {
+    }
 }

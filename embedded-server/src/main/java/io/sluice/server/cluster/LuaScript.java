@@ -48,6 +48,15 @@ final class LuaScript {
                         : CompletableFuture.failedFuture(failure));
     }
 
+    /**
+     * Caches the script in Redis ahead of its first use ({@code SCRIPT LOAD}), so the first calls after Redis came
+     * back empty do not each pay a {@code NOSCRIPT} and a second command, and calls pipelined on one link run in
+     * the order they were sent (a call retried after {@code NOSCRIPT} runs after the ones sent behind it).
+     */
+    CompletableFuture<String> preload(RedisLink link) {
+        return link.call(commands -> commands.scriptLoad(source));
+    }
+
     private static boolean noScript(Throwable failure) {
         Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause()
                 : failure;

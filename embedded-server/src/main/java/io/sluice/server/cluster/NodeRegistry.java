@@ -101,6 +101,7 @@ final class NodeRegistry implements AutoCloseable {
                 this.reading.set(false);
                 if (reading != null) {
                     last = reading;
+                    load.othersInFlight(othersInFlight()); // load deferral compares the cluster's in flight
                 }
             });
         }

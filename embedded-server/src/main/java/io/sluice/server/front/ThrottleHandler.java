@@ -20,7 +20,9 @@ import org.eclipse.jetty.util.Callback;
  *
  * <p>Contract with the engine: every {@link Decision.Admit} is completed exactly once, when the
  * response is done or has failed, so load and concurrency slots can never leak; every wait is resumed
- * on Jetty's scheduler, never by sleeping a thread.
+ * on Jetty's scheduler, never by sleeping a thread. In cluster mode a decision may be {@link Decision.Pending}
+ * (the engine asked the cluster's store): the request is parked the same way and acted on, on Jetty's threads,
+ * when the answer arrives (within the store's deadline).
  */
 public final class ThrottleHandler extends Handler.Wrapper {
     private static final String SEC_FETCH_DEST = "Sec-Fetch-Dest";
@@ -65,6 +67,8 @@ public final class ThrottleHandler extends Handler.Wrapper {
             } else if (decision instanceof Decision.Refuse refuse) {
                 refusals.refuse(request, response, callback, refuse);
                 log(request, response, refuse.status(), refuse.client().ip(), "REFUSE:" + refuse.reason());
+            } else if (decision instanceof Decision.Pending pending) {
+                awaitAnswer(pending, request, response, callback, waited);
             }
         } catch (Throwable failure) {
             Response.writeError(request, response, callback, failure);
@@ -85,6 +89,29 @@ public final class ThrottleHandler extends Handler.Wrapper {
             if (resumed.compareAndSet(false, true)) {
                 wait.deferral().cancel();
                 callback.failed(failure);
+            }
+        });
+    }
+
+    /**
+     * The engine asked the cluster's store: act when it answers, on Jetty's threads (the answer arrives on the Redis
+     * client's I/O thread, which must not proxy a request). No thread waits meanwhile.
+     */
+    private void awaitAnswer(Decision.Pending pending, Request request, Response response, Callback callback,
+                             boolean waited) {
+        java.util.concurrent.Executor executor = request.getComponents().getExecutor();
+        pending.decision().whenComplete((decision, failure) -> {
+            Runnable answer = () -> {
+                if (failure != null) {
+                    Response.writeError(request, response, callback, failure);
+                } else {
+                    act(decision, request, response, callback, waited);
+                }
+            };
+            try {
+                executor.execute(answer);
+            } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                answer.run(); // the server is stopping: answer here rather than leak an admission
             }
         });
     }

@@ -14,6 +14,15 @@ import java.util.function.BooleanSupplier;
 final class ClusterFixture implements AutoCloseable {
     /** Production timings, but a silent node counts as unreachable sooner, so tests do not wait for it. */
     static final ClusterSettings SETTINGS = ClusterSettings.DEFAULTS.withUnreachableAfter(Duration.ofMillis(600));
+    /**
+     * For the per-client rules' tests: a request-path deadline of 250 ms, which a loaded test machine does not miss
+     * by accident (a missed one makes a node decide alone, with other limits, and the rule under test would not be
+     * the one judged). What a deadline bounds is tested all the same: a decision still never waits on Redis for
+     * longer than it.
+     */
+    static final ClusterSettings PATIENT = new ClusterSettings(Duration.ofMillis(250), SETTINGS.adminDeadline(),
+            SETTINGS.heartbeat(), SETTINGS.recoverAfter(), SETTINGS.unreachableAfter(), SETTINGS.nodeTtl(),
+            SETTINGS.followBlock(), SETTINGS.logLength(), SETTINGS.keyPrefix());
     /** Generous: real I/O on a loaded two-core machine. */
     static final Duration PATIENCE = Duration.ofSeconds(15);
 
@@ -29,7 +38,11 @@ final class ClusterFixture implements AutoCloseable {
     }
 
     ClusterNode node(String name, LocalLoad load) {
-        ClusterNode node = ClusterNode.start(name, redis.endpoint(), "http://127.0.0.1:1/" + name, load, SETTINGS,
+        return node(name, load, SETTINGS);
+    }
+
+    ClusterNode node(String name, LocalLoad load, ClusterSettings settings) {
+        ClusterNode node = ClusterNode.start(name, redis.endpoint(), "http://127.0.0.1:1/" + name, load, settings,
                 InstantSource.system());
         nodes.add(node);
         return node;

@@ -6,8 +6,9 @@ import java.util.List;
 
 /**
  * Where the per-key state of rules 3, 4 and 5 lives: hit stacks, requests in flight, and when each crawler
- * (its crawler-list entry) was last served. The rules only talk to this interface, so a shared store (Redis,
- * for cluster mode) can replace the local one without touching them. The engine holds one store for clients
+ * (its crawler-list entry) was last served, on this node: synchronous and in memory. (Cluster mode asks a
+ * {@link SharedClientStore} instead, asynchronously, and keeps these local stores for the node's own view and for
+ * deciding alone when the shared one cannot answer.) The engine holds one store for clients
  * (address and user agent) and one for address aggregates (an IPv4 address, an IPv6 /64), each keyed by a
  * {@link ClientKey}; both run the same operations. Each operation is atomic for its key; times are passed in,
  * never read.
@@ -19,7 +20,7 @@ import java.util.List;
  *
  * <p>Requests in flight describe connections to this node and must never be forgotten while a request
  * runs, whatever the store does to bound its memory: an evicted key must not come back with a zero
- * count and be over-admitted (see {@link LocalClientStateStore}). A shared store holds them as leases that
+ * count and be over-admitted (see {@link LocalClientStateStore}). The shared store holds them as leases that
  * expire, so a node that dies cannot hold a client's slots for ever.
  *
  * @param <C> the store's handle on one key, valid for the decision that obtained it

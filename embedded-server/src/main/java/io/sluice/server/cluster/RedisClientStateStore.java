@@ -1,0 +1,429 @@
+package io.sluice.server.cluster;
+
+import io.lettuce.core.ScriptOutputType;
+import io.sluice.engine.Reason;
+import io.sluice.engine.internal.ClientKey;
+import io.sluice.engine.internal.SharedClientStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntSupplier;
+
+/**
+ * The cluster's per-client rules (crawler spacing, hit stacks, per-client and per-address concurrency) in Redis,
+ * exact across nodes: one {@code EVALSHA} of {@code client-admit.lua} per request, sent on the node's request
+ * link (deadline 50 ms; Lettuce pipelines every thread's commands on the one connection) and answered
+ * asynchronously, so no thread waits on Redis. The design, the keys and the numbers are in
+ * docs/architecture-cluster.md ("The shared per-client store").
+ *
+ * <ul>
+ *   <li><b>Refused until a time.</b> A refusal with a known end (spacing, the hit stacks) is remembered until that
+ *       end, under the policy version it was judged by: meanwhile the client (its address, the crawler) is refused
+ *       here without a round trip, and the hits it keeps pushing are added up and flushed every heartbeat in one
+ *       call ({@code client-flush.lua}), so the shared stack stays exact to within a heartbeat.</li>
+ *   <li><b>Leases.</b> An admitted request holds a lease in its client's and address's sets, which expires after
+ *       {@code leaseTime} (the upstream timeout and a margin): a node killed with requests running leaks their
+ *       slots for at most that long. This node renews the leases of its long requests every third of it, all in
+ *       one call; a release that fails (Redis away) is retried at the next heartbeat.</li>
+ *   <li><b>Unavailable.</b> Before it is attached to its {@link ClusterNode}, and whenever the node's connection
+ *       monitor says {@code DEGRADED}, {@link #available()} is false and the engine decides alone at once; a call
+ *       that fails or misses the deadline makes the monitor degraded at once. Nothing counted meanwhile is replayed
+ *       into Redis.</li>
+ * </ul>
+ */
+public final class RedisClientStateStore implements SharedClientStore<RedisLease>, AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(RedisClientStateStore.class.getName());
+    private static final LuaScript ADMIT = LuaScript.load("client-admit");
+    private static final LuaScript RELEASE = LuaScript.load("client-release");
+    private static final LuaScript LEASES = LuaScript.load("client-leases");
+    private static final LuaScript FLUSH = LuaScript.load("client-flush");
+    /** Verdict codes of client-admit.lua, in its order. */
+    private static final Reason[] VERDICTS = {null, Reason.CRAWLER_SPACING, Reason.CRAWLERS_BUSY, Reason.HIT_STACK,
+        Reason.ROUTE_LIMIT, Reason.ADDRESS_HIT_STACK, Reason.CLIENT_CONCURRENCY, Reason.ADDRESS_CONCURRENCY};
+    /** The most refusals remembered at once; past it a refused client is asked about again (memory stays bounded). */
+    static final int MAX_REFUSALS = 100_000;
+    /** The most failed releases kept for a retry; past it they are left to expire with their leases. */
+    private static final int MAX_RETRIED = 100_000;
+    /** Leases renewed or forgotten per call, so one call stays small. */
+    private static final int BATCH = 500;
+
+    /** A refusal remembered until {@code untilMillis} (the engine's clock), for the policy version it was judged by. */
+    private record Refused(Reason reason, long judgedAt, long untilMillis, long policyVersion, int hits,
+                           long untilReset) {
+    }
+
+    private final String prefix;
+    private final long leaseMillis;
+    private final String incarnation = Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xFFFF_FFFFL);
+    private final AtomicLong sequence = new AtomicLong();
+    private final ConcurrentHashMap<String, Refused> refused = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Integer> unflushed = new ConcurrentHashMap<>();
+    /** The latest engine time an ask carried: remembered refusals are swept by the engine's clock, not this one's. */
+    private volatile long engineNow;
+    private final ConcurrentHashMap<String, RedisLease> live = new ConcurrentHashMap<>();
+    private final Queue<RedisLease> toForget = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger toForgetSize = new AtomicInteger();
+    private final AtomicLong commands = new AtomicLong();
+    private volatile Attachment attachment;
+
+    /** What the store uses of its node: set once by {@link ClusterNode#shareClientState}. */
+    private record Attachment(String node, RedisLink link, ConnectionMonitor monitor, IntSupplier nodes,
+                              List<ScheduledFuture<?>> schedules) {
+    }
+
+    /**
+     * @param settings  the cluster's key prefix and heartbeat
+     * @param leaseTime how long a request's slots outlive a node that died with it running: the upstream timeout
+     *                  and a margin (a request renewed in time is never cut short)
+     */
+    public RedisClientStateStore(ClusterSettings settings, Duration leaseTime) {
+        if (leaseTime.toMillis() < 300) {
+            throw new IllegalArgumentException("a lease lasts at least 300 ms, not " + leaseTime);
+        }
+        this.prefix = settings.keyPrefix();
+        this.leaseMillis = leaseTime.toMillis();
+    }
+
+    /** Starts using {@code link} (the node's request link) and the node's view of Redis and of the fleet. */
+    void attach(String node, RedisLink link, ConnectionMonitor monitor, IntSupplier nodes, Duration heartbeat,
+                ScheduledExecutorService scheduler) {
+        long renewEvery = Math.max(100, leaseMillis / 3);
+        List<ScheduledFuture<?>> schedules = List.of(
+                scheduler.scheduleWithFixedDelay(this::flush, heartbeat.toMillis(), heartbeat.toMillis(),
+                        TimeUnit.MILLISECONDS),
+                scheduler.scheduleWithFixedDelay(this::renew, renewEvery, renewEvery, TimeUnit.MILLISECONDS));
+        attachment = new Attachment(node, link, monitor, nodes, schedules);
+        // Each time Redis answers again (at start, after a restart that emptied it), its scripts are cached ahead of
+        // the requests: a release retried after NOSCRIPT would otherwise run after the admissions sent behind it.
+        monitor.onChange(change -> {
+            if (change.state() == io.sluice.engine.telemetry.ClusterState.HEALTHY && attachment != null) {
+                for (LuaScript script : List.of(ADMIT, RELEASE, LEASES, FLUSH)) {
+                    script.preload(link);
+                }
+            }
+        });
+        if (monitor.state() == io.sluice.engine.telemetry.ClusterState.HEALTHY) {
+            for (LuaScript script : List.of(ADMIT, RELEASE, LEASES, FLUSH)) {
+                script.preload(link);
+            }
+        }
+    }
+
+    /** The node closed: asked no more (the engine decides alone from now on). */
+    void detach() {
+        Attachment was = attachment;
+        attachment = null;
+        if (was != null) {
+            was.schedules().forEach(schedule -> schedule.cancel(false));
+        }
+    }
+
+    @Override
+    public boolean available() {
+        Attachment on = attachment;
+        return on != null && on.monitor().state() == io.sluice.engine.telemetry.ClusterState.HEALTHY;
+    }
+
+    @Override
+    public int nodes() {
+        Attachment on = attachment;
+        return on == null ? 1 : Math.max(1, on.nodes().getAsInt());
+    }
+
+    /** Commands this store sent to Redis since it started (the admissions, releases and batched calls). */
+    public long commandsSent() {
+        return commands.get();
+    }
+
+    // ---------------------------------------------------------------- keys (docs/architecture-cluster.md)
+
+    /** The hash tag of a client's keys: its address aggregate, so a client's and its address's keys share a slot. */
+    private String tagged(ClientKey address) {
+        return prefix + "{" + address.ip() + "}:";
+    }
+
+    /** A client's part of a key: its address and a 64-bit hash of its user agent (FNV-1a). */
+    private static String clientPart(ClientKey client) {
+        String agent = client.userAgent();
+        long hash = 0xcbf29ce484222325L;
+        for (int i = 0; i < agent.length(); i++) {
+            hash ^= agent.charAt(i);
+            hash *= 0x100000001b3L;
+        }
+        return client.ip() + ":" + Long.toHexString(hash);
+    }
+
+    // ---------------------------------------------------------------- admission
+
+    @Override
+    public CompletableFuture<Verdict<RedisLease>> admit(Ask ask) {
+        Attachment on = attachment;
+        if (on == null) {
+            return CompletableFuture.failedFuture(new RedisUnavailableException("not attached to a cluster node"));
+        }
+        String tag = tagged(ask.address());
+        String client = clientPart(ask.client());
+        String hits = tag + "h:" + client;
+        String addressHits = tag + "h";
+        String routeHits = ask.route() == null ? hits : tag + "r:" + client + ":" + ask.route();
+        String crawler = ask.crawler() == null ? null : prefix + "crawler:" + ask.crawler();
+        String anyCrawler = prefix + "crawlers:any";
+        engineNow = ask.nowMillis();
+        Verdict<RedisLease> known = knownRefusal(ask, hits, routeHits, addressHits, crawler, anyCrawler);
+        if (known != null) {
+            return CompletableFuture.completedFuture(known);
+        }
+        String id = on.node() + ":" + incarnation + ":" + sequence.incrementAndGet();
+        String clientLeases = tag + "l:" + client;
+        String addressLeases = tag + "l";
+        String[] keys = {hits, routeHits, addressHits, clientLeases, addressLeases,
+            crawler == null ? prefix + "crawler:" : crawler, anyCrawler};
+        commands.incrementAndGet();
+        long sentNanos = System.nanoTime();
+        CompletableFuture<List<Object>> reply = ADMIT.run(on.link(), ScriptOutputType.MULTI, keys,
+                Integer.toString(ask.weight()),
+                Integer.toString(ask.clientLimits().windowSeconds()), Integer.toString(ask.clientLimits().maxHits()),
+                ask.routeLimits() == null ? "0" : Integer.toString(ask.routeLimits().windowSeconds()),
+                ask.routeLimits() == null ? "0" : Integer.toString(ask.routeLimits().maxHits()),
+                Integer.toString(ask.addressLimits().windowSeconds()), Integer.toString(ask.addressLimits().maxHits()),
+                Integer.toString(ask.maxConcurrent()), Integer.toString(ask.addressMaxConcurrent()), id,
+                Long.toString(leaseMillis), crawler == null ? "-1" : Long.toString(ask.perCrawlerMillis()),
+                Long.toString(ask.allCrawlersMillis()));
+        return reply.handle((answer, failure) -> {
+            if (failure != null) {
+                on.monitor().failed(ConnectionMonitor.describe(failure));
+                // Redis may still run the script after the deadline: the lease it would take is forgotten later
+                forgetLater(new RedisLease(clientLeases, addressLeases, id, null, anyCrawler, 0, -1, -1, sentNanos));
+                throw new java.util.concurrent.CompletionException(failure);
+            }
+            return verdict(ask, answer, hits, routeHits, addressHits, crawler, anyCrawler,
+                    new RedisLease(clientLeases, addressLeases, id, crawler, anyCrawler, 0, -1, -1, sentNanos));
+        });
+    }
+
+    private Verdict<RedisLease> verdict(Ask ask, List<Object> answer, String hits, String routeHits,
+                                        String addressHits, String crawler, String anyCrawler, RedisLease asked) {
+        Reason refusal = VERDICTS[(int) (long) (Long) answer.get(0)];
+        long retry = (Long) answer.get(1);
+        int inWindow = (int) (long) (Long) answer.get(2);
+        long untilReset = (Long) answer.get(3);
+        if (refusal == null) {
+            RedisLease lease = new RedisLease(asked.clientLeases(), asked.addressLeases(), asked.id(), crawler,
+                    anyCrawler, (Long) answer.get(4), (Long) answer.get(5), (Long) answer.get(6), asked.takenNanos());
+            live.put(lease.id(), lease);
+            return new Verdict<>(null, 0, inWindow, untilReset, lease);
+        }
+        String until = switch (refusal) {
+            case CRAWLER_SPACING -> crawler;
+            case CRAWLERS_BUSY -> anyCrawler;
+            case HIT_STACK -> hits;
+            case ROUTE_LIMIT -> routeHits;
+            case ADDRESS_HIT_STACK -> addressHits;
+            default -> null; // concurrency: when a slot frees is not known
+        };
+        if (until != null && retry > 0 && refused.size() < MAX_REFUSALS) {
+            // ask.nowMillis() is before Redis judged: the end remembered is never later than the real one
+            refused.put(until, new Refused(refusal, ask.nowMillis(), ask.nowMillis() + retry, ask.policyVersion(),
+                    inWindow, untilReset));
+        }
+        return new Verdict<>(refusal, retry, inWindow, untilReset, null);
+    }
+
+    /**
+     * A refusal this node already knows about, in the rules' order, or null. Its hits are counted for the next
+     * flush, so the shared stacks see them.
+     */
+    private Verdict<RedisLease> knownRefusal(Ask ask, String hits, String routeHits, String addressHits,
+                                             String crawler, String anyCrawler) {
+        if (refused.isEmpty()) {
+            return null;
+        }
+        Refused known = null;
+        if (crawler != null) {
+            known = valid(crawler, ask);
+            if (known == null) {
+                known = valid(anyCrawler, ask);
+            }
+        }
+        if (known == null) {
+            known = valid(hits, ask);
+        }
+        if (known == null && ask.route() != null) {
+            known = valid(routeHits, ask);
+        }
+        if (known == null) {
+            known = valid(addressHits, ask);
+        }
+        if (known == null) {
+            return null;
+        }
+        if (ask.weight() > 0) {
+            count(hits, ask.weight());
+            count(addressHits, ask.weight());
+        }
+        if (ask.route() != null) {
+            count(routeHits, Math.max(1, ask.weight()));
+        }
+        return new Verdict<>(known.reason(), known.untilMillis() - ask.nowMillis(), known.hits(),
+                Math.max(0, known.untilReset() - (ask.nowMillis() - known.judgedAt())), null);
+    }
+
+    private Refused valid(String key, Ask ask) {
+        Refused known = refused.get(key);
+        if (known == null) {
+            return null;
+        }
+        if (ask.nowMillis() >= known.untilMillis() || ask.policyVersion() != known.policyVersion()) {
+            refused.remove(key, known);
+            return null;
+        }
+        return known;
+    }
+
+    private void count(String hitStack, int weight) {
+        unflushed.merge(hitStack, weight, Integer::sum);
+    }
+
+    // ---------------------------------------------------------------- release, renewal, flush
+
+    @Override
+    public void release(RedisLease lease, boolean served) {
+        if (lease == null || live.remove(lease.id()) == null) {
+            return; // given back already
+        }
+        Attachment on = attachment;
+        if (on == null) {
+            return; // the node is gone: the lease expires
+        }
+        boolean giveTurnBack = !served && lease.crawler() != null;
+        commands.incrementAndGet();
+        RELEASE.<Long>run(on.link(), ScriptOutputType.INTEGER,
+                new String[] {lease.clientLeases(), lease.addressLeases(),
+                    lease.crawler() == null ? prefix + "crawler:" : lease.crawler(), lease.anyCrawler()},
+                lease.id(), giveTurnBack ? "1" : "0", Long.toString(lease.servedAt()), Long.toString(lease.previous()),
+                Long.toString(lease.previousAny()))
+                .whenComplete((done, failure) -> {
+                    if (failure != null) {
+                        forgetLater(lease); // its crawler's turn is not given back: it was one gap, at most
+                    }
+                });
+    }
+
+    private void forgetLater(RedisLease lease) {
+        if (toForgetSize.incrementAndGet() <= MAX_RETRIED) {
+            toForget.add(lease);
+        } else {
+            toForgetSize.decrementAndGet();
+        }
+    }
+
+    /** Every heartbeat: the hits counted without asking, the releases that failed, the refusals that ended. */
+    private void flush() {
+        try {
+            Attachment on = attachment;
+            if (on == null) {
+                return;
+            }
+            long now = engineNow;
+            refused.values().removeIf(known -> known.untilMillis() <= now);
+            if (!unflushed.isEmpty()) {
+                List<String> keys = new ArrayList<>();
+                List<String> weights = new ArrayList<>();
+                for (String key : List.copyOf(unflushed.keySet())) {
+                    Integer weight = unflushed.remove(key);
+                    if (weight != null && weight > 0) {
+                        keys.add(key);
+                        weights.add(Integer.toString(weight));
+                    }
+                }
+                if (!keys.isEmpty() && on.monitor().state() == io.sluice.engine.telemetry.ClusterState.HEALTHY) {
+                    commands.incrementAndGet();
+                    // lost if Redis fails now: an under-count of one heartbeat's refused hits, never a double count
+                    FLUSH.<Long>run(on.link(), ScriptOutputType.INTEGER, keys.toArray(String[]::new),
+                            weights.toArray(String[]::new));
+                }
+            }
+            if (!toForget.isEmpty() && on.monitor().state() == io.sluice.engine.telemetry.ClusterState.HEALTHY) {
+                List<RedisLease> batch = new ArrayList<>();
+                RedisLease lease;
+                while (batch.size() < BATCH && (lease = toForget.poll()) != null) {
+                    toForgetSize.decrementAndGet();
+                    batch.add(lease);
+                }
+                leases(on, "forget", batch).whenComplete((done, failure) -> {
+                    if (failure != null) {
+                        batch.forEach(this::forgetLater);
+                    }
+                });
+            }
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "cluster: client store upkeep failed", e);
+        }
+    }
+
+    /** Every third of the lease time: the leases of requests running longer than that, renewed. */
+    private void renew() {
+        try {
+            Attachment on = attachment;
+            if (on == null || live.isEmpty()) {
+                return;
+            }
+            long olderThan = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(leaseMillis / 3);
+            List<RedisLease> batch = new ArrayList<>();
+            for (RedisLease lease : live.values()) {
+                if (lease.takenNanos() - olderThan < 0) {
+                    batch.add(lease);
+                    if (batch.size() == BATCH) {
+                        leases(on, "renew", batch);
+                        batch = new ArrayList<>();
+                    }
+                }
+            }
+            if (!batch.isEmpty()) {
+                leases(on, "renew", batch);
+            }
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "cluster: lease renewal failed", e);
+        }
+    }
+
+    private CompletableFuture<Long> leases(Attachment on, String what, List<RedisLease> batch) {
+        String[] keys = new String[batch.size() * 2];
+        String[] args = new String[batch.size() + 2];
+        args[0] = what;
+        args[1] = Long.toString(leaseMillis);
+        for (int i = 0; i < batch.size(); i++) {
+            keys[2 * i] = batch.get(i).clientLeases();
+            keys[2 * i + 1] = batch.get(i).addressLeases();
+            args[i + 2] = batch.get(i).id();
+        }
+        commands.incrementAndGet();
+        return LEASES.run(on.link(), ScriptOutputType.INTEGER, keys, args);
+    }
+
+    /** For tests and the snapshot: refusals remembered, leases held, hits waiting for the next flush. */
+    Map<String, Integer> counts() {
+        Map<String, Integer> counts = new HashMap<>();
+        counts.put("refused", refused.size());
+        counts.put("leases", live.size());
+        counts.put("unflushed", unflushed.size());
+        return counts;
+    }
+
+    @Override
+    public void close() {
+        detach();
+    }
+}

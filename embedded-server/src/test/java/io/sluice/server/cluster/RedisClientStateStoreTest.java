@@ -1,0 +1,247 @@
+package io.sluice.server.cluster;
+
+import static io.sluice.server.cluster.ClientStoreSpecification.CLASSIFIER;
+import static io.sluice.server.cluster.ClientStoreSpecification.CURL;
+import static io.sluice.server.cluster.ClientStoreSpecification.admitted;
+import static io.sluice.server.cluster.ClientStoreSpecification.refused;
+import static io.sluice.server.cluster.ClientStoreSpecification.served;
+import static io.sluice.server.cluster.ClusterFixture.await;
+import static io.sluice.server.cluster.ClusterFixture.awaitState;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.engine.Decision;
+import io.sluice.engine.EngineConfig;
+import io.sluice.engine.Reason;
+import io.sluice.engine.Request;
+import io.sluice.engine.ThrottleEngine;
+import io.sluice.engine.policy.Policy;
+import io.sluice.engine.telemetry.ClusterState;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What only a shared store has to get right: how many round trips a request costs, leases of a node that dies
+ * or of a long request, and Redis killed, hung ({@code SIGSTOP}), restarted empty (its scripts gone) or its
+ * connections dropped: the nodes keep deciding within the deadline, alone and saying so, and come back. Each test
+ * has a redis-server of its own.
+ */
+class RedisClientStateStoreTest {
+    /**
+     * A decision needing Redis is made within the deadline (250 ms here) and the timer's tick; the bound is looser
+     * only because this machine is shared: what it rules out is waiting for Redis (a hung one would hold a request
+     * for the OS's TCP timeout).
+     */
+    private static final Duration DECISION_BOUND = Duration.ofSeconds(1);
+
+    private TestRedis redis;
+    private ClusterFixture cluster;
+
+    /** A node of the cluster: its engine, its store, its membership. */
+    private record Member(ThrottleEngine engine, RedisClientStateStore store, ClusterNode node) {
+    }
+
+    @BeforeEach
+    void start() {
+        redis = TestRedis.start();
+        cluster = new ClusterFixture(redis);
+    }
+
+    @AfterEach
+    void stop() {
+        cluster.close();
+        redis.close();
+    }
+
+    private Member member(String name, Policy policy, Duration lease) {
+        RedisClientStateStore store = new RedisClientStateStore(ClusterFixture.PATIENT, lease);
+        ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), InstantSource.system(), policy, CLASSIFIER,
+                null, store);
+        ClusterNode node = cluster.node(name, new EngineLoad(engine), ClusterFixture.PATIENT);
+        node.shareClientState(store);
+        engine.reportClusterStatus(node::status);
+        awaitState(node, ClusterState.HEALTHY);
+        return new Member(engine, store, node);
+    }
+
+    private Member member(String name, Policy policy) {
+        return member(name, policy, Duration.ofSeconds(35));
+    }
+
+    /** The decision, awaited if pending, and whether it had to ask Redis. */
+    private record Timed(Decision decision, boolean asked, Duration took) {
+    }
+
+    private static Timed decide(Member member, String ip) {
+        long start = System.nanoTime();
+        Decision decision = member.engine().decide(Request.direct(ip, CURL));
+        boolean asked = decision instanceof Decision.Pending;
+        if (decision instanceof Decision.Pending pending) {
+            try {
+                decision = pending.decision().toCompletableFuture().get(30, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        }
+        return new Timed(decision, asked, Duration.ofNanos(System.nanoTime() - start));
+    }
+
+    /** The hits Redis holds for every user agent of {@code ip}'s clients. */
+    private long hitsInRedis(String ip) throws Exception {
+        return Long.parseLong(redis.command("EVAL", "local n = 0 for _, k in ipairs(redis.call('KEYS', ARGV[1])) do "
+                + "for _, v in ipairs(redis.call('HVALS', k)) do n = n + tonumber(v) end end return n", "0",
+                ClusterFixture.SETTINGS.keyPrefix() + "{" + ip + "}:h:*"));
+    }
+
+    @Test
+    void aRequestCostsOneCallAndAClientKnownToBeRefusedNoneTillItsTimeWithItsHitsStillCounted() throws Exception {
+        Member a = member("a", Policy.defaults());
+        Member b = member("b", Policy.defaults());
+        long before = a.store().commandsSent();
+
+        Timed first = decide(a, "192.0.2.1");
+        assertThat(first.asked()).isTrue();
+        assertThat(a.store().commandsSent() - before).isEqualTo(1);
+        served(first.decision()); // and one to give the slot back, which no request waits for
+        assertThat(a.store().commandsSent() - before).isEqualTo(2);
+        for (int i = 0; i < 9; i++) {
+            served(decide(a, "192.0.2.1").decision());
+        }
+        Timed eleventh = decide(a, "192.0.2.1");
+        refused(eleventh.decision(), Reason.HIT_STACK);
+        assertThat(eleventh.asked()).isTrue();
+        long afterRefusal = a.store().commandsSent();
+
+        for (int i = 0; i < 5; i++) {
+            Timed known = decide(a, "192.0.2.1");
+            refused(known.decision(), Reason.HIT_STACK);
+            assertThat(known.asked()).as("refused without asking Redis").isFalse();
+        }
+        assertThat(a.store().commandsSent()).isLessThanOrEqualTo(afterRefusal + 1); // at most the heartbeat's flush
+        await(() -> {
+            try {
+                return hitsInRedis("192.0.2.1") == 16;
+            } catch (Exception e) {
+                return false;
+            }
+        }, "the refused hits to reach Redis");
+        assertThat(decide(b, "192.0.2.1").asked()).as("b knew nothing of it").isTrue();
+    }
+
+    @Test
+    void aNodeKilledWithRequestsInFlightHoldsTheClientsSlotsOnlyUntilItsLeasesExpire() {
+        Policy policy = ClientStoreSpecification.generous().withPerClient(new Policy.PerClient(2));
+        Member a = member("a", policy, Duration.ofSeconds(1));
+        Member b = member("b", policy, Duration.ofSeconds(1));
+        admitted(decide(a, "192.0.2.1").decision());
+        admitted(decide(a, "192.0.2.1").decision());
+
+        cluster.stop(a.node()); // its requests never complete, nor does it renew their leases
+        long killed = System.nanoTime();
+        refused(decide(b, "192.0.2.1").decision(), Reason.CLIENT_CONCURRENCY);
+
+        await(() -> decide(b, "192.0.2.1").decision() instanceof Decision.Admit, "the leases to expire");
+        assertThat(Duration.ofNanos(System.nanoTime() - killed)).isLessThan(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void aLongRequestKeepsItsSlotByRenewingItsLease() throws Exception {
+        Policy policy = ClientStoreSpecification.generous().withPerClient(new Policy.PerClient(1));
+        Member a = member("a", policy, Duration.ofSeconds(1));
+        Member b = member("b", policy, Duration.ofSeconds(1));
+        Decision.Admit running = admitted(decide(a, "192.0.2.1").decision());
+
+        Thread.sleep(2_500); // two and a half lease times
+
+        refused(decide(b, "192.0.2.1").decision(), Reason.CLIENT_CONCURRENCY);
+        running.admission().complete(200, 1_000);
+        await(() -> decide(b, "192.0.2.1").decision() instanceof Decision.Admit, "the slot given back");
+    }
+
+    @Test
+    void redisKilledTheNodesDecideAloneAtOnceWithLimitsDividedAndComeBackWithoutReplayingHits() {
+        Member a = member("a", Policy.defaults());
+        member("b", Policy.defaults());
+        await(() -> a.node().status().nodes() == 2, "a to see b");
+
+        redis.kill();
+        Timed first = decide(a, "192.0.2.1");
+        assertThat(first.took()).isLessThan(DECISION_BOUND);
+        served(first.decision());
+        awaitState(a.node(), ClusterState.DEGRADED);
+        assertThat(a.engine().snapshot().cluster().state()).isEqualTo(ClusterState.DEGRADED);
+
+        // alone, with maxHits 10 divided by the 2 nodes last seen: 5 on this node
+        for (int i = 0; i < 5; i++) {
+            Timed alone = decide(a, "192.0.2.2");
+            assertThat(alone.asked()).as("decided alone at once").isFalse();
+            served(alone.decision());
+        }
+        Decision.Refuse sixth = refused(decide(a, "192.0.2.2").decision(), Reason.HIT_STACK);
+        assertThat(sixth.rateLimit().limit()).isEqualTo(5);
+
+        redis.restartEmpty();
+        awaitState(a.node(), ClusterState.HEALTHY);
+        Timed back = decide(a, "192.0.2.2");
+        assertThat(back.asked()).isTrue();
+        // the six hits counted alone were not replayed into Redis: this is the client's first hit there
+        assertThat(admitted(back.decision()).rateLimit().remaining()).isEqualTo(9);
+    }
+
+    @Test
+    void redisHungADecisionWaitsNoLongerThanTheDeadlineAndTheNodeComesBackWhenItWakes() {
+        Member a = member("a", Policy.defaults());
+        redis.hang();
+        try {
+            Timed first = decide(a, "192.0.2.1");
+            assertThat(first.took()).isLessThan(DECISION_BOUND);
+            served(first.decision());
+            awaitState(a.node(), ClusterState.DEGRADED);
+            Timed next = decide(a, "192.0.2.1");
+            assertThat(next.asked()).isFalse();
+            served(next.decision());
+        } finally {
+            redis.resume();
+        }
+        awaitState(a.node(), ClusterState.HEALTHY);
+        Timed back = decide(a, "192.0.2.3");
+        assertThat(back.asked()).isTrue();
+        served(back.decision());
+    }
+
+    @Test
+    void scriptsFlushedFromRedisAreSentAgain() throws Exception {
+        Member a = member("a", ClientStoreSpecification.generous());
+        served(decide(a, "192.0.2.1").decision());
+        long before = hitsInRedis("192.0.2.1");
+
+        redis.command("SCRIPT", "FLUSH");
+
+        await(() -> {
+            served(decide(a, "192.0.2.1").decision());
+            try {
+                return hitsInRedis("192.0.2.1") > before; // client-admit.lua ran again, sent whole after NOSCRIPT
+            } catch (Exception e) {
+                return false;
+            }
+        }, "the script to run again");
+    }
+
+    @Test
+    void droppedConnectionsTheNodeKeepsDecidingAndReconnects() {
+        Member a = member("a", Policy.defaults());
+        for (int i = 0; i < 3; i++) {
+            assertThat(redis.dropClients()).isPositive();
+            Timed meanwhile = decide(a, "192.0.2.1");
+            assertThat(meanwhile.took()).isLessThan(DECISION_BOUND);
+            served(meanwhile.decision());
+            awaitState(a.node(), ClusterState.HEALTHY);
+        }
+        Timed back = decide(a, "192.0.2.9");
+        assertThat(back.asked()).isTrue();
+        served(back.decision());
+    }
+}

@@ -1,0 +1,72 @@
+package io.sluice.server.cluster;
+
+import static io.sluice.server.cluster.ClusterFixture.await;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.engine.telemetry.ClusterState;
+import io.sluice.server.ServerConfig;
+import io.sluice.server.SluiceServer;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Two real front ends started with {@code --redis}: one client's requests spread over both share one hit stack. */
+class SharedLimitsServerTest {
+    @TempDir
+    Path stateA;
+    @TempDir
+    Path stateB;
+
+    private final HttpClient http = HttpClient.newHttpClient();
+    private final List<SluiceServer> servers = new ArrayList<>();
+    private TestRedis redis;
+
+    @BeforeEach
+    void startRedis() {
+        redis = TestRedis.start();
+    }
+
+    @AfterEach
+    void stop() {
+        servers.forEach(SluiceServer::close);
+        redis.close();
+    }
+
+    private SluiceServer node(Path state, String name) throws Exception {
+        SluiceServer server = SluiceServer.start(ServerConfig.demo(state)
+                .withCluster(new ClusterOptions(redis.endpoint(), name)));
+        servers.add(server);
+        return server;
+    }
+
+    private HttpResponse<String> get(SluiceServer server) throws Exception {
+        return http.send(HttpRequest.newBuilder(server.frontUri().resolve("/")).header("User-Agent", "curl/8.5.0")
+                .build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void theEleventhRequestIsRefusedOnWhicheverFrontEndItReaches() throws Exception {
+        SluiceServer a = node(stateA, "a");
+        SluiceServer b = node(stateB, "b");
+        await(() -> a.cluster().state() == ClusterState.HEALTHY && b.cluster().state() == ClusterState.HEALTHY,
+                "both nodes to reach Redis");
+
+        for (int i = 0; i < 10; i++) {
+            assertThat(get(i % 2 == 0 ? a : b).statusCode()).as("request %d", i + 1).isEqualTo(200);
+        }
+        HttpResponse<String> eleventh = get(a);
+        HttpResponse<String> twelfth = get(b);
+
+        assertThat(eleventh.statusCode()).isEqualTo(503);
+        assertThat(eleventh.headers().firstValue("Retry-After")).isPresent();
+        assertThat(twelfth.statusCode()).isEqualTo(503);
+        assertThat(a.engine().snapshot().cluster().state()).isEqualTo(ClusterState.HEALTHY);
+    }
+}

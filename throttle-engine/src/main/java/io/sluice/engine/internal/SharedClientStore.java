@@ -1,0 +1,88 @@
+package io.sluice.engine.internal;
+
+import io.sluice.engine.Reason;
+import io.sluice.engine.policy.Policy;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Rules 3-5 (crawler spacing, the hit stacks, per-client and per-address concurrency) decided by a store that
+ * several nodes share (Redis, in cluster mode), in one asynchronous call per request. The engine asks it through
+ * {@link #admit} and returns a {@link io.sluice.engine.Decision.Pending} that completes when the answer arrives:
+ * no thread waits on the store.
+ *
+ * <p>It is the other strategy beside {@link ClientStateStore}, chosen when the engine is built, not a
+ * replacement of it: a node with a shared store keeps its local stores for its own telemetry (the heatmap shows
+ * this node's view of its clients) and for deciding alone, with limits divided by the nodes it last saw, while the
+ * shared store is unavailable ({@link #available()} false, or a call failed or missed its deadline).
+ *
+ * @param <S> the store's record of the slots one admitted request holds (its lease), handed back once to
+ *            {@link #release}
+ */
+public interface SharedClientStore<S> {
+
+    /**
+     * One request's per-client rules, as the live policy states them.
+     *
+     * @param client            the client (address and user agent)
+     * @param address           its address aggregate's key
+     * @param route             the matched route's id when that route has limits of its own, else null
+     * @param weight            what the request weighs in the hit stacks (0 for a static asset)
+     * @param clientLimits      the client's hit stack
+     * @param routeLimits       the route's hit stack, or null
+     * @param addressLimits     the address aggregate's hit stack
+     * @param maxConcurrent     the client's requests in flight at most
+     * @param addressMaxConcurrent the address's requests in flight at most
+     * @param crawler           the crawler's identity (its crawler-list entry) for a {@code CRAWLER}, else null
+     * @param perCrawlerMillis  rule 3's gap for one crawler
+     * @param allCrawlersMillis rule 3's gap for any crawler
+     * @param policyVersion     the policy version the limits come from (a cached answer is only reused under it)
+     * @param nowMillis         the engine's time of the decision (the store judges windows on its own clock)
+     */
+    record Ask(ClientKey client, ClientKey address, String route, int weight, Policy.HitStack clientLimits,
+               Policy.HitStack routeLimits, Policy.HitStack addressLimits, int maxConcurrent,
+               int addressMaxConcurrent, String crawler, long perCrawlerMillis, long allCrawlersMillis,
+               long policyVersion, long nowMillis) {
+    }
+
+    /**
+     * The store's answer.
+     *
+     * @param refusal          the first rule that refuses, in the order of docs/architecture.md ("Rules"); null when
+     *                         every rule passed and {@code lease} holds the request's slots
+     * @param retryAfterMillis when refused by a rule with a known end (spacing, hit stacks), the time until it ends
+     * @param hitsInWindow     the client's hits in its window, this one included (every node's)
+     * @param millisUntilReset time until the oldest of those hits leaves the window
+     * @param lease            the slots taken when admitted (give back once with {@link #release}), else null
+     */
+    record Verdict<S>(Reason refusal, long retryAfterMillis, int hitsInWindow, long millisUntilReset, S lease) {
+
+        public boolean admitted() {
+            return refusal == null;
+        }
+    }
+
+    /**
+     * Whether to ask the store at all: false while it is known to be unreachable or slow, so the engine decides
+     * alone at once instead of waiting for a deadline on every request.
+     */
+    boolean available();
+
+    /** The nodes sharing the limits as last seen, this one included (at least 1): what local limits divide by. */
+    int nodes();
+
+    /**
+     * Pushes the request's hits and judges rules 3-5 atomically for every node; takes the concurrency slots and
+     * the crawler's turn only when all of them pass. Never blocks. The future completes with the verdict (at once
+     * when the store answers from what it already knows, such as a client refused until a known time), or
+     * exceptionally when the store did not answer within its deadline: the engine then decides alone.
+     */
+    CompletableFuture<Verdict<S>> admit(Ask ask);
+
+    /**
+     * Gives an admitted request's slots back, once; never blocks.
+     *
+     * @param served false when the request was not served after all (a later rule refused it, or it was cancelled
+     *               while waiting): the crawler's turn is given back too, unless another was served since
+     */
+    void release(S lease, boolean served);
+}
