@@ -9,9 +9,11 @@ import io.sluice.engine.whatif.LiveShadow;
 import io.sluice.server.admin.AdminHandler;
 import io.sluice.server.cluster.ClusterHandler;
 import io.sluice.server.cluster.ClusterNode;
+import io.sluice.server.cluster.ClusterPolicyStore;
 import io.sluice.server.cluster.ClusterSettings;
 import io.sluice.server.cluster.EngineLoad;
 import io.sluice.server.cluster.LocalPolicyMirror;
+import io.sluice.server.cluster.SharedPolicy;
 import io.sluice.server.demo.DemoCrawlers;
 import io.sluice.server.demo.DemoSite;
 import io.sluice.server.demo.DemoTraffic;
@@ -22,6 +24,7 @@ import io.sluice.server.front.UpstreamProxy;
 import io.sluice.server.state.DomainSettingsWriter;
 import io.sluice.server.change.LocalPolicyStore;
 import io.sluice.server.change.PolicyChanges;
+import io.sluice.server.change.PolicyHistory;
 import io.sluice.server.state.StateDirectory;
 import io.sluice.server.tls.AdminCertificate;
 import io.sluice.server.tls.AdminTls;
@@ -70,6 +73,7 @@ public final class SluiceServer implements AutoCloseable {
     private DemoTraffic traffic;
     private DemoCrawlers crawlers;
     private AutomaticBanRecorder automaticBans;
+    private ClusterAutomaticBans clusterBans;
     private ThreadPoolExecutor dnsLookups;
     private LiveShadow shadow;
     private ClusterNode cluster;
@@ -155,7 +159,18 @@ public final class SluiceServer implements AutoCloseable {
 
         AdminCertificate certificate = adminOptions.tls() ? AdminTls.load(adminOptions.certificate(),
                 config.stateDir(), config.admin().host(), adminOptions.hostNames()) : null;
-        PolicyChanges changes = new PolicyChanges(engine, new LocalPolicyStore(state, engine.policy(), clock), clock);
+        // In a cluster a change is a compare-and-set in Redis, taken by every node (this one too) from the log;
+        // the versions this node ran are remembered for merging edits made from them.
+        PolicyHistory history = new PolicyHistory(engine.policy());
+        AtomicReference<SharedPolicy> sharedPolicy = new AtomicReference<>();
+        PolicyChanges changes = new PolicyChanges(engine, config.cluster() == null
+                ? new LocalPolicyStore(state, engine.policy(), clock)
+                : new ClusterPolicyStore(sharedPolicy::get, () -> engine.policy().version(), history), clock);
+        ClusterAutomaticBans clusterBans = null;
+        if (config.cluster() != null) {
+            clusterBans = new ClusterAutomaticBans(changes, clock);
+            engine.delegateAutomaticBans(clusterBans);
+        }
         Server adminServer = Listeners.adminServer(config.limits());
         adminServer.setStopTimeout(STOP_TIMEOUT_MILLIS);
         ServerConnector admin = Listeners.admin(adminServer, config.admin(), config.limits(), certificate);
@@ -170,6 +185,9 @@ public final class SluiceServer implements AutoCloseable {
                 demoSite.stop();
             }
             automaticBans.close();
+            if (clusterBans != null) {
+                clusterBans.close();
+            }
             dnsLookups.shutdownNow();
             shadow.close();
             throw e;
@@ -177,13 +195,15 @@ public final class SluiceServer implements AutoCloseable {
         SluiceServer running = new SluiceServer(server, adminServer, certificate, changes, demoSite, front, admin,
                 state, engine, governor, accessLog);
         running.automaticBans = automaticBans;
+        running.clusterBans = clusterBans;
         running.dnsLookups = dnsLookups;
         running.shadow = shadow; // its thread goes with the server
         if (config.cluster() != null) {
             running.cluster = ClusterNode.start(config.cluster().nodeNameOr(front.getLocalPort()),
                     config.cluster().redis(), running.adminUri().toString(), new EngineLoad(engine),
                     ClusterSettings.DEFAULTS, clock);
-            running.cluster.policy().follow(new LocalPolicyMirror(engine, state, clock));
+            running.cluster.policy().follow(new LocalPolicyMirror(engine, state, clock, history));
+            sharedPolicy.set(running.cluster.policy());
             engine.reportClusterStatus(running.cluster::status);
             clusterNode.set(running.cluster);
         }
@@ -318,6 +338,9 @@ public final class SluiceServer implements AutoCloseable {
         try {
             server.stop();
             adminServer.stop();
+            if (clusterBans != null) {
+                clusterBans.close();
+            }
             if (cluster != null) {
                 cluster.close();
             }
