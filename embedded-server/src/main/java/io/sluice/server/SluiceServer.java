@@ -16,7 +16,7 @@ import io.sluice.server.cluster.LocalPolicyMirror;
 import io.sluice.server.cluster.SharedPolicy;
 import io.sluice.server.demo.DemoCrawlers;
 import io.sluice.server.demo.DemoSite;
-import io.sluice.server.demo.DemoTraffic;
+import io.sluice.server.demo.DemoScenario;
 import io.sluice.server.front.AccessLog;
 import io.sluice.server.front.PublicConnector;
 import io.sluice.server.front.ThrottleHandler;
@@ -70,7 +70,8 @@ public final class SluiceServer implements AutoCloseable {
     private final ThrottleEngine engine;
     private final CrawlGovernor governor;
     private final AccessLog accessLog;
-    private DemoTraffic traffic;
+    private DemoScenario traffic;
+    private DemoSite demoPages;
     private DemoCrawlers crawlers;
     private AutomaticBanRecorder automaticBans;
     private ClusterAutomaticBans clusterBans;
@@ -129,11 +130,13 @@ public final class SluiceServer implements AutoCloseable {
         governor.onSettingsChanged(new DomainSettingsWriter(state, governor::settings)::save);
 
         Server demoSite = null;
+        DemoSite demoPages = null;
         URI upstream = config.upstream();
         if (config.demo()) {
             demoSite = new Server(new QueuedThreadPool(16, 2, 60_000));
             ServerConnector demoConnector = connector(demoSite, new HostPort("127.0.0.1", 0));
-            demoSite.setHandler(new DemoSite());
+            demoPages = new DemoSite();
+            demoSite.setHandler(demoPages);
             startOrExplain(demoSite, "the demo site", demoConnector);
             upstream = URI.create("http://127.0.0.1:" + demoConnector.getLocalPort() + "/");
         }
@@ -207,8 +210,9 @@ public final class SluiceServer implements AutoCloseable {
             engine.reportClusterStatus(running.cluster::status);
             clusterNode.set(running.cluster);
         }
+        running.demoPages = demoPages;
         if (config.demoTraffic()) {
-            running.traffic = DemoTraffic.start(running.frontUri());
+            running.traffic = DemoScenario.start(List.of(running.frontUri()), demoPages, DemoScenario.DEFAULT_PHASE);
             running.crawlers = DemoCrawlers.start(running.adminUri(), state.workerToken());
         }
         return running;
@@ -303,6 +307,11 @@ public final class SluiceServer implements AutoCloseable {
 
     public CrawlGovernor governor() {
         return governor;
+    }
+
+    /** The built-in demo site this server fronts (with {@code --demo}), or null. */
+    public DemoSite demoSite() {
+        return demoPages;
     }
 
     /** This node's membership of its cluster, or null when started without {@code --redis}. */
