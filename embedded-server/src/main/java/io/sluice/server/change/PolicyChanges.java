@@ -137,6 +137,9 @@ public final class PolicyChanges {
 
     private Policy replaceOnce(Author author, long basedOn, Policy proposed, String action, String detailPrefix)
             throws StaleVersionException {
+        if (basedOn > engine.policy().version()) {
+            store.catchUp(basedOn); // read on another node of the cluster, which had this version first
+        }
         Policy live = engine.policy();
         JsonNode ours = tree(proposed.withVersion(basedOn));
         JsonNode result = ours;

@@ -35,4 +35,12 @@ public interface PolicyStore {
     default boolean installs() {
         return false;
     }
+
+    /**
+     * Waits, briefly, until this node runs at least {@code version}, for an edit based on a version it has not
+     * taken yet: in a cluster, one read from another node that had a change a moment before this one. A store
+     * with no other source of versions (the local one) returns at once.
+     */
+    default void catchUp(long version) {
+    }
 }

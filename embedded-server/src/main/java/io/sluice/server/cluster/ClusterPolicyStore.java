@@ -86,4 +86,14 @@ public final class ClusterPolicyStore implements PolicyStore {
     public boolean installs() {
         return true;
     }
+
+    /** At most {@link #CATCH_UP}: a version no node made yet (a made-up If-Match) then stays unknown, a 412. */
+    @Override
+    public void catchUp(long version) {
+        try {
+            awaitVersion(version);
+        } catch (IOException interrupted) {
+            // the interrupt flag is set again; the caller answers with the version this node has
+        }
+    }
 }
