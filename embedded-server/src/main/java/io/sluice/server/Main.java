@@ -17,7 +17,8 @@ import picocli.CommandLine.Option;
 /** {@code java -jar sluice-server.jar}: the headless front end. */
 @Command(name = "sluice-server", mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
-        subcommands = {TokenCommand.class, TlsCommand.class, io.sluice.server.replay.ReplayCommand.class},
+        subcommands = {TokenCommand.class, TlsCommand.class, io.sluice.server.replay.ReplayCommand.class,
+            io.sluice.server.demo.DemoClusterCommand.class},
         description = "Sluice front end: a throttling reverse proxy with an admin API.")
 public final class Main implements Callable<Integer> {
 

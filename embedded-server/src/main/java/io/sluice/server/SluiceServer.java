@@ -9,13 +9,15 @@ import io.sluice.engine.whatif.LiveShadow;
 import io.sluice.server.admin.AdminHandler;
 import io.sluice.server.cluster.ClusterHandler;
 import io.sluice.server.cluster.ClusterNode;
+import io.sluice.server.cluster.ClusterPolicyStore;
 import io.sluice.server.cluster.ClusterSettings;
 import io.sluice.server.cluster.EngineLoad;
 import io.sluice.server.cluster.LocalPolicyMirror;
 import io.sluice.server.cluster.RedisClientStateStore;
+import io.sluice.server.cluster.SharedPolicy;
 import io.sluice.server.demo.DemoCrawlers;
 import io.sluice.server.demo.DemoSite;
-import io.sluice.server.demo.DemoTraffic;
+import io.sluice.server.demo.DemoScenario;
 import io.sluice.server.front.AccessLog;
 import io.sluice.server.front.PublicConnector;
 import io.sluice.server.front.ThrottleHandler;
@@ -23,6 +25,7 @@ import io.sluice.server.front.UpstreamProxy;
 import io.sluice.server.state.DomainSettingsWriter;
 import io.sluice.server.change.LocalPolicyStore;
 import io.sluice.server.change.PolicyChanges;
+import io.sluice.server.change.PolicyHistory;
 import io.sluice.server.state.StateDirectory;
 import io.sluice.server.tls.AdminCertificate;
 import io.sluice.server.tls.AdminTls;
@@ -68,9 +71,11 @@ public final class SluiceServer implements AutoCloseable {
     private final ThrottleEngine engine;
     private final CrawlGovernor governor;
     private final AccessLog accessLog;
-    private DemoTraffic traffic;
+    private DemoScenario traffic;
+    private DemoSite demoPages;
     private DemoCrawlers crawlers;
     private AutomaticBanRecorder automaticBans;
+    private ClusterAutomaticBans clusterBans;
     private ThreadPoolExecutor dnsLookups;
     private LiveShadow shadow;
     private ClusterNode cluster;
@@ -131,11 +136,13 @@ public final class SluiceServer implements AutoCloseable {
         governor.onSettingsChanged(new DomainSettingsWriter(state, governor::settings)::save);
 
         Server demoSite = null;
+        DemoSite demoPages = null;
         URI upstream = config.upstream();
         if (config.demo()) {
             demoSite = new Server(new QueuedThreadPool(16, 2, 60_000));
             ServerConnector demoConnector = connector(demoSite, new HostPort("127.0.0.1", 0));
-            demoSite.setHandler(new DemoSite());
+            demoPages = new DemoSite();
+            demoSite.setHandler(demoPages);
             startOrExplain(demoSite, "the demo site", demoConnector);
             upstream = URI.create("http://127.0.0.1:" + demoConnector.getLocalPort() + "/");
         }
@@ -161,7 +168,18 @@ public final class SluiceServer implements AutoCloseable {
 
         AdminCertificate certificate = adminOptions.tls() ? AdminTls.load(adminOptions.certificate(),
                 config.stateDir(), config.admin().host(), adminOptions.hostNames()) : null;
-        PolicyChanges changes = new PolicyChanges(engine, new LocalPolicyStore(state, engine.policy(), clock), clock);
+        // In a cluster a change is a compare-and-set in Redis, taken by every node (this one too) from the log;
+        // the versions this node ran are remembered for merging edits made from them.
+        PolicyHistory history = new PolicyHistory(engine.policy());
+        AtomicReference<SharedPolicy> sharedPolicy = new AtomicReference<>();
+        PolicyChanges changes = new PolicyChanges(engine, config.cluster() == null
+                ? new LocalPolicyStore(state, engine.policy(), clock)
+                : new ClusterPolicyStore(sharedPolicy::get, () -> engine.policy().version(), history), clock);
+        ClusterAutomaticBans clusterBans = null;
+        if (config.cluster() != null) {
+            clusterBans = new ClusterAutomaticBans(changes, clock);
+            engine.delegateAutomaticBans(clusterBans);
+        }
         Server adminServer = Listeners.adminServer(config.limits());
         adminServer.setStopTimeout(STOP_TIMEOUT_MILLIS);
         ServerConnector admin = Listeners.admin(adminServer, config.admin(), config.limits(), certificate);
@@ -176,6 +194,9 @@ public final class SluiceServer implements AutoCloseable {
                 demoSite.stop();
             }
             automaticBans.close();
+            if (clusterBans != null) {
+                clusterBans.close();
+            }
             dnsLookups.shutdownNow();
             shadow.close();
             throw e;
@@ -183,19 +204,22 @@ public final class SluiceServer implements AutoCloseable {
         SluiceServer running = new SluiceServer(server, adminServer, certificate, changes, demoSite, front, admin,
                 state, engine, governor, accessLog);
         running.automaticBans = automaticBans;
+        running.clusterBans = clusterBans;
         running.dnsLookups = dnsLookups;
         running.shadow = shadow; // its thread goes with the server
         if (config.cluster() != null) {
             running.cluster = ClusterNode.start(config.cluster().nodeNameOr(front.getLocalPort()),
                     config.cluster().redis(), running.adminUri().toString(), new EngineLoad(engine),
                     ClusterSettings.DEFAULTS, clock);
-            running.cluster.policy().follow(new LocalPolicyMirror(engine, state, clock));
+            running.cluster.policy().follow(new LocalPolicyMirror(engine, state, clock, history));
+            sharedPolicy.set(running.cluster.policy());
             running.cluster.shareClientState(clientStore);
             engine.reportClusterStatus(running.cluster::status);
             clusterNode.set(running.cluster);
         }
+        running.demoPages = demoPages;
         if (config.demoTraffic()) {
-            running.traffic = DemoTraffic.start(running.frontUri());
+            running.traffic = DemoScenario.start(List.of(running.frontUri()), demoPages, DemoScenario.DEFAULT_PHASE);
             running.crawlers = DemoCrawlers.start(running.adminUri(), state.workerToken());
         }
         return running;
@@ -292,6 +316,11 @@ public final class SluiceServer implements AutoCloseable {
         return governor;
     }
 
+    /** The built-in demo site this server fronts (with {@code --demo}), or null. */
+    public DemoSite demoSite() {
+        return demoPages;
+    }
+
     /** This node's membership of its cluster, or null when started without {@code --redis}. */
     public ClusterNode cluster() {
         return cluster;
@@ -325,6 +354,9 @@ public final class SluiceServer implements AutoCloseable {
         try {
             server.stop();
             adminServer.stop();
+            if (clusterBans != null) {
+                clusterBans.close();
+            }
             if (cluster != null) {
                 cluster.close();
             }

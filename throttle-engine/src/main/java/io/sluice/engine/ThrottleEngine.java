@@ -132,7 +132,7 @@ public final class ThrottleEngine {
     /** The author of automatic bans. */
     public static final String AUTOMATIC_BAN_AUTHOR = "sluice";
     /** The most automatic bans in force at once; beyond it an offender is only refused, not banned. */
-    static final int MAX_AUTOMATIC_BANS = 10_000;
+    public static final int MAX_AUTOMATIC_BANS = 10_000;
     /** Expired bans are purged from the compiled policy at most this often. */
     private static final long PURGE_INTERVAL_MILLIS = 1_000;
     private static final int LATENCY_SECONDS = 60;
@@ -163,6 +163,8 @@ public final class ThrottleEngine {
     private final AtomicBoolean purging = new AtomicBoolean();
     private volatile long lastPurgeMillis = Long.MIN_VALUE;
     private volatile AutomaticBanListener automaticBanListener;
+    /** True when the listener installs automatic bans itself (a cluster: on every node, as one version). */
+    private volatile boolean automaticBansDelegated;
     private final LoadGate load = new LoadGate();
     private final CrawlerGate crawlerGate = new CrawlerGate();
     private final OutcomeCounters counters = new OutcomeCounters(HISTORY_SECONDS);
@@ -236,7 +238,21 @@ public final class ThrottleEngine {
      * made the change, right after it is in force: hand the work to another thread.
      */
     public void onAutomaticBans(AutomaticBanListener listener) {
+        this.automaticBansDelegated = false;
         this.automaticBanListener = listener;
+    }
+
+    /**
+     * Hands the automatic bans (escalation) and the removal of expired ones to {@code installer} instead of
+     * installing them here: in a cluster the policy's versions are the cluster's, so a node must not make one of
+     * its own; the installer changes the cluster's policy, which comes back to this engine like any change. The
+     * listener's {@code installed} argument is then the live policy, without the change. A removal is proposed
+     * again every second until the policy no longer holds the expired ban, so the installer must ignore bans
+     * already added or already gone. Called on a request thread: hand the work to another thread.
+     */
+    public void delegateAutomaticBans(AutomaticBanListener installer) {
+        this.automaticBanListener = Objects.requireNonNull(installer, "installer");
+        this.automaticBansDelegated = true;
     }
 
     /** The header trusted proxies set with the client's address, as the live policy names it. */
@@ -523,6 +539,11 @@ public final class ThrottleEngine {
                 "escalation: " + rule.refusals() + " refusals within " + rule.withinSeconds() + " s ("
                         + rule.scope().name().toLowerCase(java.util.Locale.ROOT) + "), banned for " + seconds + " s",
                 AUTOMATIC_BAN_AUTHOR, at, at.plusSeconds(seconds));
+        AutomaticBanListener listener = automaticBanListener;
+        if (automaticBansDelegated && listener != null) {
+            listener.changed(current.get().policy(), List.of(ban), List.of());
+            return;
+        }
         Policy installed;
         synchronized (automaticBanLock) {
             long automatic = current.get().policy().bans().stream()
@@ -532,7 +553,6 @@ public final class ThrottleEngine {
             }
             installed = updatePolicy(p -> p.withBans(appended(p.bans(), ban)));
         }
-        AutomaticBanListener listener = automaticBanListener;
         if (listener != null) {
             listener.changed(installed, List.of(ban), List.of());
         }
@@ -560,8 +580,13 @@ public final class ThrottleEngine {
             Instant at = Instant.ofEpochMilli(now);
             List<Ban> expired = seen.policy().bans().stream()
                     .filter(b -> AUTOMATIC_BAN_AUTHOR.equals(b.author()) && !b.activeAt(at)).toList();
-            if (expired.isEmpty()) {
+            AutomaticBanListener listener = automaticBanListener;
+            boolean delegated = automaticBansDelegated && listener != null;
+            if (expired.isEmpty() || delegated) {
                 current.compareAndSet(seen, new CompiledPolicy(seen.policy(), now));
+                if (delegated && !expired.isEmpty()) {
+                    listener.changed(seen.policy(), List.of(), expired);
+                }
                 return current.get();
             }
             Policy installed;
@@ -569,7 +594,6 @@ public final class ThrottleEngine {
                 installed = updatePolicy(p -> p.withBans(p.bans().stream()
                         .filter(b -> !(AUTOMATIC_BAN_AUTHOR.equals(b.author()) && !b.activeAt(at))).toList()));
             }
-            AutomaticBanListener listener = automaticBanListener;
             if (listener != null) {
                 listener.changed(installed, List.of(), expired);
             }

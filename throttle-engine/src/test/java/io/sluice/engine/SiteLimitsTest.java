@@ -422,6 +422,35 @@ class SiteLimitsTest {
         }
 
         @Test
+        void delegatedBansAreProposedNotInstalledSoTheClusterKeepsTheOnlyVersions() {
+            ThrottleEngine engine = engine(Policy.defaults().withHitStack(new Policy.HitStack(15, 1))
+                    .withEscalation(List.of(fiveInAMinute)));
+            List<Policy> seen = new CopyOnWriteArrayList<>();
+            engine.delegateAutomaticBans((policy, add, remove) -> {
+                seen.add(policy);
+                added.add(add);
+                removed.add(remove);
+            });
+            for (int i = 0; i < 6; i++) {
+                decide(engine, "192.0.2.1", CURL);
+            }
+            assertThat(engine.policy().version()).isEqualTo(1);
+            assertThat(engine.policy().bans()).isEmpty();
+            assertThat(added).singleElement().satisfies(bans -> assertThat(bans).singleElement()
+                    .satisfies(ban -> assertThat(ban.value()).isEqualTo("192.0.2.1|" + CURL)));
+            assertThat(seen.get(0).version()).isEqualTo(1);
+
+            // The installer (a cluster) puts it in; once it expires the engine proposes its removal instead.
+            Ban ban = added.get(0).get(0);
+            engine.adoptPolicy(engine.policy().withBans(List.of(ban)).withVersion(2));
+            refused(decide(engine, "192.0.2.1", CURL), Reason.BANNED);
+            clock.advance(Duration.ofSeconds(601));
+            decide(engine, "192.0.2.1", CURL);
+            assertThat(removed.get(removed.size() - 1)).containsExactly(ban);
+            assertThat(engine.policy().version()).isEqualTo(2);
+        }
+
+        @Test
         void anAddressRuleBansTheAddressPrefix() {
             ThrottleEngine engine = escalating(new Escalation(Escalation.Scope.ADDRESS, 3, 60, 60, 1.0, 60));
             for (int i = 0; i < 8; i++) { // two clients of one /64, each refused after its first request

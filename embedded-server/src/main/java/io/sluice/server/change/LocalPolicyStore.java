@@ -5,31 +5,23 @@ import io.sluice.server.state.AuditEntry;
 import io.sluice.server.state.StateDirectory;
 import java.io.IOException;
 import java.time.InstantSource;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Optional;
 
 /**
  * One machine's store: the audit entry is appended (fsynced) first, then {@code policy.json} is replaced
  * atomically. An entry is thus on disk before its change can be live; if the policy file then cannot be
  * written, a second entry says the change was not applied, and the caller leaves the live policy as it
- * was. The last {@value #HISTORY} versions are remembered (in memory) for merging edits based on them.
+ * was. Recent versions are remembered ({@link PolicyHistory}) for merging edits based on them.
  */
 public final class LocalPolicyStore implements PolicyStore {
-    static final int HISTORY = 64;
     private final StateDirectory state;
     private final InstantSource clock;
-    private final Map<Long, Policy> history = new LinkedHashMap<>(HISTORY * 2, 0.75f, false) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Long, Policy> eldest) {
-            return size() > HISTORY;
-        }
-    };
+    private final PolicyHistory history;
 
     public LocalPolicyStore(StateDirectory state, Policy live, InstantSource clock) {
         this.state = state;
         this.clock = clock;
-        history.put(live.version(), live);
+        this.history = new PolicyHistory(live);
     }
 
     @Override
@@ -47,12 +39,12 @@ public final class LocalPolicyStore implements PolicyStore {
             }
             throw e;
         }
-        history.put(next.version(), next);
+        history.remember(next);
         return recorded;
     }
 
     @Override
-    public synchronized Optional<Policy> version(long version) {
-        return Optional.ofNullable(history.get(version));
+    public Optional<Policy> version(long version) {
+        return history.version(version);
     }
 }

@@ -14,6 +14,7 @@ import io.sluice.server.state.AuditEntry;
 import java.io.IOException;
 import java.time.InstantSource;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
@@ -27,9 +28,13 @@ import java.util.function.UnaryOperator;
  * <p>Changes are serialised by one lock: each is computed from the live policy at the moment it runs, so
  * a ban and a pause made together both land. A whole-policy edit made from an older version (the limits
  * form, open while someone else bans a client) is merged field by field with what changed meanwhile
- * ({@link PolicyMerge}): only a field both changed is a conflict.
+ * ({@link PolicyMerge}): only a field both changed is a conflict. A store shared by several nodes may say
+ * that its version moved on ({@link StaleVersionException}): the change is computed again from the newer
+ * policy, once this node has it, like a change made a moment later.
  */
 public final class PolicyChanges {
+    /** Tries of one change when the store says its version moved on (another node's change got in first). */
+    static final int ATTEMPTS = 3;
     private static final ObjectMapper JSON = PolicyJson.mapper();
     private final ThrottleEngine engine;
     private final PolicyStore store;
@@ -65,10 +70,37 @@ public final class PolicyChanges {
      */
     public Policy apply(Author author, String action, String detail, UnaryOperator<Policy> change,
                         Function<Policy, Object> audited) {
+        return applyIfChanged(author, action, detail, change, audited, false).orElseThrow();
+    }
+
+    /**
+     * {@link #apply} unless {@code change} leaves the live policy as it is: then nothing is recorded and the
+     * result is empty. For changes proposed again and again until they land (the engine's automatic bans).
+     */
+    public Optional<Policy> applyIfChanged(Author author, String action, String detail, UnaryOperator<Policy> change,
+                                           Function<Policy, Object> audited) {
+        return applyIfChanged(author, action, detail, change, audited, true);
+    }
+
+    private Optional<Policy> applyIfChanged(Author author, String action, String detail, UnaryOperator<Policy> change,
+                                            Function<Policy, Object> audited, boolean skipUnchanged) {
         synchronized (lock) {
-            Policy live = engine.policy();
-            Policy next = change.apply(live).withVersion(live.version() + 1);
-            return install(author, action, detail, live, next, part(audited, live), part(audited, next));
+            for (int attempt = 1; ; attempt++) {
+                Policy live = engine.policy();
+                Policy changed = change.apply(live);
+                if (skipUnchanged && changed.equals(live)) {
+                    return Optional.empty();
+                }
+                Policy next = changed.withVersion(live.version() + 1);
+                try {
+                    return Optional.of(install(author, action, detail, live, next, part(audited, live),
+                            part(audited, next)));
+                } catch (StaleVersionException e) {
+                    if (attempt == ATTEMPTS) {
+                        throw notCaughtUp(e);
+                    }
+                }
+            }
         }
     }
 
@@ -91,34 +123,64 @@ public final class PolicyChanges {
      */
     public Policy replace(Author author, long basedOn, Policy proposed, String action, String detailPrefix) {
         synchronized (lock) {
-            Policy live = engine.policy();
-            JsonNode ours = tree(proposed.withVersion(basedOn));
-            JsonNode result = ours;
-            if (basedOn != live.version()) {
-                Policy base = basedOn > live.version() ? null : store.version(basedOn).orElse(null);
-                if (base == null) {
-                    throw new PolicyConflict("the policy changed since version " + basedOn
-                            + ", which is no longer known; reload and apply again", live.version(), List.of());
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    return replaceOnce(author, basedOn, proposed, action, detailPrefix);
+                } catch (StaleVersionException e) {
+                    if (attempt == ATTEMPTS) {
+                        throw notCaughtUp(e);
+                    }
                 }
-                PolicyMerge.Result merged = PolicyMerge.merge(tree(base), ours, tree(live.withVersion(basedOn)));
-                if (!merged.conflicts().isEmpty()) {
-                    throw new PolicyConflict("the policy changed since version " + basedOn + " in the fields you "
-                            + "edited (" + String.join(", ", merged.conflicts()) + "); reload and apply again",
-                            live.version(), merged.conflicts());
-                }
-                result = merged.merged();
             }
-            Policy next = fromTree(result).withVersion(live.version() + 1);
-            List<String> changed = PolicyMerge.changedFields(tree(live.withVersion(0)), tree(next.withVersion(0)));
-            String detail = detailPrefix + "policy version " + live.version() + " -> " + next.version()
-                    + (changed.isEmpty() ? " (no field changed)" : ": " + String.join(", ", changed))
-                    + (basedOn == live.version() ? "" : " (edited from version " + basedOn + ", merged)");
-            return install(author, action, detail, live, next, tree(live), tree(next));
         }
     }
 
+    private Policy replaceOnce(Author author, long basedOn, Policy proposed, String action, String detailPrefix)
+            throws StaleVersionException {
+        if (basedOn > engine.policy().version()) {
+            store.catchUp(basedOn); // read on another node of the cluster, which had this version first
+        }
+        Policy live = engine.policy();
+        JsonNode ours = tree(proposed.withVersion(basedOn));
+        JsonNode result = ours;
+        if (basedOn != live.version()) {
+            Policy base = basedOn > live.version() ? null : store.version(basedOn).orElse(null);
+            if (base == null) {
+                throw new PolicyConflict("the policy changed since version " + basedOn
+                        + ", which is no longer known; reload and apply again", live.version(), List.of());
+            }
+            PolicyMerge.Result merged = PolicyMerge.merge(tree(base), ours, tree(live.withVersion(basedOn)));
+            if (!merged.conflicts().isEmpty()) {
+                throw new PolicyConflict("the policy changed since version " + basedOn + " in the fields you "
+                        + "edited (" + String.join(", ", merged.conflicts()) + "); reload and apply again",
+                        live.version(), merged.conflicts());
+            }
+            result = merged.merged();
+        }
+        Policy next = fromTree(result).withVersion(live.version() + 1);
+        List<String> changed = PolicyMerge.changedFields(tree(live.withVersion(0)), tree(next.withVersion(0)));
+        String detail = detailPrefix + "policy version " + live.version() + " -> " + next.version()
+                + (changed.isEmpty() ? " (no field changed)" : ": " + String.join(", ", changed))
+                + (basedOn == live.version() ? "" : " (edited from version " + basedOn + ", merged)");
+        return install(author, action, detail, live, next, tree(live), tree(next));
+    }
+
+    /** The store kept moving under this node's changes: the caller reloads and tries again. */
+    private static PolicyConflict notCaughtUp(StaleVersionException e) {
+        return new PolicyConflict("the policy is at version " + e.currentVersion() + " elsewhere and this node has "
+                + "not caught up with it yet (" + e.getMessage() + "); reload and apply again", e.currentVersion(),
+                List.of());
+    }
+
+    /**
+     * Validates, persists and swaps {@code next} in. A store that installs what it records (a cluster's:
+     * this node takes its own change as every node does, possibly before the store returns) leaves nothing to
+     * swap, or only the adoption of that exact version.
+     *
+     * @throws StaleVersionException the store's version moved on: compute the change again
+     */
     private Policy install(Author author, String action, String detail, Policy live, Policy next, JsonNode before,
-                           JsonNode after) {
+                           JsonNode after) throws StaleVersionException {
         List<FieldError> errors = PolicyValidator.validate(next);
         if (!errors.isEmpty()) {
             throw new PolicyValidationException(errors);
@@ -127,9 +189,15 @@ public final class PolicyChanges {
                 before, after);
         try {
             store.commit(live, next, entry);
+        } catch (StaleVersionException e) {
+            throw e;
         } catch (IOException e) {
             throw new ChangeNotSavedException("not applied: the change could not be saved (" + e.getMessage()
                     + "); the live policy is still version " + live.version(), e);
+        }
+        if (store.installs()) {
+            engine.adoptPolicy(next); // false when already in force: this node heard its own change first
+            return next;
         }
         return engine.replacePolicy(live.version(), next);
     }

@@ -7,9 +7,10 @@ import java.util.Optional;
 
 /**
  * Where an accepted policy change becomes durable, with its audit entry, before it goes live. Today's
- * implementation is the state directory's files ({@link LocalPolicyStore}); a cluster's will be a shared
- * store (compare-and-set on the cluster's policy version, the entry appended to the change log every node
- * follows). {@link PolicyChanges} calls it under its lock, after validation and before the swap.
+ * implementation is the state directory's files ({@link LocalPolicyStore}); a cluster's is a shared store
+ * (compare-and-set on the cluster's policy version, the entry appended to the change log every node follows:
+ * {@code io.sluice.server.cluster.ClusterPolicyStore}). {@link PolicyChanges} calls it under its lock, after
+ * validation and before the swap.
  */
 public interface PolicyStore {
 
@@ -25,4 +26,21 @@ public interface PolicyStore {
 
     /** A recent version of the policy, to merge an edit that was based on it; empty once forgotten. */
     Optional<Policy> version(long version);
+
+    /**
+     * True when a committed version is put in force by the store itself, with its exact version (a cluster's
+     * nodes all take it from the change log); {@link PolicyChanges} then only adopts it if it is not in force
+     * yet. False: {@link PolicyChanges} swaps it in.
+     */
+    default boolean installs() {
+        return false;
+    }
+
+    /**
+     * Waits, briefly, until this node runs at least {@code version}, for an edit based on a version it has not
+     * taken yet: in a cluster, one read from another node that had a change a moment before this one. A store
+     * with no other source of versions (the local one) returns at once.
+     */
+    default void catchUp(long version) {
+    }
 }

@@ -1,8 +1,19 @@
 package io.sluice.server.change;
 
-/** The store's policy moved on (a change made elsewhere) since the one a change was computed from. */
+/**
+ * The store's policy moved on (a change made elsewhere) since the one a change was computed from; nothing was
+ * recorded. {@link PolicyChanges} computes the change again from the newer policy.
+ */
 public final class StaleVersionException extends java.io.IOException {
-    public StaleVersionException(String message) {
+    private final long currentVersion;
+
+    /** @param currentVersion the store's version now */
+    public StaleVersionException(String message, long currentVersion) {
         super(message);
+        this.currentVersion = currentVersion;
+    }
+
+    public long currentVersion() {
+        return currentVersion;
     }
 }

@@ -2,6 +2,7 @@ package io.sluice.server.cluster;
 
 import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.policy.Policy;
+import io.sluice.server.change.PolicyHistory;
 import io.sluice.server.state.AuditEntry;
 import io.sluice.server.state.StateDirectory;
 import java.io.IOException;
@@ -17,11 +18,18 @@ public final class LocalPolicyMirror implements PolicyListener {
     private final ThrottleEngine engine;
     private final StateDirectory state;
     private final InstantSource clock;
+    private final PolicyHistory history;
 
     public LocalPolicyMirror(ThrottleEngine engine, StateDirectory state, InstantSource clock) {
+        this(engine, state, clock, new PolicyHistory(engine.policy()));
+    }
+
+    /** @param history told every version this node takes, so an edit based on it can be merged later */
+    public LocalPolicyMirror(ThrottleEngine engine, StateDirectory state, InstantSource clock, PolicyHistory history) {
         this.engine = engine;
         this.state = state;
         this.clock = clock;
+        this.history = history;
     }
 
     @Override
@@ -35,6 +43,7 @@ public final class LocalPolicyMirror implements PolicyListener {
         if (!engine.adoptPolicy(change.policy())) {
             return;
         }
+        history.remember(change.policy());
         AuditEntry audit = change.audit() != null ? change.audit() : new AuditEntry(clock.instant(), "sluice",
                 "cluster.sync", "took the cluster's policy version " + change.version() + " (had " + before
                         + (change.node() == null ? ")" : ", from node " + change.node() + ")"), null, null);

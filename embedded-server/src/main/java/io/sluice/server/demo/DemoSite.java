@@ -28,6 +28,12 @@ public final class DemoSite extends Handler.Abstract {
             + "document.getElementById('loaded').textContent='images '+ok+'/'+images.length+' stylesheet '+styled;"
             + "});\n";
     private final Random random = new Random();
+    private volatile boolean slow;
+
+    /** Slow: every answer takes 0.3-1.2 s of "work" instead of 5-30 ms (the demo's slow-upstream phase). */
+    public void slow(boolean on) {
+        this.slow = on;
+    }
 
     @Override
     public boolean handle(Request request, Response response, Callback callback) {
@@ -59,7 +65,7 @@ public final class DemoSite extends Handler.Abstract {
             return false;
         }
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
-        int workMillis = 5 + nextInt(25);
+        int workMillis = slow ? 300 + nextInt(900) : 5 + nextInt(25);
         request.getComponents().getScheduler().schedule(
                 () -> Content.Sink.write(response, true, body, callback), workMillis, TimeUnit.MILLISECONDS);
         return true;

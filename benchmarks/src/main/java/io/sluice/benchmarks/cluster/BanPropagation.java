@@ -1,0 +1,218 @@
+package io.sluice.benchmarks.cluster;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.engine.telemetry.ClusterState;
+import io.sluice.server.ServerConfig;
+import io.sluice.server.SluiceServer;
+import io.sluice.server.cluster.ClusterOptions;
+import io.sluice.server.cluster.LocalRedis;
+import io.sluice.server.cluster.RedisEndpoint;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * How long a ban takes to be in force on every node of a cluster. Starts a local {@code redis-server} (or uses
+ * {@code --redis}) and {@code --nodes} front ends in this JVM, each with its own state directory; then, one
+ * after the other, makes {@code --bans} bans through the first node's admin API ({@code POST /api/v1/bans},
+ * real HTTP) and measures, per ban, from just before the request is sent until each node's engine holds the
+ * ban (the next request it decides is refused: checked after each ban with one real request through every
+ * node's front end). Each ban is lifted before the next, so the policy stays small. Prints p50, p99 and max of:
+ * the admin call's answer (by then the ban is in force on the node that made it), each other node, and every
+ * node.
+ *
+ * <pre>
+ * java -cp benchmarks/target/benchmarks.jar io.sluice.benchmarks.cluster.BanPropagation \
+ *      [--bans 500] [--nodes 3] [--warmup 50] [--redis redis://127.0.0.1:6379/15]
+ * </pre>
+ * Polls every node's policy every 20 microseconds, so figures are exact to about that, plus the loaded
+ * machine's scheduling.
+ */
+public final class BanPropagation {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final long POLL_NANOS = 20_000;
+    private static final Duration GIVE_UP = Duration.ofSeconds(10);
+
+    private final List<SluiceServer> nodes;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    private BanPropagation(List<SluiceServer> nodes) {
+        this.nodes = nodes;
+    }
+
+    /** One ban's timings in nanoseconds from the request: the admin call's answer, then each node's. */
+    record Sample(long answered, long[] inForce) {
+        long everywhere() {
+            return Arrays.stream(inForce).max().orElseThrow();
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        int bans = intArg(args, "--bans", 500);
+        int nodeCount = intArg(args, "--nodes", 3);
+        int warmup = intArg(args, "--warmup", 50);
+        String redisUrl = stringArg(args, "--redis", null);
+        if (bans < 1 || nodeCount < 2 || warmup < 0) {
+            throw new IllegalArgumentException("--bans must be positive, --nodes at least 2, --warmup not negative");
+        }
+        LocalRedis local = redisUrl == null ? LocalRedis.start() : null;
+        RedisEndpoint endpoint = local != null ? local.endpoint()
+                : RedisEndpoint.parse(redisUrl, System.getenv(RedisEndpoint.PASSWORD_VARIABLE));
+        List<SluiceServer> nodes = new ArrayList<>();
+        try {
+            for (int i = 1; i <= nodeCount; i++) {
+                Path state = Files.createTempDirectory("sluice-ban-propagation-" + i);
+                nodes.add(SluiceServer.start(ServerConfig.demo(state)
+                        .withCluster(new ClusterOptions(endpoint, "node-" + i))));
+            }
+            BanPropagation run = new BanPropagation(nodes);
+            run.awaitCluster();
+            System.out.printf(Locale.ROOT, "ban propagation: %d nodes in one JVM, Redis %s; %d bans through %s "
+                    + "(after %d unrecorded)%n", nodeCount, endpoint, bans, nodes.get(0).cluster().name(), warmup);
+            for (int i = 0; i < warmup; i++) {
+                run.banAndLift("warmup-" + i);
+            }
+            List<Sample> samples = new ArrayList<>();
+            for (int i = 0; i < bans; i++) {
+                samples.add(run.banAndLift("probe-" + i));
+            }
+            report(samples, nodes);
+        } finally {
+            nodes.forEach(SluiceServer::close);
+            if (local != null) {
+                local.close();
+            }
+        }
+    }
+
+    private void awaitCluster() throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!nodes.stream().allMatch(n -> n.cluster().state() == ClusterState.HEALTHY
+                && n.cluster().status().nodes() == nodes.size()
+                && n.engine().policy().version() == nodes.get(0).engine().policy().version())) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the nodes did not meet within 30 s");
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    private Sample banAndLift(String name) throws Exception {
+        String agent = "SluicePropagation-" + name;
+        SluiceServer through = nodes.get(0);
+        long start = System.nanoTime();
+        HttpResponse<String> response = admin(through, "POST", "/api/v1/bans",
+                "{\"type\": \"agent\", \"value\": \"" + agent + "\", \"reason\": \"propagation probe\"}");
+        long answered = System.nanoTime() - start;
+        if (response.statusCode() != 201) {
+            throw new IllegalStateException("POST /api/v1/bans answered " + response.statusCode() + ": "
+                    + response.body());
+        }
+        String id = JSON.readTree(response.body()).path("id").asText();
+        long[] inForce = awaitEverywhere(start, id, true);
+        for (SluiceServer node : nodes) {
+            int status = front(node, agent + "/1.0");
+            if (status != 403) {
+                throw new IllegalStateException(node.cluster().name() + " answered " + status + ", not 403, to "
+                        + agent + " once its engine held the ban");
+            }
+        }
+        HttpResponse<String> lifted = admin(through, "DELETE", "/api/v1/bans/" + id, null);
+        if (lifted.statusCode() / 100 != 2) {
+            throw new IllegalStateException("DELETE /api/v1/bans/" + id + " answered " + lifted.statusCode());
+        }
+        awaitEverywhere(System.nanoTime(), id, false);
+        return new Sample(answered, inForce);
+    }
+
+    /** Nanoseconds from {@code start} until each node's policy holds (or no longer holds) the ban. */
+    private long[] awaitEverywhere(long start, String id, boolean present) {
+        long[] at = new long[nodes.size()];
+        int pending = nodes.size();
+        while (pending > 0) {
+            long now = System.nanoTime();
+            for (int i = 0; i < at.length; i++) {
+                if (at[i] == 0 && holds(nodes.get(i), id) == present) {
+                    at[i] = Math.max(1, now - start);
+                    pending--;
+                }
+            }
+            if (now - start > GIVE_UP.toNanos()) {
+                throw new IllegalStateException("a ban change was not in force on every node within " + GIVE_UP);
+            }
+            LockSupport.parkNanos(POLL_NANOS);
+        }
+        return at;
+    }
+
+    private static boolean holds(SluiceServer node, String id) {
+        return node.engine().policy().bans().stream().anyMatch(b -> b.id().equals(id));
+    }
+
+    private HttpResponse<String> admin(SluiceServer node, String method, String path, String body) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(node.adminUri().resolve(path))
+                .timeout(Duration.ofSeconds(10)).header("Authorization", "Bearer " + node.adminToken())
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofString(body));
+        if (body != null) {
+            request.header("Content-Type", "application/json");
+        }
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private int front(SluiceServer node, String userAgent) throws Exception {
+        URI uri = node.frontUri().resolve("/");
+        return http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).header("User-Agent", userAgent)
+                .build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
+    private static void report(List<Sample> samples, List<SluiceServer> nodes) {
+        System.out.printf(Locale.ROOT, "%-28s %10s %10s %10s%n", "ms from the request", "p50", "p99", "max");
+        line("admin call answered", samples.stream().mapToLong(Sample::answered).toArray());
+        for (int i = 0; i < nodes.size(); i++) {
+            int node = i;
+            line("in force on " + nodes.get(i).cluster().name() + (i == 0 ? " (asked)" : ""),
+                    samples.stream().mapToLong(s -> s.inForce()[node]).toArray());
+        }
+        long[] everywhere = samples.stream().mapToLong(Sample::everywhere).toArray();
+        line("in force on every node", everywhere);
+        long over = Arrays.stream(everywhere).filter(n -> n > 100_000_000L).count();
+        System.out.printf(Locale.ROOT, "bans over 100 ms to be everywhere: %d of %d%n", over, everywhere.length);
+    }
+
+    private static void line(String what, long[] nanos) {
+        long[] sorted = nanos.clone();
+        Arrays.sort(sorted);
+        System.out.printf(Locale.ROOT, "%-28s %10.2f %10.2f %10.2f%n", what, percentile(sorted, 0.50) / 1e6,
+                percentile(sorted, 0.99) / 1e6, sorted[sorted.length - 1] / 1e6);
+    }
+
+    /** Nearest rank. */
+    static long percentile(long[] sorted, double p) {
+        int rank = (int) Math.ceil(p * sorted.length);
+        return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
+    }
+
+    private static int intArg(String[] args, String name, int fallback) {
+        String value = stringArg(args, name, null);
+        return value == null ? fallback : Integer.parseInt(value);
+    }
+
+    private static String stringArg(String[] args, String name, String fallback) {
+        for (int i = 0; i < args.length - 1; i++) {
+            if (args[i].equals(name)) {
+                return args[i + 1];
+            }
+        }
+        return fallback;
+    }
+}

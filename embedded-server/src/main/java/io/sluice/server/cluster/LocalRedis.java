@@ -1,0 +1,171 @@
+package io.sluice.server.cluster;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A throwaway {@code redis-server} for the cluster demo and the ban-propagation measurement: the
+ * distribution's binary, on a free loopback port, nothing saved to disk, stopped with {@link #close()} (and
+ * with the JVM). Not for production: a production cluster runs its own Redis or Valkey.
+ */
+public final class LocalRedis implements AutoCloseable {
+    /** What to tell someone without the binary. */
+    public static final String INSTALL_HINT = "redis-server is not installed; on Debian or Ubuntu: "
+            + "sudo apt-get install redis-server (Valkey's valkey-server works too: put it on the PATH as "
+            + "redis-server)";
+    private static final Duration START_DEADLINE = Duration.ofSeconds(20);
+
+    private final Process process;
+    private final int port;
+    private final Path dir;
+
+    private LocalRedis(Process process, int port, Path dir) {
+        this.process = process;
+        this.port = port;
+        this.dir = dir;
+    }
+
+    /**
+     * Starts one and waits until it answers {@code PING}.
+     *
+     * @throws IllegalStateException with {@link #INSTALL_HINT} when the binary is missing, or the server's own
+     *                               words when it does not start
+     */
+    public static LocalRedis start() {
+        String binary = binary().orElseThrow(() -> new IllegalStateException(INSTALL_HINT));
+        Path dir;
+        try {
+            dir = Files.createTempDirectory("sluice-redis");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        IllegalStateException last = null;
+        for (int attempt = 0; attempt < 5; attempt++) { // a free port can be taken before redis binds it
+            int port = freePort();
+            ProcessBuilder builder = new ProcessBuilder(binary, "--port", String.valueOf(port), "--bind", "127.0.0.1",
+                    "--dir", dir.toString(), "--save", "", "--appendonly", "no", "--daemonize", "no",
+                    "--protected-mode", "yes", "--loglevel", "warning");
+            builder.redirectErrorStream(true);
+            builder.redirectOutput(dir.resolve("redis.log").toFile());
+            try {
+                LocalRedis redis = new LocalRedis(builder.start(), port, dir);
+                redis.awaitPong();
+                Runtime.getRuntime().addShutdownHook(new Thread(redis.process::destroyForcibly, "sluice-redis-stop"));
+                return redis;
+            } catch (IOException e) {
+                throw new IllegalStateException(INSTALL_HINT + " (" + e.getMessage() + ")", e);
+            } catch (IllegalStateException e) {
+                last = e;
+            }
+        }
+        throw last;
+    }
+
+    /** {@code redis://127.0.0.1:PORT}, as {@code --redis} takes it. */
+    public String url() {
+        return "redis://127.0.0.1:" + port;
+    }
+
+    public RedisEndpoint endpoint() {
+        return RedisEndpoint.parse(url(), null);
+    }
+
+    private void awaitPong() {
+        long deadline = System.nanoTime() + START_DEADLINE.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("redis-server exited at start: " + log());
+            }
+            if (answersPing()) {
+                return;
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        process.destroyForcibly();
+        throw new IllegalStateException("redis-server did not answer PING within " + START_DEADLINE + ": " + log());
+    }
+
+    private boolean answersPing() {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 500);
+            socket.setSoTimeout(1000);
+            OutputStream out = socket.getOutputStream();
+            out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            InputStream in = socket.getInputStream();
+            byte[] reply = in.readNBytes(7);
+            return "+PONG\r\n".equals(new String(reply, StandardCharsets.US_ASCII));
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private String log() {
+        try {
+            return Files.readString(dir.resolve("redis.log")).strip();
+        } catch (IOException e) {
+            return "(no log)";
+        }
+    }
+
+    private static Optional<String> binary() {
+        for (String candidate : List.of("/usr/bin/redis-server", "/usr/local/bin/redis-server")) {
+            if (Files.isExecutable(Path.of(candidate))) {
+                return Optional.of(candidate);
+            }
+        }
+        String path = System.getenv("PATH");
+        if (path != null) {
+            for (String entry : path.split(java.io.File.pathSeparator)) {
+                if (!entry.isEmpty() && Files.isExecutable(Path.of(entry, "redis-server"))) {
+                    return Optional.of(Path.of(entry, "redis-server").toString());
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(5, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+        }
+        try (var files = Files.walk(dir)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
+        } catch (IOException e) {
+            // a temp directory left behind is harmless
+        }
+    }
+}

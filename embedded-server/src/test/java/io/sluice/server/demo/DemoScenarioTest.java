@@ -1,0 +1,68 @@
+package io.sluice.server.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.server.ServerConfig;
+import io.sluice.server.SluiceServer;
+import io.sluice.server.demo.DemoScenario.Phase;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The demo's story against a real front end and the demo site, with short phases. */
+class DemoScenarioTest {
+    @TempDir
+    Path state;
+
+    @Test
+    void thePhasesComeInOrderOnALoop() {
+        Duration phase = Duration.ofSeconds(45);
+        assertThat(DemoScenario.phaseAt(Duration.ZERO, phase, Phase.QUIET)).isEqualTo(Phase.QUIET);
+        assertThat(DemoScenario.phaseAt(Duration.ofSeconds(46), phase, Phase.QUIET)).isEqualTo(Phase.SITE_COPIER);
+        assertThat(DemoScenario.phaseAt(Duration.ofSeconds(90), phase, Phase.QUIET)).isEqualTo(Phase.CRAWLER_STORM);
+        assertThat(DemoScenario.phaseAt(Duration.ofSeconds(179), phase, Phase.QUIET)).isEqualTo(Phase.SLOW_UPSTREAM);
+        assertThat(DemoScenario.phaseAt(Duration.ofSeconds(180), phase, Phase.QUIET)).isEqualTo(Phase.QUIET);
+        assertThat(DemoScenario.phaseAt(Duration.ofSeconds(1), phase, Phase.SLOW_UPSTREAM))
+                .isEqualTo(Phase.SLOW_UPSTREAM);
+    }
+
+    @Test
+    void aBrowserFetchesTheGalleryWithItsStylesheetScriptAndImagesAndTheCopierRotatesAgentsAndAddresses() {
+        assertThat(DemoScenario.browsing(0)).startsWith("/gallery", "/static/site.css", "/static/app.js")
+                .hasSize(3 + DemoSite.GALLERY_IMAGES);
+        assertThat(DemoScenario.browsing(1)).containsExactly("/page/7");
+        DemoScenario.Visitor copier = DemoScenario.cast().stream().filter(v -> v.name().equals("site copier"))
+                .findFirst().orElseThrow();
+        assertThat(copier.addresses()).hasSize(6).allMatch(a -> a.startsWith("127.0.2."));
+        assertThat(copier.userAgents()).hasSizeGreaterThan(5).allMatch(a -> a.startsWith("Mozilla/5.0"));
+        assertThat(copier.phases()).containsExactly(Phase.SITE_COPIER);
+    }
+
+    @Test
+    void theCopierAndTheStormAreRefusedWhilePeopleAreServed() throws Exception {
+        try (SluiceServer server = SluiceServer.start(ServerConfig.demo(state));
+             DemoScenario scenario = DemoScenario.start(List.of(server.frontUri()), server.demoSite(),
+                     Duration.ofSeconds(6), Phase.SITE_COPIER)) {
+            assertThat(scenario.phase()).isEqualTo(Phase.SITE_COPIER);
+            Thread.sleep(12_500); // the copier's phase, then the storm's, and a moment of the slow upstream
+
+            Map<String, Long> counts = scenario.statusCounts();
+            assertThat(scenario.phase()).isEqualTo(Phase.SLOW_UPSTREAM);
+            assertThat(counts.getOrDefault("site copier 200", 0L)).as(counts.toString()).isPositive();
+            // Each of its addresses is over the per-address hit stack (50 in 15 s) within about three seconds,
+            // whatever user agent it sends.
+            assertThat(counts.getOrDefault("site copier 503", 0L)).as(counts.toString()).isPositive();
+            long stormRefused = counts.entrySet().stream()
+                    .filter(e -> e.getKey().startsWith("crawler storm") && e.getKey().endsWith(" 503"))
+                    .mapToLong(Map.Entry::getValue).sum();
+            assertThat(stormRefused).as(counts.toString()).isPositive();
+            assertThat(counts.getOrDefault("browser (Firefox) 200", 0L)).as(counts.toString()).isPositive();
+            assertThat(counts.keySet()).as("people are served, gallery images and all")
+                    .noneMatch(k -> k.startsWith("browser") && !k.endsWith(" 200"));
+            assertThat(counts.keySet()).as("nobody was refused a connection").noneMatch(k -> k.endsWith(" 0"));
+        }
+    }
+}
