@@ -12,6 +12,7 @@ import io.sluice.server.cluster.ClusterNode;
 import io.sluice.server.cluster.ClusterSettings;
 import io.sluice.server.cluster.EngineLoad;
 import io.sluice.server.cluster.LocalPolicyMirror;
+import io.sluice.server.cluster.RedisDomainLedger;
 import io.sluice.server.demo.DemoCrawlers;
 import io.sluice.server.demo.DemoSite;
 import io.sluice.server.demo.DemoTraffic;
@@ -184,6 +185,10 @@ public final class SluiceServer implements AutoCloseable {
                     config.cluster().redis(), running.adminUri().toString(), new EngineLoad(engine),
                     ClusterSettings.DEFAULTS, clock);
             running.cluster.policy().follow(new LocalPolicyMirror(engine, state, clock));
+            // Permits and feedback go to the cluster's per-domain state in Redis; answers complete on the admin
+            // server's threads (the workers' API), never on Redis's event loop.
+            governor.shareWith(RedisDomainLedger.of(running.cluster, ClusterSettings.DEFAULTS,
+                    adminServer.getThreadPool()));
             engine.reportClusterStatus(running.cluster::status);
             clusterNode.set(running.cluster);
         }
