@@ -37,6 +37,11 @@ final class GovernorApi {
     static final String PERMITS = AdminHandler.PREFIX + "permits";
     static final String FEEDBACK = AdminHandler.PREFIX + "feedback";
     static final String DOMAINS = AdminHandler.PREFIX + "domains";
+    /**
+     * In cluster mode, on a feedback answer: {@code CLUSTER} when the cluster took the report, {@code DEGRADED}
+     * when only this node did (Redis unreachable): a worker may send it again once the cluster is back.
+     */
+    static final String PACING_HEADER = "Sluice-Pacing";
 
     private final CrawlGovernor governor;
     private final Supplier<GovernorPolicy> policy;
@@ -230,15 +235,19 @@ final class GovernorApi {
         }
         // Answered once the cluster has taken it (or, within the deadline, this node alone): a worker told
         // "done" may ask any node next and find the floor it reported.
-        governor.reportAsync(new Feedback(domain, body.status(), body.retryAfterSeconds(),
-                body.latencyMillis() == null ? -1 : body.latencyMillis(), crawlDelay)).whenComplete((done, failure) -> {
-                    if (failure != null) {
-                        callback.failed(failure);
-                    } else {
-                        response.setStatus(204);
-                        callback.succeeded();
-                    }
-                });
+        Feedback feedback = new Feedback(domain, body.status(), body.retryAfterSeconds(),
+                body.latencyMillis() == null ? -1 : body.latencyMillis(), crawlDelay);
+        governor.reportAsync(feedback).whenComplete((judged, failure) -> {
+            if (failure != null) {
+                callback.failed(failure);
+                return;
+            }
+            if (judged != Pacing.Mode.LOCAL) {
+                response.getHeaders().put(PACING_HEADER, judged.name());
+            }
+            response.setStatus(204);
+            callback.succeeded();
+        });
         return true;
     }
 

@@ -253,6 +253,9 @@ if op == 'permit' then
       end
     end
   end
+  if s.bst ~= 'CLOSED' then
+    calls, errors = sums() -- a broken domain is rare; its counts are what an operator looks at
+  end
 elseif op == 'report' then
   local status = tonumber(ARGV[20])
   local isError = ARGV[21] == '1'

@@ -166,12 +166,15 @@ public final class CrawlGovernor {
      * {@link #report}, judged by the shared ledger when there is one: completes once the cluster has taken it
      * (so a worker told "done" can ask any node and find the floor it reported), or within the ledger's
      * deadline, judged here, when it does not answer.
+     *
+     * @return where it was judged: {@code LOCAL} (one node), {@code CLUSTER}, or {@code DEGRADED} (here, the
+     *         cluster's state unreachable: the other nodes do not know about it)
      */
-    public CompletionStage<Void> reportAsync(Feedback feedback) {
+    public CompletionStage<Pacing.Mode> reportAsync(Feedback feedback) {
         DomainLedger shared = ledger;
         if (shared == null) {
             report(feedback);
-            return CompletableFuture.completedFuture(null);
+            return CompletableFuture.completedFuture(Pacing.Mode.LOCAL);
         }
         GovernorPolicy current = currentPolicy();
         String domain = DomainNames.normalise(feedback.domain());
@@ -181,13 +184,13 @@ public final class CrawlGovernor {
         if (!shared.available()) {
             degraded(shared, shared.unavailableReason());
             judgeHere(domain, state, seen, feedback, current);
-            return CompletableFuture.completedFuture(null);
+            return CompletableFuture.completedFuture(Pacing.Mode.DEGRADED);
         }
         return shared.report(domain, seen, context(state, current)).handle((answer, failure) -> {
             if (failure != null) {
                 degraded(shared, describe(failure));
                 judgeHere(domain, state, seen, feedback, current);
-                return null;
+                return Pacing.Mode.DEGRADED;
             }
             clustered(shared);
             state.mirror(answer, micros());
@@ -197,7 +200,7 @@ public final class CrawlGovernor {
             } else {
                 mirrorGivenUp(domain, state, answer);
             }
-            return null;
+            return Pacing.Mode.CLUSTER;
         });
     }
 

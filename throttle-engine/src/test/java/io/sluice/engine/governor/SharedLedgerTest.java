@@ -3,6 +3,7 @@ package io.sluice.engine.governor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.engine.policy.GovernorPolicy;
+import io.sluice.engine.policy.PolicyJson;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -97,7 +98,7 @@ class SharedLedgerTest {
     }
 
     @Test
-    void withoutAnAnswerTheNodePacesAloneAtItsShareOfTheRateAndSaysSo() {
+    void withoutAnAnswerTheNodePacesAloneAtItsShareOfTheRateAndSaysSo() throws Exception {
         governor.shareWith(ledger);
         ledger.next = state(true, 0, null, 4, false, false);
         acquire(); // the cluster's rate, 4 per second, is now this node's copy
@@ -113,6 +114,8 @@ class SharedLedgerTest {
         assertThat(governor.pacing().mode()).isEqualTo(Pacing.Mode.DEGRADED);
         assertThat(governor.pacing().reason()).contains("did not answer in time", "1/2");
         assertThat(governor.snapshot().pacing()).isEqualTo(governor.pacing());
+        assertThat(PolicyJson.mapper().readValue(PolicyJson.mapper().writeValueAsString(governor.snapshot()),
+                GovernorSnapshot.class).pacing()).as("what the console reads").isEqualTo(governor.pacing());
 
         ledger.down = false;
         ledger.next = state(true, 0, null, 4, false, false);
@@ -154,8 +157,10 @@ class SharedLedgerTest {
         governor.shareWith(ledger);
         ledger.next = state(false, 0, null, 1, false, false);
 
-        governor.reportAsync(Feedback.of(SITE, 429, 10).withRetryAfter(30)).toCompletableFuture().join();
+        Pacing.Mode judged = governor.reportAsync(Feedback.of(SITE, 429, 10).withRetryAfter(30)).toCompletableFuture()
+                .join();
 
+        assertThat(judged).isEqualTo(Pacing.Mode.CLUSTER);
         assertThat(ledger.reports).containsExactly(new Observation(429, false, true, 30L, false, null));
         DomainView view = governor.domain(SITE).orElseThrow();
         assertThat(view.slowDowns()).isEqualTo(1);
