@@ -296,4 +296,23 @@ class ClusterGovernorTest {
         await(() -> "CLUSTER".equals(pacingOf(a)), "web-1 to pace with the cluster again");
         assertThat(get(a, "domains").get("pacing").get("mode").asText()).isEqualTo("CLUSTER");
     }
+
+    @Test
+    void withRedisHungAPermitIsAnsweredAtTheDeadlineOnTheLocalPace() throws Exception {
+        assertThat(permit(a).get("pacing").asText()).isEqualTo("CLUSTER");
+
+        redis.hang(); // connections stay open, nothing is answered
+        try {
+            long started = System.nanoTime();
+            JsonNode answer = permit(b);
+            Duration took = Duration.ofNanos(System.nanoTime() - started);
+
+            assertThat(took).as("the 50 ms deadline, not the OS's TCP timeout").isLessThan(CALL_BOUND);
+            assertThat(answer.get("pacing").asText()).isEqualTo("DEGRADED");
+            assertThat(answer.get("granted").asBoolean()).as("web-2 had not granted this domain yet").isTrue();
+        } finally {
+            redis.resume();
+        }
+        await(() -> "CLUSTER".equals(pacingOf(b)), "web-2 to pace with the cluster again");
+    }
 }
