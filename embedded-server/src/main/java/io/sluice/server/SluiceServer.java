@@ -14,6 +14,7 @@ import io.sluice.server.cluster.ClusterSettings;
 import io.sluice.server.cluster.EngineLoad;
 import io.sluice.server.cluster.LocalPolicyMirror;
 import io.sluice.server.cluster.RedisClientStateStore;
+import io.sluice.server.cluster.RedisDomainLedger;
 import io.sluice.server.cluster.SharedPolicy;
 import io.sluice.server.demo.DemoCrawlers;
 import io.sluice.server.demo.DemoSite;
@@ -214,6 +215,10 @@ public final class SluiceServer implements AutoCloseable {
             running.cluster.policy().follow(new LocalPolicyMirror(engine, state, clock, history));
             sharedPolicy.set(running.cluster.policy());
             running.cluster.shareClientState(clientStore);
+            // Permits and feedback go to the cluster's per-domain state in Redis; answers complete on the admin
+            // server's threads (the workers' API), never on Redis's event loop.
+            governor.shareWith(RedisDomainLedger.of(running.cluster, ClusterSettings.DEFAULTS,
+                    adminServer.getThreadPool()));
             engine.reportClusterStatus(running.cluster::status);
             clusterNode.set(running.cluster);
         }

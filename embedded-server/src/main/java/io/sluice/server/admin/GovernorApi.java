@@ -6,6 +6,7 @@ import io.sluice.engine.governor.CrawlGovernor;
 import io.sluice.engine.governor.DomainNames;
 import io.sluice.engine.governor.DomainView;
 import io.sluice.engine.governor.Feedback;
+import io.sluice.engine.governor.Pacing;
 import io.sluice.engine.governor.Permit;
 import io.sluice.engine.governor.PermitReason;
 import io.sluice.engine.policy.FieldError;
@@ -36,6 +37,11 @@ final class GovernorApi {
     static final String PERMITS = AdminHandler.PREFIX + "permits";
     static final String FEEDBACK = AdminHandler.PREFIX + "feedback";
     static final String DOMAINS = AdminHandler.PREFIX + "domains";
+    /**
+     * In cluster mode, on a feedback answer: {@code CLUSTER} when the cluster took the report, {@code DEGRADED}
+     * when only this node did (Redis unreachable): a worker may send it again once the cluster is back.
+     */
+    static final String PACING_HEADER = "Sluice-Pacing";
 
     private final CrawlGovernor governor;
     private final Supplier<GovernorPolicy> policy;
@@ -148,21 +154,44 @@ final class GovernorApi {
         return true;
     }
 
-    /** Answers now, or, while the caller is willing to be held, asks again when the wait is over. */
+    /**
+     * Answers now, or, while the caller is willing to be held, asks again when the wait is over. In cluster
+     * mode the governor's answer comes from Redis: the reply is written when it completes (within the
+     * cluster's deadline), no thread waits for it.
+     */
     private void answerPermit(Request request, Response response, Callback callback, String domain, long deadline) {
         try {
-            Permit permit = governor.acquire(domain);
-            long left = TimeUnit.NANOSECONDS.toMillis(deadline - nanoTime.getAsLong());
-            if (permit.granted() || permit.reason() == PermitReason.GIVEN_UP || left <= 0) {
-                AdminHandler.json(response, callback, 200, permitJson(permit));
-                return;
-            }
-            long delay = Math.min(permit.waitMillis(), left);
-            request.getComponents().getScheduler().schedule(
-                    () -> answerPermit(request, response, callback, domain, deadline), delay, TimeUnit.MILLISECONDS);
+            governor.acquireAsync(domain).whenComplete((permit, failure) -> {
+                if (failure != null) {
+                    callback.failed(failure);
+                    return;
+                }
+                try {
+                    long left = TimeUnit.NANOSECONDS.toMillis(deadline - nanoTime.getAsLong());
+                    if (permit.granted() || permit.reason() == PermitReason.GIVEN_UP || left <= 0) {
+                        AdminHandler.json(response, callback, 200, permitJson(permit, governor.pacing()));
+                        return;
+                    }
+                    long delay = Math.min(permit.waitMillis(), left);
+                    request.getComponents().getScheduler().schedule(
+                            () -> answerPermit(request, response, callback, domain, deadline), delay,
+                            TimeUnit.MILLISECONDS);
+                } catch (Throwable e) {
+                    callback.failed(e);
+                }
+            });
         } catch (Throwable failure) {
             callback.failed(failure);
         }
+    }
+
+    /** {@link #permitJson(Permit)}, and in cluster mode where the pace was decided: CLUSTER or DEGRADED. */
+    static Map<String, Object> permitJson(Permit permit, Pacing pacing) {
+        Map<String, Object> json = permitJson(permit);
+        if (pacing.mode() != Pacing.Mode.LOCAL) {
+            json.put("pacing", pacing.mode());
+        }
+        return json;
     }
 
     /** The wire form: no wait or reason on a grant, no wait for a domain given up. */
@@ -204,10 +233,21 @@ final class GovernorApi {
         if (!errors.isEmpty()) {
             throw new AdminHandler.BadRequest(400, errors);
         }
-        governor.report(new Feedback(domain, body.status(), body.retryAfterSeconds(),
-                body.latencyMillis() == null ? -1 : body.latencyMillis(), crawlDelay));
-        response.setStatus(204);
-        callback.succeeded();
+        // Answered once the cluster has taken it (or, within the deadline, this node alone): a worker told
+        // "done" may ask any node next and find the floor it reported.
+        Feedback feedback = new Feedback(domain, body.status(), body.retryAfterSeconds(),
+                body.latencyMillis() == null ? -1 : body.latencyMillis(), crawlDelay);
+        governor.reportAsync(feedback).whenComplete((judged, failure) -> {
+            if (failure != null) {
+                callback.failed(failure);
+                return;
+            }
+            if (judged != Pacing.Mode.LOCAL) {
+                response.getHeaders().put(PACING_HEADER, judged.name());
+            }
+            response.setStatus(204);
+            callback.succeeded();
+        });
         return true;
     }
 

@@ -126,6 +126,17 @@ final class CircuitBreaker {
         openUntil = now + policy.breakerOpenSeconds() * SECOND;
     }
 
+    /** Takes the cluster's breaker state as this node's, for pacing alone if the cluster becomes unreachable. */
+    void mirror(BreakerState shared, long sharedOpenUntil) {
+        if (shared == state && shared != BreakerState.OPEN) {
+            return; // keep the trial counts of a half-open breaker
+        }
+        state = shared;
+        openUntil = sharedOpenUntil;
+        trialsGranted = 0;
+        trialSuccesses = 0;
+    }
+
     void close() {
         state = BreakerState.CLOSED;
         Arrays.fill(calls, 0);

@@ -15,8 +15,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -47,6 +53,9 @@ public final class CrawlGovernor {
     static final int MAX_ALERTS = 100;
     /** A domain nobody asked about for this long is forgotten (unless it is blocked longer). */
     static final Duration IDLE = Duration.ofHours(1);
+    /** An operator's change waits at most this for the shared ledger (which gives up at its own deadline). */
+    static final Duration LEDGER_PATIENCE = Duration.ofSeconds(2);
+    private static final System.Logger LOG = System.getLogger(CrawlGovernor.class.getName());
 
     private final InstantSource clock;
     private final Supplier<GovernorPolicy> policy;
@@ -59,6 +68,8 @@ public final class CrawlGovernor {
     private final List<Runnable> settingsListeners = new CopyOnWriteArrayList<>();
     private final List<Consumer<GovernorAlert>> alertListeners = new CopyOnWriteArrayList<>();
     private volatile GovernorPolicy lastPolicy;
+    private volatile DomainLedger ledger;
+    private volatile Pacing pacing;
 
     /**
      * How much the governor keeps at most.
@@ -91,6 +102,7 @@ public final class CrawlGovernor {
         this.policy = policy;
         this.random = random;
         this.lastPolicy = policy.get();
+        this.pacing = Pacing.local(clock.instant());
         saved.forEach((domain, value) -> {
             if (!value.isNone()) {
                 settings.put(DomainNames.normalise(domain), value);
@@ -120,6 +132,93 @@ public final class CrawlGovernor {
         return state(DomainNames.normalise(domain), current).acquire(micros(), current);
     }
 
+    /**
+     * {@link #acquire}, answered by the shared ledger when there is one ({@link #shareWith}): completes when
+     * the ledger answers, or within its deadline on this node's own pace when it does not. Without a ledger
+     * it is complete on return.
+     *
+     * @throws IllegalArgumentException when {@code domain} is not a host name
+     */
+    public CompletionStage<Permit> acquireAsync(String domain) {
+        DomainLedger shared = ledger;
+        if (shared == null) {
+            return CompletableFuture.completedFuture(acquire(domain));
+        }
+        GovernorPolicy current = currentPolicy();
+        String name = DomainNames.normalise(domain);
+        DomainState state = state(name, current);
+        if (!shared.available()) {
+            degraded(shared, shared.unavailableReason());
+            return CompletableFuture.completedFuture(state.acquire(micros(), current, shared.nodes()));
+        }
+        return shared.acquire(name, context(state, current)).handle((answer, failure) -> {
+            if (failure != null) {
+                degraded(shared, describe(failure));
+                return state.acquire(micros(), current, shared.nodes());
+            }
+            clustered(shared);
+            mirrorGivenUp(name, state, answer);
+            return state.mirrorPermit(answer, micros());
+        });
+    }
+
+    /**
+     * {@link #report}, judged by the shared ledger when there is one: completes once the cluster has taken it
+     * (so a worker told "done" can ask any node and find the floor it reported), or within the ledger's
+     * deadline, judged here, when it does not answer.
+     *
+     * @return where it was judged: {@code LOCAL} (one node), {@code CLUSTER}, or {@code DEGRADED} (here, the
+     *         cluster's state unreachable: the other nodes do not know about it)
+     */
+    public CompletionStage<Pacing.Mode> reportAsync(Feedback feedback) {
+        DomainLedger shared = ledger;
+        if (shared == null) {
+            report(feedback);
+            return CompletableFuture.completedFuture(Pacing.Mode.LOCAL);
+        }
+        GovernorPolicy current = currentPolicy();
+        String domain = DomainNames.normalise(feedback.domain());
+        DomainState state = state(domain, current);
+        long now = micros();
+        Observation seen = state.observe(feedback, now, current);
+        if (!shared.available()) {
+            degraded(shared, shared.unavailableReason());
+            judgeHere(domain, state, seen, feedback, current);
+            return CompletableFuture.completedFuture(Pacing.Mode.DEGRADED);
+        }
+        return shared.report(domain, seen, context(state, current)).handle((answer, failure) -> {
+            if (failure != null) {
+                degraded(shared, describe(failure));
+                judgeHere(domain, state, seen, feedback, current);
+                return Pacing.Mode.DEGRADED;
+            }
+            clustered(shared);
+            state.mirror(answer, micros());
+            if (answer.gaveUpNow()) {
+                state.mirrorGivenUp(true);
+                giveUp(domain, feedback, current); // this node's report gave it up: the cluster's one alert
+            } else {
+                mirrorGivenUp(domain, state, answer);
+            }
+            return Pacing.Mode.CLUSTER;
+        });
+    }
+
+    /**
+     * Keeps the pace of every domain in {@code shared} from now on (cluster mode); the state this node has
+     * learned so far stays as its copy, what it paces on when the ledger cannot be reached.
+     */
+    public void shareWith(DomainLedger shared) {
+        this.ledger = shared;
+        Pacing now = new Pacing(Pacing.Mode.CLUSTER, shared.nodes(), "pace shared by the cluster", clock.instant());
+        this.pacing = now;
+    }
+
+    /** Where the pace is decided now: this node alone, the cluster, or this node while the cluster is away. */
+    public Pacing pacing() {
+        return pacing;
+    }
+
     /** Learns from what a worker saw. */
     public void report(Feedback feedback) {
         GovernorPolicy current = currentPolicy();
@@ -146,6 +245,7 @@ public final class CrawlGovernor {
         }
         String name = DomainNames.normalise(domain);
         state(name, current).setOperatorRate(requestsPerSecond);
+        shareChange(name, new LedgerChange(LedgerChange.Kind.RATE, requestsPerSecond));
         return view(name);
     }
 
@@ -164,6 +264,7 @@ public final class CrawlGovernor {
             updateSettings(name, current -> current.withMinDelay(millis));
         }
         state(name, currentPolicy()).setOperatorMinDelay(millis * 1_000);
+        shareChange(name, new LedgerChange(LedgerChange.Kind.MIN_DELAY, millis * 1_000));
         return view(name);
     }
 
@@ -172,6 +273,7 @@ public final class CrawlGovernor {
         String name = DomainNames.normalise(domain);
         GovernorPolicy current = currentPolicy();
         state(name, current).reset(current.initialRate());
+        shareChange(name, new LedgerChange(LedgerChange.Kind.RESET, 0));
         return view(name);
     }
 
@@ -182,6 +284,7 @@ public final class CrawlGovernor {
         synchronized (settings) {
             updateSettings(name, current -> current.withGivenUp(null, null));
         }
+        shareChange(name, new LedgerChange(LedgerChange.Kind.REVIVE, 0));
         return view(name);
     }
 
@@ -206,7 +309,7 @@ public final class CrawlGovernor {
             newestFirst = new ArrayList<>(alerts);
         }
         return new GovernorSnapshot(instant(now), domains.estimatedSize(),
-                views.subList(0, Math.min(SNAPSHOT_DOMAINS, views.size())), newestFirst);
+                views.subList(0, Math.min(SNAPSHOT_DOMAINS, views.size())), newestFirst, pacing);
     }
 
     /** The saved settings, sorted by domain. */
@@ -222,6 +325,104 @@ public final class CrawlGovernor {
     /** Called once per give-up. */
     public void onAlert(Consumer<GovernorAlert> listener) {
         alertListeners.add(listener);
+    }
+
+    private void judgeHere(String domain, DomainState state, Observation seen, Feedback feedback,
+            GovernorPolicy current) {
+        long now = micros();
+        if (state.judge(seen, now, current, random)) {
+            giveUp(domain, feedback, current);
+        }
+        long blocked = state.blockedUntil();
+        if (blocked > now) {
+            domains.policy().expireVariably().ifPresent(expiry -> expiry.setExpiresAfter(domain,
+                    Duration.ofNanos((blocked - now) * 1_000).plus(IDLE)));
+        }
+    }
+
+    private LedgerContext context(DomainState state, GovernorPolicy current) {
+        double jitter;
+        synchronized (random) {
+            jitter = random.nextDouble();
+        }
+        return new LedgerContext(current, state.floorMicros(), state.givenUp(), jitter);
+    }
+
+    /**
+     * The cluster said given up, or revived, and this node did not know: its copy and its saved settings
+     * follow (no alert: the node whose report gave the domain up raised it).
+     */
+    private void mirrorGivenUp(String domain, DomainState state, LedgerAnswer answer) {
+        if (answer.givenUp() == state.givenUp()) {
+            return;
+        }
+        state.mirrorGivenUp(answer.givenUp());
+        Instant at = clock.instant();
+        synchronized (settings) {
+            updateSettings(domain, value -> answer.givenUp()
+                    ? value.withGivenUp(at, "given up by another node of the cluster (" + answer.consecutiveErrors()
+                            + " errors in a row); given up until an operator revives it")
+                    : value.withGivenUp(null, null));
+        }
+    }
+
+    /** An operator's change, made here, for every node: bounded by the ledger's own deadline. */
+    private void shareChange(String domain, LedgerChange change) {
+        DomainLedger shared = ledger;
+        if (shared == null) {
+            return;
+        }
+        GovernorPolicy current = currentPolicy();
+        DomainState state = state(domain, current);
+        if (!shared.available()) {
+            degraded(shared, shared.unavailableReason());
+            return;
+        }
+        try {
+            LedgerAnswer answer = shared.change(domain, change, context(state, current)).toCompletableFuture()
+                    .get(LEDGER_PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+            clustered(shared);
+            state.mirror(answer, micros());
+        } catch (ExecutionException | TimeoutException e) {
+            degraded(shared, describe(e));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void clustered(DomainLedger shared) {
+        Pacing was = pacing;
+        if (was.mode() != Pacing.Mode.CLUSTER || was.nodes() != shared.nodes()) {
+            pacing = new Pacing(Pacing.Mode.CLUSTER, shared.nodes(), "pace shared by the cluster",
+                    was.mode() == Pacing.Mode.CLUSTER ? was.since() : clock.instant());
+            if (was.mode() != Pacing.Mode.CLUSTER) {
+                LOG.log(System.Logger.Level.INFO, "crawl governor: pacing with the cluster again");
+            }
+        }
+    }
+
+    private void degraded(DomainLedger shared, String reason) {
+        Pacing was = pacing;
+        if (was.mode() != Pacing.Mode.DEGRADED || was.nodes() != shared.nodes()) {
+            int nodes = shared.nodes();
+            pacing = new Pacing(Pacing.Mode.DEGRADED, nodes, reason + ": pacing alone at 1/" + nodes
+                    + " of each domain's rate", was.mode() == Pacing.Mode.DEGRADED ? was.since() : clock.instant());
+            if (was.mode() != Pacing.Mode.DEGRADED) {
+                LOG.log(System.Logger.Level.WARNING, "crawl governor: DEGRADED (" + reason + "): pacing alone at 1/"
+                        + nodes + " of each domain's rate until the cluster's state answers again");
+            }
+        }
+    }
+
+    private static String describe(Throwable failure) {
+        Throwable cause = failure;
+        while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+                && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        String message = cause.getMessage();
+        return cause instanceof TimeoutException ? "the cluster's state did not answer in time"
+                : message == null ? cause.getClass().getSimpleName() : message;
     }
 
     private static int attention(DomainView view) {

@@ -65,6 +65,9 @@ final class DomainState {
     private long denied;
     private long responses;
     private long slowDowns;
+    /** The cluster's breaker counts from its last answer, or -1 when this node judges alone. */
+    private int clusterCalls = -1;
+    private int clusterErrors = -1;
 
     DomainState(String domain, double initialRate, long operatorMinDelayMicros, boolean givenUp, long now) {
         this.domain = domain;
@@ -75,6 +78,14 @@ final class DomainState {
     }
 
     Permit acquire(long now, GovernorPolicy policy) {
+        return acquire(now, policy, 1);
+    }
+
+    /**
+     * @param share how many nodes pace this domain each on its own (a cluster node that cannot reach the
+     *              cluster's state): each grants at {@code 1 / share} of the rate, so together they keep it
+     */
+    Permit acquire(long now, GovernorPolicy policy, int share) {
         lastSeen = now;
         if (givenUp) {
             return Permit.givenUp(domain);
@@ -93,7 +104,7 @@ final class DomainState {
                 trial = breaker.state() == BreakerState.HALF_OPEN;
             }
         }
-        long interval = intervalMicros;
+        long interval = intervalMicros * Math.max(1, share);
         long slot = pacer.nextSlot();
         long wait = pacer.tryAcquire(now, interval);
         if (wait > 0) {
@@ -109,16 +120,18 @@ final class DomainState {
             // that polls comes back after waitMillis plus its own round trip, well within an interval.
             lastDemand = now;
         }
-        synchronized (this) {
-            granted++;
-            // A gap that spans a block (Retry-After, backoff, open breaker) is the governor's doing,
-            // not the workers': it says nothing about what they would use.
-            if (lastGrant != Long.MIN_VALUE && !blockedSince(lastGrant)) {
-                grantGap += 0.25 * (now - lastGrant - grantGap);
-            }
-            lastGrant = now;
-        }
+        countGrant(now);
         return Permit.grant(domain);
+    }
+
+    private synchronized void countGrant(long now) {
+        granted++;
+        // A gap that spans a block (Retry-After, backoff, open breaker) is the governor's doing,
+        // not the workers': it says nothing about what they would use.
+        if (lastGrant != Long.MIN_VALUE && !blockedSince(lastGrant)) {
+            grantGap += 0.25 * (now - lastGrant - grantGap);
+        }
+        lastGrant = now;
     }
 
     /**
@@ -135,11 +148,22 @@ final class DomainState {
 
     /** Learns from one response; returns true when this response gave the domain up. */
     synchronized boolean feedback(Feedback feedback, long now, GovernorPolicy policy, RandomGenerator random) {
+        return judge(observe(feedback, now, policy), now, policy, random);
+    }
+
+    /**
+     * The part of learning from a response that stays with the node that heard it: the counters, the last
+     * statuses, the robots.txt delay, whether the domain served this crawler, and the latency detector,
+     * whose verdict is part of what it returns. {@link #judge} (here, or in a shared ledger) does the rest.
+     */
+    synchronized Observation observe(Feedback feedback, long now, GovernorPolicy policy) {
         lastSeen = now;
         responses++;
         statuses.add(feedback.status());
+        Long crawlDelay = null;
         if (feedback.crawlDelaySeconds() != null) {
             crawlDelayMicros = Math.round(feedback.crawlDelaySeconds() * SECOND);
+            crawlDelay = crawlDelayMicros;
             applyInterval();
         }
         int status = feedback.status();
@@ -148,13 +172,32 @@ final class DomainState {
         if (status >= 200 && status < 400) {
             servedBefore = true;
         }
+        boolean latencySignal = false;
+        if (slowDown) {
+            slowDowns++;
+            latency.signalled();
+        } else if (!error) {
+            latencySignal = latency.add(feedback.latencyMillis(), policy);
+        }
+        Long retryAfter = feedback.retryAfterSeconds() != null && feedback.retryAfterSeconds() > 0
+                ? Math.min(feedback.retryAfterSeconds(), MAX_RETRY_AFTER_SECONDS) : null;
+        return new Observation(status, error, slowDown, retryAfter, latencySignal, crawlDelay);
+    }
+
+    /**
+     * What a response means for the domain's pace: the breaker, the {@code Retry-After} floor or the backoff,
+     * the rate's cut or rise, give-up. Returns true when this response gave the domain up.
+     */
+    synchronized boolean judge(Observation seen, long now, GovernorPolicy policy, RandomGenerator random) {
+        boolean error = seen.error();
+        boolean slowDown = seen.slowDown();
         if (breaker.record(now, error || slowDown, policy)) {
             breakerClosed = false;
         } else if (breaker.state() == BreakerState.CLOSED) {
             breakerClosed = true;
         }
-        if (feedback.retryAfterSeconds() != null && feedback.retryAfterSeconds() > 0) {
-            long until = now + Math.min(feedback.retryAfterSeconds(), MAX_RETRY_AFTER_SECONDS) * SECOND;
+        if (seen.retryAfterSeconds() != null) {
+            long until = now + seen.retryAfterSeconds() * SECOND;
             if (until > blockedUntil) {
                 blockedUntil = until;
                 blockReason = PermitReason.RETRY_AFTER;
@@ -163,11 +206,10 @@ final class DomainState {
             backOff(now, policy, random);
         }
         if (slowDown) {
-            slowDowns++;
             decrease(now, policy);
         } else if (!error) {
             consecutiveErrors = 0;
-            if (latency.add(feedback.latencyMillis(), policy)) {
+            if (seen.latencySignal()) {
                 decrease(now, policy);
             } else {
                 increase(now, policy);
@@ -252,6 +294,59 @@ final class DomainState {
         lastIncrease = now;
     }
 
+    /**
+     * Takes the cluster's answer for this domain as this node's state: the rate, the interval (with every
+     * node's delays), the floor, the breaker, the backoff and error counts. Times arrive as durations from
+     * now (the cluster's clock is not this node's). This is also what the node paces on if the cluster
+     * becomes unreachable. The given-up mark is the governor's to mirror (it is saved).
+     */
+    synchronized void mirror(LedgerAnswer answer, long now) {
+        rate = answer.rate();
+        intervalMicros = Math.max(1, answer.intervalMicros());
+        blockedUntil = answer.blockedForMicros() > 0 ? now + answer.blockedForMicros() : Long.MIN_VALUE;
+        blockReason = answer.blockedForMicros() > 0 ? answer.blockReason() : null;
+        breaker.mirror(answer.breaker(), now + Math.max(0, answer.breakerOpenForMicros()));
+        breakerClosed = answer.breaker() == BreakerState.CLOSED;
+        backoffLevel = answer.backoffLevel();
+        consecutiveErrors = answer.consecutiveErrors();
+        slowStart = answer.slowStart();
+        if (answer.calls60s() >= 0) {
+            clusterCalls = answer.calls60s();
+            clusterErrors = answer.errors60s();
+        }
+    }
+
+    /** The cluster's answer to a permit, counted here as the local pacer's would be. */
+    Permit mirrorPermit(LedgerAnswer answer, long now) {
+        lastSeen = now;
+        mirror(answer, now);
+        if (answer.givenUp()) {
+            return Permit.givenUp(domain);
+        }
+        if (!answer.granted()) {
+            if (answer.reason() == PermitReason.PACING) {
+                pacer.mirror(now + answer.waitMicros());
+            }
+            return deny(now, Permit.waitFor(domain, answer.waitMicros(), answer.reason()));
+        }
+        pacer.mirror(now + answer.intervalMicros());
+        lastDemand = now;
+        countGrant(now);
+        return Permit.grant(domain);
+    }
+
+    /** The longest of the delays this node knows (the operator's minimum delay, robots.txt), micros. */
+    long floorMicros() {
+        return Math.max(minDelayMicros, crawlDelayMicros);
+    }
+
+    synchronized void mirrorGivenUp(boolean value) {
+        givenUp = value;
+        if (!value) {
+            consecutiveErrors = 0;
+        }
+    }
+
     /** Keeps the learned rate inside the policy's bounds after a live edit. */
     synchronized void clamp(GovernorPolicy policy) {
         double clamped = policy.clampRate(rate);
@@ -289,6 +384,8 @@ final class DomainState {
 
     /** Forgets everything learned; keeps the operator's minimum delay and the given-up mark. */
     synchronized void reset(double initialRate) {
+        clusterCalls = -1;
+        clusterErrors = -1;
         blockedUntil = Long.MIN_VALUE;
         blockReason = null;
         backoffLevel = 0;
@@ -337,7 +434,8 @@ final class DomainState {
         return new DomainView(domain, rate, SECOND / (double) intervalMicros, minDelayMicros / 1_000,
                 crawlDelayMicros / 1_000, breaker.state() == BreakerState.OPEN && now >= breaker.openUntil()
                         ? BreakerState.HALF_OPEN : breaker.state(),
-                breaker.calls(now), breaker.errors(now),
+                clusterCalls >= 0 ? clusterCalls : breaker.calls(now),
+                clusterErrors >= 0 ? clusterErrors : breaker.errors(now),
                 blocked > now ? toInstant.apply(blocked) : null, blocked > now ? blockReason : null,
                 backoffLevel, consecutiveErrors, givenUp, statuses.oldestFirst(),
                 granted, denied, responses, slowDowns, toInstant.apply(lastSeen), slowStart, latency.baseline());

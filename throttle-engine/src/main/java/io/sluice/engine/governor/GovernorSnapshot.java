@@ -11,10 +11,18 @@ import java.util.List;
  * @param domains the domains that need attention first (given up, breaker not closed, blocked), then
  *                the busiest; at most {@link CrawlGovernor#SNAPSHOT_DOMAINS}
  * @param alerts  give-up alerts, newest first
+ * @param pacing  where the pace is decided: this node alone, the cluster, or this node while the cluster
+ *                cannot be reached (null from a server that predates cluster mode)
  */
-public record GovernorSnapshot(Instant at, long tracked, List<DomainView> domains, List<GovernorAlert> alerts) {
+public record GovernorSnapshot(Instant at, long tracked, List<DomainView> domains, List<GovernorAlert> alerts,
+        Pacing pacing) {
     public GovernorSnapshot {
         domains = List.copyOf(domains);
         alerts = List.copyOf(alerts);
+    }
+
+    /** A snapshot that does not say where the pace is decided. */
+    public GovernorSnapshot(Instant at, long tracked, List<DomainView> domains, List<GovernorAlert> alerts) {
+        this(at, tracked, domains, alerts, null);
     }
 }

@@ -45,6 +45,11 @@ final class Pacer {
         return theoreticalArrival.get();
     }
 
+    /** Takes the cluster's next slot as this node's (so a node that loses the cluster does not grant it again). */
+    void mirror(long nextSlot) {
+        theoreticalArrival.set(nextSlot);
+    }
+
     void reset() {
         theoreticalArrival.set(Long.MIN_VALUE);
     }

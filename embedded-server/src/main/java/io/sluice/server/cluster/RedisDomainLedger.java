@@ -1,0 +1,162 @@
+package io.sluice.server.cluster;
+
+import io.lettuce.core.ScriptOutputType;
+import io.sluice.engine.governor.BreakerState;
+import io.sluice.engine.governor.DomainLedger;
+import io.sluice.engine.governor.LedgerAnswer;
+import io.sluice.engine.governor.LedgerChange;
+import io.sluice.engine.governor.LedgerContext;
+import io.sluice.engine.governor.Observation;
+import io.sluice.engine.governor.PermitReason;
+import io.sluice.engine.policy.GovernorPolicy;
+import io.sluice.engine.telemetry.ClusterState;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.function.IntSupplier;
+import java.util.function.Supplier;
+
+/**
+ * The crawl governor's per-domain state in Redis (docs/architecture-cluster.md, "The crawl governor"): one
+ * hash per domain, {@code sluice:gov:{DOMAIN}}, changed only by {@code governor.lua}, atomically on Redis's
+ * clock. A permit is one {@code EVALSHA} that takes the next slot (so two nodes never grant the same one);
+ * a report is one that judges the response with the shared last cut, floor, backoff, breaker and error
+ * count (so a burst of 429s heard by several nodes cuts the rate once, and gives up once).
+ *
+ * <p>Every call goes on the node's request link: it fails at the link's deadline (tens of milliseconds) or
+ * at once while Redis is unreachable, and the governor then paces alone. No thread waits: the answer
+ * completes on {@code executor} (the admin server's threads, so what follows, a reply or a saved setting,
+ * never runs on Redis's event loop).
+ */
+public final class RedisDomainLedger implements DomainLedger {
+    /** A domain nobody asked about for an hour is forgotten, as by the local governor (plus any block). */
+    static final long IDLE_MILLIS = 3_600_000;
+    private static final LuaScript SCRIPT = LuaScript.load("governor");
+
+    private final RedisLink link;
+    private final ClusterSettings settings;
+    private final Supplier<ClusterState> state;
+    private final Supplier<String> reason;
+    private final IntSupplier nodes;
+    private final Executor executor;
+
+    RedisDomainLedger(RedisLink link, ClusterSettings settings, Supplier<ClusterState> state,
+                      Supplier<String> reason, IntSupplier nodes, Executor executor) {
+        this.link = link;
+        this.settings = settings;
+        this.state = state;
+        this.reason = reason;
+        this.nodes = nodes;
+        this.executor = executor;
+    }
+
+    /** The ledger of {@code node}'s cluster, on its request link; answers complete on {@code executor}. */
+    public static RedisDomainLedger of(ClusterNode node, ClusterSettings settings, Executor executor) {
+        return new RedisDomainLedger(node.requestLink(), settings, node::state, () -> node.health().reason(),
+                () -> node.status().nodes(), executor);
+    }
+
+    @Override
+    public boolean available() {
+        return state.get() == ClusterState.HEALTHY;
+    }
+
+    @Override
+    public String unavailableReason() {
+        return "cluster DEGRADED (" + reason.get() + ")";
+    }
+
+    @Override
+    public int nodes() {
+        return Math.max(1, nodes.getAsInt());
+    }
+
+    @Override
+    public CompletionStage<LedgerAnswer> acquire(String domain, LedgerContext context) {
+        return run(domain, args("permit", context));
+    }
+
+    @Override
+    public CompletionStage<LedgerAnswer> report(String domain, Observation seen, LedgerContext context) {
+        List<String> args = args("report", context);
+        args.add(Integer.toString(seen.status()));
+        args.add(seen.error() ? "1" : "0");
+        args.add(seen.slowDown() ? "1" : "0");
+        args.add(seen.retryAfterSeconds() == null ? "" : seen.retryAfterSeconds().toString());
+        args.add(seen.latencySignal() ? "1" : "0");
+        args.add(seen.crawlDelayMicros() == null ? "" : seen.crawlDelayMicros().toString());
+        return run(domain, args);
+    }
+
+    @Override
+    public CompletionStage<LedgerAnswer> change(String domain, LedgerChange change, LedgerContext context) {
+        List<String> args = args("change", context);
+        args.add(change.kind().name());
+        args.add(Double.toString(change.value()));
+        return run(domain, args);
+    }
+
+    /** The domain's key; braces make it one hash slot, ready for a sharded Redis. */
+    String key(String domain) {
+        return settings.key("gov:{" + domain + "}");
+    }
+
+    private CompletionStage<LedgerAnswer> run(String domain, List<String> args) {
+        CompletableFuture<List<Object>> reply = SCRIPT.run(link, ScriptOutputType.MULTI,
+                new String[] {key(domain)}, args.toArray(String[]::new));
+        // handleAsync, not thenApplyAsync: a failure (the deadline fires on Lettuce's timer) must hop too.
+        return reply.handleAsync((answer, failure) -> {
+            if (failure != null) {
+                throw failure instanceof CompletionException completion ? completion
+                        : new CompletionException(failure);
+            }
+            return parse(answer);
+        }, executor);
+    }
+
+    private static List<String> args(String operation, LedgerContext context) {
+        GovernorPolicy p = context.policy();
+        List<String> args = new ArrayList<>(25);
+        args.add(operation);
+        args.add(Double.toString(p.initialRate()));
+        args.add(Double.toString(p.minRate()));
+        args.add(Double.toString(p.maxRate()));
+        args.add(Double.toString(p.increasePerSecond()));
+        args.add(Double.toString(p.decreaseFactor()));
+        args.add(Double.toString(p.slowStartDoublingSeconds()));
+        args.add(Integer.toString(p.backoffBaseMillis()));
+        args.add(Integer.toString(p.backoffMaxMillis()));
+        args.add(Integer.toString(p.backoffForgiveSeconds()));
+        args.add(Integer.toString(p.breakerErrorPercent()));
+        args.add(Integer.toString(p.breakerMinCalls()));
+        args.add(Integer.toString(p.breakerOpenSeconds()));
+        args.add(Integer.toString(p.breakerTrialRequests()));
+        args.add(Integer.toString(p.giveUpAfterErrors()));
+        args.add(Long.toString(context.floorMicros()));
+        args.add(context.givenUpHere() ? "1" : "0");
+        args.add(Double.toString(context.jitter()));
+        args.add(Long.toString(IDLE_MILLIS));
+        return args;
+    }
+
+    static LedgerAnswer parse(List<Object> reply) {
+        if (reply == null || reply.size() < 16) {
+            throw new IllegalStateException("governor.lua answered " + reply);
+        }
+        String[] r = new String[reply.size()];
+        for (int i = 0; i < r.length; i++) {
+            r[i] = String.valueOf(reply.get(i));
+        }
+        return new LedgerAnswer("1".equals(r[0]), Long.parseLong(r[1]), reason(r[2]), Double.parseDouble(r[3]),
+                Long.parseLong(r[4]), Long.parseLong(r[5]), reason(r[6]), BreakerState.valueOf(r[7]),
+                Long.parseLong(r[8]), Integer.parseInt(r[9]), Integer.parseInt(r[10]), "1".equals(r[11]),
+                "1".equals(r[12]), "1".equals(r[13]), Integer.parseInt(r[14]), Integer.parseInt(r[15]));
+    }
+
+    private static PermitReason reason(String text) {
+        return text.isEmpty() ? null : PermitReason.valueOf(text);
+    }
+}

@@ -1,0 +1,346 @@
+-- The crawl governor's state of one domain for the whole cluster, and every change to it, as one atomic
+-- step on Redis's clock: the same rules as the engine's DomainState, Pacer and CircuitBreaker (read those
+-- for the why), so a domain is paced, floored, cut, broken and given up once for all nodes.
+-- KEYS[1] the domain's hash. Times are microseconds of Redis's TIME; -1 means "never".
+-- ARGV[1] 'permit' | 'report' | 'change'
+-- ARGV[2..15] the policy: initialRate minRate maxRate increasePerSecond decreaseFactor slowStartDoublingSeconds
+--   backoffBaseMillis backoffMaxMillis backoffForgiveSeconds breakerErrorPercent breakerMinCalls
+--   breakerOpenSeconds breakerTrialRequests giveUpAfterErrors
+-- ARGV[16] the asking node's floor (its minimum delays), micros   ARGV[17] '1' if the node has it given up
+-- ARGV[18] jitter in [0, 1)   ARGV[19] how long an idle domain is remembered, ms
+-- report: ARGV[20] status  ARGV[21] error '1'/'0'  ARGV[22] slow-down as the node read it '1'/'0'
+--   ARGV[23] Retry-After seconds or ''  ARGV[24] latency signal '1'/'0'  ARGV[25] Crawl-delay micros or ''
+-- change: ARGV[20] 'RATE' | 'MIN_DELAY' | 'RESET' | 'REVIVE'   ARGV[21] the rate or the delay (micros)
+-- Returns, as strings: granted, waitMicros, reason, rate, interval, blockedFor, blockReason, breaker,
+--   breakerOpenFor, backoffLevel, consecutiveErrors, givenUp, gaveUpNow, slowStart, calls60s, errors60s
+local SECOND = 1000000
+local BUCKETS = 60
+local key = KEYS[1]
+local op = ARGV[1]
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * SECOND + tonumber(t[2])
+
+local initialRate, minRate, maxRate = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local increasePerSecond, decreaseFactor, doubling = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+local backoffBase, backoffMax, forgive = tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
+local errorPercent, minCalls = tonumber(ARGV[11]), tonumber(ARGV[12])
+local openSeconds, trials, giveUpAfter = tonumber(ARGV[13]), tonumber(ARGV[14]), tonumber(ARGV[15])
+local floor, givenUpHere, jitter, idle = tonumber(ARGV[16]), ARGV[17] == '1', tonumber(ARGV[18]), tonumber(ARGV[19])
+
+local function clamp(r)
+  return math.max(minRate, math.min(maxRate, r))
+end
+
+local names = {'rate', 'tat', 'ss', 'sig', 'inc', 'cut', 'dem', 'lg', 'gap', 'blk', 'why', 'lvl', 'boe', 'errs',
+  'gu', 'srv', 'md', 'cd', 'bst', 'bou', 'btg', 'bts', 'blt'}
+local raw = redis.call('HMGET', key, unpack(names))
+local function n(i, default)
+  if raw[i] then return tonumber(raw[i]) end
+  return default
+end
+local fresh = not raw[1]
+local s = {
+  rate = clamp(n(1, initialRate)), tat = n(2, -1), ss = raw[3] ~= '0', sig = n(4, -1), inc = n(5, -1),
+  cut = n(6, -1), dem = n(7, -1), lg = n(8, -1), gap = n(9, 0), blk = n(10, -1), why = raw[11] or '',
+  lvl = n(12, 0), boe = n(13, -1), errs = n(14, 0), gu = raw[15] == '1' or (fresh and givenUpHere),
+  srv = raw[16] == '1', md = n(17, 0), cd = n(18, 0), bst = raw[19] or 'CLOSED', bou = n(20, 0),
+  btg = n(21, 0), bts = n(22, 0), blt = n(23, 0)
+}
+
+local function interval()
+  return math.max(math.ceil(SECOND / s.rate), s.md, s.cd, floor)
+end
+
+-- Pacer.respace: the next slot moves with the interval, so a cut holds from the very next grant.
+local function respace(old)
+  local new = interval()
+  if s.tat ~= -1 and old ~= new then
+    s.tat = s.tat - old + new
+  end
+end
+
+local function setRate(r)
+  local old = interval()
+  s.rate = r
+  respace(old)
+end
+
+local function blockedSince(time)
+  return s.blk > time or (s.bst ~= 'CLOSED' and s.bou > time)
+end
+
+-- The breaker's 60 one-second buckets: fields s<i> (its second), c<i> (calls), e<i> (errors).
+local function bucketFields()
+  local fields = {}
+  for i = 0, BUCKETS - 1 do
+    fields[#fields + 1] = 's' .. i
+    fields[#fields + 1] = 'c' .. i
+    fields[#fields + 1] = 'e' .. i
+  end
+  return fields
+end
+
+local function sums()
+  local second = math.floor(now / SECOND)
+  local values = redis.call('HMGET', key, unpack(bucketFields()))
+  local calls, errors = 0, 0
+  for i = 0, BUCKETS - 1 do
+    local at = tonumber(values[3 * i + 1] or '-1')
+    if at >= 0 and second - at < BUCKETS and at <= second then
+      calls = calls + tonumber(values[3 * i + 2] or '0')
+      errors = errors + tonumber(values[3 * i + 3] or '0')
+    end
+  end
+  return calls, errors
+end
+
+local function closeBreaker()
+  s.bst = 'CLOSED'
+  redis.call('HDEL', key, unpack(bucketFields()))
+end
+
+local function openBreaker()
+  s.bst = 'OPEN'
+  s.bou = now + openSeconds * SECOND
+end
+
+-- CircuitBreaker.wilsonLowerBound: "enough calls to judge" at 95% confidence.
+local function tooManyErrors()
+  local calls, errors = sums()
+  if calls < minCalls then
+    return false
+  end
+  local z = 1.96
+  local p = errors / calls
+  local z2n = z * z / calls
+  local centre = p + z2n / 2
+  local spread = z * math.sqrt(p * (1 - p) / calls + z2n / (4.0 * calls))
+  return (centre - spread) / (1 + z2n) > errorPercent / 100.0
+end
+
+local function record(isError)
+  local second = math.floor(now / SECOND)
+  local slot = second % BUCKETS
+  local b = redis.call('HMGET', key, 's' .. slot, 'c' .. slot, 'e' .. slot)
+  local calls, errors = 0, 0
+  if tonumber(b[1] or '-1') == second then
+    calls, errors = tonumber(b[2] or '0'), tonumber(b[3] or '0')
+  end
+  calls = calls + 1
+  if isError then errors = errors + 1 end
+  redis.call('HSET', key, 's' .. slot, string.format('%d', second), 'c' .. slot, calls, 'e' .. slot, errors)
+  if s.bst == 'HALF_OPEN' then
+    if isError then
+      openBreaker()
+    else
+      s.bts = s.bts + 1
+      if s.bts >= trials then closeBreaker() end
+    end
+  elseif s.bst == 'CLOSED' and isError and tooManyErrors() then
+    openBreaker()
+  end
+end
+
+-- CircuitBreaker.admit: 0 when a request may go (a half-open breaker counts a trial), else micros to wait.
+local function admit()
+  if s.bst == 'OPEN' then
+    if now < s.bou then return s.bou - now end
+    s.bst = 'HALF_OPEN'
+    s.btg = 0
+    s.bts = 0
+  end
+  if s.bst == 'HALF_OPEN' then
+    local timeout = openSeconds * SECOND
+    if s.btg >= trials then
+      if now - s.blt < timeout then return s.blt + timeout - now end
+      s.btg = s.bts
+    end
+    s.btg = s.btg + 1
+    s.blt = now
+  end
+  return 0
+end
+
+local function busy()
+  if s.dem == -1 or now - s.dem > math.max(2 * SECOND, 2 * interval()) then
+    return false
+  end
+  local gap = 0
+  if s.lg ~= -1 then
+    if blockedSince(s.lg) then gap = s.gap else gap = math.max(s.gap, now - s.lg) end
+  end
+  return gap <= 1.5 * interval()
+end
+
+local function increase()
+  if busy() and s.inc ~= -1 then
+    local seconds = math.min(now - s.inc, SECOND) / SECOND
+    if not s.ss and s.sig ~= -1 and s.rate > s.sig * 1.25 then
+      s.ss = true
+    end
+    local nextRate
+    if s.ss and doubling > 0 then
+      nextRate = s.rate * 2 ^ (seconds / doubling)
+    else
+      nextRate = s.rate + increasePerSecond * seconds
+    end
+    setRate(clamp(nextRate))
+  end
+  s.inc = now
+end
+
+-- One cut per round trip for the whole cluster: a slow-down within max(1 s, 2 intervals) of the last cut,
+-- heard by any node, is an answer to a request already in flight at that cut.
+local function decrease()
+  s.ss = false
+  local cooldown = math.max(SECOND, 2 * interval())
+  if s.cut == -1 or now - s.cut >= cooldown then
+    local from = s.rate
+    if s.lg ~= -1 and s.gap > 0 then
+      from = math.min(s.rate, SECOND / s.gap)
+    end
+    s.sig = from
+    setRate(clamp(from * decreaseFactor))
+    s.cut = now
+  end
+  s.inc = now
+end
+
+local function backOff()
+  if now < s.blk then
+    return -- an answer to a request sent before the block: the same incident
+  end
+  if s.boe ~= -1 and now - s.boe <= forgive * SECOND then s.lvl = s.lvl + 1 else s.lvl = 0 end
+  local full = math.min(backoffBase * 2 ^ math.min(s.lvl, 30), backoffMax) * 1000
+  local half = math.floor(full / 2)
+  s.blk = now + half + math.floor(jitter * (half + 1))
+  s.why = 'BACKOFF'
+  s.boe = s.blk
+end
+
+local granted, wait, reason, gaveUpNow, calls, errors = false, 0, '', false, -1, -1
+
+if op == 'permit' then
+  local function deny(micros, why)
+    s.dem = now
+    wait, reason = micros, why
+  end
+  if s.gu then
+    reason = 'GIVEN_UP'
+  elseif now < s.blk then
+    deny(s.blk - now, s.why)
+  else
+    local trial, held = false, 0
+    if s.bst ~= 'CLOSED' then
+      held = admit()
+      trial = s.bst == 'HALF_OPEN'
+    end
+    if held > 0 then
+      deny(held, 'BREAKER_OPEN')
+    else
+      local iv = interval()
+      if s.tat > now then
+        if trial and s.btg > 0 then s.btg = s.btg - 1 end
+        deny(s.tat - now, 'PACING')
+      else
+        if s.tat == -1 or now - s.tat < iv then s.dem = now end
+        s.tat = now + iv
+        if s.lg ~= -1 and not blockedSince(s.lg) then
+          s.gap = s.gap + 0.25 * (now - s.lg - s.gap)
+        end
+        s.lg = now
+        granted = true
+      end
+    end
+  end
+  if s.bst ~= 'CLOSED' then
+    calls, errors = sums() -- a broken domain is rare; its counts are what an operator looks at
+  end
+elseif op == 'report' then
+  local status = tonumber(ARGV[20])
+  local isError = ARGV[21] == '1'
+  local slowDown = ARGV[22] == '1' or (status == 403 and s.srv)
+  if ARGV[25] ~= '' then
+    local old = interval()
+    s.cd = tonumber(ARGV[25])
+    respace(old)
+  end
+  if status >= 200 and status < 400 then s.srv = true end
+  record(isError or slowDown)
+  if ARGV[23] ~= '' then
+    local untilTime = now + tonumber(ARGV[23]) * SECOND
+    if untilTime > s.blk then
+      s.blk = untilTime
+      s.why = 'RETRY_AFTER'
+    end
+  elseif slowDown then
+    backOff()
+  end
+  if slowDown then
+    decrease()
+  elseif not isError then
+    s.errs = 0
+    if ARGV[24] == '1' then decrease() else increase() end
+  end
+  if isError then
+    s.errs = s.errs + 1
+    if s.errs >= giveUpAfter and not s.gu then
+      s.gu = true
+      gaveUpNow = true
+    end
+  end
+  calls, errors = sums()
+elseif op == 'change' then
+  local kind, value = ARGV[20], tonumber(ARGV[21])
+  if kind == 'RATE' then
+    s.ss = false
+    s.sig = value
+    setRate(value)
+  elseif kind == 'MIN_DELAY' then
+    local old = interval()
+    s.md = value
+    respace(old)
+  elseif kind == 'RESET' then
+    s.blk, s.why, s.lvl, s.boe, s.inc, s.cut = -1, '', 0, -1, -1, -1
+    s.ss, s.sig, s.srv, s.cd, s.errs, s.tat, s.lg, s.gap = true, -1, false, 0, 0, -1, -1, 0
+    closeBreaker()
+    s.rate = initialRate
+  elseif kind == 'REVIVE' then
+    s.gu = false
+    s.errs = 0
+    closeBreaker()
+  else
+    return redis.error_reply('unknown change ' .. tostring(kind))
+  end
+  calls, errors = sums()
+else
+  return redis.error_reply('unknown operation ' .. tostring(op))
+end
+
+local function flag(b)
+  if b then return '1' end
+  return '0'
+end
+local function int(x)
+  return string.format('%d', x)
+end
+
+redis.call('HSET', key, 'rate', string.format('%.17g', s.rate), 'tat', int(s.tat), 'ss', flag(s.ss),
+  'sig', string.format('%.17g', s.sig), 'inc', int(s.inc), 'cut', int(s.cut), 'dem', int(s.dem), 'lg', int(s.lg),
+  'gap', string.format('%.17g', s.gap), 'blk', int(s.blk), 'why', s.why, 'lvl', int(s.lvl), 'boe', int(s.boe),
+  'errs', int(s.errs), 'gu', flag(s.gu), 'srv', flag(s.srv), 'md', int(s.md), 'cd', int(s.cd), 'bst', s.bst,
+  'bou', int(s.bou), 'btg', int(s.btg), 'bts', int(s.bts), 'blt', int(s.blt))
+-- Forgotten after an idle spell, never while a floor or backoff holds (a node that has it given up, or an
+-- operator's delay, puts those back through ARGV[16] and ARGV[17]).
+local keep = idle
+if s.blk > now then keep = keep + math.ceil((s.blk - now) / 1000) end
+redis.call('PEXPIRE', key, keep)
+
+local blockedFor, openFor = 0, 0
+if s.blk > now then blockedFor = s.blk - now end
+if s.bst == 'OPEN' and s.bou > now then openFor = s.bou - now end
+local shownBreaker = s.bst
+if s.bst == 'OPEN' and now >= s.bou then shownBreaker = 'HALF_OPEN' end
+return {flag(granted), int(wait), reason, string.format('%.17g', s.rate), int(interval()), int(blockedFor),
+  s.why, shownBreaker, int(openFor), int(s.lvl), int(s.errs), flag(s.gu), flag(gaveUpNow), flag(s.ss),
+  int(calls), int(errors)}

@@ -1,0 +1,105 @@
+package io.sluice.server.cluster;
+
+import static io.sluice.server.cluster.ClusterFixture.awaitState;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.sluice.engine.governor.LedgerAnswer;
+import io.sluice.engine.governor.LedgerChange;
+import io.sluice.engine.governor.LedgerContext;
+import io.sluice.engine.governor.Observation;
+import io.sluice.engine.governor.PermitReason;
+import io.sluice.engine.policy.GovernorPolicy;
+import io.sluice.engine.telemetry.ClusterState;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** {@code governor.lua} through {@link RedisDomainLedger}, on a real redis-server: the rules no HTTP test reaches. */
+class RedisDomainLedgerTest extends OneRedisPerClass {
+    private static final String SITE = "shop.example";
+    private static final Observation OK = new Observation(200, false, false, null, false, null);
+
+    private RedisDomainLedger ledger;
+
+    @BeforeEach
+    void ledger() {
+        ClusterNode node = cluster.node("a");
+        awaitState(node, ClusterState.HEALTHY);
+        ledger = RedisDomainLedger.of(node, ClusterFixture.SETTINGS, Runnable::run);
+    }
+
+    private static LedgerContext context(long floorMicros, boolean givenUp) {
+        return new LedgerContext(GovernorPolicy.DEFAULTS, floorMicros, givenUp, 0.5);
+    }
+
+    private static LedgerContext context() {
+        return context(0, false);
+    }
+
+    private static LedgerAnswer join(java.util.concurrent.CompletionStage<LedgerAnswer> call) throws Exception {
+        return call.toCompletableFuture().get(5, TimeUnit.SECONDS);
+    }
+
+    private LedgerAnswer setRate(double rate) throws Exception {
+        return join(ledger.change(SITE, new LedgerChange(LedgerChange.Kind.RATE, rate), context()));
+    }
+
+    @Test
+    void aLatencySignalCutsLikeASlowDownOncePerRoundTrip() throws Exception {
+        setRate(10);
+        Observation inflated = new Observation(200, false, false, null, true, null);
+
+        LedgerAnswer first = join(ledger.report(SITE, inflated, context()));
+        LedgerAnswer second = join(ledger.report(SITE, inflated, context()));
+
+        assertThat(first.rate()).isCloseTo(8.0, within(1e-9));
+        assertThat(second.rate()).as("within the same round trip").isCloseTo(8.0, within(1e-9));
+        assertThat(first.blockedForMicros()).as("a latency signal is no floor").isZero();
+    }
+
+    @Test
+    void healthyAnswersWhileWorkersWaitRaiseTheRate() throws Exception {
+        setRate(2);
+        assertThat(join(ledger.acquire(SITE, context())).granted()).isTrue();
+        assertThat(join(ledger.acquire(SITE, context())).reason()).as("a worker waiting: demand")
+                .isEqualTo(PermitReason.PACING);
+        join(ledger.report(SITE, OK, context())); // the first healthy answer starts the clock
+        Thread.sleep(200);
+        join(ledger.acquire(SITE, context()));
+
+        LedgerAnswer after = join(ledger.report(SITE, OK, context()));
+
+        assertThat(after.rate()).as("additive: +0.1 req/s per second of busy, healthy crawling")
+                .isGreaterThan(2.0).isLessThan(2.1);
+        assertThat(after.slowStart()).as("an operator's rate ends slow start").isFalse();
+    }
+
+    @Test
+    void aRedisThatLostTheDomainTakesBackTheNodesGivenUpMarkAndDelays() throws Exception {
+        LedgerAnswer givenUp = join(ledger.acquire("gone.example", context(0, true)));
+        LedgerAnswer delayed = join(ledger.acquire(SITE, context(2_000_000, false)));
+
+        assertThat(givenUp.givenUp()).isTrue();
+        assertThat(givenUp.granted()).isFalse();
+        assertThat(delayed.granted()).isTrue();
+        assertThat(delayed.intervalMicros()).as("the node's 2 s minimum delay").isEqualTo(2_000_000);
+    }
+
+    @Test
+    void aBackoffIsOneIncidentUntilItEndsAndTheRetryAfterFloorIsKeptWhole() throws Exception {
+        Observation tooMany = new Observation(429, false, true, null, false, null);
+
+        LedgerAnswer first = join(ledger.report(SITE, tooMany, context()));
+        LedgerAnswer again = join(ledger.report(SITE, tooMany, context()));
+        LedgerAnswer floor = join(ledger.report(SITE, new Observation(429, false, true, 90L, false, null),
+                context()));
+
+        assertThat(first.blockReason()).isEqualTo(PermitReason.BACKOFF);
+        // base 1 s, equal jitter at 0.5: 500 ms + 250 ms
+        assertThat(first.blockedForMicros()).isBetween(700_000L, 750_000L);
+        assertThat(again.backoffLevel()).as("the same incident").isZero();
+        assertThat(floor.blockReason()).isEqualTo(PermitReason.RETRY_AFTER);
+        assertThat(floor.blockedForMicros()).isBetween(89_000_000L, 90_000_000L);
+    }
+}
