@@ -142,8 +142,11 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
             if (in != null && (in.hasRemaining() || headerComplete)) {
                 int before = in.position();
                 boolean headerBefore = headerComplete;
+                int limit = in.limit();
                 parser.parseNext(in);
                 if (malformed) {
+                    // The parser empties the buffer when it refuses a message; Jetty's connection reads it again.
+                    in.limit(limit);
                     handOver(null);
                     return;
                 }

@@ -62,7 +62,7 @@ final class LeanExchange extends IteratingCallback implements HttpParser.Respons
     private final ByteBufferPool buffers;
     private final HttpConfiguration http;
     private final long started = System.nanoTime();
-    private final HttpParser parser;
+    private HttpParser parser;
     private final HttpGenerator generator = new HttpGenerator();
     private final Callback sent = new SendCallback();
 
@@ -111,8 +111,7 @@ final class LeanExchange extends IteratingCallback implements HttpParser.Respons
         this.head = HttpMethod.HEAD.is(method);
         this.buffers = client.bufferPool();
         this.http = client.httpConfiguration();
-        this.parser = new HttpParser(this, -1, forwarding.upstreamCompliance());
-        parser.setHeadResponse(head);
+        this.parser = newParser();
         generator.setPersistent(persistent);
     }
 
@@ -378,8 +377,8 @@ final class LeanExchange extends IteratingCallback implements HttpParser.Respons
         if (sent && !retried && !timeout && nothingReceived && body == null && idempotent(method)) {
             retried = true;
             freshConnection = true;
-            parser.reset();
-            parser.setHeadResponse(head);
+            // A parser that saw the end of a stream stays closed: the new connection gets a new one.
+            parser = newParser();
             sawEof = false;
             upstreamFields = null;
             releaseUpstreamBuffer();
@@ -448,6 +447,12 @@ final class LeanExchange extends IteratingCallback implements HttpParser.Respons
             }
             size = MAX_REQUEST_HEAD_BYTES;
         }
+    }
+
+    private HttpParser newParser() {
+        HttpParser responseParser = new HttpParser(this, -1, forwarding.upstreamCompliance());
+        responseParser.setHeadResponse(head);
+        return responseParser;
     }
 
     private String clientPeer() {
