@@ -203,7 +203,10 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
             if (between) {
                 releaseBuffer();
             }
-            fillInterested();
+            // The loop may go round twice (an exchange that ended on another thread meanwhile): one interest is enough.
+            if (!isFillInterested()) {
+                fillInterested();
+            }
             return false;
         }
         if (between) {
@@ -340,7 +343,9 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
                 }
                 if (filled == 0) {
                     releaseBuffer();
-                    fillInterested();
+                    if (!isFillInterested()) {
+                        fillInterested();
+                    }
                     return;
                 }
             }
