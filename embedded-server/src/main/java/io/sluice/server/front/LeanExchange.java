@@ -44,7 +44,7 @@ import org.eclipse.jetty.util.IteratingCallback;
  * client write) resumes it through {@link #succeeded()}; a client write that fails, or the client's connection
  * closing, fails it, which cuts both connections.
  */
-final class LeanExchange extends IteratingCallback implements HttpParser.ResponseHandler {
+final class LeanExchange extends IteratingCallback {
     private static final int MAX_REQUEST_HEAD_BYTES = 64 * 1024;
 
     private enum Step { ACQUIRE, CONNECTING, SEND, SENDING, RECEIVE, DONE }
@@ -62,7 +62,6 @@ final class LeanExchange extends IteratingCallback implements HttpParser.Respons
     private final ByteBufferPool buffers;
     private final HttpConfiguration http;
     private final long started = System.nanoTime();
-    private HttpParser parser;
     private final HttpGenerator generator = new HttpGenerator();
     private final Callback sent = new SendCallback();
 
@@ -111,7 +110,6 @@ final class LeanExchange extends IteratingCallback implements HttpParser.Respons
         this.head = HttpMethod.HEAD.is(method);
         this.buffers = client.bufferPool();
         this.http = client.httpConfiguration();
-        this.parser = newParser();
         generator.setPersistent(persistent);
     }
 
@@ -139,7 +137,7 @@ final class LeanExchange extends IteratingCallback implements HttpParser.Respons
 
     void connected(UpstreamConnection connection) {
         upstream = connection;
-        connection.attach(this);
+        connection.attach(this, head);
         succeeded();
     }
 
@@ -165,7 +163,7 @@ final class LeanExchange extends IteratingCallback implements HttpParser.Respons
                     UpstreamConnection idle = freshConnection ? null : pool.acquire();
                     if (idle != null) {
                         upstream = idle;
-                        idle.attach(this);
+                        idle.attach(this, head);
                         step = Step.SEND;
                     } else {
                         step = Step.CONNECTING;
@@ -199,6 +197,9 @@ final class LeanExchange extends IteratingCallback implements HttpParser.Respons
                         upstreamBroken(takeUpstreamFailure(), true);
                     } else {
                         step = Step.RECEIVE;
+                        // The answer cannot be there yet: wait for it rather than try a read that finds nothing.
+                        upstream.demand();
+                        return Action.SCHEDULED;
                     }
                 }
                 case RECEIVE -> {
@@ -235,6 +236,7 @@ final class LeanExchange extends IteratingCallback implements HttpParser.Respons
             upstreamBuffer = buffers.acquire(LeanForwarding.UPSTREAM_BUFFER_BYTES, false);
         }
         ByteBuffer buffer = upstreamBuffer.getByteBuffer();
+        HttpParser parser = upstream.parser();
         int before = buffer.position();
         boolean paused = parser.parseNext(buffer);
         if (responseFailure != null) {
@@ -356,6 +358,10 @@ final class LeanExchange extends IteratingCallback implements HttpParser.Respons
 
     /** True when the body framed by a {@code Content-Length} has been read to its end. */
     private boolean wholeBodyRead() {
+        if (upstream == null) {
+            return false;
+        }
+        HttpParser parser = upstream.parser();
         long length = parser.getContentLength();
         return !parser.isChunking() && length >= 0 && parser.getContentRead() >= length;
     }
@@ -377,8 +383,6 @@ final class LeanExchange extends IteratingCallback implements HttpParser.Respons
         if (sent && !retried && !timeout && nothingReceived && body == null && idempotent(method)) {
             retried = true;
             freshConnection = true;
-            // A parser that saw the end of a stream stays closed: the new connection gets a new one.
-            parser = newParser();
             sawEof = false;
             upstreamFields = null;
             releaseUpstreamBuffer();
@@ -449,12 +453,6 @@ final class LeanExchange extends IteratingCallback implements HttpParser.Respons
         }
     }
 
-    private HttpParser newParser() {
-        HttpParser responseParser = new HttpParser(this, -1, forwarding.upstreamCompliance());
-        responseParser.setHeadResponse(head);
-        return responseParser;
-    }
-
     private String clientPeer() {
         return client.peer();
     }
@@ -478,7 +476,7 @@ final class LeanExchange extends IteratingCallback implements HttpParser.Respons
         upstream = null;
         if (used != null) {
             boolean reusable = responseComplete && !upstreamCloses && upstreamVersion == HttpVersion.HTTP_1_1
-                    && parser.isState(HttpParser.State.END) && !BufferUtil.hasContent(upstreamBuffer == null
+                    && used.parser().isState(HttpParser.State.END) && !BufferUtil.hasContent(upstreamBuffer == null
                     ? null : upstreamBuffer.getByteBuffer());
             used.detach(this);
             if (reusable) {
@@ -543,26 +541,23 @@ final class LeanExchange extends IteratingCallback implements HttpParser.Respons
         }
     }
 
-    // ---- HttpParser.ResponseHandler: the upstream's response ----
+    // ---- the upstream's response, as its connection's parser reads it ----
 
-    @Override
-    public void startResponse(HttpVersion version, int code, String reason) {
+    void startResponse(HttpVersion version, int code, String reason) {
         upstreamVersion = version;
         upstreamStatus = code;
         upstreamFields = HttpFields.build(16);
         upstreamCloses = false;
     }
 
-    @Override
-    public void parsedHeader(HttpField field) {
+    void parsedHeader(HttpField field) {
         upstreamFields.add(field);
         if (field.getHeader() == HttpHeader.CONNECTION && field.contains("close")) {
             upstreamCloses = true;
         }
     }
 
-    @Override
-    public boolean headerComplete() {
+    boolean headerComplete() {
         if (HttpStatus.isInformational(upstreamStatus)) {
             if (upstreamStatus == HttpStatus.SWITCHING_PROTOCOLS_101) {
                 responseFailure = new IOException("the upstream switched protocols unasked");
@@ -594,20 +589,17 @@ final class LeanExchange extends IteratingCallback implements HttpParser.Respons
         return false;
     }
 
-    @Override
-    public boolean content(ByteBuffer slice) {
+    boolean content(ByteBuffer slice) {
         content = slice;
         // Paused: this slice is written to the client before the upstream is read any further.
         return true;
     }
 
-    @Override
-    public boolean contentComplete() {
+    boolean contentComplete() {
         return false;
     }
 
-    @Override
-    public boolean messageComplete() {
+    boolean messageComplete() {
         if (HttpStatus.isInformational(upstreamStatus)) {
             interimComplete = true;
         } else {
@@ -616,13 +608,11 @@ final class LeanExchange extends IteratingCallback implements HttpParser.Respons
         return true;
     }
 
-    @Override
-    public void earlyEOF() {
+    void earlyEOF() {
         responseFailure = new EofException("the upstream closed mid-response");
     }
 
-    @Override
-    public void badMessage(HttpException failure) {
+    void badMessage(HttpException failure) {
         responseFailure = new IOException("the upstream's response is malformed: " + failure.getReason());
     }
 

@@ -5,6 +5,10 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ReadPendingException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeoutException;
+import org.eclipse.jetty.http.HttpException;
+import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.http.HttpParser;
+import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.io.AbstractConnection;
 import org.eclipse.jetty.io.EndPoint;
 
@@ -14,8 +18,10 @@ import org.eclipse.jetty.io.EndPoint;
  * wait for bytes; while the connection is idle in the pool, a byte or the end of the stream from the upstream
  * means it is of no further use, and it is closed.
  */
-final class UpstreamConnection extends AbstractConnection.NonBlocking {
+final class UpstreamConnection extends AbstractConnection.NonBlocking implements HttpParser.ResponseHandler {
     private final UpstreamPool pool;
+    /** One parser for the connection's life, as Jetty's client has: its header cache serves every response. */
+    private final HttpParser parser;
     private LeanExchange waiter;
     // Guarded by this.
     private LeanExchange exchange;
@@ -26,6 +32,12 @@ final class UpstreamConnection extends AbstractConnection.NonBlocking {
         super(endPoint, executor);
         this.pool = pool;
         this.waiter = waiter;
+        this.parser = new HttpParser(this, -1, pool.forwarding().upstreamCompliance());
+    }
+
+    /** The response parser, ready for the attached exchange's response. */
+    HttpParser parser() {
+        return parser;
     }
 
     @Override
@@ -36,7 +48,9 @@ final class UpstreamConnection extends AbstractConnection.NonBlocking {
         first.connected(this);
     }
 
-    synchronized void attach(LeanExchange next) {
+    synchronized void attach(LeanExchange next, boolean headRequest) {
+        parser.reset();
+        parser.setHeadResponse(headRequest);
         exchange = next;
         waiting = false;
         failure = null;
@@ -141,6 +155,54 @@ final class UpstreamConnection extends AbstractConnection.NonBlocking {
     public synchronized boolean onIdleExpired(TimeoutException timeout) {
         // An exchange busy writing to a slow client leaves its upstream quiet: that is not the upstream's silence.
         return exchange == null || waiting;
+    }
+
+    // ---- the parser's events, for the attached exchange (only ever parsing on the exchange's behalf) ----
+
+    private LeanExchange parsing() {
+        synchronized (this) {
+            return exchange;
+        }
+    }
+
+    @Override
+    public void startResponse(HttpVersion version, int status, String reason) {
+        parsing().startResponse(version, status, reason);
+    }
+
+    @Override
+    public void parsedHeader(HttpField field) {
+        parsing().parsedHeader(field);
+    }
+
+    @Override
+    public boolean headerComplete() {
+        return parsing().headerComplete();
+    }
+
+    @Override
+    public boolean content(ByteBuffer content) {
+        return parsing().content(content);
+    }
+
+    @Override
+    public boolean contentComplete() {
+        return parsing().contentComplete();
+    }
+
+    @Override
+    public boolean messageComplete() {
+        return parsing().messageComplete();
+    }
+
+    @Override
+    public void earlyEOF() {
+        parsing().earlyEOF();
+    }
+
+    @Override
+    public void badMessage(HttpException failure) {
+        parsing().badMessage(failure);
     }
 
     @Override

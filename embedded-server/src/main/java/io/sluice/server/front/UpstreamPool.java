@@ -26,6 +26,10 @@ final class UpstreamPool {
         this.forwarding = forwarding;
     }
 
+    LeanForwarding forwarding() {
+        return forwarding;
+    }
+
     /** An idle open connection, or null. */
     synchronized UpstreamConnection acquire() {
         UpstreamConnection connection;
