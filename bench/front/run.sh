@@ -8,12 +8,17 @@
 # same interleaved run (an A/B of a change, as a ratio within each round).
 # With CLUSTER=1, a Sluice in cluster mode (one node, --redis to a local redis-server on core 0) is measured in
 # the same run, beside the one without Redis; its Redis commands per request are printed at the end.
+# same interleaved run (an A/B of a change, as a ratio within each round). CANDIDATE_FLAGS adds flags to the
+# candidate's command line (CANDIDATE_JAR defaults to the same jar then), SLUICE_FLAGS to the first Sluice's:
+# CANDIDATE_FLAGS="--front-path proxy" measures the lean path (default) against the proxy path, one jar.
 # JAVA_OPTS (default: none, the JVM's defaults, which on one core means the Serial collector) goes to every
 # JVM alike: the plain Jetty proxy and each Sluice, e.g. JAVA_OPTS="-XX:+UseZGC".
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROUNDS=${1:-3}; SECONDS_PER_RUN=${2:-15}; WARMUP=${3:-60}
 read -r -a JVM <<<"${JAVA_OPTS:-}"
+read -r -a SFLAGS <<<"${SLUICE_FLAGS:-}"
+read -r -a CFLAGS <<<"${CANDIDATE_FLAGS:-}"
 for tool in wrk nginx; do
   command -v "$tool" >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk nginx >/dev/null; }
 done
@@ -31,16 +36,18 @@ trap cleanup EXIT
 taskset -c 0 nginx -c "$SITE/nginx.conf" & pids+=($!)
 taskset -c 0 java -Xmx1g "${JVM[@]}" -cp "$JAR" io.sluice.server.bench.PlainProxy 19002 http://127.0.0.1:19001 >/dev/null 2>&1 & pids+=($!)
 taskset -c 0 java -Xmx1g "${JVM[@]}" -jar "$JAR" --listen 127.0.0.1:19003 --admin 127.0.0.1:19093 \
-  --upstream http://127.0.0.1:19001 --state "$STATE" --policy bench/front/admit-all-policy.json >/dev/null 2>&1 & pids+=($!)
+  --upstream http://127.0.0.1:19001 --state "$STATE" --policy bench/front/admit-all-policy.json "${SFLAGS[@]}" >/dev/null 2>&1 & pids+=($!)
 declare -A PIDS=([19001]=${pids[0]} [19004]=${pids[0]} [19002]=${pids[1]} [19003]=${pids[2]})
 declare -A NAMES=([19001]="upstream direct (nginx static)" [19002]="plain Jetty proxy" [19004]="nginx proxy + limit_req" [19003]="Sluice (admit-all, many clients)")
 PORTS=(19001 19002 19004 19003)
-if [[ -n "${CANDIDATE_JAR:-}" ]]; then
+if [[ -n "${CANDIDATE_JAR:-}" || -n "${CANDIDATE_FLAGS:-}" ]]; then
+  CANDIDATE_JAR=${CANDIDATE_JAR:-$JAR}
   STATE2=$(mktemp -d)
   taskset -c 0 java -Xmx1g "${JVM[@]}" -jar "$CANDIDATE_JAR" --listen 127.0.0.1:19005 --admin 127.0.0.1:19095 \
-    --upstream http://127.0.0.1:19001 --state "$STATE2" --policy bench/front/admit-all-policy.json >/dev/null 2>&1 &
+    --upstream http://127.0.0.1:19001 --state "$STATE2" --policy bench/front/admit-all-policy.json "${CFLAGS[@]}" \
+    >/dev/null 2>&1 &
   pids+=($!)
-  NAMES[19005]="Sluice candidate ($CANDIDATE_JAR)"
+  NAMES[19005]="Sluice candidate ($CANDIDATE_JAR ${CANDIDATE_FLAGS:-})"
   PIDS[19005]=$!
   PORTS+=(19005)
 fi

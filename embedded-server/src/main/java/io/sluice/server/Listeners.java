@@ -1,5 +1,7 @@
 package io.sluice.server;
 
+import io.sluice.server.front.LeanConnector;
+import io.sluice.server.front.LeanForwarding;
 import io.sluice.server.front.PublicConnector;
 import io.sluice.server.tls.AdminCertificate;
 import java.net.InetAddress;
@@ -47,8 +49,17 @@ final class Listeners {
 
     /** The public listener: connection limit and header size for the open internet. */
     static ServerConnector front(Server server, HostPort address, ConnectionLimits limits) {
-        ServerConnector connector = new ServerConnector(server,
-                new HttpConnectionFactory(http(PublicConnector.httpConfiguration(), limits)));
+        return front(server, address, limits, null);
+    }
+
+    /**
+     * The public listener, forwarding the common case on the lean path when {@code lean} is given (the rest goes
+     * on to the server's handlers), else every request through the handlers.
+     */
+    static ServerConnector front(Server server, HostPort address, ConnectionLimits limits, LeanForwarding lean) {
+        HttpConfiguration http = http(PublicConnector.httpConfiguration(), limits);
+        ServerConnector connector = lean == null ? new ServerConnector(server, new HttpConnectionFactory(http))
+                : LeanConnector.create(server, http, lean);
         bind(connector, address);
         server.addConnector(connector);
         server.addBean(new NetworkConnectionLimit(limits.frontMaxConnections(), connector));

@@ -56,6 +56,12 @@ public final class Main implements Callable<Integer> {
             description = "Seconds the upstream may take before the client gets a 504 (default: ${DEFAULT-VALUE}).")
     int upstreamTimeoutSeconds;
 
+    @Option(names = "--front-path", paramLabel = "lean|proxy", defaultValue = "lean",
+            description = "How requests are forwarded: 'lean' serves the common case (HTTP/1.1, no body or a small "
+            + "one, admitted at once) on the selector threads and the rest through Jetty's proxy; 'proxy' sends every "
+            + "request through Jetty's proxy (default: ${DEFAULT-VALUE}).")
+    String frontPath;
+
     @Option(names = "--crawler-list", paramLabel = "FILE", description = "A newer crawler-user-agents JSON file "
             + "to classify with instead of the bundled one.")
     Path crawlerList;
@@ -122,6 +128,12 @@ public final class Main implements Callable<Integer> {
         if (upstreamTimeoutSeconds <= 0) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--upstream-timeout must be positive");
         }
+        ForwardingPath forwardingPath;
+        try {
+            forwardingPath = ForwardingPath.parse(frontPath);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
         if (maxConnections < 1 || adminMaxConnections < 1 || auditMaxMb < 1 || auditKeep < 1) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--max-connections, "
                     + "--admin-max-connections, --audit-max-mb and --audit-keep must be positive");
@@ -134,7 +146,7 @@ public final class Main implements Callable<Integer> {
                 ConnectionLimits.DEFAULTS.adminThreads(), ConnectionLimits.DEFAULTS.requestHeaderBytes());
         ServerConfig config = new ServerConfig(listen, upstream, admin, state, policy, demo, demoTraffic,
                 accessLog, java.time.Duration.ofSeconds(upstreamTimeoutSeconds), crawlerList, adminOptions, limits,
-                cluster());
+                cluster(), forwardingPath);
         PrintWriter err = spec.commandLine().getErr();
         SluiceServer server;
         try {

@@ -21,6 +21,7 @@ import java.time.Duration;
  * @param adminOptions    TLS, host names and audit rotation of the admin listener
  * @param limits          connection, thread and header limits of both listeners
  * @param cluster         {@code --redis} and {@code --node-name}, or null for a node on its own
+ * @param frontPath       how the public listener forwards ({@code --front-path}); null: the lean path
  */
 public record ServerConfig(
         HostPort listen,
@@ -35,7 +36,8 @@ public record ServerConfig(
         Path crawlerList,
         AdminOptions adminOptions,
         ConnectionLimits limits,
-        ClusterOptions cluster) {
+        ClusterOptions cluster,
+        ForwardingPath frontPath) {
 
     public static final Duration DEFAULT_UPSTREAM_TIMEOUT = Duration.ofSeconds(30);
 
@@ -46,6 +48,15 @@ public record ServerConfig(
         upstreamTimeout = upstreamTimeout == null ? DEFAULT_UPSTREAM_TIMEOUT : upstreamTimeout;
         adminOptions = adminOptions == null ? AdminOptions.DEFAULTS : adminOptions;
         limits = limits == null ? ConnectionLimits.DEFAULTS : limits;
+        frontPath = frontPath == null ? ForwardingPath.LEAN : frontPath;
+    }
+
+    /** The default forwarding path (the lean one). */
+    public ServerConfig(HostPort listen, URI upstream, HostPort admin, Path stateDir, Path initialPolicy, boolean demo,
+                        boolean demoTraffic, String accessLog, Duration upstreamTimeout, Path crawlerList,
+                        AdminOptions adminOptions, ConnectionLimits limits, ClusterOptions cluster) {
+        this(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog, upstreamTimeout,
+                crawlerList, adminOptions, limits, cluster, null);
     }
 
     /** The admin listener's and the connections' defaults (plain HTTP, fine on loopback). */
@@ -63,22 +74,28 @@ public record ServerConfig(
 
     public ServerConfig withDemoTraffic(boolean on) {
         return new ServerConfig(listen, upstream, admin, stateDir, initialPolicy, demo, on, accessLog,
-                upstreamTimeout, crawlerList, adminOptions, limits, cluster);
+                upstreamTimeout, crawlerList, adminOptions, limits, cluster, frontPath);
     }
 
     public ServerConfig withAdminOptions(AdminOptions options) {
         return new ServerConfig(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog,
-                upstreamTimeout, crawlerList, options, limits, cluster);
+                upstreamTimeout, crawlerList, options, limits, cluster, frontPath);
     }
 
     public ServerConfig withLimits(ConnectionLimits value) {
         return new ServerConfig(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog,
-                upstreamTimeout, crawlerList, adminOptions, value, cluster);
+                upstreamTimeout, crawlerList, adminOptions, value, cluster, frontPath);
+    }
+
+    /** The same front end, forwarding on {@code path}. */
+    public ServerConfig withFrontPath(ForwardingPath path) {
+        return new ServerConfig(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog,
+                upstreamTimeout, crawlerList, adminOptions, limits, cluster, path);
     }
 
     /** The same node, in the cluster {@code options} describe (null: on its own). */
     public ServerConfig withCluster(ClusterOptions options) {
         return new ServerConfig(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog,
-                upstreamTimeout, crawlerList, adminOptions, limits, options);
+                upstreamTimeout, crawlerList, adminOptions, limits, options, frontPath);
     }
 }

@@ -20,6 +20,7 @@ import io.sluice.server.demo.DemoCrawlers;
 import io.sluice.server.demo.DemoSite;
 import io.sluice.server.demo.DemoScenario;
 import io.sluice.server.front.AccessLog;
+import io.sluice.server.front.LeanForwarding;
 import io.sluice.server.front.PublicConnector;
 import io.sluice.server.front.ThrottleHandler;
 import io.sluice.server.front.UpstreamProxy;
@@ -152,10 +153,15 @@ public final class SluiceServer implements AutoCloseable {
         threads.setName("sluice");
         Server server = new Server(threads);
         server.setStopTimeout(STOP_TIMEOUT_MILLIS);
-        ServerConnector front = Listeners.front(server, config.listen(), config.limits());
+        AccessLog accessLog = config.accessLog() == null ? null : AccessLog.open(config.accessLog());
+        // The lean path forwards to plain-HTTP upstreams; an https:// one is served by the proxy path alone.
+        LeanForwarding lean = config.frontPath() == ForwardingPath.LEAN && LeanForwarding.supports(upstream)
+                ? new LeanForwarding(engine, clock, accessLog, upstream, config.upstreamTimeout(),
+                        Listeners.frontRequestIdle(config.upstreamTimeout()))
+                : null;
+        ServerConnector front = Listeners.front(server, config.listen(), config.limits(), lean);
         front.setName("front");
 
-        AccessLog accessLog = config.accessLog() == null ? null : AccessLog.open(config.accessLog());
         // The cluster node starts once the listeners are bound (its default name and its admin address need
         // their ports); its routes are mounted now and answer 503 until then.
         AtomicReference<ClusterNode> clusterNode = new AtomicReference<>();

@@ -53,4 +53,15 @@ public final class PublicConnector {
         connector.setPort(port);
         return connector;
     }
+
+    /**
+     * A connector on {@code host:port} with {@link #httpConfiguration()} that forwards the common case on the
+     * lean path ({@link LeanConnector}) and hands the rest to the server's handlers.
+     */
+    public static LeanConnector createLean(Server server, String host, int port, LeanForwarding forwarding) {
+        LeanConnector connector = LeanConnector.create(server, httpConfiguration(), forwarding);
+        connector.setHost(host);
+        connector.setPort(port);
+        return connector;
+    }
 }

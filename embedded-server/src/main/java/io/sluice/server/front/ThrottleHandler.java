@@ -42,6 +42,13 @@ public final class ThrottleHandler extends Handler.Wrapper {
 
     @Override
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
+        // A request the lean path handed over after asking the engine brings that decision along (LeanConnection):
+        // the engine is asked once per request.
+        if (request.getConnectionMetaData().removeAttribute(LeanConnection.PENDING_DECISION)
+                instanceof Decision pending) {
+            act(pending, request, response, new CompleteOnce(callback), false);
+            return true;
+        }
         HttpFields headers = request.getHeaders();
         // Only the forwarding header the policy names is read: a second one a client sends changes nothing.
         // Routes see the decoded, normalised path (what the site will serve), so /%73earch is /search.

@@ -37,9 +37,21 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
-/** Every rule end to end: real HTTP over loopback, through Jetty's reverse proxy, to a real upstream. */
+/**
+ * Every rule end to end: real HTTP over loopback, through the front end, to a real upstream. Every case runs on
+ * every {@link FrontPath} (the cases with a site handler instead of an upstream have no lean path: they run the
+ * same on both).
+ */
+@ParameterizedClass
+@EnumSource(FrontPath.class)
 class FrontEndTest {
+    @Parameter
+    FrontPath path;
+
     private static final String FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
     private static final String CURL = "curl/8.5.0";
     private static final InstantSource CLOCK = InstantSource.fixed(Instant.parse("2026-11-22T12:00:00Z"));
@@ -411,18 +423,23 @@ class FrontEndTest {
     }
 
     private URI frontFor(URI upstream, Policy policy, Duration timeout, QueuedThreadPool threads) throws Exception {
-        return front(UpstreamProxy.to(upstream, timeout), policy, threads);
+        return front(upstream, UpstreamProxy.to(upstream, timeout), policy, threads, timeout);
     }
 
     /** The throttle handler in front of {@code site} itself (no proxy), under the default policy. */
     private URI frontBefore(Handler site) throws Exception {
-        return front(site, Policy.defaults(), new QueuedThreadPool());
+        return front(null, site, Policy.defaults(), new QueuedThreadPool(), null);
     }
 
-    private URI front(Handler next, Policy policy, QueuedThreadPool threads) throws Exception {
+    /** @param upstream where the lean path forwards, or null for a site handler in the same server */
+    private URI front(URI upstream, Handler next, Policy policy, QueuedThreadPool threads, Duration timeout)
+            throws Exception {
         engine = new ThrottleEngine(EngineConfig.defaults(), CLOCK, policy, CrawlerListClassifier.bundled());
         Server server = new Server(threads);
-        ServerConnector connector = new ServerConnector(server, 1, 1);
+        ServerConnector connector = path == FrontPath.LEAN && upstream != null
+                ? LeanConnector.create(server, PublicConnector.anonymousHttp(), new LeanForwarding(engine, CLOCK,
+                        accessLog, upstream, timeout, Duration.ofSeconds(30)))
+                : new ServerConnector(server, 1, 1);
         connector.setHost("127.0.0.1");
         connector.setIdleTimeout(connectorIdleTimeoutMillis);
         server.addConnector(connector);

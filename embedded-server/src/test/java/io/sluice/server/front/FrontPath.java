@@ -7,5 +7,7 @@ package io.sluice.server.front;
  */
 enum FrontPath {
     /** {@link UpstreamProxy}: Jetty's reverse proxy with Sluice's header rules. */
-    PROXY_HANDLER
+    PROXY_HANDLER,
+    /** {@link LeanConnector}: the lean path for the common case, the proxy handler for the rest. */
+    LEAN
 }

@@ -40,11 +40,14 @@ final class FrontUnderTest implements AutoCloseable {
         ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), CLOCK, policy,
                 CrawlerListClassifier.bundled());
         Server server = new Server();
-        ServerConnector connector = PublicConnector.create(server, "127.0.0.1", 0);
-        server.addConnector(connector);
-        Handler forwarding = switch (path) {
-            case PROXY_HANDLER -> UpstreamProxy.to(upstream, Duration.ofSeconds(10), 0);
+        ServerConnector connector = switch (path) {
+            case PROXY_HANDLER -> PublicConnector.create(server, "127.0.0.1", 0);
+            case LEAN -> PublicConnector.createLean(server, "127.0.0.1", 0, new LeanForwarding(engine, CLOCK, null,
+                    upstream, Duration.ofSeconds(10), Duration.ofSeconds(30)));
         };
+        server.addConnector(connector);
+        // Both paths keep the proxy handler: the lean one hands it whatever is not its common case.
+        Handler forwarding = UpstreamProxy.to(upstream, Duration.ofSeconds(10), 0);
         server.setHandler(new ThrottleHandler(engine, CLOCK, null, forwarding));
         server.start();
         return new FrontUnderTest(server, connector, engine);

@@ -40,21 +40,22 @@ class NginxDifferentialTest {
     static Path dir;
     private static RawUpstream upstream;
     private static NginxProxy nginx;
-    private static FrontUnderTest sluice;
+    private static final Map<FrontPath, FrontUnderTest> SLUICE = new java.util.EnumMap<>(FrontPath.class);
 
     @BeforeAll
     static void start() throws Exception {
         assumeTrue(NginxProxy.binary() != null, "nginx is not installed (CI installs it: .ci/run)");
         upstream = RawUpstream.answering(NginxDifferentialTest::answer);
         nginx = NginxProxy.start(dir, upstream.port());
-        sluice = FrontUnderTest.start(FrontPath.PROXY_HANDLER, upstream.uri(), FrontUnderTest.ADMIT_ALL);
+        for (FrontPath path : FrontPath.values()) {
+            SLUICE.put(path, FrontUnderTest.start(path, upstream.uri(), FrontUnderTest.ADMIT_ALL));
+        }
     }
 
     @AfterAll
     static void stop() throws Exception {
-        if (sluice != null) {
-            sluice.close();
-        }
+        SLUICE.values().forEach(FrontUnderTest::close);
+        SLUICE.clear();
         if (nginx != null) {
             nginx.close();
         }
@@ -81,7 +82,19 @@ class NginxDifferentialTest {
         return raw.getBytes(StandardCharsets.ISO_8859_1);
     }
 
+    /** Every case on every forwarding path. */
     static List<Arguments> cases() {
+        List<Arguments> all = new java.util.ArrayList<>();
+        for (FrontPath path : FrontPath.values()) {
+            for (Arguments each : requests()) {
+                Object[] args = each.get();
+                all.add(Arguments.of(args[0] + " (" + path + ")", path, args[1], args[2], args[3]));
+            }
+        }
+        return all;
+    }
+
+    private static List<Arguments> requests() {
         return List.of(
                 Arguments.of("a plain GET with an encoded path and query",
                         "GET /a%2Fb/c%20d?x=%20y&z HTTP/1.1\r\n" + HOST + "Accept: */*\r\n\r\n", false, Map.of()),
@@ -121,10 +134,10 @@ class NginxDifferentialTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("cases")
-    void nginxAndSluiceAgree(String name, String request, boolean head, Map<String, String> knownDifferences)
-            throws Exception {
+    void nginxAndSluiceAgree(String name, FrontPath path, String request, boolean head,
+                             Map<String, String> knownDifferences) throws Exception {
         Exchange viaNginx = exchange(nginx.port(), request, head);
-        Exchange viaSluice = exchange(sluice.port(), request, head);
+        Exchange viaSluice = exchange(SLUICE.get(path).port(), request, head);
 
         assertThat(viaSluice.status()).as("status").isEqualTo(viaNginx.status());
         if (viaNginx.upstreamSaw().isEmpty()) {

@@ -1,0 +1,519 @@
+package io.sluice.server.front;
+
+import io.sluice.engine.Decision;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.util.EventListener;
+import java.util.List;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.jetty.http.HostPortHttpField;
+import org.eclipse.jetty.http.HttpException;
+import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpMethod;
+import org.eclipse.jetty.http.HttpParser;
+import org.eclipse.jetty.http.HttpURI;
+import org.eclipse.jetty.http.HttpVersion;
+import org.eclipse.jetty.io.AbstractConnection;
+import org.eclipse.jetty.io.ByteBufferPool;
+import org.eclipse.jetty.io.Connection;
+import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.io.RetainableByteBuffer;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.util.Attributes;
+import org.eclipse.jetty.util.StringUtil;
+
+/**
+ * A visitor's connection on the lean path: reads a request with Jetty's {@link HttpParser} (the listener's
+ * own parsing rules), and when it is the common case (HTTP/1.1, origin-form target without anything Jetty
+ * would have to judge, no upgrade, no {@code Expect}, no body or a small {@code Content-Length} one that has
+ * fully arrived) asks the engine; an admitted request is forwarded by a {@link LeanExchange} on this thread.
+ *
+ * <p>Anything else, including a malformed request and every decision but an immediate admission, is handed
+ * over to Jetty's HTTP connection with every byte read so far, from the first byte of that request, the way
+ * Jetty's own protocol detection hands a connection over: Jetty parses the request again and answers it as it
+ * would have without the lean path ({@link ThrottleHandler}, {@link UpstreamProxy}). A decision the engine
+ * already made travels with the connection ({@link #PENDING_DECISION}), so the engine is asked once per request.
+ * A connection handed over stays on Jetty's path.
+ *
+ * <p>Requests are served one at a time, in order: the next pipelined request is parsed only once the previous
+ * response has been written.
+ */
+final class LeanConnection extends AbstractConnection.NonBlocking implements Connection.UpgradeFrom,
+        HttpParser.RequestHandler {
+    /** The connection attribute under which a decision made here waits for {@link ThrottleHandler}. */
+    static final String PENDING_DECISION = LeanConnection.class.getName() + ".decision";
+
+    private final LeanConnector connector;
+    private final HttpConfiguration http;
+    private final HttpConnectionFactory fallback;
+    private final LeanForwarding forwarding;
+    private final ByteBufferPool bufferPool;
+    private final HttpParser parser;
+    private final String peer;
+    private UpstreamPool pool;
+
+    /** The pooled input buffer, and a view of it no larger than Jetty's HTTP connection's (flush mode). */
+    private RetainableByteBuffer pooled;
+    private ByteBuffer in;
+    /** Where the request being parsed starts in {@link #in}. */
+    private int requestStart;
+
+    // The request being parsed.
+    private String method;
+    private String target;
+    private HttpVersion version;
+    private HttpFields.Mutable fields;
+    private boolean headerComplete;
+    private boolean messageComplete;
+    private boolean malformed;
+    private boolean vetted;
+    private int bodyOffset;
+    private HttpURI uri;
+
+    private volatile LeanExchange exchange;
+    private final AtomicInteger serveCalls = new AtomicInteger();
+    private boolean handedOver;
+    /** The last response said the connection closes: only the client's end of the stream is awaited. */
+    private boolean closing;
+
+    LeanConnection(LeanConnector connector, EndPoint endPoint, HttpConfiguration http, HttpConnectionFactory fallback,
+                   LeanForwarding forwarding) {
+        super(endPoint, connector.getExecutor());
+        this.connector = connector;
+        this.http = http;
+        this.fallback = fallback;
+        this.forwarding = forwarding;
+        this.bufferPool = connector.getByteBufferPool();
+        this.parser = new HttpParser(this, http.getRequestHeaderSize(), http.getHttpCompliance());
+        parser.setHeaderCacheSize(http.getHeaderCacheSize());
+        parser.setHeaderCacheCaseSensitive(http.isHeaderCacheCaseSensitive());
+        this.peer = peerAddress(endPoint.getRemoteSocketAddress());
+    }
+
+    /** The peer as Jetty's {@code Request.getRemoteAddr} gives it, so the engine sees the same string. */
+    private static String peerAddress(SocketAddress remote) {
+        if (remote instanceof InetSocketAddress inet) {
+            return Request.getHostName(inet);
+        }
+        return remote == null ? null : remote.toString();
+    }
+
+    @Override
+    public void onOpen() {
+        super.onOpen();
+        fillInterested();
+    }
+
+    @Override
+    public void onFillable() {
+        serve();
+    }
+
+    /**
+     * Parses and serves requests until one is being forwarded, more bytes are needed, or the connection ends.
+     * Called when bytes arrive and when an exchange ends, perhaps on another thread or from within this very
+     * loop (an exchange that fails at once): one caller serves at a time, and a call made meanwhile makes it
+     * go round once more.
+     */
+    private void serve() {
+        if (serveCalls.getAndIncrement() != 0) {
+            return;
+        }
+        int calls = 1;
+        do {
+            serveRequests();
+            calls = serveCalls.addAndGet(-calls);
+        } while (calls != 0);
+    }
+
+    private void serveRequests() {
+        while (exchange == null && !handedOver) {
+            if (closing) {
+                awaitClientClose();
+                return;
+            }
+            if (in != null && (in.hasRemaining() || headerComplete)) {
+                int before = in.position();
+                boolean headerBefore = headerComplete;
+                int limit = in.limit();
+                parser.parseNext(in);
+                if (malformed) {
+                    // The parser empties the buffer when it refuses a message; Jetty's connection reads it again.
+                    in.limit(limit);
+                    handOver(null);
+                    return;
+                }
+                if (headerComplete && !vetted) {
+                    vetted = true;
+                    if (!common()) {
+                        handOver(null);
+                        return;
+                    }
+                }
+                if (messageComplete) {
+                    dispatch();
+                    continue;
+                }
+                if (in.position() != before || headerComplete != headerBefore) {
+                    continue;
+                }
+            }
+            if (!fill()) {
+                return;
+            }
+        }
+    }
+
+    /** Reads more of the request; false when there is nothing more to do now (waiting, handed over, closed). */
+    private boolean fill() {
+        if (pooled == null) {
+            pooled = bufferPool.acquire(getInputBufferSize(), false);
+            ByteBuffer whole = pooled.getByteBuffer();
+            in = whole.capacity() > getInputBufferSize() ? whole.slice(0, getInputBufferSize()) : whole;
+            in.limit(0);
+            requestStart = 0;
+        } else if (requestStart > 0 && in.limit() == in.capacity()) {
+            compact();
+        }
+        if (in.limit() == in.capacity()) {
+            // A request bigger than the buffer: Jetty's connection reads it in pieces.
+            handOver(null);
+            return false;
+        }
+        int filled;
+        try {
+            filled = getEndPoint().fill(in);
+        } catch (IOException e) {
+            getEndPoint().close(e);
+            releaseBuffer();
+            return false;
+        }
+        if (filled > 0) {
+            return true;
+        }
+        boolean between = !in.hasRemaining() && parser.isStart() && in.position() == requestStart;
+        if (filled == 0) {
+            if (between) {
+                releaseBuffer();
+            }
+            // The loop may go round twice (an exchange that ended on another thread meanwhile): one interest is enough.
+            if (!isFillInterested()) {
+                fillInterested();
+            }
+            return false;
+        }
+        if (between) {
+            getEndPoint().close();
+            releaseBuffer();
+        } else {
+            // The client stopped mid-request: Jetty answers that as it always has.
+            handOver(null);
+        }
+        return false;
+    }
+
+    /** Moves the request being parsed to the start of the buffer. */
+    private void compact() {
+        int consumed = in.position() - requestStart;
+        in.position(requestStart);
+        in.compact();
+        in.flip();
+        in.position(consumed);
+        requestStart = 0;
+    }
+
+    /**
+     * True for the common case the lean path forwards; the rest is Jetty's to judge. What Jetty's HTTP
+     * connection would check after parsing (the target's compliance, the Host) is checked here the same way, or
+     * the request is handed over for Jetty to check.
+     */
+    private boolean common() {
+        if (version != HttpVersion.HTTP_1_1 || target.isEmpty() || target.charAt(0) != '/'
+                || HttpMethod.CONNECT.is(method)) {
+            return false;
+        }
+        long contentLength = parser.getContentLength();
+        if (contentLength > LeanForwarding.MAX_BODY_BYTES || parser.isChunking()) {
+            return false;
+        }
+        HostPortHttpField host = null;
+        for (HttpField field : fields) {
+            HttpHeader header = field.getHeader();
+            if (header == null) {
+                continue;
+            }
+            switch (header) {
+                case EXPECT, UPGRADE, TRANSFER_ENCODING, HTTP2_SETTINGS -> {
+                    return false;
+                }
+                case HOST -> {
+                    if (host != null) {
+                        return false;
+                    }
+                    host = field instanceof HostPortHttpField hostPort ? hostPort
+                            : new HostPortHttpField(field.getValue() == null ? "" : field.getValue());
+                }
+                case CONNECTION -> {
+                    if (field.contains("upgrade")) {
+                        return false;
+                    }
+                }
+                default -> {
+                }
+            }
+        }
+        if (host == null || StringUtil.isBlank(host.getHostPort().getHost())) {
+            return false;
+        }
+        uri = HttpURI.build(method, target);
+        if (uri.hasViolations() || uri.getCanonicalPath() == null || uri.getPath() == null) {
+            return false;
+        }
+        bodyOffset = in.position() - requestStart;
+        return true;
+    }
+
+    /** A whole common request has arrived: the engine decides, and it is forwarded or handed over. */
+    private void dispatch() {
+        Decision decision = forwarding.engine().decide(new io.sluice.engine.Request(peer,
+                fields.get(HttpHeader.USER_AGENT), joined(fields.getValuesList(forwarding.engine().forwardedHeader())),
+                method, uri.getCanonicalPath(), uri.getQuery(), fields.get("Sec-Fetch-Dest")));
+        if (!(decision instanceof Decision.Admit admit)) {
+            handOver(decision);
+            return;
+        }
+        ByteBuffer body = null;
+        int bodyStart = requestStart + bodyOffset;
+        if (in.position() > bodyStart) {
+            body = in.duplicate();
+            body.position(bodyStart);
+            body.limit(in.position());
+        }
+        if (pool == null) {
+            pool = connector.poolFor(getEndPoint());
+        }
+        boolean persistent = http.isPersistentConnectionsEnabled() && !fields.contains(HttpHeader.CONNECTION, "close")
+                && !connector.isShutdown();
+        LeanExchange started = new LeanExchange(this, forwarding, pool, admit, method, uri, fields, body, persistent);
+        exchange = started;
+        started.start();
+    }
+
+    /** The exchange has written its whole response (or failed with the client connection cut). */
+    void exchangeDone(LeanExchange done, boolean keepGoing) {
+        if (exchange != done) {
+            return;
+        }
+        if (!keepGoing) {
+            // The connection was cut: the exchange stays, so nothing more is read from it.
+            releaseBuffer();
+            return;
+        }
+        nextRequest();
+        exchange = null;
+        serve();
+    }
+
+    /** After a response whose request asked for the connection's end: the output is shut, the rest discarded. */
+    void closeAfterResponse() {
+        closing = true;
+        getEndPoint().shutdownOutput();
+    }
+
+    private void awaitClientClose() {
+        try {
+            while (true) {
+                if (in == null) {
+                    pooled = bufferPool.acquire(getInputBufferSize(), false);
+                    in = pooled.getByteBuffer();
+                }
+                in.clear().limit(0);
+                int filled = getEndPoint().fill(in);
+                if (filled < 0) {
+                    getEndPoint().close();
+                    releaseBuffer();
+                    return;
+                }
+                if (filled == 0) {
+                    releaseBuffer();
+                    if (!isFillInterested()) {
+                        fillInterested();
+                    }
+                    return;
+                }
+            }
+        } catch (IOException e) {
+            getEndPoint().close(e);
+            releaseBuffer();
+        }
+    }
+
+    private void nextRequest() {
+        parser.reset();
+        method = null;
+        target = null;
+        version = null;
+        fields = null;
+        uri = null;
+        headerComplete = false;
+        messageComplete = false;
+        vetted = false;
+        bodyOffset = 0;
+        if (in != null) {
+            requestStart = in.position();
+            if (!in.hasRemaining()) {
+                releaseBuffer();
+            }
+        }
+    }
+
+    /** Gives the connection, and what it has read of the current request, to Jetty's HTTP/1.1 connection. */
+    private void handOver(Decision pending) {
+        handedOver = true;
+        Connection next = fallback.newConnection(connector, getEndPoint());
+        if (pending != null && next instanceof Attributes attributes) {
+            attributes.setAttribute(PENDING_DECISION, pending);
+            next.addEventListener(new PendingRelease(attributes));
+        }
+        getEndPoint().upgrade(next);
+    }
+
+    @Override
+    public ByteBuffer onUpgradeFrom() {
+        if (in == null) {
+            return null;
+        }
+        in.position(requestStart);
+        ByteBuffer rest = null;
+        if (in.hasRemaining()) {
+            rest = ByteBuffer.allocate(in.remaining());
+            rest.put(in).flip();
+        }
+        releaseBuffer();
+        return rest;
+    }
+
+    private void releaseBuffer() {
+        if (pooled != null) {
+            pooled.release();
+            pooled = null;
+            in = null;
+            requestStart = 0;
+        }
+    }
+
+    @Override
+    public boolean onIdleExpired(TimeoutException timeout) {
+        LeanExchange current = exchange;
+        // While a request is served the client may be silent as long as the proxy path allows (a slow upstream).
+        return current == null || current.silentLongerThan(forwarding.requestIdleMillis());
+    }
+
+    @Override
+    public void onClose(Throwable cause) {
+        super.onClose(cause);
+        LeanExchange current = exchange;
+        if (current != null) {
+            current.clientClosed(cause);
+        }
+        if (!handedOver && exchange == null) {
+            releaseBuffer();
+        }
+    }
+
+    /** The client's address as Jetty reports it. */
+    String peer() {
+        return peer;
+    }
+
+    ByteBufferPool bufferPool() {
+        return bufferPool;
+    }
+
+    HttpConfiguration httpConfiguration() {
+        return http;
+    }
+
+    LeanConnector connector() {
+        return connector;
+    }
+
+    private static String joined(List<String> values) {
+        return values.isEmpty() ? null : String.join(",", values);
+    }
+
+    // ---- HttpParser.RequestHandler ----
+
+    @Override
+    public void startRequest(String method, String target, HttpVersion version) {
+        this.method = method;
+        this.target = target;
+        this.version = version;
+        this.fields = HttpFields.build();
+    }
+
+    @Override
+    public void parsedHeader(HttpField field) {
+        fields.add(field);
+    }
+
+    @Override
+    public boolean headerComplete() {
+        headerComplete = true;
+        // Paused, so the request is vetted before its body is read.
+        return true;
+    }
+
+    @Override
+    public boolean content(ByteBuffer content) {
+        // The body stays where it is in the input buffer; it is forwarded from there.
+        return false;
+    }
+
+    @Override
+    public boolean contentComplete() {
+        return false;
+    }
+
+    @Override
+    public boolean messageComplete() {
+        messageComplete = true;
+        return true;
+    }
+
+    @Override
+    public void earlyEOF() {
+        malformed = true;
+    }
+
+    @Override
+    public void badMessage(HttpException failure) {
+        malformed = true;
+    }
+
+    /** Gives the engine its waiting place back if Jetty's connection ends before taking the decision. */
+    private static final class PendingRelease implements Connection.Listener, EventListener {
+        private final Attributes attributes;
+
+        PendingRelease(Attributes attributes) {
+            this.attributes = attributes;
+        }
+
+        @Override
+        public void onClosed(Connection connection) {
+            Object left = attributes.removeAttribute(PENDING_DECISION);
+            if (left instanceof Decision.Wait wait) {
+                wait.deferral().cancel();
+            } else if (left instanceof Decision.Admit admit) {
+                admit.admission().complete(0, 0);
+            }
+        }
+    }
+}
