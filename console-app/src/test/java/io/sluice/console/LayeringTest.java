@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
 class LayeringTest {
     private static final Path SOURCES = Path.of("src/main/java/io/sluice/console");
     private static final List<String> ENGINE_VALUES = List.of("io.sluice.engine.policy.", "io.sluice.engine.telemetry.",
-            "io.sluice.engine.governor.", "io.sluice.engine.RequestClass;", "io.sluice.engine.Reason;");
+            "io.sluice.engine.governor.", "io.sluice.engine.whatif.WhatIfReport;", "io.sluice.engine.RequestClass;",
+            "io.sluice.engine.Reason;");
 
     @Test
     void onlyTheDemoLauncherStartsAServerAndNothingUsesServerInternals() throws IOException {
