@@ -73,7 +73,7 @@ public final class FleetView {
     public static FleetView load(FleetViewModel model) {
         FXMLLoader loader = new FXMLLoader(FleetView.class.getResource("Fleet.fxml"));
         FleetView view = new FleetView(model);
-        loader.setControllerFactory(type -> view);
+        loader.setController(view);
         try {
             loader.load();
         } catch (IOException e) {
