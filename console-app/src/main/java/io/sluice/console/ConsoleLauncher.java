@@ -11,6 +11,12 @@ public final class ConsoleLauncher {
     }
 
     public static void main(String[] args) {
+        if (args.length == 1 && args[0].equals("--version")) {
+            // without a window: the installer's check, and an operator asking what is installed
+            String version = ConsoleLauncher.class.getPackage().getImplementationVersion();
+            System.out.println("sluice-console " + (version == null ? "(development build)" : version));
+            return;
+        }
         Application.launch(ConsoleApp.class, args);
     }
 }

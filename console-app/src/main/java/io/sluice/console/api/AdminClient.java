@@ -27,6 +27,7 @@ import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.BiConsumer;
 import java.util.stream.Collectors;
 import javax.net.ssl.SSLContext;
@@ -170,6 +171,75 @@ public final class AdminClient {
         return readLeniently(response, DomainView.class);
     }
 
+    /**
+     * The fleet ({@code GET /api/v1/cluster}): every node and the cluster's totals; empty when the server runs
+     * alone (no {@code --redis}: the path is not there).
+     */
+    public Optional<Fleet> cluster() throws AdminException {
+        HttpResponse<String> response = send("GET", "cluster", null, null);
+        return response.statusCode() == 404 ? Optional.empty() : Optional.of(readLeniently(response, Fleet.class));
+    }
+
+    /** This node's state in its cluster ({@code GET /api/v1/health}); empty when it runs alone. */
+    public Optional<NodeHealth> health() throws AdminException {
+        HttpResponse<String> response = send("GET", "health", null, null);
+        return response.statusCode() == 404 ? Optional.empty()
+                : Optional.of(readLeniently(response, NodeHealth.class));
+    }
+
+    /**
+     * The shadow policy and its report, listing at most {@code clients} differing clients (browsers first);
+     * empty when none is installed.
+     */
+    public Optional<ShadowView> shadow(int clients) throws AdminException {
+        HttpResponse<String> response = send("GET", "policy/shadow?clients=" + clients, null, null);
+        return response.statusCode() == 404 ? Optional.empty()
+                : Optional.of(readLeniently(response, ShadowView.class));
+    }
+
+    /**
+     * Installs {@code candidate} as the shadow policy (replacing any shadow and its counts). It decides
+     * nothing; every request is also judged by it and counted. Validated like a policy edit.
+     */
+    public ShadowUpdate installShadow(Policy candidate) throws AdminException {
+        HttpResponse<String> response = send("PUT", "policy/shadow", write(candidate), null);
+        if (response.statusCode() == 400) {
+            return new ShadowUpdate(null, errors(response));
+        }
+        return new ShadowUpdate(readLeniently(response, ShadowView.class), List.of());
+    }
+
+    /** The outcome of {@link #installShadow}: the installed shadow, or the field errors (nothing installed). */
+    public record ShadowUpdate(ShadowView installed, List<FieldError> errors) {
+    }
+
+    /**
+     * Makes the shadow the live policy if the live policy is still at {@code liveVersion} (exactly like
+     * {@link #putPolicy}, a changed field is a conflict); the shadow is then removed.
+     *
+     * @throws AdminException {@link AdminException.Kind#REJECTED} when no shadow is installed
+     */
+    public PolicyUpdate promoteShadow(long liveVersion) throws AdminException {
+        HttpResponse<String> response = send("POST", "policy/shadow/promote", "", "\"" + liveVersion + "\"");
+        return switch (response.statusCode()) {
+            case 200 -> new PolicyUpdate(read(response, Policy.class), List.of(), false);
+            case 400 -> new PolicyUpdate(null, errors(response), false);
+            case 412 -> new PolicyUpdate(null, List.of(), true);
+            case 404 -> throw new AdminException(AdminException.Kind.REJECTED, "no shadow policy is installed");
+            default -> throw unexpected(response);
+        };
+    }
+
+    /** Removes the shadow policy; false when none was installed. */
+    public boolean removeShadow() throws AdminException {
+        HttpResponse<String> response = send("DELETE", "policy/shadow", null, null);
+        return switch (response.statusCode()) {
+            case 204 -> true;
+            case 404 -> false;
+            default -> throw unexpected(response);
+        };
+    }
+
     private HttpResponse<String> send(String method, String path, String body, String ifMatch)
             throws AdminException {
         HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve("/api/v1/" + path))
@@ -212,9 +282,13 @@ public final class AdminClient {
         return readLeniently(response, JSON.getTypeFactory().constructType(type));
     }
 
-    /** Telemetry: fields this console does not know (a newer server's) are ignored. */
+    /**
+     * Telemetry: fields this console does not know (a newer server's) are ignored, and so is an enum value
+     * it does not know where the type has a default ({@link FleetNode.State#UNKNOWN}).
+     */
     private static <T> T readLeniently(HttpResponse<String> response, JavaType type) throws AdminException {
-        return read(response, JSON.readerFor(type).without(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES));
+        return read(response, JSON.readerFor(type).without(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+                .with(DeserializationFeature.READ_UNKNOWN_ENUM_VALUES_USING_DEFAULT_VALUE));
     }
 
     private static <T> T read(HttpResponse<String> response, JavaType type) throws AdminException {
