@@ -155,11 +155,11 @@ public final class LimitsView implements Room {
         grid.getChildren().clear();
         int column = 0;
         for (PolicyFormModel.Column c : definition.columns()) {
+            // The unit is each cell's prompt and the heading's tooltip: the headings stay short enough to read.
             Label heading = new Label(c.label());
             heading.getStyleClass().add("column-heading");
             if (!c.unit().isEmpty()) {
                 heading.setTooltip(new Tooltip(c.unit()));
-                heading.setText(c.label() + " (" + c.unit() + ")");
             }
             grid.add(heading, column++, 0);
         }
@@ -179,6 +179,7 @@ public final class LimitsView implements Room {
                     control = input(c.kind(), input.cell(c.name()), prefix + c.name());
                     if (control instanceof TextField text) {
                         text.setPrefColumnCount(c.kind() == PolicyFormModel.Kind.TEXT ? 14 : 6);
+                        text.setPromptText(c.unit());
                     }
                 }
                 grid.add(new VBox(2, control, error(prefix + c.name() + "-error", input.errorProperty(c.name()))),

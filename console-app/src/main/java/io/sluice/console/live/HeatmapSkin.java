@@ -221,7 +221,7 @@ final class HeatmapSkin extends SkinBase<Heatmap> {
 
     private static String statusMark(ClientStatus status) {
         return switch (status) {
-            case BANNED -> "⛔";
+            case BANNED -> "✖";
             case LIMITED -> "!";
             case ALLOWED -> "✓";
             default -> "·";
