@@ -104,6 +104,14 @@ public final class ServerBook {
      */
     public void remember(KnownServer server, String secret) throws IOException {
         Map<String, String> secrets = new TreeMap<>(secrets());
+        if (!Files.exists(dir.resolve(SERVERS))) {
+            // The first save: the older console's server (if any) is carried over with its secret.
+            Optional<KnownServer> old = legacy();
+            Optional<String> oldSecret = legacySecret();
+            if (old.isPresent() && oldSecret.isPresent()) {
+                secrets.putIfAbsent(old.get().name(), oldSecret.get());
+            }
+        }
         if (server.tokenFile() != null) {
             secrets.remove(server.name());
         } else if (secret != null) {

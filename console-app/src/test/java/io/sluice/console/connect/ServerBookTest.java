@@ -73,5 +73,8 @@ class ServerBookTest {
 
         assertThat(old.url()).isEqualTo("http://127.0.0.1:9090/");
         assertThat(book.secret(old)).contains("old-secret");
+        book.remember(new KnownServer("new", "https://new:9090/", "admin", null), "new-secret");
+        assertThat(book.servers()).containsExactly(old, new KnownServer("new", "https://new:9090/", "admin", null));
+        assertThat(book.secret(old)).as("carried over at the first save").contains("old-secret");
     }
 }
