@@ -1,155 +1,151 @@
 package io.sluice.console;
 
 import io.sluice.console.api.AdminClient;
-import io.sluice.console.api.CertificatePins;
-import io.sluice.console.dashboard.DashboardView;
+import io.sluice.console.api.AdminException;
+import io.sluice.console.connect.ConnectView;
+import io.sluice.console.connect.ConnectViewModel;
+import io.sluice.console.connect.KnownServer;
+import io.sluice.console.connect.ServerBook;
+import io.sluice.console.shell.ShellView;
+import io.sluice.console.ui.ConsoleScene;
+import io.sluice.console.ui.FxUiExecutor;
+import io.sluice.console.ui.Session;
+import io.sluice.console.ui.UiExecutor;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
-import java.net.URI;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
+import java.time.Clock;
 import java.util.Optional;
 import javafx.application.Application;
-import javafx.application.Platform;
-import javafx.geometry.Insets;
-import javafx.scene.Scene;
-import javafx.scene.control.Alert;
-import javafx.scene.control.Button;
 import javafx.scene.control.Label;
-import javafx.scene.control.PasswordField;
-import javafx.scene.control.TextField;
 import javafx.scene.layout.BorderPane;
-import javafx.scene.layout.GridPane;
 import javafx.stage.Stage;
+import picocli.CommandLine;
 
 /**
- * The operator's console. {@code --demo} starts an embedded front end with the demo site and traffic and
- * connects to it; {@code --url URL --token-file FILE} connects to a server; with neither, the last server
- * (remembered in the config directory) or a connect form.
+ * The operator's console: the connect room until a server answers, then the shell with the {@link Rooms}.
+ * {@code --demo} starts an embedded front end with the demo site and traffic and connects to it (the only place
+ * the console touches server code); {@code --url} and {@code --server} connect at once.
  */
 public final class ConsoleApp extends Application {
+    private final UiExecutor ui = new FxUiExecutor();
+    private final Clock clock = Clock.systemUTC();
     private SluiceServer demo;
-    private DashboardView dashboard;
+    private ShellView shell;
     private Stage stage;
+    private ServerBook book;
 
     @Override
-    public void start(Stage primary) throws Exception {
+    public void start(Stage primary) {
         this.stage = primary;
         setUserAgentStylesheet(new atlantafx.base.theme.PrimerDark().getUserAgentStylesheet());
         stage.setTitle("Sluice console");
-        List<String> args = getParameters().getRaw();
-        if (args.contains("--demo")) {
-            stage.setScene(scene(new BorderPane(status("Starting the demo: front end, demo site, demo traffic…"))));
-            stage.show();
-            Thread starter = new Thread(() -> {
-                try {
-                    Path state = Files.createTempDirectory("sluice-demo-state");
-                    demo = SluiceServer.start(ServerConfig.demo(state).withDemoTraffic(true));
-                    Platform.runLater(() -> connect(demo.adminUri(), demo.adminToken()));
-                } catch (Exception e) {
-                    Platform.runLater(() -> stage.getScene().setRoot(new BorderPane(status(
-                            "The demo could not start: " + e.getMessage()))));
-                }
-            }, "sluice-demo-start");
-            starter.setDaemon(true);
-            starter.start();
+        stage.setScene(ConsoleScene.of(new BorderPane(status("Starting…")), 1400, 900));
+        stage.show();
+        ConsoleOptions options;
+        try {
+            options = ConsoleOptions.parse(getParameters().getRaw().toArray(String[]::new));
+        } catch (CommandLine.ParameterException e) {
+            stage.getScene().setRoot(new BorderPane(status("Bad command line: " + e.getMessage())));
             return;
         }
-        Optional<ConnectionSettings> given = fromArgs(args);
-        Optional<ConnectionSettings> known = given.isPresent() ? given
-                : ConnectionSettings.load(ConnectionSettings.defaultDirectory());
-        stage.setScene(scene(known.isPresent() ? new BorderPane(status("Connecting…")) : connectForm()));
-        stage.show();
-        known.ifPresent(s -> connect(URI.create(s.url()), s.token()));
+        book = new ServerBook(options.configDir() != null ? options.configDir() : ServerBook.defaultDirectory());
+        if (options.demo()) {
+            startDemo();
+            return;
+        }
+        ConnectViewModel connect = showConnect();
+        if (options.url() != null) {
+            try {
+                String secret = Files.readString(options.tokenFile(), StandardCharsets.UTF_8).trim();
+                String name = options.remember() != null ? options.remember()
+                        : options.url().getHost() + ":" + options.url().getPort();
+                connect.connect(new KnownServer(name, options.url().toString(), options.tokenName(),
+                        options.tokenFile().toAbsolutePath().toString()), secret, options.remember() != null);
+            } catch (IOException e) {
+                stage.getScene().setRoot(new BorderPane(status("Cannot read the token file: " + e.getMessage())));
+            }
+        } else if (options.server() != null) {
+            connectToRemembered(connect, options.server());
+        }
     }
 
-    /** Builds the initial, disconnected scene (used by the foundation test). */
-    static Scene createScene() {
-        return scene(new BorderPane(status("Not connected")));
+    private void connectToRemembered(ConnectViewModel connect, String name) {
+        try {
+            Optional<KnownServer> server = book.find(name);
+            Optional<String> secret = server.isPresent() ? book.secret(server.get()) : Optional.empty();
+            if (server.isPresent() && secret.isPresent()) {
+                connect.connect(server.get(), secret.get(), true);
+            } else {
+                stage.getScene().setRoot(new BorderPane(status("No remembered server " + name + " with a token; "
+                        + "remembered: " + String.join(", ", connect.names()))));
+            }
+        } catch (IOException e) {
+            stage.getScene().setRoot(new BorderPane(status("Cannot read the remembered servers: " + e.getMessage())));
+        }
+    }
+
+    private ConnectViewModel showConnect() {
+        ConnectViewModel model = new ConnectViewModel(book, ui, clock, System.getProperty("user.name", "console"),
+                this::open);
+        stage.getScene().setRoot(new ConnectView(model).view());
+        return model;
+    }
+
+    private void startDemo() {
+        stage.getScene().setRoot(new BorderPane(status("Starting the demo: front end, demo site, demo traffic…")));
+        ui.run(() -> {
+            try {
+                Path state = Files.createTempDirectory("sluice-demo-state");
+                return SluiceServer.start(ServerConfig.demo(state).withDemoTraffic(true));
+            } catch (Exception e) {
+                throw new AdminException(AdminException.Kind.UNREACHABLE, "the demo could not start: " + e);
+            }
+        }, server -> {
+            demo = server;
+            open(new Session("demo", "admin", new AdminClient(server.adminUri(), server.adminToken(),
+                    System.getProperty("user.name", "console")), ui, clock));
+        }, failure -> stage.getScene().setRoot(new BorderPane(status(failure.getMessage()))));
+    }
+
+    /** The server answered: the shell with every room. */
+    private void open(Session session) {
+        closeShell();
+        shell = new ShellView(session, Rooms.open(Rooms.standard(), session), this::switchServer);
+        stage.getScene().setRoot(shell.view());
+    }
+
+    private void switchServer() {
+        closeShell();
+        showConnect();
+    }
+
+    private void closeShell() {
+        if (shell != null) {
+            shell.close();
+            shell = null;
+        }
     }
 
     private static Label status(String text) {
         Label status = new Label(text);
-        status.setId("connectionStatus");
+        status.setId("startStatus");
+        status.setWrapText(true);
         return status;
     }
 
-    private static Scene scene(BorderPane root) {
-        Scene scene = new Scene(root, 1400, 900);
-        scene.getStylesheets().add(ConsoleApp.class.getResource("console.css").toExternalForm());
-        return scene;
-    }
-
-    private static Optional<ConnectionSettings> fromArgs(List<String> args) throws java.io.IOException {
-        int url = args.indexOf("--url");
-        int tokenFile = args.indexOf("--token-file");
-        if (url < 0 || tokenFile < 0 || url + 1 >= args.size() || tokenFile + 1 >= args.size()) {
-            return Optional.empty();
-        }
-        String token = Files.readString(Path.of(args.get(tokenFile + 1))).trim();
-        return Optional.of(new ConnectionSettings(args.get(url + 1), token));
-    }
-
-    private BorderPane connectForm() {
-        TextField url = new TextField("http://127.0.0.1:9090/");
-        url.setId("serverUrl");
-        PasswordField token = new PasswordField();
-        token.setId("token");
-        token.setPromptText("paste the content of <state>/admin-token");
-        Button connect = new Button("Connect");
-        connect.setId("connect");
-        connect.setDefaultButton(true);
-        Label help = new Label("The token is in the server's state directory, file admin-token.");
-        connect.setOnAction(e -> {
-            ConnectionSettings settings = new ConnectionSettings(url.getText().trim(), token.getText().trim());
-            try {
-                settings.save(ConnectionSettings.defaultDirectory());
-            } catch (java.io.IOException ex) {
-                help.setText("Could not remember the connection: " + ex.getMessage());
-            }
-            connect(URI.create(settings.url()), settings.token());
-        });
-        GridPane form = new GridPane();
-        form.setHgap(10);
-        form.setVgap(10);
-        form.setPadding(new Insets(40));
-        form.addRow(0, new Label("Server admin URL"), url);
-        form.addRow(1, new Label("Token"), token);
-        form.add(connect, 1, 2);
-        form.add(help, 1, 3);
-        return new BorderPane(form);
-    }
-
-    private void connect(URI adminUri, String token) {
-        if (dashboard != null) {
-            dashboard.close();
-        }
-        CertificatePins pins = CertificatePins.inFile(ConnectionSettings.defaultDirectory().resolve(
-                "known-servers.json"));
-        dashboard = new DashboardView(new AdminClient(adminUri, token, System.getProperty("user.name", "console"),
-                pins, (server, fingerprint) -> Platform.runLater(() -> new Alert(Alert.AlertType.INFORMATION,
-                "First connection to " + server + ": its self-signed certificate is now pinned.\n\nSHA-256 "
-                + fingerprint + "\n\nCompare it with what the server printed at start (or with "
-                + "'sluice-server tls fingerprint'). A different certificate will be refused from now on.")
-                .show())));
-        stage.getScene().setRoot(dashboard);
-    }
-
-    /** The dashboard, once connected (for tests). */
-    DashboardView dashboard() {
-        return dashboard;
-    }
-
-    SluiceServer demoServer() {
-        return demo;
+    /** The shell, once connected (for tests). */
+    ShellView shell() {
+        return shell;
     }
 
     @Override
     public void stop() {
-        if (dashboard != null) {
-            dashboard.close();
-        }
+        closeShell();
+        ui.close();
         if (demo != null) {
             demo.close();
         }

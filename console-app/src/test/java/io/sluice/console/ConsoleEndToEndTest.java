@@ -3,19 +3,28 @@ package io.sluice.console;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.console.api.AdminClient;
-import io.sluice.console.dashboard.DashboardView;
+import io.sluice.console.live.AuditMark;
+import io.sluice.console.live.LiveView;
+import io.sluice.console.shell.ShellView;
+import io.sluice.console.ui.ConsoleScene;
+import io.sluice.console.ui.FxUiExecutor;
+import io.sluice.console.ui.Session;
 import io.sluice.engine.governor.Feedback;
 import io.sluice.engine.policy.BanType;
+import io.sluice.engine.policy.Policy;
+import io.sluice.engine.policy.Route;
 import io.sluice.engine.telemetry.ClientRow;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
 import io.sluice.server.demo.DemoTraffic;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import javafx.scene.Scene;
+import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
 import javafx.scene.control.TextField;
+import javafx.scene.shape.Line;
 import javafx.stage.Stage;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -26,7 +35,7 @@ import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 import org.testfx.util.WaitForAsyncUtils;
 
-/** The console against a real embedded front end with demo traffic, through the admin API only. */
+/** The console's shell and rooms against a real embedded front end with traffic, through the admin API only. */
 @ExtendWith(ApplicationExtension.class)
 class ConsoleEndToEndTest {
     @TempDir
@@ -34,7 +43,9 @@ class ConsoleEndToEndTest {
 
     private SluiceServer server;
     private DemoTraffic traffic;
-    private DashboardView view;
+    private ShellView shell;
+    private LiveView live;
+    private FxUiExecutor ui;
 
     @Start
     void start(Stage stage) throws Exception {
@@ -45,23 +56,28 @@ class ConsoleEndToEndTest {
                 new DemoTraffic.Actor("browser", "127.0.0.11",
                         "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
                         List.of("/"), 500)));
-        view = new DashboardView(new AdminClient(server.adminUri(), server.adminToken(), "tester"));
-        stage.setScene(new Scene(view, 1400, 900));
+        ui = new FxUiExecutor();
+        Session session = new Session("demo", "admin", new AdminClient(server.adminUri(), server.adminToken(),
+                "tester"), ui, Clock.systemUTC());
+        shell = new ShellView(session, Rooms.open(Rooms.standard(), session), () -> { });
+        live = shell.room("live", LiveView.class).orElseThrow();
+        stage.setScene(ConsoleScene.of(shell.view(), 1400, 900));
         stage.show();
     }
 
     @AfterEach
     void stop() {
-        view.close();
+        shell.close();
+        ui.close();
         traffic.close();
         server.close();
     }
 
     @Test
-    void trafficArrivesAndOneClickBansTheSiteCopier(FxRobot robot) throws Exception {
+    void trafficArrivesAndOneClickBansTheSiteCopierWhoseBanIsMarkedOnTheChart(FxRobot robot) throws Exception {
         awaitRow("127.0.0.66");
         // the row is looked up again on the FX thread: a snapshot arriving meanwhile may have reordered the rows
-        robot.interact(() -> view.select(indexOf("127.0.0.66")));
+        robot.interact(() -> live.model().select(indexOf("127.0.0.66")));
         assertThat(robot.lookup("#clientDetails").queryAs(Label.class).getText()).contains("127.0.0.66", "HTTrack");
 
         robot.clickOn("#banIp");
@@ -71,6 +87,22 @@ class ConsoleEndToEndTest {
         assertThat(server.engine().policy().bans().get(0).author()).isEqualTo("tester");
         // Its requests turn into refusals: the heatmap row says BANNED once the next snapshot arrives.
         WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> rowStatus("127.0.0.66").equals("BANNED"));
+        // And the ban is a mark on the rate chart's time axis, where its effect shows.
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> live.visibleMarks().stream()
+                .anyMatch(m -> m.kind() == AuditMark.Kind.BAN && m.detail().contains("127.0.0.66")));
+        assertThat(robot.lookup("#rateChart .audit-mark.ban").queryAllAs(Line.class)).isNotEmpty()
+                .allMatch(Line::isVisible);
+        assertThat(robot.lookup("#refusedChart .audit-mark-label.ban").queryAllAs(Label.class))
+                .extracting(Label::getText).contains("ban");
+    }
+
+    @Test
+    void loadIsShownAsBarsAgainstItsLimits(FxRobot robot) throws Exception {
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> robot.lookup("#inFlightLabel").queryAs(Label.class)
+                .getText().endsWith("/ 15"));
+        assertThat(robot.lookup("#waitingLabel").queryAs(Label.class).getText()).endsWith("/ 10");
+        assertThat(robot.lookup("#inFlightBar").queryAs(javafx.scene.control.ProgressBar.class).getStyleClass())
+                .containsAnyOf("normal", "high", "full");
     }
 
     @Test
@@ -82,6 +114,8 @@ class ConsoleEndToEndTest {
         WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> robot.lookup("#pauseBanner").queryAs(Label.class)
                 .isVisible());
         assertThat(robot.lookup("#pauseBanner").queryAs(Label.class).getText()).isEqualTo("SERVICE PAUSED");
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> live.visibleMarks().stream()
+                .anyMatch(m -> m.kind() == AuditMark.Kind.PAUSE));
 
         robot.clickOn("#resumeButton");
         WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> !server.engine().policy().pause().all());
@@ -90,8 +124,8 @@ class ConsoleEndToEndTest {
     @Test
     void aLimitEditedInTheFormChangesTheServersPolicyAndABadValueIsShownByItsField(FxRobot robot)
             throws Exception {
-        robot.clickOn("Limits");
-        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> "10".equals(field(robot, "hitStack.maxHits")));
+        robot.clickOn("#limits");
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> "10".equals(text(robot, "hitStack-maxHits")));
 
         robot.interact(() -> robot.lookup("#hitStack-maxHits").queryAs(TextField.class).setText("0"));
         robot.clickOn("#applyLimits");
@@ -109,11 +143,40 @@ class ConsoleEndToEndTest {
     }
 
     @Test
+    void aRouteAddedInTheFormIsAppliedAndAPathTheServerRefusesIsShownInItsCell(FxRobot robot) throws Exception {
+        robot.clickOn("#limits");
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> "0".equals(text(robot, "routes-0-weight")));
+
+        robot.interact(() -> robot.lookup("#routes-add").queryButton().fire());
+        robot.interact(() -> {
+            robot.lookup("#routes-1-match").<ChoiceBox<String>>query().setValue("prefix");
+            robot.lookup("#routes-1-path").queryAs(TextField.class).setText("search");
+            robot.lookup("#routes-1-weight").queryAs(TextField.class).setText("3");
+            robot.lookup("#routes-1-limits").queryAs(TextField.class).setText("5, 60");
+        });
+        robot.interact(() -> robot.lookup("#applyLimits").queryButton().fire());
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> robot.lookup("#routes-1-path-error")
+                .queryAs(Label.class).getText().contains("starts with '/'"));
+        assertThat(server.engine().policy().routes()).isEqualTo(Route.DEFAULTS);
+
+        robot.interact(() -> robot.lookup("#routes-1-path").queryAs(TextField.class).setText("/search"));
+        robot.interact(() -> robot.lookup("#applyLimits").queryButton().fire());
+
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> server.engine().policy().routes().size() == 2);
+        Route search = server.engine().policy().routes().get(1);
+        assertThat(search.path()).isEqualTo("/search");
+        assertThat(search.weight()).isEqualTo(3);
+        assertThat(search.limits()).isEqualTo(new Policy.HitStack(60, 5));
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> robot.lookup("#routes-1-path-error")
+                .queryAs(Label.class).getText().isEmpty());
+    }
+
+    @Test
     void aConflictWithAnotherOperatorIsExplained(FxRobot robot) throws Exception {
-        robot.clickOn("Limits");
-        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> "10".equals(field(robot, "hitStack.maxHits")));
+        robot.clickOn("#limits");
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> "10".equals(text(robot, "hitStack-maxHits")));
         // Someone else changes the same field meanwhile (a change of another field would be merged).
-        server.engine().updatePolicy(p -> p.withHitStack(new io.sluice.engine.policy.Policy.HitStack(15, 12)));
+        server.engine().updatePolicy(p -> p.withHitStack(new Policy.HitStack(15, 12)));
 
         robot.interact(() -> robot.lookup("#hitStack-maxHits").queryAs(TextField.class).setText("30"));
         robot.clickOn("#applyLimits");
@@ -124,11 +187,28 @@ class ConsoleEndToEndTest {
     }
 
     @Test
+    void theBansRoomUnbans(FxRobot robot) throws Exception {
+        server.engine().updatePolicy(p -> p.withBans(List.of(new io.sluice.engine.policy.Ban("b1", BanType.AGENT,
+                "HTTrack", "site copier", "alice", java.time.Instant.now(), null))));
+        robot.clickOn("#bans");
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> !robot.lookup("#banList").queryListView().getItems()
+                .isEmpty());
+
+        // The list view keeps spare cells out of the scene; the ban's Unban is the one shown.
+        robot.clickOn(robot.lookup("#banList .unban").match(n -> n.getScene() != null && n.isVisible())
+                .queryButton());
+
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> server.engine().policy().bans().isEmpty());
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> robot.lookup("#bansResult").queryAs(Label.class)
+                .getText().equals("Unbanned HTTrack"));
+    }
+
+    @Test
     void aGivenUpDomainIsAnAlertAndTheOperatorRevivesItAndSetsADelay(FxRobot robot) throws Exception {
         for (int i = 0; i < 20; i++) {
             server.governor().report(Feedback.of("down.example", 503, 20));
         }
-        robot.clickOn("Domains");
+        robot.clickOn("#domains");
         WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> !robot.lookup("#domainAlerts")
                 .queryListView().getItems().isEmpty());
         assertThat(robot.lookup("#domainAlerts").queryListView().getItems().get(0).toString())
@@ -160,13 +240,27 @@ class ConsoleEndToEndTest {
         assertThat(server.state().audit().newestFirst(5).get(0).action()).isEqualTo("domain.min-delay");
     }
 
+    @Test
+    void theAuditRoomShowsWhatAnActionChanged(FxRobot robot) throws Exception {
+        server.engine().updatePolicy(p -> p.withHitStack(new Policy.HitStack(15, 12)));
+        new AdminClient(server.adminUri(), server.adminToken(), "tester").pause(true, null);
+        robot.clickOn("#audit");
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> !robot.lookup("#auditList").queryListView()
+                .getItems().isEmpty());
+
+        robot.interact(() -> robot.lookup("#auditList").queryListView().getSelectionModel().select(0));
+
+        assertThat(robot.lookup("#auditDetails").queryAs(javafx.scene.control.TextArea.class).getText())
+                .contains("pause", "false -> true");
+    }
+
     private static java.util.Optional<javafx.scene.control.TableCell<?, ?>> domainCell(FxRobot robot, String text) {
         return robot.lookup("#domainsTable .table-cell").<javafx.scene.control.TableCell<?, ?>>queryAll().stream()
                 .filter(cell -> text.equals(cell.getText())).findFirst();
     }
 
-    private static String field(FxRobot robot, String id) {
-        return robot.lookup("#" + id.replace('.', '-')).queryAs(TextField.class).getText();
+    private static String text(FxRobot robot, String id) {
+        return robot.lookup("#" + id).queryAs(TextField.class).getText();
     }
 
     private void awaitRow(String ip) throws Exception {
@@ -174,7 +268,7 @@ class ConsoleEndToEndTest {
     }
 
     private int indexOf(String ip) {
-        var snapshot = view.model().snapshotProperty().get();
+        var snapshot = live.model().snapshotProperty().get();
         if (snapshot == null) {
             return -1;
         }
@@ -189,6 +283,6 @@ class ConsoleEndToEndTest {
 
     private String rowStatus(String ip) {
         int index = indexOf(ip);
-        return index < 0 ? "" : view.model().snapshotProperty().get().topClients().get(index).status().name();
+        return index < 0 ? "" : live.model().snapshotProperty().get().topClients().get(index).status().name();
     }
 }

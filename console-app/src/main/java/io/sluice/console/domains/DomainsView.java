@@ -1,18 +1,14 @@
 package io.sluice.console.domains;
 
-import io.sluice.console.api.AdminClient;
-import io.sluice.console.api.AdminException;
-import io.sluice.console.dashboard.SnapshotPump;
-import io.sluice.engine.governor.GovernorSnapshot;
-import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
+import io.sluice.console.ui.Command;
+import io.sluice.console.ui.Fxml;
+import io.sluice.console.ui.Room;
+import io.sluice.console.ui.Session;
 import java.util.function.Function;
-import javafx.application.Platform;
+import javafx.beans.binding.Bindings;
 import javafx.beans.property.ReadOnlyStringWrapper;
-import javafx.beans.value.ObservableValue;
-import javafx.geometry.Insets;
-import javafx.geometry.Pos;
+import javafx.fxml.FXML;
+import javafx.scene.Parent;
 import javafx.scene.control.Button;
 import javafx.scene.control.Label;
 import javafx.scene.control.ListView;
@@ -20,59 +16,63 @@ import javafx.scene.control.TableColumn;
 import javafx.scene.control.TableRow;
 import javafx.scene.control.TableView;
 import javafx.scene.control.TextField;
-import javafx.scene.layout.BorderPane;
-import javafx.scene.layout.GridPane;
-import javafx.scene.layout.VBox;
 
 /**
- * The crawl governor's domains: rate, delays, breaker, blocks, recent statuses; given-up domains as
- * alerts at the top; the operator's actions on the selected domain.
+ * The domains room's view (the crawl governor): binds {@code DomainsView.fxml} to a {@link DomainsViewModel};
+ * given-up domains as alerts at the top, the operator's actions on the selected domain at the right.
  */
-public final class DomainsView extends BorderPane {
-    private final AdminClient client;
-    private final DomainsViewModel model = new DomainsViewModel();
-    private final SnapshotPump<GovernorSnapshot> pump;
-    private final TableView<DomainsViewModel.DomainRow> table = new TableView<>(model.rows());
-    private final Label selected = new Label("Select a domain");
-    private final TextField rate = new TextField();
-    private final TextField minDelay = new TextField();
-    private final Button revive = new Button("Revive");
-    private final Label result = new Label();
-    private String selectedDomain;
+public final class DomainsView implements Room {
+    private final DomainsViewModel model;
+    private final Parent root;
 
-    public DomainsView(AdminClient client) {
-        this.client = client;
-        this.pump = new SnapshotPump<>(GovernorSnapshot.class, client::domains, Duration.ofSeconds(2),
-                Platform::runLater, this::show, failure -> result.setText("Cannot load domains: "
-                        + failure.getMessage()));
-        getStyleClass().add("domains");
+    @FXML
+    private Label domainsSummary;
+    @FXML
+    private ListView<String> domainAlerts;
+    @FXML
+    private TableView<DomainsViewModel.DomainRow> domainsTable;
+    @FXML
+    private Label selectedDomain;
+    @FXML
+    private TextField domainRate;
+    @FXML
+    private Button setDomainRate;
+    @FXML
+    private TextField domainMinDelay;
+    @FXML
+    private Button setDomainMinDelay;
+    @FXML
+    private Button resetDomain;
+    @FXML
+    private Button reviveDomain;
+    @FXML
+    private Label domainActionResult;
 
-        Label summary = new Label();
-        summary.setId("domainsSummary");
-        summary.textProperty().bind(model.summaryProperty());
-        ListView<String> alerts = new ListView<>(model.alerts());
-        alerts.setId("domainAlerts");
-        alerts.getStyleClass().add("alerts");
-        alerts.setPrefHeight(90);
-        alerts.visibleProperty().bind(javafx.beans.binding.Bindings.isNotEmpty(model.alerts()));
-        alerts.managedProperty().bind(alerts.visibleProperty());
-        VBox top = new VBox(6, summary, alerts);
-        top.setPadding(new Insets(8));
-        setTop(top);
+    public DomainsView(Session session) {
+        this.model = new DomainsViewModel(session);
+        this.root = Fxml.load(this);
+        model.start();
+    }
 
-        table.setId("domainsTable");
-        table.setPlaceholder(new Label("No crawler worker has asked for a permit yet"));
-        table.getColumns().add(column("Domain", DomainsViewModel.DomainRow::domain, 130));
-        table.getColumns().add(column("Rate", DomainsViewModel.DomainRow::rate, 150));
-        table.getColumns().add(column("Min delay", DomainsViewModel.DomainRow::minDelay, 110));
-        table.getColumns().add(column("Breaker", DomainsViewModel.DomainRow::breaker, 90));
-        table.getColumns().add(column("Errors/60 s", DomainsViewModel.DomainRow::errors, 80));
-        table.getColumns().add(column("Blocked", DomainsViewModel.DomainRow::blocked, 170));
-        table.getColumns().add(column("Last 50 statuses", DomainsViewModel.DomainRow::statuses, 150));
-        table.getColumns().add(column("Permits", DomainsViewModel.DomainRow::permits, 140));
-        // Every column stays in view: the operator should not have to scroll to see why a row is orange.
-        table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
-        table.setRowFactory(t -> new TableRow<>() {
+    @FXML
+    private void initialize() {
+        domainsSummary.textProperty().bind(model.summaryProperty());
+        domainAlerts.setItems(model.alerts());
+        domainAlerts.visibleProperty().bind(Bindings.isNotEmpty(model.alerts()));
+        domainAlerts.managedProperty().bind(domainAlerts.visibleProperty());
+
+        domainsTable.setItems(model.rows());
+        domainsTable.getColumns().add(column("Domain", DomainsViewModel.DomainRow::domain, 130));
+        domainsTable.getColumns().add(column("Rate", DomainsViewModel.DomainRow::rate, 150));
+        domainsTable.getColumns().add(column("Min delay", DomainsViewModel.DomainRow::minDelay, 110));
+        domainsTable.getColumns().add(column("Breaker", DomainsViewModel.DomainRow::breaker, 90));
+        domainsTable.getColumns().add(column("Errors/60 s", DomainsViewModel.DomainRow::errors, 80));
+        domainsTable.getColumns().add(column("Blocked", DomainsViewModel.DomainRow::blocked, 170));
+        domainsTable.getColumns().add(column("Last 50 statuses", DomainsViewModel.DomainRow::statuses, 150));
+        domainsTable.getColumns().add(column("Permits", DomainsViewModel.DomainRow::permits, 140));
+        // Every column stays in view: the operator should not have to scroll to see why a row stands out.
+        domainsTable.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
+        domainsTable.setRowFactory(t -> new TableRow<>() {
             @Override
             protected void updateItem(DomainsViewModel.DomainRow row, boolean empty) {
                 super.updateItem(row, empty);
@@ -82,119 +82,60 @@ public final class DomainsView extends BorderPane {
                 }
             }
         });
-        table.getSelectionModel().selectedItemProperty().addListener((o, was, row) -> {
+        domainsTable.getSelectionModel().selectedItemProperty().addListener((o, was, row) -> {
             if (row != null) {
-                select(row);
+                model.select(row.domain());
             }
         });
-        setCenter(table);
-        setRight(actions());
-        pump.start();
+        model.rows().addListener((javafx.collections.ListChangeListener<DomainsViewModel.DomainRow>) c -> {
+            // The rows are replaced with every fetch: keep the table's selection on the model's domain.
+            DomainsViewModel.DomainRow chosen = model.selectedProperty().get();
+            if (chosen != null) {
+                model.rows().stream().filter(r -> r.domain().equals(chosen.domain())).findFirst()
+                        .ifPresent(r -> domainsTable.getSelectionModel().select(r));
+            }
+        });
+
+        selectedDomain.textProperty().bind(model.selectedTextProperty());
+        domainRate.textProperty().bindBidirectional(model.rateProperty());
+        domainMinDelay.textProperty().bindBidirectional(model.minDelayProperty());
+        bind(setDomainRate, model.setRate());
+        bind(setDomainMinDelay, model.setMinDelay());
+        bind(resetDomain, model.reset());
+        bind(reviveDomain, model.revive());
+        domainActionResult.textProperty().bind(model.actionResultProperty());
     }
 
-    private javafx.scene.Node actions() {
-        selected.setId("selectedDomain");
-        selected.getStyleClass().add("details");
-        rate.setId("domainRate");
-        rate.setPromptText("e.g. 2.5");
-        minDelay.setId("domainMinDelay");
-        minDelay.setPromptText("0 removes");
-        Button setRate = new Button("Set rate");
-        setRate.setId("setDomainRate");
-        setRate.setOnAction(e -> act(name -> client.setDomainRate(name, DomainsViewModel.parseRate(rate.getText())),
-                "Rate set"));
-        Button setDelay = new Button("Set min delay");
-        setDelay.setId("setDomainMinDelay");
-        setDelay.setOnAction(e -> act(name -> client.setDomainMinDelay(name,
-                DomainsViewModel.parseDelayMillis(minDelay.getText())), "Minimum delay set"));
-        Button reset = new Button("Reset learned state");
-        reset.setId("resetDomain");
-        reset.setOnAction(e -> act(client::resetDomain, "Reset"));
-        revive.setId("reviveDomain");
-        revive.getStyleClass().add("accent");
-        revive.setDisable(true);
-        revive.setOnAction(e -> act(client::reviveDomain, "Revived"));
-        result.setId("domainActionResult");
-        result.setWrapText(true);
-        GridPane form = new GridPane();
-        form.setHgap(8);
-        form.setVgap(8);
-        rate.setPrefColumnCount(6);
-        minDelay.setPrefColumnCount(6);
-        form.addRow(0, new Label("req/s"), rate, setRate);
-        form.addRow(1, new Label("seconds"), minDelay, setDelay);
-        VBox box = new VBox(12, selected, form, reset, revive, result);
-        box.setPadding(new Insets(10));
-        box.setPrefWidth(380);
-        box.setAlignment(Pos.TOP_LEFT);
-        return box;
+    private static void bind(Button button, Command command) {
+        button.disableProperty().bind(command.executableProperty().not());
+        button.setOnAction(e -> command.execute());
     }
 
     private static TableColumn<DomainsViewModel.DomainRow, String> column(String title,
             Function<DomainsViewModel.DomainRow, String> cell, double width) {
         TableColumn<DomainsViewModel.DomainRow, String> column = new TableColumn<>(title);
-        column.setCellValueFactory(data -> text(cell.apply(data.getValue())));
+        column.setCellValueFactory(data -> new ReadOnlyStringWrapper(cell.apply(data.getValue()))
+                .getReadOnlyProperty());
         column.setPrefWidth(width);
         return column;
-    }
-
-    private static ObservableValue<String> text(String value) {
-        return new ReadOnlyStringWrapper(value).getReadOnlyProperty();
-    }
-
-    private void show(GovernorSnapshot snapshot) {
-        model.update(snapshot);
-        if (selectedDomain != null) {
-            model.rows().stream().filter(r -> r.domain().equals(selectedDomain)).findFirst().ifPresent(row -> {
-                table.getSelectionModel().select(row);
-                select(row);
-            });
-        }
-    }
-
-    private void select(DomainsViewModel.DomainRow row) {
-        selectedDomain = row.domain();
-        selected.setText(row.domain() + "\n" + row.breaker() + " · " + row.rate()
-                + (row.blocked().isEmpty() ? "" : "\n" + row.blocked()));
-        revive.setDisable(!row.view().givenUp());
-    }
-
-    /** Selects a domain by name (for keyboard users and tests). */
-    public void select(String domain) {
-        model.rows().stream().filter(r -> r.domain().equals(domain)).findFirst().ifPresent(row -> {
-            table.getSelectionModel().select(row);
-            select(row);
-        });
     }
 
     public DomainsViewModel model() {
         return model;
     }
 
-    private interface DomainAction {
-        Object apply(String domain) throws AdminException;
+    @Override
+    public String id() {
+        return "domains";
     }
 
-    private void act(DomainAction action, String done) {
-        String domain = selectedDomain;
-        if (domain == null) {
-            result.setText("Select a domain first");
-            return;
-        }
-        CompletableFuture.supplyAsync(() -> {
-            try {
-                return action.apply(domain);
-            } catch (AdminException e) {
-                throw new CompletionException(e);
-            }
-        }).whenComplete((value, failure) -> Platform.runLater(() -> {
-            Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
-            result.setText(cause == null ? done + ": " + domain : "Failed: " + cause.getMessage());
-            pump.refreshSoon();
-        }));
+    @Override
+    public String title() {
+        return "Domains";
     }
 
-    public void close() {
-        pump.close();
+    @Override
+    public Parent view() {
+        return root;
     }
 }

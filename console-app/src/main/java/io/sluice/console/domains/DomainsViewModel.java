@@ -4,6 +4,10 @@ import io.sluice.engine.governor.BreakerState;
 import io.sluice.engine.governor.DomainView;
 import io.sluice.engine.governor.GovernorAlert;
 import io.sluice.engine.governor.GovernorSnapshot;
+import io.sluice.console.ui.Command;
+import io.sluice.console.ui.Feed;
+import io.sluice.console.ui.Session;
+import io.sluice.console.ui.UiExecutor;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -14,14 +18,20 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import javafx.beans.property.ReadOnlyBooleanProperty;
+import javafx.beans.property.ReadOnlyBooleanWrapper;
+import javafx.beans.property.ReadOnlyObjectProperty;
+import javafx.beans.property.ReadOnlyObjectWrapper;
 import javafx.beans.property.ReadOnlyStringProperty;
 import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.beans.property.SimpleStringProperty;
+import javafx.beans.property.StringProperty;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
 
 /**
- * What the Domains view shows, in words, from the governor's snapshot; no toolkit needed, so it is
- * tested without one.
+ * What the domains room shows, in words, from the governor's snapshot (fetched every two seconds), and the
+ * operator's actions on the selected domain; no toolkit needed, so it is tested without one.
  */
 public final class DomainsViewModel {
     private static final DateTimeFormatter CLOCK =
@@ -34,14 +44,122 @@ public final class DomainsViewModel {
 
     private final ObservableList<DomainRow> rows = FXCollections.observableArrayList();
     private final ObservableList<String> alerts = FXCollections.observableArrayList();
+    private final ObservableList<DomainRow> rowsView = FXCollections.unmodifiableObservableList(rows);
+    private final ObservableList<String> alertsView = FXCollections.unmodifiableObservableList(alerts);
     private final ReadOnlyStringWrapper summary = new ReadOnlyStringWrapper("No crawl governor data yet");
+    private final ReadOnlyObjectWrapper<DomainRow> selected = new ReadOnlyObjectWrapper<>();
+    private final ReadOnlyStringWrapper selectedText = new ReadOnlyStringWrapper("Select a domain");
+    private final ReadOnlyBooleanWrapper revivable = new ReadOnlyBooleanWrapper();
+    private final StringProperty rate = new SimpleStringProperty("");
+    private final StringProperty minDelay = new SimpleStringProperty("");
+    private final ReadOnlyStringWrapper actionResult = new ReadOnlyStringWrapper("");
+    private final Feed<GovernorSnapshot> feed;
+    private final Command setRate;
+    private final Command setMinDelay;
+    private final Command reset;
+    private final Command revive;
+
+    /** One action on a domain, as the admin API offers it. */
+    private interface DomainAction {
+        Object apply(String domain) throws io.sluice.console.api.AdminException;
+    }
+
+    public DomainsViewModel(Session session) {
+        this.feed = session.feed(session.client()::domains, Duration.ofSeconds(2));
+        feed.subscribe(this::update, failure -> actionResult.set("Cannot load domains: " + failure.getMessage()));
+        var anySelected = selected.isNotNull();
+        this.setRate = action(session.ui(), anySelected, () -> {
+            double value = parseRate(rate.get());
+            return name -> session.client().setDomainRate(name, value);
+        }, "Rate set");
+        this.setMinDelay = action(session.ui(), anySelected, () -> {
+            long millis = parseDelayMillis(minDelay.get());
+            return name -> session.client().setDomainMinDelay(name, millis);
+        }, "Minimum delay set");
+        this.reset = action(session.ui(), anySelected, () -> session.client()::resetDomain, "Reset");
+        this.revive = action(session.ui(), revivable, () -> session.client()::reviveDomain, "Revived");
+    }
+
+    private Command action(UiExecutor ui, javafx.beans.value.ObservableBooleanValue enabled,
+                           java.util.function.Supplier<DomainAction> prepare, String done) {
+        return Command.admin(ui, enabled, () -> {
+            String domain = selected.get().domain();
+            DomainAction action = prepare.get();
+            return () -> {
+                action.apply(domain);
+                return domain;
+            };
+        }, domain -> {
+            actionResult.set(done + ": " + domain);
+            feed.refreshSoon();
+        }, why -> actionResult.set("Failed: " + why.getMessage()));
+    }
+
+    /** Starts fetching the governor's state. */
+    public void start() {
+        feed.start();
+    }
 
     public ObservableList<DomainRow> rows() {
-        return rows;
+        return rowsView;
     }
 
     public ObservableList<String> alerts() {
-        return alerts;
+        return alertsView;
+    }
+
+    /** Selects a domain by name (the table's selection, keyboard users, tests). */
+    public void select(String domain) {
+        rows.stream().filter(r -> r.domain().equals(domain)).findFirst().ifPresent(this::select);
+    }
+
+    private void select(DomainRow row) {
+        selected.set(row);
+        selectedText.set(row == null ? "Select a domain" : row.domain() + "\n" + row.breaker() + " · " + row.rate()
+                + (row.blocked().isEmpty() ? "" : "\n" + row.blocked()));
+        revivable.set(row != null && row.view().givenUp());
+    }
+
+    public ReadOnlyObjectProperty<DomainRow> selectedProperty() {
+        return selected.getReadOnlyProperty();
+    }
+
+    public ReadOnlyStringProperty selectedTextProperty() {
+        return selectedText.getReadOnlyProperty();
+    }
+
+    public ReadOnlyBooleanProperty revivableProperty() {
+        return revivable.getReadOnlyProperty();
+    }
+
+    /** The rate to set, as the operator types it (requests per second). */
+    public StringProperty rateProperty() {
+        return rate;
+    }
+
+    /** The minimum delay to set, as the operator types it (seconds; 0 removes it). */
+    public StringProperty minDelayProperty() {
+        return minDelay;
+    }
+
+    public ReadOnlyStringProperty actionResultProperty() {
+        return actionResult.getReadOnlyProperty();
+    }
+
+    public Command setRate() {
+        return setRate;
+    }
+
+    public Command setMinDelay() {
+        return setMinDelay;
+    }
+
+    public Command reset() {
+        return reset;
+    }
+
+    public Command revive() {
+        return revive;
     }
 
     public ReadOnlyStringProperty summaryProperty() {
@@ -55,6 +173,11 @@ public final class DomainsViewModel {
         long givenUp = snapshot.domains().stream().filter(DomainView::givenUp).count();
         long open = snapshot.domains().stream().filter(d -> d.breaker() != BreakerState.CLOSED).count();
         long blocked = snapshot.domains().stream().filter(d -> d.blockedUntil() != null).count();
+        DomainRow was = selected.get();
+        if (was != null) {
+            // The selection follows its domain into the new rows.
+            select(rows.stream().filter(r -> r.domain().equals(was.domain())).findFirst().orElse(was));
+        }
         summary.set(snapshot.tracked() + " domain" + (snapshot.tracked() == 1 ? "" : "s") + " tracked · "
                 + givenUp + " given up · " + open + " breaker" + (open == 1 ? "" : "s") + " not closed · "
                 + blocked + " blocked");

@@ -3,6 +3,8 @@ package io.sluice.console.domains;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sluice.console.ui.CurrentThreadUiExecutor;
+import io.sluice.console.ui.TestSessions;
 import io.sluice.engine.governor.BreakerState;
 import io.sluice.engine.governor.DomainView;
 import io.sluice.engine.governor.GovernorAlert;
@@ -23,7 +25,7 @@ class DomainsViewModelTest {
 
     @Test
     void rowsSayWhatIsWrongInWords() {
-        DomainsViewModel model = new DomainsViewModel();
+        DomainsViewModel model = new DomainsViewModel(TestSessions.offline(new CurrentThreadUiExecutor()));
         model.update(new GovernorSnapshot(NOW, 3, List.of(
                 domain("down.example", 0.05, BreakerState.OPEN, null, null, true, List.of(503, 503, 0)),
                 domain("shop.example", 2.5, BreakerState.CLOSED, NOW.plusSeconds(95), PermitReason.RETRY_AFTER, false,
@@ -42,6 +44,39 @@ class DomainsViewModelTest {
         assertThat(model.alerts()).singleElement().asString().contains("down.example", "20 errors in a row");
         assertThat(model.summaryProperty().get()).isEqualTo(
                 "3 domains tracked · 1 given up · 1 breaker not closed · 1 blocked");
+    }
+
+    @Test
+    void theSelectionFollowsItsDomainAndOnlyAGivenUpOneCanBeRevived() {
+        DomainsViewModel model = new DomainsViewModel(TestSessions.offline(new CurrentThreadUiExecutor()));
+        model.update(new GovernorSnapshot(NOW, 2, List.of(
+                domain("down.example", 0.05, BreakerState.OPEN, null, null, true, List.of(503)),
+                domain("news.example", 4, BreakerState.CLOSED, null, null, false, List.of(200))), List.of()));
+        assertThat(model.setRate().executableProperty().get()).as("nothing selected").isFalse();
+
+        model.select("down.example");
+        assertThat(model.revive().executableProperty().get()).isTrue();
+        model.update(new GovernorSnapshot(NOW, 2, List.of(
+                domain("news.example", 4, BreakerState.CLOSED, null, null, false, List.of(200)),
+                domain("down.example", 0.05, BreakerState.CLOSED, null, null, false, List.of(503))), List.of()));
+
+        assertThat(model.selectedProperty().get().domain()).isEqualTo("down.example");
+        assertThat(model.selectedTextProperty().get()).startsWith("down.example\nclosed");
+        assertThat(model.revive().executableProperty().get()).as("revived meanwhile").isFalse();
+    }
+
+    @Test
+    void aRateThatIsNotANumberIsRefusedBeforeAnythingIsSent() {
+        DomainsViewModel model = new DomainsViewModel(TestSessions.offline(new CurrentThreadUiExecutor()));
+        model.update(new GovernorSnapshot(NOW, 1, List.of(
+                domain("news.example", 4, BreakerState.CLOSED, null, null, false, List.of(200))), List.of()));
+        model.select("news.example");
+        model.rateProperty().set("fast");
+
+        model.setRate().execute();
+
+        assertThat(model.actionResultProperty().get()).isEqualTo(
+                "Failed: the rate must be a number of requests per second, e.g. 2.5");
     }
 
     @Test

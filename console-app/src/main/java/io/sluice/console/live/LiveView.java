@@ -1,0 +1,177 @@
+package io.sluice.console.live;
+
+import io.sluice.console.ui.Command;
+import io.sluice.console.ui.Fxml;
+import io.sluice.console.ui.Room;
+import io.sluice.console.ui.Session;
+import io.sluice.engine.RequestClass;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import javafx.beans.value.ObservableDoubleValue;
+import javafx.collections.FXCollections;
+import javafx.fxml.FXML;
+import javafx.scene.Parent;
+import javafx.scene.chart.NumberAxis;
+import javafx.scene.chart.XYChart;
+import javafx.scene.control.Button;
+import javafx.scene.control.ChoiceBox;
+import javafx.scene.control.Label;
+import javafx.scene.control.ProgressBar;
+import javafx.scene.control.TextField;
+import javafx.scene.input.KeyCode;
+import javafx.scene.input.KeyCodeCombination;
+import javafx.scene.input.KeyCombination;
+
+/** The live room's view: binds {@code LiveView.fxml} to a {@link LiveViewModel}. */
+public final class LiveView implements Room {
+    private final LiveViewModel model;
+    private final Parent root;
+    private final Map<RequestClass, XYChart.Series<Number, Number>> served = new EnumMap<>(RequestClass.class);
+    private final Map<RefusalKind, XYChart.Series<Number, Number>> refused = new EnumMap<>(RefusalKind.class);
+
+    @FXML
+    private ServedChart servedChart;
+    @FXML
+    private RefusedChart refusedChart;
+    @FXML
+    private Label inFlightLabel;
+    @FXML
+    private ProgressBar inFlightBar;
+    @FXML
+    private Label waitingLabel;
+    @FXML
+    private ProgressBar waitingBar;
+    @FXML
+    private Label latencyLabel;
+    @FXML
+    private Label clientsLabel;
+    @FXML
+    private Label refusalsLabel;
+    @FXML
+    private Heatmap heatmap;
+    @FXML
+    private Label clientDetails;
+    @FXML
+    private ChoiceBox<BanDuration> banDuration;
+    @FXML
+    private TextField banReason;
+    @FXML
+    private Button banIp;
+    @FXML
+    private Button banAgent;
+    @FXML
+    private Button banClient;
+    @FXML
+    private Label actionResult;
+
+    public LiveView(Session session) {
+        this(new LiveViewModel(session));
+    }
+
+    public LiveView(LiveViewModel model) {
+        this.model = model;
+        this.root = Fxml.load(this);
+    }
+
+    @FXML
+    private void initialize() {
+        for (RequestClass requestClass : RequestClass.values()) {
+            XYChart.Series<Number, Number> series = new XYChart.Series<>();
+            series.setName(requestClass.name().toLowerCase(java.util.Locale.ROOT));
+            served.put(requestClass, series);
+            servedChart.getData().add(series);
+        }
+        for (RefusalKind kind : RefusalKind.values()) {
+            XYChart.Series<Number, Number> series = new XYChart.Series<>();
+            series.setName(kind.label());
+            refused.put(kind, series);
+            refusedChart.getData().add(series);
+        }
+        for (NumberAxis time : List.of((NumberAxis) servedChart.getXAxis(), (NumberAxis) refusedChart.getXAxis())) {
+            time.upperBoundProperty().bind(model.chartEndProperty());
+            time.lowerBoundProperty().bind(model.chartEndProperty().subtract(LiveViewModel.CHART_SECONDS - 1));
+        }
+        servedChart.follow(model.marks());
+        refusedChart.follow(model.marks());
+        model.snapshotProperty().addListener((o, was, now) -> showRates());
+
+        inFlightLabel.textProperty().bind(model.inFlightProperty());
+        bar(inFlightBar, model.inFlightShareProperty());
+        waitingLabel.textProperty().bind(model.waitingProperty());
+        bar(waitingBar, model.waitingShareProperty());
+        latencyLabel.textProperty().bind(model.latencyProperty());
+        clientsLabel.textProperty().bind(model.clientsProperty());
+        refusalsLabel.textProperty().bind(model.refusalsProperty());
+
+        heatmap.rowsProperty().bind(model.rows());
+        heatmap.selectedIndexProperty().bind(model.selectedIndexProperty());
+        heatmap.setOnRowClicked(model::select);
+
+        clientDetails.textProperty().bind(model.detailsProperty());
+        banDuration.setItems(FXCollections.observableArrayList(BanDuration.values()));
+        banDuration.valueProperty().bindBidirectional(model.banDurationProperty());
+        banReason.textProperty().bindBidirectional(model.banReasonProperty());
+        bind(banIp, model.banIp());
+        bind(banAgent, model.banUserAgent());
+        bind(banClient, model.banClient());
+        actionResult.textProperty().bind(model.actionResultProperty());
+
+        heatmap.sceneProperty().addListener((o, was, scene) -> {
+            if (scene != null) {
+                scene.getAccelerators().put(new KeyCodeCombination(KeyCode.B, KeyCombination.SHORTCUT_DOWN),
+                        model.banIp()::execute);
+                scene.getAccelerators().put(new KeyCodeCombination(KeyCode.U, KeyCombination.SHORTCUT_DOWN),
+                        model.banUserAgent()::execute);
+                scene.getAccelerators().put(new KeyCodeCombination(KeyCode.B, KeyCombination.SHORTCUT_DOWN,
+                        KeyCombination.SHIFT_DOWN), model.banClient()::execute);
+            }
+        });
+    }
+
+    /** A load bar: its length the share of the limit, its style class "normal", "high" or "full". */
+    private static void bar(ProgressBar bar, ObservableDoubleValue share) {
+        bar.progressProperty().bind(share);
+        share.addListener((o, was, now) -> {
+            bar.getStyleClass().removeAll("normal", "high", "full");
+            bar.getStyleClass().add(LiveViewModel.level(now.doubleValue()));
+        });
+        bar.getStyleClass().add(LiveViewModel.level(share.get()));
+    }
+
+    static void bind(Button button, Command command) {
+        button.disableProperty().bind(command.executableProperty().not());
+        button.setOnAction(e -> command.execute());
+    }
+
+    private void showRates() {
+        served.forEach((requestClass, series) -> series.getData().setAll(model.served(requestClass).stream()
+                .map(p -> new XYChart.Data<Number, Number>(p.epochSecond(), p.count())).toList()));
+        refused.forEach((kind, series) -> series.getData().setAll(model.refused(kind).stream()
+                .map(p -> new XYChart.Data<Number, Number>(p.epochSecond(), p.count())).toList()));
+    }
+
+    public LiveViewModel model() {
+        return model;
+    }
+
+    /** The marks the charts draw in their time range now (for tests). */
+    public List<AuditMark> visibleMarks() {
+        return servedChart.marks().visible();
+    }
+
+    @Override
+    public String id() {
+        return "live";
+    }
+
+    @Override
+    public String title() {
+        return "Live";
+    }
+
+    @Override
+    public Parent view() {
+        return root;
+    }
+}

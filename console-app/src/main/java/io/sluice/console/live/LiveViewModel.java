@@ -1,0 +1,391 @@
+package io.sluice.console.live;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.console.api.AdminException;
+import io.sluice.console.ui.Command;
+import io.sluice.console.ui.Session;
+import io.sluice.engine.Reason;
+import io.sluice.engine.RequestClass;
+import io.sluice.engine.telemetry.ClassCounts;
+import io.sluice.engine.telemetry.ClientRow;
+import io.sluice.engine.telemetry.LoadState;
+import io.sluice.engine.telemetry.SecondCounts;
+import io.sluice.engine.telemetry.Snapshot;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Function;
+import javafx.beans.binding.Bindings;
+import javafx.beans.property.ObjectProperty;
+import javafx.beans.property.ReadOnlyDoubleProperty;
+import javafx.beans.property.ReadOnlyDoubleWrapper;
+import javafx.beans.property.ReadOnlyIntegerProperty;
+import javafx.beans.property.ReadOnlyIntegerWrapper;
+import javafx.beans.property.ReadOnlyObjectProperty;
+import javafx.beans.property.ReadOnlyObjectWrapper;
+import javafx.beans.property.ReadOnlyStringProperty;
+import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.beans.property.SimpleObjectProperty;
+import javafx.beans.property.SimpleStringProperty;
+import javafx.beans.property.StringProperty;
+import javafx.collections.FXCollections;
+import javafx.collections.ObservableList;
+
+/**
+ * The live room: rates by class and refusals by reason, load against its limits, latency, the heatmap of the
+ * busiest clients with the selected one's details and its one-click bans, and the operator's own actions as
+ * marks on the time axis. Fed by the session's snapshots; no toolkit needed.
+ */
+public final class LiveViewModel {
+    /** Seconds of history the rate chart shows. */
+    public static final int CHART_SECONDS = 120;
+    /** Audit entries read for the chart's marks (more than two minutes of actions would ever produce). */
+    static final int MARKS_READ = 100;
+    /** A bar this full reads "high". */
+    static final double HIGH = 0.8;
+
+    private final Session session;
+    private final ReadOnlyObjectWrapper<Snapshot> snapshot = new ReadOnlyObjectWrapper<>();
+    private final ReadOnlyStringWrapper inFlight = new ReadOnlyStringWrapper("in flight -");
+    private final ReadOnlyDoubleWrapper inFlightShare = new ReadOnlyDoubleWrapper();
+    private final ReadOnlyStringWrapper waiting = new ReadOnlyStringWrapper("waiting -");
+    private final ReadOnlyDoubleWrapper waitingShare = new ReadOnlyDoubleWrapper();
+    private final javafx.beans.property.ReadOnlyLongWrapper chartEnd = new javafx.beans.property.ReadOnlyLongWrapper();
+    private final ReadOnlyStringWrapper latency = new ReadOnlyStringWrapper("-");
+    private final ReadOnlyStringWrapper clients = new ReadOnlyStringWrapper("-");
+    private final ReadOnlyStringWrapper refusals = new ReadOnlyStringWrapper("-");
+    private final ReadOnlyObjectWrapper<ClientRow> selected = new ReadOnlyObjectWrapper<>();
+    private final ReadOnlyIntegerWrapper selectedIndex = new ReadOnlyIntegerWrapper(-1);
+    private final ReadOnlyStringWrapper details = new ReadOnlyStringWrapper(NOTHING_SELECTED);
+    private final ObjectProperty<BanDuration> banDuration = new SimpleObjectProperty<>(BanDuration.ONE_HOUR);
+    private final StringProperty banReason = new SimpleStringProperty("");
+    private final ReadOnlyStringWrapper actionResult = new ReadOnlyStringWrapper("");
+    private final ObservableList<AuditMark> marks = FXCollections.observableArrayList();
+    private final ObservableList<AuditMark> marksView = FXCollections.unmodifiableObservableList(marks);
+    private final javafx.beans.binding.ObjectBinding<List<ClientRow>> rows = Bindings.createObjectBinding(
+            () -> snapshot.get() == null ? List.<ClientRow>of() : snapshot.get().topClients(), snapshot);
+    private final Command banIp;
+    private final Command banUserAgent;
+    private final Command banClient;
+    private long marksForVersion = -1;
+
+    private static final String NOTHING_SELECTED = "Select a client in the heatmap";
+
+    /** A point of the rate chart: one second's count. */
+    public record RatePoint(long epochSecond, long count) {
+    }
+
+    /** What banning a client from the heatmap sends: the admin API's ban {@code type} and {@code value}. */
+    public record BanTarget(String type, String value, String description) {
+    }
+
+    public LiveViewModel(Session session) {
+        this.session = session;
+        var anySelected = selected.isNotNull();
+        this.banIp = banCommand(anySelected, LiveViewModel::banIp);
+        this.banUserAgent = banCommand(anySelected, LiveViewModel::banUserAgent);
+        this.banClient = banCommand(anySelected, LiveViewModel::banClient);
+        session.snapshots().subscribe(this::apply, failure -> { });
+    }
+
+    private Command banCommand(javafx.beans.value.ObservableBooleanValue enabled,
+                               Function<ClientRow, BanTarget> target) {
+        return Command.admin(session.ui(), enabled, () -> {
+            BanTarget what = target.apply(selected.get());
+            String reason = banReason.get() == null || banReason.get().isBlank() ? "banned from the console"
+                    : banReason.get().strip();
+            Long seconds = banDuration.get() == null ? BanDuration.ONE_HOUR.seconds() : banDuration.get().seconds();
+            return () -> {
+                session.client().ban(what.type(), what.value(), reason, seconds);
+                return what;
+            };
+        }, what -> {
+            actionResult.set("Banned " + what.description());
+            session.snapshots().refreshSoon();
+        }, why -> actionResult.set("Failed: " + why.getMessage()));
+    }
+
+    /** A new snapshot: every number, the bars, the selection; the marks when the policy changed. */
+    public void apply(Snapshot latest) {
+        snapshot.set(latest);
+        List<SecondCounts> seconds = latest.seconds();
+        if (seconds.size() > 1) {
+            chartEnd.set(seconds.get(seconds.size() - 2).epochSecond());
+        }
+        LoadState load = latest.load();
+        inFlight.set("in flight " + load.inFlight() + " / " + load.maxActive());
+        inFlightShare.set(share(load.inFlight(), load.maxActive()));
+        waiting.set("waiting " + load.waiting() + " / " + load.maxWaiting());
+        waitingShare.set(share(load.waiting(), load.maxWaiting()));
+        latency.set(latest.upstreamLatency().count() == 0 ? "upstream latency: no requests yet"
+                : "upstream p50 " + millis(latest.upstreamLatency().p50Micros()) + "  p90 "
+                        + millis(latest.upstreamLatency().p90Micros()) + "  p99 "
+                        + millis(latest.upstreamLatency().p99Micros()));
+        clients.set("clients tracked " + latest.clients().tracked() + " / " + latest.clients().capacity()
+                + "   evicted " + latest.clients().evicted());
+        refusals.set(refusalSummary(latest));
+        ClientRow current = selected.get();
+        int index = current == null ? -1 : indexOf(latest.topClients(), current);
+        // Keep the selection on the same client, with its fresh row (or its last one, if it left the table).
+        select(index >= 0 ? latest.topClients().get(index) : current, index);
+        if (latest.policyVersion() != marksForVersion) {
+            // Bans, unbans, pauses and edits all change the policy's version: read the audit only then.
+            marksForVersion = latest.policyVersion();
+            refreshMarks();
+        }
+    }
+
+    /** Reads the operator actions worth a mark from the audit. */
+    public void refreshMarks() {
+        session.ui().run(() -> session.client().audit(MARKS_READ), this::showMarks, (AdminException e) -> {
+            // The marks are a help, not the data: the next policy change tries again.
+            marksForVersion = -1;
+        });
+    }
+
+    private void showMarks(List<JsonNode> entries) {
+        marks.setAll(entries.stream().map(AuditMark::of).flatMap(java.util.Optional::stream)
+                .sorted(Comparator.comparingLong(AuditMark::seq)).toList());
+    }
+
+    /** Selects the heatmap's row {@code index} of the current snapshot. */
+    public void select(int index) {
+        Snapshot latest = snapshot.get();
+        if (latest != null && index >= 0 && index < latest.topClients().size()) {
+            select(latest.topClients().get(index), index);
+        }
+    }
+
+    private void select(ClientRow row, int index) {
+        selected.set(row);
+        selectedIndex.set(index);
+        details.set(row == null ? NOTHING_SELECTED : describe(row));
+    }
+
+    private static int indexOf(List<ClientRow> rows, ClientRow client) {
+        for (int i = 0; i < rows.size(); i++) {
+            if (rows.get(i).ip().equals(client.ip()) && rows.get(i).userAgent().equals(client.userAgent())) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** Served (admitted + delayed) requests per second of {@code requestClass}, oldest first. */
+    public List<RatePoint> served(RequestClass requestClass) {
+        return points(counts -> {
+            ClassCounts c = counts.byClass().get(requestClass);
+            return c == null ? 0 : c.admitted() + c.delayed();
+        });
+    }
+
+    /** Refused requests per second for the reasons of {@code kind}, every class, oldest first. */
+    public List<RatePoint> refused(RefusalKind kind) {
+        return points(counts -> {
+            long n = 0;
+            for (ClassCounts c : counts.byClass().values()) {
+                for (Reason reason : kind.reasons()) {
+                    n += c.refused().getOrDefault(reason, 0L);
+                }
+            }
+            return n;
+        });
+    }
+
+    private List<RatePoint> points(java.util.function.ToLongFunction<SecondCounts> count) {
+        Snapshot latest = snapshot.get();
+        if (latest == null) {
+            return List.of();
+        }
+        List<SecondCounts> seconds = latest.seconds();
+        // The newest entry is the second still in progress; it would always look like a dip.
+        int end = Math.max(0, seconds.size() - 1);
+        List<RatePoint> points = new ArrayList<>();
+        for (SecondCounts second : seconds.subList(Math.max(0, end - CHART_SECONDS), end)) {
+            points.add(new RatePoint(second.epochSecond(), count.applyAsLong(second)));
+        }
+        return points;
+    }
+
+    /** Refusals by reason over the last minute. */
+    public static Map<Reason, Long> refusalsLastMinute(Snapshot latest) {
+        Map<Reason, Long> totals = new EnumMap<>(Reason.class);
+        List<SecondCounts> seconds = latest.seconds();
+        for (SecondCounts second : seconds.subList(Math.max(0, seconds.size() - 61), seconds.size())) {
+            for (ClassCounts counts : second.byClass().values()) {
+                counts.refused().forEach((reason, n) -> totals.merge(reason, n, Long::sum));
+            }
+        }
+        return totals;
+    }
+
+    private static String refusalSummary(Snapshot latest) {
+        Map<Reason, Long> totals = refusalsLastMinute(latest);
+        if (totals.isEmpty()) {
+            return "no refusals in the last minute";
+        }
+        StringBuilder text = new StringBuilder("refused in the last minute:");
+        totals.entrySet().stream()
+                .sorted(Map.Entry.<Reason, Long>comparingByValue().reversed()
+                        .thenComparing(Map.Entry.comparingByKey()))
+                .forEach(e -> text.append("  ").append(e.getKey().name()).append(' ').append(e.getValue()));
+        return text.toString();
+    }
+
+    /** Used of limit, 0 to 1 (a bar's length); a limit of 0 is full as soon as anything uses it. */
+    static double share(long used, long limit) {
+        if (limit <= 0) {
+            return used > 0 ? 1 : 0;
+        }
+        return Math.min(1.0, (double) used / limit);
+    }
+
+    /** A bar's state for its style: "full" at the limit, "high" from {@link #HIGH}, else "normal". */
+    public static String level(double share) {
+        return share >= 1 ? "full" : share >= HIGH ? "high" : "normal";
+    }
+
+    public static BanTarget banIp(ClientRow row) {
+        return new BanTarget("ip", row.ip(), "IP " + row.ip());
+    }
+
+    public static BanTarget banUserAgent(ClientRow row) {
+        return new BanTarget("agent", row.userAgent(), "user agent \"" + row.userAgent() + "\"");
+    }
+
+    public static BanTarget banClient(ClientRow row) {
+        return new BanTarget("client", row.ip() + "|" + row.userAgent(), "client " + row.ip() + " + user agent");
+    }
+
+    static String describe(ClientRow row) {
+        int total = 0;
+        int refused = 0;
+        for (int i = 0; i < row.hitsPerSecond().length; i++) {
+            total += row.hitsPerSecond()[i];
+            refused += i < row.refusedPerSecond().length ? row.refusedPerSecond()[i] : 0;
+        }
+        return "IP: " + row.ip() + "\nUser agent: " + row.userAgent() + "\nClass: " + row.requestClass()
+                + (row.crawlerName() == null ? "" : " (" + row.crawlerName() + ")")
+                + "\nStatus: " + row.status() + "\nHits in window: " + row.hitsInWindow() + "   in flight: "
+                + row.inFlight() + "\nLast 60 s: " + total + " hits, " + refused + " refused";
+    }
+
+    /**
+     * The time at the left edge of heatmap column {@code column} of {@code seconds} (a row's per-second counts run
+     * from the oldest to the newest second, so column {@code seconds} is the right edge): "-60 s" ... "now".
+     */
+    public static String heatmapTick(int column, int seconds) {
+        int secondsAgo = seconds - column;
+        return secondsAgo == 0 ? "now" : "-" + secondsAgo + " s";
+    }
+
+    /**
+     * A heatmap row's label in at most {@code columns} characters: class, address, who (crawler name or user
+     * agent) and hits in the window. Only "who" is shortened, since the address and the count are what an
+     * operator acts on; an address too long for the line (IPv6) is shortened last.
+     */
+    public static String heatmapLabel(ClientRow row, int columns) {
+        String who = row.crawlerName() != null ? row.crawlerName() : row.userAgent();
+        String prefix = row.requestClass().name().toLowerCase(Locale.ROOT) + " " + row.ip() + "  ";
+        String suffix = "  " + row.hitsInWindow();
+        int room = columns - prefix.length() - suffix.length();
+        if (room >= 2) {
+            return prefix + shorten(who, room) + suffix;
+        }
+        return shorten(prefix.strip(), Math.max(1, columns - suffix.length())) + suffix;
+    }
+
+    private static String shorten(String text, int max) {
+        return text.length() <= max ? text : text.substring(0, max - 1) + "…";
+    }
+
+    private static String millis(long micros) {
+        return micros >= 10_000 ? (micros / 1000) + " ms" : String.format(Locale.ROOT, "%.1f ms", micros / 1000.0);
+    }
+
+    public ReadOnlyObjectProperty<Snapshot> snapshotProperty() {
+        return snapshot.getReadOnlyProperty();
+    }
+
+    /** The heatmap's rows: the busiest clients of the latest snapshot. */
+    public javafx.beans.binding.ObjectBinding<List<ClientRow>> rows() {
+        return rows;
+    }
+
+    /** The newest complete second: the right end of the charts' time axis ({@link #CHART_SECONDS} wide). */
+    public javafx.beans.property.ReadOnlyLongProperty chartEndProperty() {
+        return chartEnd.getReadOnlyProperty();
+    }
+
+    public ReadOnlyStringProperty inFlightProperty() {
+        return inFlight.getReadOnlyProperty();
+    }
+
+    public ReadOnlyDoubleProperty inFlightShareProperty() {
+        return inFlightShare.getReadOnlyProperty();
+    }
+
+    public ReadOnlyStringProperty waitingProperty() {
+        return waiting.getReadOnlyProperty();
+    }
+
+    public ReadOnlyDoubleProperty waitingShareProperty() {
+        return waitingShare.getReadOnlyProperty();
+    }
+
+    public ReadOnlyStringProperty latencyProperty() {
+        return latency.getReadOnlyProperty();
+    }
+
+    public ReadOnlyStringProperty clientsProperty() {
+        return clients.getReadOnlyProperty();
+    }
+
+    public ReadOnlyStringProperty refusalsProperty() {
+        return refusals.getReadOnlyProperty();
+    }
+
+    public ReadOnlyObjectProperty<ClientRow> selectedProperty() {
+        return selected.getReadOnlyProperty();
+    }
+
+    public ReadOnlyIntegerProperty selectedIndexProperty() {
+        return selectedIndex.getReadOnlyProperty();
+    }
+
+    public ReadOnlyStringProperty detailsProperty() {
+        return details.getReadOnlyProperty();
+    }
+
+    public ObjectProperty<BanDuration> banDurationProperty() {
+        return banDuration;
+    }
+
+    public StringProperty banReasonProperty() {
+        return banReason;
+    }
+
+    public ReadOnlyStringProperty actionResultProperty() {
+        return actionResult.getReadOnlyProperty();
+    }
+
+    /** The operator's actions on the chart, oldest first. */
+    public ObservableList<AuditMark> marks() {
+        return marksView;
+    }
+
+    public Command banIp() {
+        return banIp;
+    }
+
+    public Command banUserAgent() {
+        return banUserAgent;
+    }
+
+    public Command banClient() {
+        return banClient;
+    }
+}

@@ -1,0 +1,123 @@
+package io.sluice.console.connect;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.console.ui.CurrentThreadUiExecutor;
+import io.sluice.console.ui.Session;
+import io.sluice.server.AdminOptions;
+import io.sluice.server.HostPort;
+import io.sluice.server.ServerConfig;
+import io.sluice.server.SluiceServer;
+import io.sluice.server.tls.AdminTls;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Connecting, without the toolkit, to real servers. */
+class ConnectViewModelTest {
+    @TempDir
+    Path config;
+    @TempDir
+    Path state;
+
+    private final CurrentThreadUiExecutor ui = new CurrentThreadUiExecutor();
+    private final List<Session> sessions = new ArrayList<>();
+
+    private ConnectViewModel model() {
+        return new ConnectViewModel(new ServerBook(config), ui, Clock.systemUTC(), "tester", sessions::add);
+    }
+
+    @Test
+    void aServerThatAnsweredIsRememberedAndChosenNextTimeWithItsToken() throws Exception {
+        try (SluiceServer server = SluiceServer.start(ServerConfig.demo(state))) {
+            ConnectViewModel first = model();
+            first.nameProperty().set("local");
+            first.urlProperty().set(server.adminUri().toString());
+            first.tokenProperty().set(server.adminToken());
+
+            first.connect().execute();
+
+            assertThat(sessions).singleElement().satisfies(s -> {
+                assertThat(s.serverName()).isEqualTo("local");
+                assertThat(s.tokenName()).isEqualTo("admin");
+            });
+            ConnectViewModel next = model();
+            assertThat(next.chosenProperty().get().name()).isEqualTo("local");
+            assertThat(next.tokenProperty().get()).as("the secret is never shown again").isEmpty();
+            next.connect().execute();
+            assertThat(sessions).hasSize(2);
+            assertThat(sessions.get(1).client().snapshot().policyVersion()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aWrongTokenIsSaidAndNothingIsRemembered() throws Exception {
+        try (SluiceServer server = SluiceServer.start(ServerConfig.demo(state))) {
+            ConnectViewModel model = model();
+            model.urlProperty().set(server.adminUri().toString());
+            model.tokenProperty().set("not-the-token");
+
+            model.connect().execute();
+
+            assertThat(sessions).isEmpty();
+            assertThat(model.statusProperty().get()).isEqualTo("Not connected: the server refused the token");
+            assertThat(new ServerBook(config).servers()).isEmpty();
+        }
+    }
+
+    @Test
+    void aBadUrlOrNoTokenIsSaidBeforeAnythingIsSent() {
+        ConnectViewModel model = model();
+        model.urlProperty().set("ftp://ops.example/");
+        model.tokenProperty().set("x");
+        model.connect().execute();
+        assertThat(model.statusProperty().get()).startsWith("Not connected: the admin URL is https://HOST:PORT/");
+
+        model.urlProperty().set("https://ops.example:9090/");
+        model.tokenProperty().set("");
+        model.connect().execute();
+        assertThat(model.statusProperty().get()).startsWith("Not connected: paste the token");
+        assertThat(sessions).isEmpty();
+    }
+
+    @Test
+    void overHttpsTheCertificateIsPinnedOnFirstUseAndAChangedOneIsRefusedUnmistakably(@TempDir Path other)
+            throws Exception {
+        ServerConfig tls = ServerConfig.demo(state).withAdminOptions(
+                AdminOptions.DEFAULTS.withTls(AdminTls.Settings.SELF_SIGNED));
+        String fingerprint;
+        int port;
+        try (SluiceServer server = SluiceServer.start(tls)) {
+            fingerprint = server.adminCertificate().fingerprint();
+            port = server.adminUri().getPort();
+            ConnectViewModel model = model();
+            model.nameProperty().set("ops");
+            model.urlProperty().set(server.adminUri().toString());
+            model.tokenProperty().set(server.adminToken());
+
+            model.connect().execute();
+
+            assertThat(sessions).hasSize(1);
+            assertThat(model.firstPinProperty().get()).contains("pinned", fingerprint);
+            assertThat(Files.readString(config.resolve("known-servers.json"))).contains(fingerprint);
+        }
+        // Another server with another certificate answers at the same address.
+        try (SluiceServer impostor = SluiceServer.start(new ServerConfig(new HostPort("127.0.0.1", 0), null,
+                new HostPort("127.0.0.1", port), other, null, true, false, null, null, null,
+                AdminOptions.DEFAULTS.withTls(AdminTls.Settings.SELF_SIGNED), null, null))) {
+            ConnectViewModel model = model();
+            model.tokenProperty().set(impostor.adminToken());
+
+            model.connect().execute();
+
+            assertThat(sessions).hasSize(1);
+            assertThat(model.certificateChangedProperty().get()).isTrue();
+            assertThat(model.statusProperty().get()).startsWith("REFUSED: THE CERTIFICATE OF 127.0.0.1:" + port
+                    + " CHANGED").contains(fingerprint);
+        }
+    }
+}
