@@ -69,7 +69,7 @@ class ConsoleAppTest {
                     .map(l -> ((Label) l).getText().equals("Connected to local as admin")).orElse(false));
             assertThat(robot.lookup("#roomTabs").queryAs(javafx.scene.control.TabPane.class).getTabs())
                     .extracting(javafx.scene.control.Tab::getId)
-                    .containsExactly("live", "bans", "limits", "domains", "audit");
+                    .containsExactly("live", "fleet", "bans", "limits", "domains", "audit");
 
             robot.clickOn("#switchServer");
             WaitForAsyncUtils.waitFor(5, TimeUnit.SECONDS, () -> robot.lookup("#knownServers").tryQuery().isPresent());

@@ -88,12 +88,16 @@ class ConsoleEndToEndTest {
         // Its requests turn into refusals: the heatmap row says BANNED once the next snapshot arrives.
         WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> rowStatus("127.0.0.66").equals("BANNED"));
         // And the ban is a mark on the rate chart's time axis, where its effect shows.
-        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> live.visibleMarks().stream()
-                .anyMatch(m -> m.kind() == AuditMark.Kind.BAN && m.detail().contains("127.0.0.66")));
-        assertThat(robot.lookup("#rateChart .audit-mark.ban").queryAllAs(Line.class)).isNotEmpty()
-                .allMatch(Line::isVisible);
-        assertThat(robot.lookup("#refusedChart .audit-mark-label.ban").queryAllAs(Label.class))
-                .extracting(Label::getText).contains("ban");
+        // (read on the FX thread, which draws the marks; a chart lays its marks out a pulse after they arrive)
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> onFx(() -> live.visibleMarks().stream()
+                .anyMatch(m -> m.kind() == AuditMark.Kind.BAN && m.detail().contains("127.0.0.66"))));
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> onFx(() -> {
+            var lines = robot.lookup("#rateChart .audit-mark.ban").queryAllAs(Line.class);
+            return !lines.isEmpty() && lines.stream().allMatch(Line::isVisible);
+        }));
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> onFx(() -> robot
+                .lookup("#refusedChart .audit-mark-label.ban").queryAllAs(Label.class).stream()
+                .anyMatch(label -> label.getText().contains("ban"))));
     }
 
     @Test
@@ -195,8 +199,11 @@ class ConsoleEndToEndTest {
                 .isEmpty());
 
         // The list view keeps spare cells out of the scene; the ban's Unban is the one shown.
-        robot.clickOn(robot.lookup("#banList .unban").match(n -> n.getScene() != null && n.isVisible())
-                .queryButton());
+        // (found and pressed on the FX thread in one go: a cell found from here can be recycled before the click)
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> onFx(() -> robot.lookup("#banList .unban")
+                .match(n -> n.getScene() != null && n.isVisible()).tryQuery().isPresent()));
+        robot.interact(() -> robot.lookup("#banList .unban").match(n -> n.getScene() != null && n.isVisible())
+                .queryButton().fire());
 
         WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> server.engine().policy().bans().isEmpty());
         WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> robot.lookup("#bansResult").queryAs(Label.class)
@@ -281,8 +288,14 @@ class ConsoleEndToEndTest {
         return -1;
     }
 
+    /** The client's status in the latest snapshot (read once: the next one may replace it meanwhile). */
     private String rowStatus(String ip) {
-        int index = indexOf(ip);
-        return index < 0 ? "" : live.model().snapshotProperty().get().topClients().get(index).status().name();
+        var snapshot = live.model().snapshotProperty().get();
+        return snapshot == null ? "" : snapshot.topClients().stream().filter(row -> row.ip().equals(ip)).findFirst()
+                .map(row -> row.status().name()).orElse("");
+    }
+
+    private static <T> T onFx(java.util.concurrent.Callable<T> read) throws Exception {
+        return WaitForAsyncUtils.asyncFx(read).get(5, TimeUnit.SECONDS);
     }
 }
