@@ -195,6 +195,25 @@ class ClusterAdminChangesTest {
     }
 
     @Test
+    void anEditBasedOnAVersionJustMadeOnAnotherNodeIsAppliedNotRefusedAsUnknown() throws Exception {
+        List<SluiceServer> nodes = cluster("web-1", "web-2");
+        SluiceServer a = nodes.get(0);
+        SluiceServer b = nodes.get(1);
+        for (int i = 0; i < 5; i++) {
+            // A's version is one B may not have taken yet when the edit reaches it: B waits for it.
+            assertThat(admin(a, "POST", "/api/v1/bans", "{\"type\": \"agent\", \"value\": \"Fresh" + i + "\"}",
+                    null).statusCode()).isEqualTo(201);
+            HttpResponse<String> read = admin(a, "GET", "/api/v1/policy", null, null);
+            Policy seen = PolicyJson.mapper().readValue(read.body(), Policy.class);
+            HttpResponse<String> edit = admin(b, "PUT", "/api/v1/policy",
+                    json(seen.withHitStack(new Policy.HitStack(seen.hitStack().windowSeconds(), 20 + i))),
+                    read.headers().firstValue("ETag").orElseThrow());
+            assertThat(edit.statusCode()).as(edit.body()).isEqualTo(200);
+        }
+        assertThat(within(EVERYWHERE, () -> a.engine().policy().hitStack().maxHits() == 24)).isTrue();
+    }
+
+    @Test
     void aChangeOnANodeThatHasNotHeardTheLatestVersionYetIsComputedAgainFromItNotLost() throws Exception {
         List<SluiceServer> nodes = cluster("web-1", "web-2");
         SluiceServer a = nodes.get(0);
