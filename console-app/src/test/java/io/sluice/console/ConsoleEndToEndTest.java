@@ -90,10 +90,11 @@ class ConsoleEndToEndTest {
         // And the ban is a mark on the rate chart's time axis, where its effect shows.
         WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> live.visibleMarks().stream()
                 .anyMatch(m -> m.kind() == AuditMark.Kind.BAN && m.detail().contains("127.0.0.66")));
-        assertThat(robot.lookup("#rateChart .audit-mark.ban").queryAllAs(Line.class)).isNotEmpty()
-                .allMatch(Line::isVisible);
-        assertThat(robot.lookup("#refusedChart .audit-mark-label.ban").queryAllAs(Label.class))
-                .extracting(Label::getText).contains("ban");
+        // drawn on both charts once they have laid out the marks
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> robot.lookup("#rateChart .audit-mark.ban")
+                .queryAllAs(Line.class).stream().anyMatch(Line::isVisible));
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> robot.lookup("#refusedChart .audit-mark-label.ban")
+                .queryAllAs(Label.class).stream().anyMatch(l -> l.isVisible() && l.getText().equals("ban")));
     }
 
     @Test
@@ -195,8 +196,11 @@ class ConsoleEndToEndTest {
                 .isEmpty());
 
         // The list view keeps spare cells out of the scene; the ban's Unban is the one shown.
-        robot.clickOn(robot.lookup("#banList .unban").match(n -> n.getScene() != null && n.isVisible())
-                .queryButton());
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> robot.lookup("#banList .unban")
+                .match(n -> n.getScene() != null && n.isVisible()).tryQuery().isPresent());
+        // The list is refreshed every second and its cells move their buttons: find and press it in one go.
+        robot.interact(() -> robot.lookup("#banList .unban").match(n -> n.getScene() != null && n.isVisible())
+                .queryButton().fire());
 
         WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> server.engine().policy().bans().isEmpty());
         WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> robot.lookup("#bansResult").queryAs(Label.class)
