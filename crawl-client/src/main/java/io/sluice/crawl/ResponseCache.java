@@ -51,9 +51,11 @@ public final class ResponseCache {
         this.defaultTtl = defaultTtl;
         this.rules = List.copyOf(rules);
         this.patterns = this.rules.stream().map(rule -> glob(rule.pattern())).toList();
+        // ResponseCache.Entry by its full name: inside a LinkedHashMap subclass a bare Entry is the map's own type
+        // under JDK 25's javac (a name clash on removeEldestEntry)
         this.entries = new LinkedHashMap<>(16, 0.75f, true) {
             @Override
-            protected boolean removeEldestEntry(Map.Entry<String, Entry> eldest) {
+            protected boolean removeEldestEntry(Map.Entry<String, ResponseCache.Entry> eldest) {
                 return size() > maxEntries;
             }
         };

@@ -84,8 +84,14 @@ class FleetViewTest {
         Label title = robot.lookup(".focus-title").queryAs(Label.class);
         assertThat(title.getText()).startsWith("Cluster: 2 nodes");
 
-        robot.clickOn(row(robot, "web-2").orElseThrow());
-        WaitForAsyncUtils.waitFor(PATIENCE_SECONDS, TimeUnit.SECONDS, () -> title.getText().equals("web-2 · healthy"));
+        // The table is refreshed every second and may move its rows between a lookup and the click: click the row
+        // as it is now until the selection has taken
+        WaitForAsyncUtils.waitFor(PATIENCE_SECONDS, TimeUnit.SECONDS, () -> {
+            if (!title.getText().equals("web-2 · healthy")) {
+                row(robot, "web-2").ifPresent(robot::clickOn);
+            }
+            return title.getText().equals("web-2 · healthy");
+        });
         assertThat(row(robot, "web-2").orElseThrow().getStyleClass()).contains("selected-node");
 
         robot.clickOn("Cluster totals");
