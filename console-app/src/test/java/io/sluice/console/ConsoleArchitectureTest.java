@@ -79,7 +79,7 @@ class ConsoleArchitectureTest {
         noClasses().that().resideOutsideOfPackage("io.sluice.engine..")
                 .should().dependOnClassesThat(resideInAPackage("io.sluice.engine.internal..").and(not(sharedStoreSeam)))
                 .because("io.sluice.engine.internal is the engine's own (client state, compiled policy, rule state): "
-                        + "the engine's module exports only its API packages")
+                        + "only its API packages are for other modules")
                 .check(classes);
     }
 
