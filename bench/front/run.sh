@@ -11,6 +11,7 @@
 # same interleaved run (an A/B of a change, as a ratio within each round). CANDIDATE_FLAGS adds flags to the
 # candidate's command line (CANDIDATE_JAR defaults to the same jar then), SLUICE_FLAGS to the first Sluice's:
 # CANDIDATE_FLAGS="--front-path proxy" measures the lean path (default) against the proxy path, one jar.
+# CLIENTS=N (default: a new address per request) makes wrk cycle through N client addresses.
 # JAVA_OPTS (default: none, the JVM's defaults, which on one core means the Serial collector) goes to every
 # JVM alike: the plain Jetty proxy and each Sluice, e.g. JAVA_OPTS="-XX:+UseZGC".
 set -euo pipefail
