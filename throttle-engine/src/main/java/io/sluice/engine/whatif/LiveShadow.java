@@ -34,10 +34,13 @@ import org.jctools.queues.atomic.MpscAtomicArrayQueue;
  *
  * An admitted request's completion is the second thing the shadow needs (the candidate's concurrency and
  * load end when the real request does): the admission handed back to the caller is wrapped, and its
- * complete() offers a Completion. A completion is never dropped (it would leave a candidate slot taken
- * for ever): if the queue is full it goes to an unbounded overflow queue, which stays small because only
- * observations that were queued can have completions, and their number is bounded by the queue and the
- * requests in flight. A request whose observation was dropped is handed back unwrapped.
+ * complete() offers the same wrapper again. The wrapper is the request's observation too, so an
+ * admitted request costs the request path one object besides the decision that carries it (there were
+ * three: the observation, the wrapper and a completion record). A completion is never dropped (it
+ * would leave a candidate slot taken for ever): if the queue is full it goes to an unbounded overflow
+ * queue, which stays small because only observations that were queued can have completions, and their
+ * number is bounded by the queue and the requests in flight. A request whose observation was dropped is handed
+ * back unwrapped.
  *
  * A wait (load deferral, progressive delay) is not an outcome yet: the deferral is wrapped, and its
  * resume() reports the final decision, with the time the request first arrived.
@@ -173,19 +176,16 @@ public final class LiveShadow implements DecisionTap, AutoCloseable {
         remove();
     }
 
-    /** A real request's completion, for the candidate's admission of it. */
-    private record Completion(Observation observation, long atMillis) {
-    }
-
     /** One installed candidate: its run, its queue and the thread that feeds one into the other. */
     private final class Session {
         final Candidate candidate;
         final WhatIfRun run;
         final RollingTallies tallies;
-        final MpscAtomicArrayQueue<Object> queue = new MpscAtomicArrayQueue<>(queueCapacity);
-        final ConcurrentLinkedQueue<Completion> overflow = new ConcurrentLinkedQueue<>();
-        /** Overflow completions whose observation was still in the queue when they were looked at. */
-        final ArrayDeque<Completion> early = new ArrayDeque<>();
+        final MpscAtomicArrayQueue<Observation> queue = new MpscAtomicArrayQueue<>(queueCapacity);
+        /** Completions that found the queue full (never dropped: the candidate's admission must end). */
+        final ConcurrentLinkedQueue<TappedAdmission> overflow = new ConcurrentLinkedQueue<>();
+        /** Overflow completions whose arrival was still in the queue when they were looked at. */
+        final ArrayDeque<TappedAdmission> early = new ArrayDeque<>();
         final LongAdder dropped = new LongAdder();
         private volatile boolean running = true;
         private Thread feeder;
@@ -202,13 +202,11 @@ public final class LiveShadow implements DecisionTap, AutoCloseable {
                 return decision;
             }
             if (decision instanceof Decision.Admit admit) {
-                Observation observation = new Observation(atMillis, request, waited ? Outcome.DELAYED : Outcome.ADMIT,
-                        true);
-                if (!offer(observation)) {
+                TappedAdmission observed = new TappedAdmission(atMillis, request, waited, admit.admission(), this);
+                if (!offer(observed)) {
                     return decision;
                 }
-                return new Decision.Admit(admit.client(), new TappedAdmission(admit.admission(), observation, this),
-                        admit.rateLimit());
+                return new Decision.Admit(admit.client(), observed, admit.rateLimit());
             }
             Decision.Wait wait = (Decision.Wait) decision;
             return new Decision.Wait(wait.client(), wait.reason(), wait.waitMillis(),
@@ -223,10 +221,14 @@ public final class LiveShadow implements DecisionTap, AutoCloseable {
             return false;
         }
 
-        void completed(Observation observation) {
-            Completion completion = new Completion(observation, clock.millis());
-            if (!queue.offer(completion)) {
-                overflow.add(completion);
+        /**
+         * The same object goes through the queue a second time: the queue is FIFO and its arrival was queued
+         * before the request was admitted, so the run meets it first as an arrival, then as the completion.
+         */
+        void completed(TappedAdmission observed) {
+            observed.completedAtMillis = clock.millis();
+            if (!queue.offer(observed)) {
+                overflow.add(observed);
             }
         }
 
@@ -272,26 +274,31 @@ public final class LiveShadow implements DecisionTap, AutoCloseable {
             int fed = queue.drain(this::handle, limit);
             int late = early.size();
             for (int i = 0; i < late; i++) {
-                handle(early.poll());
+                completeOrWait(early.poll());
             }
-            Completion completion;
+            TappedAdmission completion;
             while ((completion = overflow.poll()) != null) {
-                handle(completion);
+                completeOrWait(completion);
                 fed++;
             }
             return fed;
         }
 
-        private void handle(Object item) {
-            if (item instanceof Observation observation) {
+        /** From the queue: an observation's first passage is its arrival, an admission's second its completion. */
+        private void handle(Observation observation) {
+            if (!observation.arrived) {
                 run.arrive(observation);
             } else {
-                Completion completion = (Completion) item;
-                if (completion.observation().arrived) {
-                    run.completed(completion.observation(), completion.atMillis());
-                } else {
-                    early.add(completion);
-                }
+                run.completed(observation, ((TappedAdmission) observation).completedAtMillis);
+            }
+        }
+
+        /** From the overflow, where a completion may overtake its own arrival, still in the queue. */
+        private void completeOrWait(TappedAdmission completion) {
+            if (completion.arrived) {
+                run.completed(completion, completion.completedAtMillis);
+            } else {
+                early.add(completion);
             }
         }
 
@@ -331,8 +338,11 @@ public final class LiveShadow implements DecisionTap, AutoCloseable {
         }
     }
 
-    /** The live admission, which also tells the shadow when the real request ended (once). */
-    private static final class TappedAdmission implements Decision.Admission {
+    /**
+     * The live admission, which also tells the shadow when the real request ended (once); it is the request's
+     * observation too, so an admitted request costs the request path this one object and the decision around it.
+     */
+    private static final class TappedAdmission extends Observation implements Decision.Admission {
         private static final VarHandle DONE;
 
         static {
@@ -344,14 +354,15 @@ public final class LiveShadow implements DecisionTap, AutoCloseable {
         }
 
         private final Decision.Admission inner;
-        private final Observation observation;
         private final Session session;
         @SuppressWarnings("unused")
         private volatile int done;
+        /** When the real request ended: written before the second passage through the queue, which publishes it. */
+        long completedAtMillis;
 
-        TappedAdmission(Decision.Admission inner, Observation observation, Session session) {
+        TappedAdmission(long atMillis, Request request, boolean waited, Decision.Admission inner, Session session) {
+            super(atMillis, request, waited ? Outcome.DELAYED : Outcome.ADMIT, true);
             this.inner = inner;
-            this.observation = observation;
             this.session = session;
         }
 
@@ -359,7 +370,7 @@ public final class LiveShadow implements DecisionTap, AutoCloseable {
         public void complete(int status, long upstreamLatencyNanos) {
             inner.complete(status, upstreamLatencyNanos);
             if (DONE.compareAndSet(this, 0, 1)) {
-                session.completed(observation);
+                session.completed(this);
             }
         }
     }

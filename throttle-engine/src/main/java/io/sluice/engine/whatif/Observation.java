@@ -6,9 +6,10 @@ import io.sluice.engine.Request;
 /**
  * One request as a what-if run sees it: when it arrived, what it was, and (when the baseline is what
  * really happened rather than a second simulated policy) its outcome. The mutable fields belong to the
- * run's thread.
+ * run's thread. Not final: the live shadow's admission wrapper is itself the observation of its request, so
+ * watching an admitted request costs one object ({@link LiveShadow}).
  */
-final class Observation {
+class Observation {
     final long atMillis;
     final Request request;
     /** What the live policy did, or null when the baseline is simulated. */

@@ -208,6 +208,24 @@ class LiveShadowTest {
     }
 
     @Test
+    void aCompletionThatFindsTheQueueFullStillEndsTheCandidatesAdmission() {
+        ThrottleEngine live = engine(withMaxHits(100));
+        LiveShadow shadow = new LiveShadow(live, CONFIG, new TestClassifier(), null, clock, false, 2);
+        shadow.install(withMaxHits(100).withPerClient(new Policy.PerClient(1)));
+        Decision.Admit first = (Decision.Admit) live.decide(Request.direct("192.0.2.9", COPIER));
+        serve(live.decide(Request.direct("192.0.2.10", COPIER))); // the queue is full now
+        first.admission().complete(200, 1_000); // so this completion waits in the overflow
+        shadow.drain();
+        clock.advanceMillis(10);
+        serve(live.decide(Request.direct("192.0.2.9", COPIER)));
+        shadow.drain();
+
+        WhatIfReport report = shadow.report(10);
+        assertThat(report.dropped()).isZero();
+        assertThat(report.clients()).isEmpty(); // the candidate admitted the second request too: the first had ended
+    }
+
+    @Test
     void whenTheShadowCannotKeepUpRequestsAreDroppedAndCountedNeverBlocked() {
         ThrottleEngine live = engine(withMaxHits(1000).withLoad(new Policy.Load(1000, 10, 500)));
         LiveShadow shadow = new LiveShadow(live, CONFIG, new TestClassifier(), null, clock, false, 8);
