@@ -7,6 +7,7 @@ import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.EventListener;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.jetty.http.HostPortHttpField;
@@ -35,7 +36,11 @@ import org.eclipse.jetty.util.StringUtil;
  * would have to judge, no upgrade, no {@code Expect}, no body or a small {@code Content-Length} one that has
  * fully arrived) asks the engine; an admitted request is forwarded by a {@link LeanExchange} on this thread.
  *
- * <p>Anything else, including a malformed request and every decision but an immediate admission, is handed
+ * <p>In cluster mode the engine's decision may be pending on the shared store: the connection then waits for the
+ * answer without a thread (it reads nothing meanwhile) and acts on it on Jetty's executor, so an admission is
+ * forwarded on the lean path too (the answer arrives on the Redis client's I/O thread, which must not forward).
+ *
+ * <p>Anything else, including a malformed request and every decision but an admission, is handed
  * over to Jetty's HTTP connection with every byte read so far, from the first byte of that request, the way
  * Jetty's own protocol detection hands a connection over: Jetty parses the request again and answers it as it
  * would have without the lean path ({@link ThrottleHandler}, {@link UpstreamProxy}). A decision the engine
@@ -78,6 +83,8 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
     private HttpURI uri;
 
     private volatile LeanExchange exchange;
+    /** A decision pending on the shared store (cluster mode): nothing more is read until it is acted on. */
+    private volatile boolean awaiting;
     private final AtomicInteger serveCalls = new AtomicInteger();
     private boolean handedOver;
     /** The last response said the connection closes: only the client's end of the stream is awaited. */
@@ -134,7 +141,7 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
     }
 
     private void serveRequests() {
-        while (exchange == null && !handedOver) {
+        while (exchange == null && !handedOver && !awaiting) {
             if (closing) {
                 awaitClientClose();
                 return;
@@ -285,6 +292,31 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
         Decision decision = forwarding.engine().decide(new io.sluice.engine.Request(peer,
                 fields.get(HttpHeader.USER_AGENT), joined(fields.getValuesList(forwarding.engine().forwardedHeader())),
                 method, uri.getCanonicalPath(), uri.getQuery(), fields.get("Sec-Fetch-Dest")));
+        if (decision instanceof Decision.Pending pending) {
+            CompletableFuture<Decision> answer = pending.decision().toCompletableFuture();
+            if (!answer.isDone()) {
+                awaiting = true;
+                answer.whenComplete((made, failure) -> getExecutor().execute(() -> answered(pending, made, failure)));
+                return;
+            }
+            decision = answer.isCompletedExceptionally() ? pending : answer.join();
+        }
+        act(decision);
+    }
+
+    /** The shared store answered (on Jetty's executor): act as on a decision made at once. */
+    private void answered(Decision.Pending pending, Decision made, Throwable failure) {
+        if (!getEndPoint().isOpen()) {
+            awaiting = false;
+            release(made);
+            releaseBuffer();
+            return;
+        }
+        // Jetty's path writes the error for a store that failed; it never does (a missed deadline decides alone).
+        act(failure != null || made == null ? pending : made);
+    }
+
+    private void act(Decision decision) {
         if (!(decision instanceof Decision.Admit admit)) {
             handOver(decision);
             return;
@@ -303,6 +335,7 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
                 && !connector.isShutdown();
         LeanExchange started = new LeanExchange(this, forwarding, pool, admit, method, uri, fields, body, persistent);
         exchange = started;
+        awaiting = false; // after the exchange is set: the serving loop must not read the next request meanwhile
         started.start();
     }
 
@@ -377,6 +410,7 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
     /** Gives the connection, and what it has read of the current request, to Jetty's HTTP/1.1 connection. */
     private void handOver(Decision pending) {
         handedOver = true;
+        awaiting = false;
         Connection next = fallback.newConnection(connector, getEndPoint());
         if (pending != null && next instanceof Attributes attributes) {
             attributes.setAttribute(PENDING_DECISION, pending);
@@ -423,8 +457,8 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
         if (current != null) {
             current.clientClosed(cause);
         }
-        if (!handedOver && exchange == null) {
-            releaseBuffer();
+        if (!handedOver && exchange == null && !awaiting) {
+            releaseBuffer(); // while awaiting, the request's bytes are the answer's to forward or let go
         }
     }
 
@@ -498,6 +532,15 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
         malformed = true;
     }
 
+    /** Gives the engine back what a decision holds when nobody will act on it (the client left meanwhile). */
+    private static void release(Decision left) {
+        if (left instanceof Decision.Wait wait) {
+            wait.deferral().cancel();
+        } else if (left instanceof Decision.Admit admit) {
+            admit.admission().complete(0, 0);
+        }
+    }
+
     /** Gives the engine its waiting place back if Jetty's connection ends before taking the decision. */
     private static final class PendingRelease implements Connection.Listener, EventListener {
         private final Attributes attributes;
@@ -508,11 +551,8 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
 
         @Override
         public void onClosed(Connection connection) {
-            Object left = attributes.removeAttribute(PENDING_DECISION);
-            if (left instanceof Decision.Wait wait) {
-                wait.deferral().cancel();
-            } else if (left instanceof Decision.Admit admit) {
-                admit.admission().complete(0, 0);
+            if (attributes.removeAttribute(PENDING_DECISION) instanceof Decision left) {
+                release(left);
             }
         }
     }

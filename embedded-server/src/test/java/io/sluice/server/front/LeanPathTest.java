@@ -3,13 +3,19 @@ package io.sluice.server.front;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.engine.EngineConfig;
+import io.sluice.engine.Reason;
 import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.classify.CrawlerListClassifier;
+import io.sluice.engine.internal.SharedClientStore;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.telemetry.ClassCounts;
 import io.sluice.server.front.wire.RawClient;
 import io.sluice.server.front.wire.RawUpstream;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
@@ -94,11 +100,87 @@ class LeanPathTest {
         assertThat(handled).as("only the refusal went through Jetty's handlers").hasValue(1);
     }
 
+    @Test
+    void aDecisionPendingOnTheClustersStoreIsForwardedOnTheLeanPathWhenTheStoreAnswers() throws Exception {
+        try (AnsweringLater store = new AnsweringLater(3)) {
+            start(FrontUnderTest.ADMIT_ALL, store);
+            servedThreeThenRefused(store);
+        }
+    }
+
+    private void servedThreeThenRefused(AnsweringLater store) throws Exception {
+        try (RawClient client = new RawClient(connector.getLocalPort())) {
+            for (int i = 0; i < 3; i++) {
+                assertThat(client.send("GET /" + i + " HTTP/1.1\r\n" + HOST + "\r\n").response().bodyText())
+                        .isEqualTo("GET /" + i + " 0");
+            }
+            assertThat(handled).as("admissions the store answered later, through Jetty's handlers").hasValue(0);
+
+            assertThat(client.send("GET /fourth HTTP/1.1\r\n" + HOST + "\r\n").response().status())
+                    .as("the store refuses the fourth").isEqualTo(503);
+        }
+
+        assertThat(store.asked).as("one question to the store per request").hasValue(4);
+        assertThat(store.answeredLater).as("answers that came after the decision returned").hasValue(4);
+        assertThat(store.released).as("slots given back by the three served requests").hasValue(3);
+        assertThat(handled).as("only the refusal went through Jetty's handlers").hasValue(1);
+        assertThat(upstream.connectionsAccepted()).isEqualTo(1);
+    }
+
+    /** A cluster's store that answers on a thread of its own a moment later, admitting the first {@code admits}. */
+    private static final class AnsweringLater implements SharedClientStore<Integer>, AutoCloseable {
+        private final ScheduledExecutorService answers = Executors.newSingleThreadScheduledExecutor();
+        private final int admits;
+        final AtomicInteger asked = new AtomicInteger();
+        final AtomicInteger answeredLater = new AtomicInteger();
+        final AtomicInteger released = new AtomicInteger();
+
+        AnsweringLater(int admits) {
+            this.admits = admits;
+        }
+
+        @Override
+        public boolean available() {
+            return true;
+        }
+
+        @Override
+        public int nodes() {
+            return 1;
+        }
+
+        @Override
+        public CompletableFuture<Verdict<Integer>> admit(Ask ask) {
+            int n = asked.incrementAndGet();
+            CompletableFuture<Verdict<Integer>> verdict = new CompletableFuture<>();
+            answers.schedule(() -> {
+                answeredLater.incrementAndGet();
+                verdict.complete(n <= admits ? new Verdict<>(null, 0, n, 15_000, n)
+                        : new Verdict<>(Reason.HIT_STACK, 15_000, n, 15_000, null));
+            }, 20, TimeUnit.MILLISECONDS);
+            return verdict;
+        }
+
+        @Override
+        public void release(Integer lease, boolean served) {
+            released.incrementAndGet();
+        }
+
+        @Override
+        public void close() {
+            answers.shutdownNow();
+        }
+    }
+
     private void start(Policy policy) throws Exception {
+        start(policy, null);
+    }
+
+    private void start(Policy policy, SharedClientStore<?> shared) throws Exception {
         upstream = RawUpstream.answering(request -> RawUpstream.ok(request.method() + " " + request.target() + " "
                 + request.body().length));
         engine = new ThrottleEngine(EngineConfig.defaults(), FrontUnderTest.CLOCK, policy,
-                CrawlerListClassifier.bundled());
+                CrawlerListClassifier.bundled(), null, shared);
         server = new Server();
         connector = PublicConnector.createLean(server, "127.0.0.1", 0, new LeanForwarding(engine,
                 FrontUnderTest.CLOCK, null, upstream.uri(), Duration.ofSeconds(10), Duration.ofSeconds(30)));
