@@ -33,8 +33,13 @@ import java.util.function.UnaryOperator;
  * policy, once this node has it, like a change made a moment later.
  */
 public final class PolicyChanges {
-    /** Tries of one change when the store says its version moved on (another node's change got in first). */
-    static final int ATTEMPTS = 3;
+    /**
+     * Tries of one change when the store says its version moved on (another node's change got in first). Every
+     * lost try is another change that landed, so the cluster always makes progress; the bound is for a node that
+     * cannot catch up at all, not for contention: three tries let a ban made while each other node made three
+     * changes at once fail with a 412 nobody asked for (no If-Match).
+     */
+    static final int ATTEMPTS = 20;
     private static final ObjectMapper JSON = PolicyJson.mapper();
     private final ThrottleEngine engine;
     private final PolicyStore store;
