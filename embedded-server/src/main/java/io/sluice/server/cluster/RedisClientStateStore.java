@@ -17,6 +17,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntSupplier;
@@ -36,7 +37,9 @@ import java.util.function.IntSupplier;
  *   <li><b>Leases.</b> An admitted request holds a lease in its client's and address's sets, which expires after
  *       {@code leaseTime} (the upstream timeout and a margin): a node killed with requests running leaks their
  *       slots for at most that long. This node renews the leases of its long requests every third of it, all in
- *       one call; a release that fails (Redis away) is retried at the next heartbeat.</li>
+ *       one call; a request that ends gives its slots back within {@link #RELEASE_BATCH_MILLIS}, together with the
+ *       others that ended meanwhile, in one call (a crawler's turn given back goes at once, alone); a release that
+ *       fails (Redis away) is retried at the next heartbeat.</li>
  *   <li><b>Unavailable.</b> Before it is attached to its {@link ClusterNode}, and whenever the node's connection
  *       monitor says {@code DEGRADED}, {@link #available()} is false and the engine decides alone at once; a call
  *       that fails or misses the deadline makes the monitor degraded at once. Nothing counted meanwhile is replayed
@@ -58,6 +61,11 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
     private static final int MAX_RETRIED = 100_000;
     /** Leases renewed or forgotten per call, so one call stays small. */
     private static final int BATCH = 500;
+    /**
+     * How long a served request's slots may wait to be given back together with the others that ended meanwhile,
+     * in one call: a second script run per request cost as much of Redis's time as the admission's fixed part.
+     */
+    static final long RELEASE_BATCH_MILLIS = 2;
 
     /** A refusal remembered until {@code untilMillis} (the engine's clock), for the policy version it was judged by. */
     private record Refused(Reason reason, long judgedAt, long untilMillis, long policyVersion, int hits,
@@ -75,12 +83,14 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
     private final ConcurrentHashMap<String, RedisLease> live = new ConcurrentHashMap<>();
     private final Queue<RedisLease> toForget = new ConcurrentLinkedQueue<>();
     private final AtomicInteger toForgetSize = new AtomicInteger();
+    private final Queue<RedisLease> toRelease = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean releaseScheduled = new AtomicBoolean();
     private final AtomicLong commands = new AtomicLong();
     private volatile Attachment attachment;
 
     /** What the store uses of its node: set once by {@link ClusterNode#shareClientState}. */
     private record Attachment(String node, RedisLink link, ConnectionMonitor monitor, IntSupplier nodes,
-                              List<ScheduledFuture<?>> schedules) {
+                              List<ScheduledFuture<?>> schedules, ScheduledExecutorService scheduler) {
     }
 
     /**
@@ -104,7 +114,7 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
                 scheduler.scheduleWithFixedDelay(this::flush, heartbeat.toMillis(), heartbeat.toMillis(),
                         TimeUnit.MILLISECONDS),
                 scheduler.scheduleWithFixedDelay(this::renew, renewEvery, renewEvery, TimeUnit.MILLISECONDS));
-        attachment = new Attachment(node, link, monitor, nodes, schedules);
+        attachment = new Attachment(node, link, monitor, nodes, schedules, scheduler);
         // Each time Redis answers again (at start, after a restart that emptied it), its scripts are cached ahead of
         // the requests: a release retried after NOSCRIPT would otherwise run after the admissions sent behind it.
         monitor.onChange(change -> {
@@ -308,6 +318,14 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
             return; // the node is gone: the lease expires
         }
         boolean giveTurnBack = !served && lease.crawler() != null;
+        if (!giveTurnBack) {
+            // only slots to free: with the others that end within RELEASE_BATCH_MILLIS, in one call
+            toRelease.add(lease);
+            if (releaseScheduled.compareAndSet(false, true)) {
+                on.scheduler().schedule(this::releaseBatch, RELEASE_BATCH_MILLIS, TimeUnit.MILLISECONDS);
+            }
+            return;
+        }
         commands.incrementAndGet();
         RELEASE.<Long>run(on.link(), ScriptOutputType.INTEGER,
                 new String[] {lease.clientLeases(), lease.addressLeases(),
@@ -319,6 +337,48 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
                         forgetLater(lease); // its crawler's turn is not given back: it was one gap, at most
                     }
                 });
+    }
+
+    /** The slots of the requests that ended since the last batch, given back in as few calls as BATCH allows. */
+    private void releaseBatch() {
+        Attachment on = attachment;
+        List<RedisLease> batch = new ArrayList<>();
+        RedisLease lease;
+        while ((lease = toRelease.poll()) != null) {
+            batch.add(lease);
+            if (batch.size() == BATCH) {
+                forgetNow(on, batch);
+                batch = new ArrayList<>();
+            }
+        }
+        if (!batch.isEmpty()) {
+            forgetNow(on, batch);
+        }
+        releaseScheduled.set(false);
+        // a release queued while this batch was sent found it scheduled: it goes in the next one
+        if (!toRelease.isEmpty() && releaseScheduled.compareAndSet(false, true) && on != null) {
+            on.scheduler().schedule(this::releaseBatch, RELEASE_BATCH_MILLIS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** For tests: a release is waiting for its batch (once false, every release so far was sent). */
+    boolean releasesPending() {
+        return releaseScheduled.get() || !toRelease.isEmpty();
+    }
+
+    private void forgetNow(Attachment on, List<RedisLease> batch) {
+        if (on == null) {
+            return; // the node is gone: the leases expire
+        }
+        try {
+            leases(on, "forget", batch).whenComplete((done, failure) -> {
+                if (failure != null) {
+                    batch.forEach(this::forgetLater); // retried at the next heartbeat
+                }
+            });
+        } catch (RuntimeException e) {
+            batch.forEach(this::forgetLater);
+        }
     }
 
     private void forgetLater(RedisLease lease) {
