@@ -2,7 +2,7 @@ package io.sluice.engine;
 
 import io.sluice.engine.classify.SearchEngineVerifier;
 import io.sluice.engine.internal.AggregateLink;
-import io.sluice.engine.internal.ClientKey;
+import io.sluice.engine.store.ClientKey;
 import io.sluice.engine.internal.ClientSample;
 import io.sluice.engine.internal.ClientStateStore;
 import io.sluice.engine.internal.ClientStores;
@@ -16,7 +16,7 @@ import io.sluice.engine.internal.LoadGate;
 import io.sluice.engine.internal.LocalClientStateStore;
 import io.sluice.engine.internal.OutcomeCounters;
 import io.sluice.engine.internal.RouteTable;
-import io.sluice.engine.internal.SharedClientStore;
+import io.sluice.engine.store.SharedClientStore;
 import io.sluice.engine.net.IpAddress;
 import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.BanType;

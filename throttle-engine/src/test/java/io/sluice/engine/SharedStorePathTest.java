@@ -7,7 +7,7 @@ import static io.sluice.engine.EngineFixture.served;
 import static io.sluice.engine.EngineFixture.waiting;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.engine.internal.SharedClientStore;
+import io.sluice.engine.store.SharedClientStore;
 import io.sluice.engine.policy.Policy;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,8 +2,8 @@ package io.sluice.server.cluster;
 
 import io.lettuce.core.ScriptOutputType;
 import io.sluice.engine.Reason;
-import io.sluice.engine.internal.ClientKey;
-import io.sluice.engine.internal.SharedClientStore;
+import io.sluice.engine.store.ClientKey;
+import io.sluice.engine.store.SharedClientStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

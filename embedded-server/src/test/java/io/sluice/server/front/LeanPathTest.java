@@ -6,7 +6,7 @@ import io.sluice.engine.EngineConfig;
 import io.sluice.engine.Reason;
 import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.classify.CrawlerListClassifier;
-import io.sluice.engine.internal.SharedClientStore;
+import io.sluice.engine.store.SharedClientStore;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.telemetry.ClassCounts;
 import io.sluice.server.front.wire.RawClient;

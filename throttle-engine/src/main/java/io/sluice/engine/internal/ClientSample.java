@@ -1,6 +1,7 @@
 package io.sluice.engine.internal;
 
 import io.sluice.engine.RequestClass;
+import io.sluice.engine.store.ClientKey;
 
 /**
  * A copy of one tracked client's state for the snapshot (never shared with the decision path).

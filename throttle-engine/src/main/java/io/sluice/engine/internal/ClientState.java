@@ -1,6 +1,7 @@
 package io.sluice.engine.internal;
 
 import io.sluice.engine.RequestClass;
+import io.sluice.engine.store.ClientKey;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 

@@ -2,6 +2,8 @@ package io.sluice.engine.internal;
 
 import io.sluice.engine.ClientInfo;
 import io.sluice.engine.policy.Policy;
+import io.sluice.engine.store.ClientKey;
+import io.sluice.engine.store.SharedClientStore;
 import java.util.List;
 
 /**

@@ -10,6 +10,7 @@ import io.sluice.engine.policy.AllowEntry;
 import io.sluice.engine.policy.AllowType;
 import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.Policy;
+import io.sluice.engine.store.ClientKey;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;

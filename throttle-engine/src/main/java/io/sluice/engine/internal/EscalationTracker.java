@@ -3,6 +3,7 @@ package io.sluice.engine.internal;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.sluice.engine.policy.Escalation;
+import io.sluice.engine.store.ClientKey;
 import java.time.Duration;
 
 /**

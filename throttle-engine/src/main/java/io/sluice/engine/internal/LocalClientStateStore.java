@@ -6,6 +6,7 @@ import com.github.benmanes.caffeine.cache.RemovalCause;
 import com.github.benmanes.caffeine.cache.Ticker;
 import io.sluice.engine.ClientInfo;
 import io.sluice.engine.policy.Policy;
+import io.sluice.engine.store.ClientKey;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;

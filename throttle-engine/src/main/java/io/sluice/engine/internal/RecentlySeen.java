@@ -1,5 +1,7 @@
 package io.sluice.engine.internal;
 
+import io.sluice.engine.store.ClientKey;
+
 /**
  * Which clients were seen lately, approximately and in a fixed amount of memory: one int (a hash of the
  * client) per slot, overwritten by whichever client lands in the slot next. A client's mark lasts until

@@ -7,6 +7,7 @@ import io.sluice.engine.ManualClock;
 import io.sluice.engine.RequestClass;
 import io.sluice.engine.net.IpAddress;
 import io.sluice.engine.policy.Policy;
+import io.sluice.engine.store.ClientKey;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

@@ -3,6 +3,7 @@ package io.sluice.engine.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.engine.RequestClass;
+import io.sluice.engine.store.ClientKey;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;

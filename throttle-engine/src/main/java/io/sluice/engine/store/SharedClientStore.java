@@ -1,4 +1,4 @@
-package io.sluice.engine.internal;
+package io.sluice.engine.store;
 
 import io.sluice.engine.Reason;
 import io.sluice.engine.policy.Policy;
@@ -10,10 +10,11 @@ import java.util.concurrent.CompletableFuture;
  * {@link #admit} and returns a {@link io.sluice.engine.Decision.Pending} that completes when the answer arrives:
  * no thread waits on the store.
  *
- * <p>It is the other strategy beside {@link ClientStateStore}, chosen when the engine is built, not a
- * replacement of it: a node with a shared store keeps its local stores for its own telemetry (the heatmap shows
- * this node's view of its clients) and for deciding alone, with limits divided by the nodes it last saw, while the
- * shared store is unavailable ({@link #available()} false, or a call failed or missed its deadline).
+ * <p>It is the other strategy beside the engine's own local store ({@code ClientStateStore}), chosen when the
+ * engine is built, not a replacement of it: a node with a shared store keeps its local stores for its own
+ * telemetry (the heatmap shows this node's view of its clients) and for deciding alone, with limits divided by the
+ * nodes it last saw, while the shared store is unavailable ({@link #available()} false, or a call failed or missed
+ * its deadline).
  *
  * @param <S> the store's record of the slots one admitted request holds (its lease), handed back once to
  *            {@link #release}

@@ -1,4 +1,4 @@
-package io.sluice.engine.internal;
+package io.sluice.engine.store;
 
 import io.sluice.engine.net.IpAddress;
 
@@ -66,7 +66,7 @@ public class ClientKey {
     }
 
     /** A copy of {@code key}'s identity (for the client state, which carries its own key). */
-    ClientKey(ClientKey key) {
+    protected ClientKey(ClientKey key) {
         this.high = key.high;
         this.low = key.low;
         this.hash = key.hash;
