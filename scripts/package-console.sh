@@ -116,7 +116,8 @@ if [[ "$check" == true ]]; then
   for _ in $(seq 30); do
     sleep 1
     kill -0 "$pid" 2>/dev/null || break
-    if command -v xwininfo >/dev/null && xwininfo -root -tree 2>/dev/null | grep -q '"Sluice console"'; then
+    # grep without -q: under pipefail, xwininfo killed by SIGPIPE when grep -q stops early fails the check
+    if command -v xwininfo >/dev/null && xwininfo -root -tree 2>/dev/null | grep '"Sluice console"' >/dev/null; then
       window=shown; break
     fi
   done
