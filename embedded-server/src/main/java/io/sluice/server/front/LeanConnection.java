@@ -205,6 +205,11 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
         if (filled > 0) {
             return true;
         }
+        if (in == null) {
+            // That fill closed the endpoint (the end of the input after the output was shut), and onClose, run within
+            // it, gave the buffer back: nothing more to do on this connection.
+            return false;
+        }
         boolean between = !in.hasRemaining() && parser.isStart() && in.position() == requestStart;
         if (filled == 0) {
             if (between) {
