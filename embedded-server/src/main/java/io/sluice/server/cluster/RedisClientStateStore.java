@@ -366,6 +366,7 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
         return releaseScheduled.get() || !toRelease.isEmpty();
     }
 
+    /** Gives {@code batch}'s slots back in one call; what fails is retried at the next heartbeat. */
     private void forgetNow(Attachment on, List<RedisLease> batch) {
         if (on == null) {
             return; // the node is gone: the leases expire
@@ -422,11 +423,7 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
                     toForgetSize.decrementAndGet();
                     batch.add(lease);
                 }
-                leases(on, "forget", batch).whenComplete((done, failure) -> {
-                    if (failure != null) {
-                        batch.forEach(this::forgetLater);
-                    }
-                });
+                forgetNow(on, batch);
             }
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "cluster: client store upkeep failed", e);
