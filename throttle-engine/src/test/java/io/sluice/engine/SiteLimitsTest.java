@@ -235,6 +235,9 @@ class SiteLimitsTest {
         @Test
         void anAddressHasItsOwnConcurrencyLimit() {
             ThrottleEngine engine = engine(Policy.defaults().withPerAddress(new Policy.PerAddress(32, 64, 15, 50, 3)));
+            // the address has had two user agents (see the next test for the moment the second one appears)
+            admitted(decide(engine, "198.51.100.7", CURL + "/a")).admission().complete(200, 1000);
+            admitted(decide(engine, "198.51.100.7", CURL + "/b")).admission().complete(200, 1000);
             List<Decision.Admit> running = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
                 running.add(admitted(decide(engine, "198.51.100.7", CURL + "/" + i)));
@@ -245,6 +248,25 @@ class SiteLimitsTest {
             // a refusal by the address gives the client's slot back: the client is not left holding one
             running.add(admitted(decide(engine, "198.51.100.7", CURL + "/y")));
             refused(decide(engine, "198.51.100.7", CURL + "/1"), Reason.ADDRESS_CONCURRENCY);
+        }
+
+        @Test
+        void aLoneClientsRequestsInFlightAreTheAddresssUntilASecondUserAgentAppearsThenAtMostOneClientsLimitMore() {
+            ThrottleEngine engine = engine(Policy.defaults().withPerClient(new Policy.PerClient(5))
+                    .withPerAddress(new Policy.PerAddress(32, 64, 15, 50, 3)));
+            List<Decision.Admit> first = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                first.add(admitted(decide(engine, "198.51.100.7", CURL)));
+            }
+            // alone at its address, the client's own requests in flight are the address's
+            refused(decide(engine, "198.51.100.7", CURL), Reason.ADDRESS_CONCURRENCY);
+            // a second user agent: the first one's three running requests are not carried over to the address
+            for (int i = 0; i < 3; i++) {
+                admitted(decide(engine, "198.51.100.7", CURL + "/second"));
+            }
+            refused(decide(engine, "198.51.100.7", CURL + "/third"), Reason.ADDRESS_CONCURRENCY);
+            first.forEach(admit -> admit.admission().complete(200, 1000));
+            refused(decide(engine, "198.51.100.7", CURL), Reason.ADDRESS_CONCURRENCY);
         }
 
         @Test

@@ -46,6 +46,10 @@ final class ClientState extends ClientKey implements AggregateLink<ClientState> 
     static final int REPORT_SECONDS = 4;
 
     private static final int DETACHED_BIT = Integer.MIN_VALUE;
+    /** {@link #solePrefix}: this client is not known to be alone at its address. */
+    private static final byte NOT_SOLE = -1;
+    /** {@link #soleMember} of an aggregate that has seen two clients or more. */
+    private static final ClientState SHARED = new ClientState();
     private static final VarHandle IN_FLIGHT;
 
     static {
@@ -87,6 +91,23 @@ final class ClientState extends ClientKey implements AggregateLink<ClientState> 
     /** This client's address aggregate, as last found in the address store (a hint: see {@link AggregateLink}). */
     private ClientState aggregate;
 
+    /**
+     * Client role: the {@link ClientKey#prefixBits} of the address aggregate whose counts are known to be this
+     * client's alone ({@link #NOT_SOLE} when none), so its requests answer for the aggregate from their own counts
+     * without touching the aggregate's state. Set under the aggregate's monitor, cleared by the aggregate when a
+     * second client joins it or the table evicts it (see {@link #pushAsAggregate}).
+     */
+    private volatile byte solePrefix = NOT_SOLE;
+    /** Client role: the second {@link #aggregateReportDue} last reported its sole aggregate's access (see there). */
+    private int aggregateReportedSecond = Integer.MIN_VALUE;
+    /**
+     * Aggregate role: the one client every hit of this aggregate came from, whose own counts are therefore the
+     * aggregate's (this state's ring stays unused); {@link #SHARED} once a second client was seen, when the ring
+     * holds the aggregate's counts; null before any. Guarded by this state's monitor (read without it only for the
+     * heatmap).
+     */
+    private ClientState soleMember;
+
     ClientState(ClientKey key) {
         super(key);
     }
@@ -109,6 +130,100 @@ final class ClientState extends ClientKey implements AggregateLink<ClientState> 
     /** Whether the table still holds this state (not evicted). */
     boolean isAttached() {
         return (int) IN_FLIGHT.getVolatile(this) >= 0;
+    }
+
+    // ---------------------------------------------------------------- the address aggregate's role
+
+    /**
+     * Aggregate role: counts the hit of {@code member}, already pushed on the member's own state, and reports the
+     * aggregate's window. While {@code member} is the only client seen at this address (the usual case), the
+     * aggregate's counts are the member's own: nothing is pushed here, and when {@code shortcut} (this state is in
+     * the main table, whose eviction tells the member) the member answers for the aggregate by itself from then on,
+     * without touching this state, a cache miss less per request. A second client folds the first one's counts
+     * into this state, which counts for every client of the address from then on. The first client's requests in
+     * flight at that moment are not carried over (their slots were taken on the client alone), so the address may
+     * once admit up to one client's concurrency more than its limit; and one of its hits racing the fold may be
+     * counted twice. Both are bounded and once per aggregate.
+     *
+     * @return the aggregate's window; its handle for the in-flight slot is the sole member, or this state
+     */
+    synchronized HitStackState<ClientState> pushAsAggregate(ClientState member, boolean shortcut, long nowMillis,
+                                                            RequestClass cls, String crawler, boolean allowed,
+                                                            int windowSeconds, int maxHits, int weight) {
+        if (soleMember == null) {
+            soleMember = member;
+        }
+        if (soleMember == member) {
+            if (shortcut && isAttached()) {
+                member.solePrefix = prefixBits(); // under this monitor: a fold or an eviction cannot be missed
+            }
+            return member.window(nowMillis, windowSeconds, maxHits);
+        }
+        if (soleMember != SHARED) {
+            foldIn(soleMember);
+            soleMember = SHARED;
+        }
+        return push(nowMillis, cls, crawler, allowed, windowSeconds, maxHits, weight);
+    }
+
+    /** Takes {@code first}'s counts as this aggregate's (they were all of it) and ends its answering for it. */
+    private void foldIn(ClientState first) {
+        synchronized (first) {
+            first.solePrefix = NOT_SOLE;
+            hits = first.hits == null ? null : first.hits.clone();
+            newestCount = first.newestCount;
+            newestSecond = first.newestSecond;
+            olderWindow = 0;
+        }
+    }
+
+    /** Aggregate role, once the table evicted it: its sole member must look the aggregate up again. */
+    synchronized void revokeSoleMember() {
+        if (soleMember != null && soleMember != SHARED) {
+            soleMember.solePrefix = NOT_SOLE;
+        }
+    }
+
+    /** Client role: whether this client answers for the aggregate {@code key} by itself (see above). */
+    boolean answersFor(ClientKey key) {
+        return solePrefix == key.prefixBits() && isIn(key);
+    }
+
+    /**
+     * Client role, while it answers for its aggregate: whether to report the aggregate's access to the address
+     * table now (once per {@link #REPORT_SECONDS}), so the aggregate keeps its place there as if it were pushed:
+     * evicted, it would end the shortcut and be made again at the member's next request.
+     */
+    boolean aggregateReportDue(long nowMillis) {
+        int second = (int) Math.floorDiv(nowMillis, 1000);
+        int elapsed = second - aggregateReportedSecond;
+        if (elapsed >= REPORT_SECONDS || elapsed < 0) {
+            aggregateReportedSecond = second;
+            return true;
+        }
+        return false;
+    }
+
+    /** The state whose counts are this key's: an aggregate's sole member, or this state. */
+    ClientState counts() {
+        ClientState sole = soleMember;
+        return sole != null && sole != SHARED ? sole : this;
+    }
+
+    /**
+     * This key's row for the heatmap. An aggregate its sole member answers for shows the member's hits and requests
+     * in flight (they are the address's) with its own refusals, the ones made as an address.
+     */
+    ClientSample sample(long nowMillis, int windowSeconds) {
+        ClientSample own = sample(this, nowMillis, windowSeconds);
+        ClientState counts = counts();
+        if (counts == this) {
+            return own;
+        }
+        ClientSample member = counts.sample(this, nowMillis, windowSeconds);
+        return new ClientSample(this, member.requestClass(), member.crawlerName(), member.allowListed(),
+                member.hitsInWindow(), member.hitsPerSecond(), own.refusedPerSecond(), member.lastSeenMillis(),
+                own.lastLimitedMillis(), member.inFlight());
     }
 
     // ---------------------------------------------------------------- rule 5: requests in flight
@@ -215,6 +330,12 @@ final class ClientState extends ClientKey implements AggregateLink<ClientState> 
             crawlerName = crawler;
         }
         allowListed = allowed;
+        return state(nowMillis, windowSeconds, maxHits);
+    }
+
+    /** The window ending now, no hit pushed (for an aggregate answered for by this client, whose hit is in). */
+    synchronized HitStackState<ClientState> window(long nowMillis, int windowSeconds, int maxHits) {
+        advance(Math.floorDiv(nowMillis, 1000));
         return state(nowMillis, windowSeconds, maxHits);
     }
 

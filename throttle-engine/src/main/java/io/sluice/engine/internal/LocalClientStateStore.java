@@ -71,6 +71,8 @@ public final class LocalClientStateStore implements ClientStateStore<ClientState
 
     /** The most crawler identities whose last service is remembered. */
     static final int MAX_CRAWLERS = 10_000;
+    /** The in-flight slot of an aggregate its sole member answers for: the member's own slot counts, nothing here. */
+    private static final ClientState SOLE_MEMBERS_SLOT = new ClientState();
 
     private final Cache<ClientKey, ClientState> clients;
     private final ConcurrentMap<ClientKey, ClientState> table;
@@ -132,7 +134,12 @@ public final class LocalClientStateStore implements ClientStateStore<ClientState
     /** Runs under the evicting table's lock for the key. */
     private void onEvicted(ClientState state) {
         evicted.increment();
-        if (state != null && state.detach() > 0) {
+        if (state == null) {
+            return;
+        }
+        int inFlight = state.detach();
+        state.revokeSoleMember();
+        if (inFlight > 0) {
             orphans.put(state, state);
             forgetOrphan(state); // in case the last request completed meanwhile and found nothing to remove
         }
@@ -244,32 +251,44 @@ public final class LocalClientStateStore implements ClientStateStore<ClientState
     }
 
     /**
-     * Follows the member's link when it still leads to the live aggregate of {@code key} in the main table; looks
-     * the key up otherwise and links what the main table holds. Only a main-table state is linked: a newcomer's
-     * state must be looked up on its second request, which moves it to the main table (see the class comment).
-     * A linked state is told to the eviction policy like a looked-up one, so it ages and is evicted as before;
-     * eviction detaches it, which breaks the link.
+     * The aggregate's hit on behalf of {@code member}, the client of this decision. A member that is its address's
+     * only client answers for the aggregate from its own counts, without a lookup or a second state (see
+     * {@link ClientState#pushAsAggregate}). Otherwise follows the member's link when it still leads to the live
+     * aggregate of {@code key} in the main table, and looks the key up when not, linking what the main table holds.
+     * Only a main-table state is linked: a newcomer's state must be looked up on its second request, which moves it
+     * to the main table (see the class comment). A linked state is told to the eviction policy like a looked-up
+     * one, so it ages and is evicted as before; eviction detaches it, which breaks the link.
      */
     @Override
     public HitStackState<ClientState> pushAggregateHit(ClientKey key, AggregateLink<ClientState> member,
                                                        ClientInfo info, long nowMillis, Policy.HitStack limits,
                                                        int weight) {
         tick(nowMillis);
+        ClientState client = (ClientState) member; // the engine's client store is local too (ClientStores.local)
+        if (client.answersFor(key)) {
+            if (client.aggregateReportDue(nowMillis)) {
+                clients.getIfPresent(key);
+            }
+            return client.window(nowMillis, limits.windowSeconds(), limits.maxHits());
+        }
         ClientState linked = member.linkedAggregate();
         ClientState state;
+        boolean inMainTable;
         if (linked != null && linked.isAttached() && linked.equals(key)) {
             state = linked;
+            inMainTable = true;
             if (state.reportAccess(nowMillis)) {
                 clients.getIfPresent(key);
             }
         } else {
             state = state(key, nowMillis);
-            if (state != linked && policy.getIfPresentQuietly(key) == state) {
+            inMainTable = policy.getIfPresentQuietly(key) == state;
+            if (state != linked && inMainTable) {
                 member.linkAggregate(state);
             }
         }
-        return state.push(nowMillis, info.requestClass(), info.crawlerName(), info.allowListed(),
-                limits.windowSeconds(), limits.maxHits(), weight);
+        return state.pushAsAggregate(client, inMainTable, nowMillis, info.requestClass(), info.crawlerName(),
+                info.allowListed(), limits.windowSeconds(), limits.maxHits(), weight);
     }
 
     @Override
@@ -298,6 +317,11 @@ public final class LocalClientStateStore implements ClientStateStore<ClientState
 
     @Override
     public ClientState acquireInFlight(ClientKey key, ClientState client, int max) {
+        if (key.isAggregate() && !client.isAggregate()) {
+            // an aggregate its sole member answers for: its requests in flight are the member's, and this request's
+            // slot was taken on the member as a client
+            return client.inFlight() <= max ? SOLE_MEMBERS_SLOT : null;
+        }
         ClientState state = client;
         while (true) {
             switch (state.tryAcquire(max)) {
@@ -315,7 +339,7 @@ public final class LocalClientStateStore implements ClientStateStore<ClientState
 
     @Override
     public void releaseInFlight(ClientState state) {
-        if (state.release()) {
+        if (state != SOLE_MEMBERS_SLOT && state.release()) {
             forgetOrphan(state); // evicted, and this was its last request
         }
     }
@@ -339,9 +363,9 @@ public final class LocalClientStateStore implements ClientStateStore<ClientState
         PriorityQueue<ClientSample> top = new PriorityQueue<>(limit + 1, order);
         for (ConcurrentMap<ClientKey, ClientState> each : List.of(table, newcomers.asMap())) {
             each.forEach((key, state) -> {
-                int hits = state.hitsInWindow(nowMillis, windowSeconds);
+                int hits = state.counts().hitsInWindow(nowMillis, windowSeconds);
                 if (top.size() < limit || hits > top.peek().hitsInWindow()) {
-                    top.add(state.sample(state, nowMillis, windowSeconds));
+                    top.add(state.sample(nowMillis, windowSeconds));
                     if (top.size() > limit) {
                         top.poll();
                     }

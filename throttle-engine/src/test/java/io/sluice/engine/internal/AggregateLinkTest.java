@@ -12,8 +12,9 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
- * A client's state carries its address aggregate so the aggregate needs no second lookup, but the link is only a
- * hint: an evicted aggregate, a newcomer's aggregate or another address's is never counted through it.
+ * A client reaches its address aggregate without a second lookup: while it is its address's only client it answers
+ * for the aggregate from its own counts, and once a second client appears it follows its link to the aggregate's
+ * state. Neither shortcut outlives what it stands for: a second user agent, an evicted aggregate, another address.
  */
 class AggregateLinkTest {
 
@@ -28,10 +29,25 @@ class AggregateLinkTest {
 
     /** One request of {@code userAgent} from {@link #ADDRESS}: its client's hit, then its address's. */
     private HitStackState<ClientState> request(String userAgent) {
-        ClientInfo info = new ClientInfo(ADDRESS.toString(), userAgent, RequestClass.BOT, null, false);
-        HitStackState<ClientState> client = clients.pushHit(new ClientKey(ADDRESS, userAgent), info, clock.millis(),
-                LIMITS, 1);
-        return addresses.pushAggregateHit(addressKey, client.client(), info, clock.millis(), LIMITS, 1);
+        return request(userAgent, addressKey);
+    }
+
+    private HitStackState<ClientState> request(String userAgent, ClientKey aggregate) {
+        ClientState client = client(userAgent);
+        return addresses.pushAggregateHit(aggregate, client, info(userAgent), clock.millis(), LIMITS, 1);
+    }
+
+    private ClientState client(String userAgent) {
+        return clients.pushHit(new ClientKey(ADDRESS, userAgent), info(userAgent), clock.millis(), LIMITS, 1)
+                .client();
+    }
+
+    private static ClientInfo info(String userAgent) {
+        return new ClientInfo(ADDRESS.toString(), userAgent, RequestClass.BOT, null, false);
+    }
+
+    private int addressRowHits() {
+        return addresses.busiest(1, clock.millis(), 15).get(0).hitsInWindow();
     }
 
     @Test
@@ -42,36 +58,51 @@ class AggregateLinkTest {
         }
         assertThat(request("agent-c").hitsInWindow()).isEqualTo(11);
         assertThat(addresses.tracked()).isEqualTo(1);
+        assertThat(addressRowHits()).isEqualTo(11);
     }
 
     @Test
-    void aNewcomerAggregateIsNotLinkedSoItsSecondRequestMovesItToTheMainTable() {
+    void aLoneClientAnswersForItsAddressOnceTheAggregateIsInTheMainTable() {
         HitStackState<ClientState> first = request("agent-a");
-        ClientInfo info = new ClientInfo(ADDRESS.toString(), "agent-a", RequestClass.BOT, null, false);
-        HitStackState<ClientState> client = clients.pushHit(new ClientKey(ADDRESS, "agent-a"), info, clock.millis(),
-                LIMITS, 1);
-        assertThat(client.client().linkedAggregate()).isNull();
+        assertThat(addresses.isNewcomer(addressKey)).isTrue();
+        assertThat(first.client().answersFor(addressKey)).isFalse(); // a newcomer is looked up on its next request
 
         HitStackState<ClientState> second = request("agent-a");
-        assertThat(second.client()).isSameAs(first.client());
-        assertThat(second.client().linkedAggregate()).isNull(); // the aggregate's state, not the client's
-        assertThat(client.client().linkedAggregate()).isSameAs(second.client());
+
+        assertThat(addresses.isNewcomer(addressKey)).isFalse();
+        assertThat(second.client()).isSameAs(first.client()).isSameAs(client("agent-a"));
+        assertThat(second.client().answersFor(addressKey)).isTrue();
+        assertThat(request("agent-a").hitsInWindow()).isEqualTo(4); // the client's own counts (with the probe's)
+        assertThat(addressRowHits()).isEqualTo(4); // and the heatmap's address row shows them
     }
 
     @Test
-    void anEvictedAggregateIsLookedUpAgainNotCountedThroughTheStaleLink() {
+    void aSecondUserAgentFoldsTheFirstOnesCountsIntoTheAggregate() {
+        for (int i = 0; i < 5; i++) {
+            request("agent-a");
+        }
+        assertThat(request("agent-b").hitsInWindow()).isEqualTo(6);
+        HitStackState<ClientState> third = request("agent-a");
+        assertThat(third.hitsInWindow()).isEqualTo(7);
+        assertThat(third.client()).isNotSameAs(client("agent-a")); // the aggregate's own state now
+        assertThat(client("agent-a").answersFor(addressKey)).isFalse();
+    }
+
+    @Test
+    void anEvictedAggregateEndsTheLoneClientsShortcut() {
         request("agent-a");
-        HitStackState<ClientState> linked = request("agent-a");
-        ClientState stale = linked.client();
+        request("agent-a");
+        assertThat(client("agent-a").answersFor(addressKey)).isTrue();
 
         clock.advance(Duration.ofSeconds(60 + ClientState.REPORT_SECONDS + 1));
         assertThat(addresses.tracked()).isZero(); // the aggregate idled out; the client (and its link) did not
         assertThat(clients.tracked()).isEqualTo(1);
-        HitStackState<ClientState> after = request("agent-a");
+        for (int i = 0; i < 3; i++) {
+            request("agent-b"); // a new aggregate, whose only client is agent-b
+        }
 
-        assertThat(after.client()).isNotSameAs(stale);
-        assertThat(after.hitsInWindow()).isEqualTo(1);
-        assertThat(stale.hitsInWindow(clock.millis(), 60)).isZero(); // nothing was pushed on the evicted state
+        // agent-a no longer answers for an aggregate that is gone: it joins the new one
+        assertThat(request("agent-a").hitsInWindow()).isEqualTo(4);
     }
 
     @Test
@@ -79,15 +110,33 @@ class AggregateLinkTest {
         request("agent-a");
         request("agent-a");
         ClientKey otherAddress = ClientKey.ofAddress(IpAddress.parse("198.51.100.8"), 32, 64);
-        ClientInfo info = new ClientInfo(ADDRESS.toString(), "agent-a", RequestClass.BOT, null, false);
-        ClientState client = clients.pushHit(new ClientKey(ADDRESS, "agent-a"), info, clock.millis(), LIMITS, 1)
-                .client();
 
-        // the policy's prefix changed, or a client state was reused: the key asked for wins over the link
-        HitStackState<ClientState> other = addresses.pushAggregateHit(otherAddress, client, info, clock.millis(),
-                LIMITS, 1);
+        assertThat(client("agent-a").answersFor(otherAddress)).isFalse();
 
-        assertThat(other.hitsInWindow()).isEqualTo(1);
-        assertThat(other.client()).isNotSameAs(client.linkedAggregate());
+        // a client state reused for another address: the key asked for wins over the link
+        request("agent-a", otherAddress);
+
+        assertThat(addresses.tracked()).isEqualTo(2);
+        assertThat(client("agent-a").linkedAggregate()).isEqualTo(addressKey);
+    }
+
+    @Test
+    void aWiderPrefixIsAnotherAggregate() {
+        request("agent-a");
+        request("agent-a");
+        ClientKey network = ClientKey.ofAddress(ADDRESS, 24, 64);
+        assertThat(network).isNotEqualTo(ClientKey.ofAddress(IpAddress.parse("198.51.100.0"), 32, 64));
+
+        IpAddress neighbour = IpAddress.parse("198.51.100.99");
+        ClientKey neighbourKey = new ClientKey(neighbour, "agent-n");
+        ClientInfo neighbourInfo = new ClientInfo(neighbour.toString(), "agent-n", RequestClass.BOT, null, false);
+        for (int i = 0; i < 2; i++) {
+            ClientState state = clients.pushHit(neighbourKey, neighbourInfo, clock.millis(), LIMITS, 1).client();
+            addresses.pushAggregateHit(network, state, neighbourInfo, clock.millis(), LIMITS, 1);
+        }
+
+        // agent-a answered for 198.51.100.7/32; under /24 it shares a new aggregate with its neighbour
+        assertThat(client("agent-a").answersFor(network)).isFalse();
+        assertThat(request("agent-a", network).hitsInWindow()).isEqualTo(3);
     }
 }
