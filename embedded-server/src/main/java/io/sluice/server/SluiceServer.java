@@ -1,11 +1,7 @@
 package io.sluice.server;
 
-import io.sluice.engine.EngineConfig;
 import io.sluice.engine.ThrottleEngine;
-import io.sluice.engine.classify.CrawlerListClassifier;
-import io.sluice.engine.classify.SearchEngineVerifier;
 import io.sluice.engine.governor.CrawlGovernor;
-import io.sluice.engine.whatif.LiveShadow;
 import io.sluice.server.admin.AdminHandler;
 import io.sluice.server.cluster.ClusterHandler;
 import io.sluice.server.cluster.ClusterNode;
@@ -24,7 +20,6 @@ import io.sluice.server.front.LeanForwarding;
 import io.sluice.server.front.PublicConnector;
 import io.sluice.server.front.ThrottleHandler;
 import io.sluice.server.front.UpstreamProxy;
-import io.sluice.server.state.DomainSettingsWriter;
 import io.sluice.server.change.LocalPolicyStore;
 import io.sluice.server.change.PolicyChanges;
 import io.sluice.server.change.PolicyHistory;
@@ -34,18 +29,12 @@ import io.sluice.server.tls.AdminTls;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.URI;
-import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.random.RandomGenerator;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
@@ -76,10 +65,8 @@ public final class SluiceServer implements AutoCloseable {
     private DemoScenario traffic;
     private DemoSite demoPages;
     private DemoCrawlers crawlers;
-    private AutomaticBanRecorder automaticBans;
+    private NodeEngine node;
     private ClusterAutomaticBans clusterBans;
-    private ThreadPoolExecutor dnsLookups;
-    private LiveShadow shadow;
     private ClusterNode cluster;
 
     private SluiceServer(Server server, Server adminServer, AdminCertificate adminCertificate,
@@ -119,23 +106,14 @@ public final class SluiceServer implements AutoCloseable {
         InstantSource clock = InstantSource.system();
         StateDirectory state = StateDirectory.open(config.stateDir(), config.initialPolicy(),
                 adminOptions.auditMaxBytes(), adminOptions.auditKeep());
-        ThreadPoolExecutor dnsLookups = dnsLookups();
-        CrawlerListClassifier classifier = config.crawlerList() == null ? CrawlerListClassifier.bundled()
-                : CrawlerListClassifier.fromFile(config.crawlerList());
-        SearchEngineVerifier verifier = searchEngineVerifier(dnsLookups, clock);
         // Cluster mode: the per-client rules are the cluster's, in Redis (attached once the node has started; until
         // then, and whenever Redis is slow or gone, the engine decides alone). A lease outlives a dead node's
         // requests by the upstream timeout and a margin.
         RedisClientStateStore clientStore = config.cluster() == null ? null
                 : new RedisClientStateStore(ClusterSettings.DEFAULTS, config.upstreamTimeout().plusSeconds(5));
-        ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), clock, state.loadPolicy(), classifier,
-                verifier, clientStore);
-        LiveShadow shadow = new LiveShadow(engine, EngineConfig.defaults(), classifier, verifier, clock);
-        AutomaticBanRecorder automaticBans = new AutomaticBanRecorder(engine, state, clock);
-        engine.onAutomaticBans(automaticBans);
-        CrawlGovernor governor = new CrawlGovernor(clock, () -> engine.policy().governor(),
-                RandomGenerator.of("L64X128MixRandom"), CrawlGovernor.DEFAULT_MAX_DOMAINS, state.loadDomainSettings());
-        governor.onSettingsChanged(new DomainSettingsWriter(state, governor::settings)::save);
+        NodeEngine node = NodeEngine.start(state, config.crawlerList(), null, clock, clientStore);
+        ThrottleEngine engine = node.engine();
+        CrawlGovernor governor = node.governor();
 
         Server demoSite = null;
         DemoSite demoPages = null;
@@ -190,8 +168,8 @@ public final class SluiceServer implements AutoCloseable {
         Server adminServer = Listeners.adminServer(config.limits());
         adminServer.setStopTimeout(STOP_TIMEOUT_MILLIS);
         ServerConnector admin = Listeners.admin(adminServer, config.admin(), config.limits(), certificate);
-        adminServer.setHandler(new GracefulHandler(Listeners.patient(new AdminHandler(engine, governor, shadow, state,
-                changes, clock, extraAdminRoutes, hostNames(config)), Listeners.ADMIN_REQUEST_IDLE)));
+        adminServer.setHandler(new GracefulHandler(Listeners.patient(new AdminHandler(engine, governor, node.shadow(),
+                state, changes, clock, extraAdminRoutes, hostNames(config)), Listeners.ADMIN_REQUEST_IDLE)));
         try {
             startOrExplain(adminServer, "the Sluice admin API", admin);
             startOrExplain(server, "Sluice", front);
@@ -200,20 +178,16 @@ public final class SluiceServer implements AutoCloseable {
             if (demoSite != null) {
                 demoSite.stop();
             }
-            automaticBans.close();
             if (clusterBans != null) {
                 clusterBans.close();
             }
-            dnsLookups.shutdownNow();
-            shadow.close();
+            node.close();
             throw e;
         }
         SluiceServer running = new SluiceServer(server, adminServer, certificate, changes, demoSite, front, admin,
                 state, engine, governor, accessLog);
-        running.automaticBans = automaticBans;
+        running.node = node; // its threads go with the server
         running.clusterBans = clusterBans;
-        running.dnsLookups = dnsLookups;
-        running.shadow = shadow; // its thread goes with the server
         if (config.cluster() != null) {
             running.cluster = ClusterNode.start(config.cluster().nodeNameOr(front.getLocalPort()),
                     config.cluster().redis(), running.adminUri().toString(), new EngineLoad(engine),
@@ -234,26 +208,6 @@ public final class SluiceServer implements AutoCloseable {
             running.crawlers = DemoCrawlers.start(running.adminUri(), state.workerToken());
         }
         return running;
-    }
-
-    /**
-     * Forward-confirmed reverse DNS for clients claiming a major search engine, consulted only while the policy's
-     * {@code crawlers.verifySearchEngines} is on. Off the request path: two lookup threads, at most 1,000 lookups
-     * queued (a claimant beyond that is unverified for now), 5 s per lookup, answers kept a day (failures an hour)
-     * for up to 100,000 (engine, address) pairs.
-     */
-    private static SearchEngineVerifier searchEngineVerifier(ThreadPoolExecutor lookups, InstantSource clock) {
-        return new SearchEngineVerifier(SearchEngineVerifier.systemResolver(), lookups, clock, Duration.ofDays(1),
-                Duration.ofHours(1), 100_000, Duration.ofSeconds(5));
-    }
-
-    private static ThreadPoolExecutor dnsLookups() {
-        AtomicInteger count = new AtomicInteger();
-        return new ThreadPoolExecutor(2, 2, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(1_000), runnable -> {
-            Thread thread = new Thread(runnable, "sluice-dns-" + count.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        }, new ThreadPoolExecutor.AbortPolicy());
     }
 
     /** The names the admin listener answers to: the operator's, the listen host's, this machine's. */
@@ -377,9 +331,7 @@ public final class SluiceServer implements AutoCloseable {
         } catch (Exception e) {
             throw new IllegalStateException("Sluice did not stop cleanly: " + e.getMessage(), e);
         } finally {
-            automaticBans.close();
-            dnsLookups.shutdownNow();
-            shadow.close();
+            node.close();
             if (accessLog != null) {
                 accessLog.close();
             }

@@ -1,17 +1,14 @@
 package io.sluice.server.embed;
 
-import io.sluice.engine.EngineConfig;
 import io.sluice.engine.ThrottleEngine;
-import io.sluice.engine.classify.CrawlerListClassifier;
-import io.sluice.engine.governor.CrawlGovernor;
-import io.sluice.engine.whatif.LiveShadow;
+import io.sluice.engine.classify.SearchEngineVerifier;
+import io.sluice.server.NodeEngine;
 import io.sluice.server.admin.AdminHandler;
 import io.sluice.server.change.LocalPolicyStore;
 import io.sluice.server.change.PolicyChanges;
 import io.sluice.server.front.AccessLog;
 import io.sluice.server.front.PublicConnector;
 import io.sluice.server.front.ThrottleHandler;
-import io.sluice.server.state.DomainSettingsWriter;
 import io.sluice.server.state.StateDirectory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -21,7 +18,6 @@ import java.time.InstantSource;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.random.RandomGenerator;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
@@ -52,19 +48,14 @@ public final class SluiceThrottle extends ContainerLifeCycle {
     private final InstantSource clock;
     private final AccessLog accessLog;
     private final Server admin;
-    private final LiveShadow shadow;
+    private final NodeEngine node;
     private final ServerConnector adminConnector;
 
     private SluiceThrottle(Builder builder) throws IOException {
         this.clock = builder.clock;
         this.state = StateDirectory.open(builder.stateDirectory, builder.initialPolicy);
-        CrawlerListClassifier classifier = builder.crawlerList == null ? CrawlerListClassifier.bundled()
-                : CrawlerListClassifier.fromFile(builder.crawlerList);
-        this.engine = new ThrottleEngine(EngineConfig.defaults(), clock, state.loadPolicy(), classifier);
-        CrawlGovernor governor = new CrawlGovernor(clock, () -> engine.policy().governor(),
-                RandomGenerator.of("L64X128MixRandom"), CrawlGovernor.DEFAULT_MAX_DOMAINS, state.loadDomainSettings());
-        // An operator's change to a domain (rate, minimum delay, revival) survives a restart of the site.
-        governor.onSettingsChanged(new DomainSettingsWriter(state, governor::settings)::save);
+        this.node = NodeEngine.start(state, builder.crawlerList, builder.dns, clock, null);
+        this.engine = node.engine();
         this.accessLog = builder.accessLog == null ? null : AccessLog.open(builder.accessLog);
         QueuedThreadPool adminThreads = new QueuedThreadPool(16, 2);
         adminThreads.setName("sluice-admin");
@@ -74,9 +65,8 @@ public final class SluiceThrottle extends ContainerLifeCycle {
         adminConnector.setHost(builder.adminHost);
         adminConnector.setPort(builder.adminPort);
         admin.addConnector(adminConnector);
-        this.shadow = new LiveShadow(engine, EngineConfig.defaults(), classifier, null, clock);
         PolicyChanges changes = new PolicyChanges(engine, new LocalPolicyStore(state, engine.policy(), clock), clock);
-        admin.setHandler(new AdminHandler(engine, governor, shadow, state, changes, clock, List.of(),
+        admin.setHandler(new AdminHandler(engine, node.governor(), node.shadow(), state, changes, clock, List.of(),
                 Set.of(builder.adminHost)));
         addBean(admin, true);
     }
@@ -113,7 +103,7 @@ public final class SluiceThrottle extends ContainerLifeCycle {
     @Override
     protected void doStop() throws Exception {
         super.doStop();
-        shadow.close();
+        node.close();
         if (accessLog != null) {
             accessLog.close();
         }
@@ -128,6 +118,7 @@ public final class SluiceThrottle extends ContainerLifeCycle {
         private String adminHost = "127.0.0.1";
         private int adminPort = 9090;
         private InstantSource clock = InstantSource.system();
+        private SearchEngineVerifier.Resolver dns;
 
         private Builder() {
         }
@@ -161,6 +152,15 @@ public final class SluiceThrottle extends ContainerLifeCycle {
             InetSocketAddress checked = new InetSocketAddress(host, port);
             this.adminHost = checked.getHostString();
             this.adminPort = port;
+            return this;
+        }
+
+        /**
+         * What verifies a search engine's address by forward-confirmed reverse DNS when the policy's
+         * {@code crawlers.verifySearchEngines} is on (default: the system's resolver).
+         */
+        public Builder searchEngineResolver(SearchEngineVerifier.Resolver resolver) {
+            this.dns = Objects.requireNonNull(resolver, "resolver");
             return this;
         }
 

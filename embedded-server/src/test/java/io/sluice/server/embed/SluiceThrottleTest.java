@@ -3,8 +3,18 @@ package io.sluice.server.embed;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sluice.engine.RequestClass;
+import io.sluice.engine.classify.SearchEngineVerifier;
+import io.sluice.engine.net.IpAddress;
+import io.sluice.engine.policy.Ban;
+import io.sluice.engine.policy.Escalation;
+import io.sluice.engine.policy.Policy;
+import io.sluice.engine.telemetry.ClientRow;
+import java.io.IOException;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.jetty.client.ContentResponse;
@@ -27,16 +37,36 @@ import org.junit.jupiter.api.io.TempDir;
 /** Embedded mode: the throttle inside a site's own Jetty server, the admin API beside it, over real HTTP. */
 class SluiceThrottleTest {
     private static final String CURL = "curl/8.5.0";
+    private static final String GOOGLEBOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+    private static final IpAddress GOOGLEBOTS_ADDRESS = IpAddress.parse("66.249.66.1");
+    private static final String GOOGLEBOTS_NAME = "crawl-66-249-66-1.googlebot.com";
+    private static final long DEADLINE_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+    /** Forward-confirmed reverse DNS that knows one Googlebot address; every other address has no name. */
+    private static final SearchEngineVerifier.Resolver DNS = new SearchEngineVerifier.Resolver() {
+        @Override
+        public List<String> reverse(IpAddress address) {
+            return address.equals(GOOGLEBOTS_ADDRESS) ? List.of(GOOGLEBOTS_NAME) : List.of();
+        }
+
+        @Override
+        public List<IpAddress> forward(String hostName) {
+            return hostName.equals(GOOGLEBOTS_NAME) ? List.of(GOOGLEBOTS_ADDRESS) : List.of();
+        }
+    };
 
     private final AtomicInteger siteHits = new AtomicInteger();
     private HttpClient client;
     private Server site;
     private SluiceThrottle sluice;
     private URI siteUri;
+    private Path state;
 
     @BeforeEach
     void startSiteWithSluiceInside(@TempDir Path state) throws Exception {
-        sluice = SluiceThrottle.builder().stateDirectory(state).admin("127.0.0.1", 0).build();
+        this.state = state;
+        sluice = SluiceThrottle.builder().stateDirectory(state).admin("127.0.0.1", 0).searchEngineResolver(DNS)
+                .build();
         site = new Server();
         ServerConnector connector = new ServerConnector(site);
         connector.setHost("127.0.0.1");
@@ -110,13 +140,64 @@ class SluiceThrottleTest {
     }
 
     @Test
+    void anAutomaticBanIsPersistedAndAuditedInTheStateDirectory() throws Exception {
+        sluice.engine().updatePolicy(p -> p.withEscalation(List.of(
+                new Escalation(Escalation.Scope.CLIENT, 3, 60, 600, 2.0, 3_600))));
+        for (int i = 0; i < 14; i++) {
+            get(siteUri, CURL); // the default hit stack refuses the 11th on: three refusals are an offence
+        }
+
+        assertThat(get(siteUri, CURL).getStatus()).isEqualTo(403);
+        Ban ban = sluice.engine().policy().bans().get(0);
+        assertThat(ban.author()).isEqualTo("sluice");
+        Path policyFile = state.resolve("policy.json");
+        Path audit = state.resolve("audit.log");
+        long deadline = System.nanoTime() + DEADLINE_NANOS;
+        while (!(contains(policyFile, ban.id()) && contains(audit, ban.id())) && System.nanoTime() < deadline) {
+            Thread.sleep(20); // the recorder writes on a thread of its own
+        }
+        assertThat(Files.readString(policyFile)).contains(ban.id(), "\"author\" : \"sluice\"");
+        assertThat(Files.readString(audit)).contains("\"who\":\"sluice\"", "\"action\":\"ban.add\"", ban.id());
+    }
+
+    @Test
+    void aSearchEngineWhoseAddressIsConfirmedByDnsIsACrawlerWhenThePolicyAsksForVerification() throws Exception {
+        sluice.engine().updatePolicy(p -> p.withTrustedProxies(List.of("127.0.0.1"))
+                .withCrawlers(new Policy.Crawlers(1, 1, true)));
+        long deadline = System.nanoTime() + DEADLINE_NANOS;
+        // the first request starts the lookup, off the request thread; until it is confirmed the claimant is a bot
+        while (classOf("66.249.66.1") != RequestClass.CRAWLER && System.nanoTime() < deadline) {
+            get(siteUri, GOOGLEBOT, "X-Forwarded-For", "66.249.66.1");
+            Thread.sleep(20);
+        }
+        get(siteUri, GOOGLEBOT, "X-Forwarded-For", "66.249.66.2");
+
+        assertThat(classOf("66.249.66.1")).isEqualTo(RequestClass.CRAWLER);
+        assertThat(classOf("66.249.66.2")).as("no name in googlebot.com: it only claims to be Googlebot")
+                .isEqualTo(RequestClass.BOT);
+    }
+
+    private RequestClass classOf(String ip) {
+        return sluice.engine().snapshot().topClients().stream().filter(row -> row.ip().equals(ip) && !row.address())
+                .map(ClientRow::requestClass).findFirst().orElse(null);
+    }
+
+    private static boolean contains(Path file, String text) throws IOException {
+        return Files.exists(file) && Files.readString(file).contains(text);
+    }
+
+    @Test
     void aStateDirectoryIsRequired() {
         assertThatThrownBy(() -> SluiceThrottle.builder().build())
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("state directory");
     }
 
-    private ContentResponse get(URI uri, String userAgent) throws Exception {
-        return client.newRequest(uri).headers(h -> h.put(HttpHeader.USER_AGENT, userAgent))
-                .timeout(10, TimeUnit.SECONDS).send();
+    private ContentResponse get(URI uri, String userAgent, String... headers) throws Exception {
+        return client.newRequest(uri).headers(h -> {
+            h.put(HttpHeader.USER_AGENT, userAgent);
+            for (int i = 0; i < headers.length; i += 2) {
+                h.put(headers[i], headers[i + 1]);
+            }
+        }).timeout(10, TimeUnit.SECONDS).send();
     }
 }

@@ -1,0 +1,109 @@
+package io.sluice.server;
+
+import io.sluice.engine.EngineConfig;
+import io.sluice.engine.ThrottleEngine;
+import io.sluice.engine.classify.CrawlerListClassifier;
+import io.sluice.engine.classify.SearchEngineVerifier;
+import io.sluice.engine.governor.CrawlGovernor;
+import io.sluice.engine.store.SharedClientStore;
+import io.sluice.engine.whatif.LiveShadow;
+import io.sluice.server.state.DomainSettingsWriter;
+import io.sluice.server.state.StateDirectory;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.random.RandomGenerator;
+
+/**
+ * The engine of one node and what runs beside it: the crawler classifier, the search-engine verifier and its DNS
+ * threads, the live what-if shadow, the recorder that persists and audits automatic bans, and the crawl governor
+ * with its settings writer. The standalone server and embedded mode both build it here, so that neither lacks a
+ * piece the other has (embedded mode once had no verifier and lost its automatic bans at a restart).
+ */
+public final class NodeEngine implements AutoCloseable {
+    private final ThrottleEngine engine;
+    private final CrawlGovernor governor;
+    private final LiveShadow shadow;
+    private final AutomaticBanRecorder automaticBans;
+    private final ThreadPoolExecutor dnsLookups;
+
+    private NodeEngine(ThrottleEngine engine, CrawlGovernor governor, LiveShadow shadow,
+                       AutomaticBanRecorder automaticBans, ThreadPoolExecutor dnsLookups) {
+        this.engine = engine;
+        this.governor = governor;
+        this.shadow = shadow;
+        this.automaticBans = automaticBans;
+        this.dnsLookups = dnsLookups;
+    }
+
+    /**
+     * @param crawlerList a newer crawler-user-agents file than the bundled one, or null
+     * @param dns         resolves names for verifying search engines' addresses; null for the system's resolver
+     * @param shared      cluster mode's store of the per-client rules, or null for one node alone
+     * @throws IOException the crawler list cannot be read
+     */
+    public static NodeEngine start(StateDirectory state, Path crawlerList, SearchEngineVerifier.Resolver dns,
+                                   InstantSource clock, SharedClientStore<?> shared) throws IOException {
+        CrawlerListClassifier classifier = crawlerList == null ? CrawlerListClassifier.bundled()
+                : CrawlerListClassifier.fromFile(crawlerList);
+        ThreadPoolExecutor dnsLookups = dnsLookups();
+        SearchEngineVerifier verifier = searchEngineVerifier(dns == null ? SearchEngineVerifier.systemResolver() : dns,
+                dnsLookups, clock);
+        ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), clock, state.loadPolicy(), classifier,
+                verifier, shared);
+        LiveShadow shadow = new LiveShadow(engine, EngineConfig.defaults(), classifier, verifier, clock);
+        AutomaticBanRecorder automaticBans = new AutomaticBanRecorder(engine, state, clock);
+        engine.onAutomaticBans(automaticBans);
+        CrawlGovernor governor = new CrawlGovernor(clock, () -> engine.policy().governor(),
+                RandomGenerator.of("L64X128MixRandom"), CrawlGovernor.DEFAULT_MAX_DOMAINS, state.loadDomainSettings());
+        // An operator's change to a domain (rate, minimum delay, revival) survives a restart.
+        governor.onSettingsChanged(new DomainSettingsWriter(state, governor::settings)::save);
+        return new NodeEngine(engine, governor, shadow, automaticBans, dnsLookups);
+    }
+
+    /**
+     * Forward-confirmed reverse DNS for clients claiming a major search engine, consulted only while the policy's
+     * {@code crawlers.verifySearchEngines} is on. Off the request path: two lookup threads, at most 1,000 lookups
+     * queued (a claimant beyond that is unverified for now), 5 s per lookup, answers kept a day (failures an hour)
+     * for up to 100,000 (engine, address) pairs.
+     */
+    private static SearchEngineVerifier searchEngineVerifier(SearchEngineVerifier.Resolver dns,
+                                                             ThreadPoolExecutor lookups, InstantSource clock) {
+        return new SearchEngineVerifier(dns, lookups, clock, Duration.ofDays(1), Duration.ofHours(1), 100_000,
+                Duration.ofSeconds(5));
+    }
+
+    private static ThreadPoolExecutor dnsLookups() {
+        AtomicInteger count = new AtomicInteger();
+        return new ThreadPoolExecutor(2, 2, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(1_000), runnable -> {
+            Thread thread = new Thread(runnable, "sluice-dns-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        }, new ThreadPoolExecutor.AbortPolicy());
+    }
+
+    public ThrottleEngine engine() {
+        return engine;
+    }
+
+    public CrawlGovernor governor() {
+        return governor;
+    }
+
+    public LiveShadow shadow() {
+        return shadow;
+    }
+
+    /** Writes the automatic bans still queued, then stops the DNS lookups and the shadow's thread. */
+    @Override
+    public void close() {
+        automaticBans.close();
+        dnsLookups.shutdownNow();
+        shadow.close();
+    }
+}
