@@ -21,17 +21,12 @@ local KEEP = 60
 -- A crawler's last service is remembered longer than the longest gap a policy may set (a day).
 local CRAWLER_MEMORY = 90000000
 
-local function extend(key, ms)
-  if redis.call('PTTL', key) < ms then
-    redis.call('PEXPIRE', key, ms)
-  end
-end
-
 -- Pushes weight on a hit stack; returns hits in the window, ms until fewer than max remain, ms until the oldest
 -- leaves.
 local function push(key, weight, window, max)
-  if weight > 0 then
-    redis.call('HINCRBY', key, second, weight)
+  -- The key's time to live is set when a second's field is made: it then outlives every field, the newest included.
+  if weight > 0 and redis.call('HINCRBY', key, second, weight) == weight then
+    redis.call('PEXPIRE', key, (KEEP + 1) * 1000)
   end
   local flat = redis.call('HGETALL', key)
   local counts = {}
@@ -49,9 +44,6 @@ local function push(key, weight, window, max)
         oldest = s
       end
     end
-  end
-  if #flat > 0 then
-    redis.call('PEXPIRE', key, (KEEP + 1) * 1000)
   end
   local below = 0
   if total >= max then
@@ -114,20 +106,21 @@ end
 if addressHits > tonumber(ARGV[7]) then
   return refuse(5, addressBelow)
 end
--- 5. requests in flight: leases that expired (a node that died with requests running) no longer count
-redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
-if redis.call('ZCARD', KEYS[4]) >= tonumber(ARGV[8]) then
+-- 5. requests in flight: a lease that expired (its node died with the request running) no longer counts; it goes
+-- with its key, which lives a lease's time after the last lease taken (no lease outlives that: each expires at most
+-- a lease's time after it was taken or renewed)
+local live = '(' .. now
+if redis.call('ZCOUNT', KEYS[4], live, '+inf') >= tonumber(ARGV[8]) then
   return refuse(6, 0)
 end
-redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now)
-if redis.call('ZCARD', KEYS[5]) >= tonumber(ARGV[9]) then
+if redis.call('ZCOUNT', KEYS[5], live, '+inf') >= tonumber(ARGV[9]) then
   return refuse(7, 0)
 end
 local leaseMs = tonumber(ARGV[11])
 redis.call('ZADD', KEYS[4], now + leaseMs, ARGV[10])
-extend(KEYS[4], leaseMs)
+redis.call('PEXPIRE', KEYS[4], leaseMs)
 redis.call('ZADD', KEYS[5], now + leaseMs, ARGV[10])
-extend(KEYS[5], leaseMs)
+redis.call('PEXPIRE', KEYS[5], leaseMs)
 if crawlerGap >= 0 then
   local served = string.format('%d', now)
   redis.call('SET', KEYS[6], served, 'PX', CRAWLER_MEMORY)
