@@ -217,7 +217,7 @@ public final class ThrottleEngine {
         this.current = new AtomicReference<>(compile(initialPolicy, clock.millis()));
         Duration idle = Duration.ofSeconds(config.idleSeconds());
         LocalClientStateStore clients = new LocalClientStateStore(config.maxTrackedClients(), idle, clock);
-        LocalClientStateStore aggregates = new LocalClientStateStore(config.maxTrackedClients(), idle, clock);
+        LocalClientStateStore aggregates = LocalClientStateStore.ofAggregates(config.maxTrackedClients(), idle, clock);
         this.stores = ClientStores.local(clients, aggregates);
         this.store = clients;
         this.addresses = aggregates;

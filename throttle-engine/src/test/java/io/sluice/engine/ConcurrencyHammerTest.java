@@ -241,6 +241,58 @@ class ConcurrencyHammerTest {
         assertThat(engine.snapshot().load().inFlight()).isZero();
     }
 
+    @Test
+    void perAddressConcurrencyHoldsWhileUserAgentsJoinAndEverySlotComesBack() throws Exception {
+        // each address starts with one user agent (which counts its address's slots itself) until the others join
+        int addresses = 200;
+        ThrottleEngine engine = EngineFixture.engine(clock, Policy.defaults()
+                .withHitStack(new Policy.HitStack(60, 1_000_000)).withPerClient(new Policy.PerClient(1_000))
+                .withLoad(new Policy.Load(1_000_000, 10, 500))
+                .withPerAddress(new Policy.PerAddress(32, 64, 60, 1_000_000, 3)));
+        AtomicIntegerArray running = new AtomicIntegerArray(addresses);
+        AtomicInteger mostRunning = new AtomicInteger();
+        AtomicInteger thread = new AtomicInteger();
+        hammer(() -> {
+            int t = thread.getAndIncrement();
+            Random random = new Random(t);
+            for (int a = 0; a < addresses; a++) {
+                List<Decision.Admit> held = new ArrayList<>();
+                for (int i = 0; i < 40; i++) {
+                    if (engine.decide(Request.direct(address(a), BROWSER + " agent-" + (t + i) % THREADS))
+                            instanceof Decision.Admit admit) {
+                        mostRunning.accumulateAndGet(running.incrementAndGet(a), Math::max);
+                        held.add(admit);
+                    }
+                    if (!held.isEmpty() && random.nextBoolean()) {
+                        running.decrementAndGet(a); // before the engine frees the slot
+                        held.remove(random.nextInt(held.size())).admission().complete(200, 1000);
+                    }
+                }
+                for (Decision.Admit admit : held) {
+                    running.decrementAndGet(a);
+                    admit.admission().complete(200, 1000);
+                }
+            }
+            return null;
+        });
+        assertThat(mostRunning.get()).isBetween(1, 3);
+        // no slot was lost or leaked: every address has exactly its three again, whichever user agent asks
+        for (int a = 0; a < addresses; a++) {
+            List<Decision.Admit> again = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                again.add(EngineFixture.admitted(EngineFixture.decide(engine, address(a), BROWSER + " agent-" + i)));
+            }
+            EngineFixture.refused(EngineFixture.decide(engine, address(a), BROWSER + " agent-9"),
+                    Reason.ADDRESS_CONCURRENCY);
+            again.forEach(admit -> admit.admission().complete(200, 1000));
+        }
+        assertThat(engine.snapshot().load().inFlight()).isZero();
+    }
+
+    private static String address(int a) {
+        return "198.51." + (a / 250) + "." + (1 + a % 250);
+    }
+
     private static void handle(Decision decision, List<Decision.Admit> held, List<Decision.Wait> waits,
                                AtomicInteger running, AtomicInteger mostRunning, AtomicInteger parked,
                                AtomicInteger mostParked, LongAdder decisions) {

@@ -51,10 +51,12 @@ final class ClientState extends ClientKey implements AggregateLink<ClientState> 
     /** {@link #soleMember} of an aggregate that has seen two clients or more. */
     private static final ClientState SHARED = new ClientState();
     private static final VarHandle IN_FLIGHT;
+    private static final VarHandle SOLE_SLOTS;
 
     static {
         try {
             IN_FLIGHT = MethodHandles.lookup().findVarHandle(ClientState.class, "inFlight", int.class);
+            SOLE_SLOTS = MethodHandles.lookup().findVarHandle(ClientState.class, "soleSlots", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -98,6 +100,15 @@ final class ClientState extends ClientKey implements AggregateLink<ClientState> 
      * second client joins it or the table evicts it (see {@link #pushAsAggregate}).
      */
     private volatile byte solePrefix = NOT_SOLE;
+    /**
+     * Client role: its requests holding its address's in-flight slot while it answered for its aggregate; the sign
+     * bit ({@link #DETACHED_BIT}) once a second client folded them into the aggregate's own count
+     * ({@link #foldedInto}), where each gives its slot back, until the last. Only through {@link #SOLE_SLOTS}.
+     */
+    @SuppressWarnings("unused")
+    private volatile int soleSlots;
+    /** Client role: the aggregate its sole slots were carried into (see {@link #soleSlots}). */
+    private volatile ClientState foldedInto;
     /** Client role: the second {@link #aggregateReportDue} last reported its sole aggregate's access (see there). */
     private int aggregateReportedSecond = Integer.MIN_VALUE;
     /**
@@ -140,10 +151,8 @@ final class ClientState extends ClientKey implements AggregateLink<ClientState> 
      * aggregate's counts are the member's own: nothing is pushed here, and when {@code shortcut} (this state is in
      * the main table, whose eviction tells the member) the member answers for the aggregate by itself from then on,
      * without touching this state, a cache miss less per request. A second client folds the first one's counts
-     * into this state, which counts for every client of the address from then on. The first client's requests in
-     * flight at that moment are not carried over (their slots were taken on the client alone), so the address may
-     * once admit up to one client's concurrency more than its limit; and one of its hits racing the fold may be
-     * counted twice. Both are bounded and once per aggregate.
+     * into this state, which counts for every client of the address from then on, the first one's requests in flight
+     * included (they give their slots back here). One hit of the first client racing the fold may be counted twice.
      *
      * @return the aggregate's window; its handle for the in-flight slot is the sole member, or this state
      */
@@ -166,7 +175,10 @@ final class ClientState extends ClientKey implements AggregateLink<ClientState> 
         return push(nowMillis, cls, crawler, allowed, windowSeconds, maxHits, weight);
     }
 
-    /** Takes {@code first}'s counts as this aggregate's (they were all of it) and ends its answering for it. */
+    /**
+     * Takes {@code first}'s counts as this aggregate's (they were all of it) and ends its answering for it: its hits,
+     * and its requests in flight, which from now on give their slots back here.
+     */
     private void foldIn(ClientState first) {
         synchronized (first) {
             first.solePrefix = NOT_SOLE;
@@ -174,6 +186,64 @@ final class ClientState extends ClientKey implements AggregateLink<ClientState> 
             newestCount = first.newestCount;
             newestSecond = first.newestSecond;
             olderWindow = 0;
+        }
+        first.foldedInto = this;
+        while (true) {
+            int slots = (int) SOLE_SLOTS.getVolatile(first);
+            if (slots <= 0) {
+                return; // none running, or some still draining into an earlier aggregate (and none taken since)
+            }
+            addInFlight(slots); // before the first of them can give its slot back here
+            if (SOLE_SLOTS.compareAndSet(first, slots, slots | DETACHED_BIT)) {
+                return;
+            }
+            addInFlight(-slots); // one was taken or given back meanwhile: again
+        }
+    }
+
+    private void addInFlight(int delta) {
+        IN_FLIGHT.getAndAdd(this, delta); // the detached bit is the sign bit: counts below it are unaffected
+    }
+
+    /**
+     * Client role, answering for its aggregate: takes one of the address's {@code max} slots on this client's own
+     * count ({@link #ACQUIRED} or {@link #FULL}); {@link #DETACHED} when its slots were folded into the aggregate,
+     * whose own slot must be taken instead.
+     */
+    int tryAcquireSoleSlot(int max) {
+        while (true) {
+            int slots = (int) SOLE_SLOTS.getVolatile(this);
+            if (slots < 0) {
+                return DETACHED;
+            }
+            if (slots >= max) {
+                return FULL;
+            }
+            if (SOLE_SLOTS.compareAndSet(this, slots, slots + 1)) {
+                return ACQUIRED;
+            }
+        }
+    }
+
+    /**
+     * Client role: gives back an address slot taken by {@link #tryAcquireSoleSlot}. Returns null when it was this
+     * client's own still, or the aggregate it was folded into, which the caller gives the slot back to.
+     */
+    ClientState releaseSoleSlot() {
+        while (true) {
+            int slots = (int) SOLE_SLOTS.getVolatile(this);
+            if (slots >= 0) {
+                if (SOLE_SLOTS.compareAndSet(this, slots, slots - 1)) {
+                    return null;
+                }
+                continue;
+            }
+            ClientState aggregate = foldedInto;
+            int left = (slots & Integer.MAX_VALUE) - 1;
+            // the last one drained: the client may answer for an aggregate's slots again
+            if (SOLE_SLOTS.compareAndSet(this, slots, left == 0 ? 0 : slots - 1)) {
+                return aggregate;
+            }
         }
     }
 

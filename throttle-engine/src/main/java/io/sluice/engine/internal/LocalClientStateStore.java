@@ -71,8 +71,6 @@ public final class LocalClientStateStore implements ClientStateStore<ClientState
 
     /** The most crawler identities whose last service is remembered. */
     static final int MAX_CRAWLERS = 10_000;
-    /** The in-flight slot of an aggregate its sole member answers for: the member's own slot counts, nothing here. */
-    private static final ClientState SOLE_MEMBERS_SLOT = new ClientState();
 
     private final Cache<ClientKey, ClientState> clients;
     private final ConcurrentMap<ClientKey, ClientState> table;
@@ -84,6 +82,8 @@ public final class LocalClientStateStore implements ClientStateStore<ClientState
     /** Evicted clients with requests still in flight (each key maps to its own state). */
     private final ConcurrentHashMap<ClientKey, ClientState> orphans = new ConcurrentHashMap<>();
     private final long capacity;
+    /** Whether this store holds address aggregates (see {@link #ofAggregates}). */
+    private final boolean holdsAggregates;
     private final LongAdder evicted = new LongAdder();
     private final InstantSource clock;
     /**
@@ -104,6 +104,11 @@ public final class LocalClientStateStore implements ClientStateStore<ClientState
      *                 least 16)
      */
     public LocalClientStateStore(long capacity, Duration idle, InstantSource clock) {
+        this(capacity, idle, clock, false);
+    }
+
+    private LocalClientStateStore(long capacity, Duration idle, InstantSource clock, boolean holdsAggregates) {
+        this.holdsAggregates = holdsAggregates;
         this.capacity = capacity;
         this.clock = clock;
         this.tickMillis = clock.millis();
@@ -113,6 +118,14 @@ public final class LocalClientStateStore implements ClientStateStore<ClientState
         this.newcomers = table(Math.max(16, capacity / 50), idle);
         this.newcomerPolicy = newcomers.policy();
         this.recentlySeen = new RecentlySeen((int) Math.min(1 << 24, capacity));
+    }
+
+    /**
+     * A store of address aggregates ({@link #pushAggregateHit}): an in-flight slot of an aggregate its sole member
+     * answers for is counted on the member, so this store's leases may be members' states as well as its own.
+     */
+    public static LocalClientStateStore ofAggregates(long capacity, Duration idle, InstantSource clock) {
+        return new LocalClientStateStore(capacity, idle, clock, true);
     }
 
     private Cache<ClientKey, ClientState> table(long size, Duration idle) {
@@ -263,6 +276,9 @@ public final class LocalClientStateStore implements ClientStateStore<ClientState
     public HitStackState<ClientState> pushAggregateHit(ClientKey key, AggregateLink<ClientState> member,
                                                        ClientInfo info, long nowMillis, Policy.HitStack limits,
                                                        int weight) {
+        if (!holdsAggregates) {
+            throw new IllegalStateException("not a store of address aggregates (see ofAggregates)");
+        }
         tick(nowMillis);
         ClientState client = (ClientState) member; // the engine's client store is local too (ClientStores.local)
         if (client.answersFor(key)) {
@@ -317,12 +333,20 @@ public final class LocalClientStateStore implements ClientStateStore<ClientState
 
     @Override
     public ClientState acquireInFlight(ClientKey key, ClientState client, int max) {
-        if (key.isAggregate() && !client.isAggregate()) {
-            // an aggregate its sole member answers for: its requests in flight are the member's, and this request's
-            // slot was taken on the member as a client
-            return client.inFlight() <= max ? SOLE_MEMBERS_SLOT : null;
-        }
         ClientState state = client;
+        if (holdsAggregates && !client.isAggregate()) {
+            // an aggregate its sole member answers for: the address's slots are counted on the member
+            switch (client.tryAcquireSoleSlot(max)) {
+                case ClientState.ACQUIRED:
+                    return client;
+                case ClientState.FULL:
+                    return null;
+                default:
+                    // folded into the aggregate since the hit was pushed: its own slot
+                    state = find(key);
+                    state = state != null ? state : insert(key);
+            }
+        }
         while (true) {
             switch (state.tryAcquire(max)) {
                 case ClientState.ACQUIRED:
@@ -338,8 +362,10 @@ public final class LocalClientStateStore implements ClientStateStore<ClientState
     }
 
     @Override
-    public void releaseInFlight(ClientState state) {
-        if (state != SOLE_MEMBERS_SLOT && state.release()) {
+    public void releaseInFlight(ClientState lease) {
+        // an address slot taken on its sole member is given back there, or where it was folded into
+        ClientState state = lease.isAggregate() || !holdsAggregates ? lease : lease.releaseSoleSlot();
+        if (state != null && state.release()) {
             forgetOrphan(state); // evicted, and this was its last request
         }
     }

@@ -24,7 +24,8 @@ class AggregateLinkTest {
     private final ManualClock clock = ManualClock.at("2026-11-23T10:00:00Z");
     /** Clients idle out long after addresses, so a client's link outlives its aggregate. */
     private final LocalClientStateStore clients = new LocalClientStateStore(100, Duration.ofSeconds(600), clock);
-    private final LocalClientStateStore addresses = new LocalClientStateStore(100, Duration.ofSeconds(60), clock);
+    private final LocalClientStateStore addresses = LocalClientStateStore.ofAggregates(100, Duration.ofSeconds(60),
+            clock);
     private final ClientKey addressKey = ClientKey.ofAddress(ADDRESS, 32, 64);
 
     /** One request of {@code userAgent} from {@link #ADDRESS}: its client's hit, then its address's. */
