@@ -14,6 +14,8 @@ import java.util.Locale;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.Lock;
 
 /**
  * Persists and audits the bans the engine makes and removes by itself (escalation), like an operator's: the
@@ -26,6 +28,7 @@ final class AutomaticBanRecorder implements AutomaticBanListener, AutoCloseable 
     private final ThrottleEngine engine;
     private final StateDirectory state;
     private final InstantSource clock;
+    private final AtomicBoolean saveQueued = new AtomicBoolean();
     private final ExecutorService writer = Executors.newSingleThreadExecutor(runnable -> {
         Thread thread = new Thread(runnable, "sluice-automatic-bans");
         thread.setDaemon(true);
@@ -40,13 +43,31 @@ final class AutomaticBanRecorder implements AutomaticBanListener, AutoCloseable 
 
     @Override
     public void changed(Policy installed, List<Ban> added, List<Ban> removed) {
-        writer.execute(() -> record(added, removed));
+        // One write of policy.json serves every ban made before it starts: a storm of automatic bans (up to
+        // MAX_AUTOMATIC_BANS) would otherwise write the whole, growing policy once per ban.
+        if (saveQueued.compareAndSet(false, true)) {
+            writer.execute(this::saveLivePolicy);
+        }
+        writer.execute(() -> audit(added, removed));
     }
 
-    private void record(List<Ban> added, List<Ban> removed) {
+    private void saveLivePolicy() {
+        saveQueued.set(false); // a ban made from now on queues a write of its own
+        // the live policy, not the one handed over: a later change may already include this one; written while no
+        // operator's change is between its own write and its swap, which this write would otherwise undo
+        Lock automatic = engine.automaticChanges();
+        automatic.lock();
         try {
-            // the live policy, not the one handed over: a later change may already include this one
             state.savePolicy(engine.policy());
+        } catch (IOException | RuntimeException e) {
+            failed(e);
+        } finally {
+            automatic.unlock();
+        }
+    }
+
+    private void audit(List<Ban> added, List<Ban> removed) {
+        try {
             for (Ban ban : added) {
                 state.audit().append(new AuditEntry(clock.instant(), ThrottleEngine.AUTOMATIC_BAN_AUTHOR, "ban.add",
                         "banned " + ban.type().name().toLowerCase(Locale.ROOT) + " " + ban.value() + " until "
@@ -59,9 +80,13 @@ final class AutomaticBanRecorder implements AutomaticBanListener, AutoCloseable 
                         PolicyJson.mapper().valueToTree(ban), null));
             }
         } catch (IOException | RuntimeException e) {
-            // the ban is in force in memory; a disk failure must not undo it, so it is reported loudly
-            LOG.log(System.Logger.Level.ERROR, "cannot record an automatic ban: " + e.getMessage(), e);
+            failed(e);
         }
+    }
+
+    /** The ban is in force in memory; a disk failure must not undo it, so it is reported loudly. */
+    private static void failed(Exception e) {
+        LOG.log(System.Logger.Level.ERROR, "cannot record an automatic ban: " + e.getMessage(), e);
     }
 
     /** Writes what is queued, then stops. */

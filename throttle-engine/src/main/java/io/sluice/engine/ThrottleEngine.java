@@ -47,6 +47,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
@@ -159,7 +161,7 @@ public final class ThrottleEngine {
     private final ClientStateStore<?, ?> routeStacks;
     private final EscalationTracker escalations = new EscalationTracker();
     /** Serialises automatic bans, so two offenders banned at once are installed one after the other. */
-    private final Object automaticBanLock = new Object();
+    private final ReentrantLock automaticChanges = new ReentrantLock();
     private final AtomicBoolean purging = new AtomicBoolean();
     private volatile long lastPurgeMillis = Long.MIN_VALUE;
     private volatile AutomaticBanListener automaticBanListener;
@@ -253,6 +255,16 @@ public final class ThrottleEngine {
     public void delegateAutomaticBans(AutomaticBanListener installer) {
         this.automaticBanListener = Objects.requireNonNull(installer, "installer");
         this.automaticBansDelegated = true;
+    }
+
+    /**
+     * The lock the engine's own changes of the policy take (automatic bans, and the removal of expired ones, when
+     * not delegated). Whoever reads the live policy, writes a change of it to disk and swaps it in holds it meanwhile,
+     * so that none of them lands in between: the change is not refused for a version it never saw, and the file
+     * written is the live policy. Never held on the request path but by a thread making an automatic ban.
+     */
+    public Lock automaticChanges() {
+        return automaticChanges;
     }
 
     /** The header trusted proxies set with the client's address, as the live policy names it. */
@@ -545,13 +557,16 @@ public final class ThrottleEngine {
             return;
         }
         Policy installed;
-        synchronized (automaticBanLock) {
+        automaticChanges.lock();
+        try {
             long automatic = current.get().policy().bans().stream()
                     .filter(b -> AUTOMATIC_BAN_AUTHOR.equals(b.author()) && b.activeAt(at)).count();
             if (automatic >= MAX_AUTOMATIC_BANS) {
                 return;
             }
             installed = updatePolicy(p -> p.withBans(appended(p.bans(), ban)));
+        } finally {
+            automaticChanges.unlock();
         }
         if (listener != null) {
             listener.changed(installed, List.of(ban), List.of());
@@ -590,9 +605,12 @@ public final class ThrottleEngine {
                 return current.get();
             }
             Policy installed;
-            synchronized (automaticBanLock) {
+            automaticChanges.lock();
+            try {
                 installed = updatePolicy(p -> p.withBans(p.bans().stream()
                         .filter(b -> !(AUTOMATIC_BAN_AUTHOR.equals(b.author()) && !b.activeAt(at))).toList()));
+            } finally {
+                automaticChanges.unlock();
             }
             if (listener != null) {
                 listener.changed(installed, List.of(), expired);

@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.locks.Lock;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
@@ -30,7 +31,9 @@ import java.util.function.UnaryOperator;
  * form, open while someone else bans a client) is merged field by field with what changed meanwhile
  * ({@link PolicyMerge}): only a field both changed is a conflict. A store shared by several nodes may say
  * that its version moved on ({@link StaleVersionException}): the change is computed again from the newer
- * policy, once this node has it, like a change made a moment later.
+ * policy, once this node has it, like a change made a moment later. On one node the engine makes automatic bans
+ * itself: each attempt holds {@link ThrottleEngine#automaticChanges()} from reading the live policy to swapping the
+ * change in, so none lands in between.
  */
 public final class PolicyChanges {
     /**
@@ -91,19 +94,23 @@ public final class PolicyChanges {
                                             Function<Policy, Object> audited, boolean skipUnchanged) {
         synchronized (lock) {
             for (int attempt = 1; ; attempt++) {
-                Policy live = engine.policy();
-                Policy changed = change.apply(live);
-                if (skipUnchanged && changed.equals(live)) {
-                    return Optional.empty();
-                }
-                Policy next = changed.withVersion(live.version() + 1);
+                Lock automatic = engine.automaticChanges(); // read, persist and swap with no automatic ban between
+                automatic.lock();
                 try {
+                    Policy live = engine.policy();
+                    Policy changed = change.apply(live);
+                    if (skipUnchanged && changed.equals(live)) {
+                        return Optional.empty();
+                    }
+                    Policy next = changed.withVersion(live.version() + 1);
                     return Optional.of(install(author, action, detail, live, next, part(audited, live),
                             part(audited, next)));
                 } catch (StaleVersionException e) {
                     if (attempt == ATTEMPTS) {
                         throw notCaughtUp(e);
                     }
+                } finally {
+                    automatic.unlock();
                 }
             }
         }
@@ -129,12 +136,16 @@ public final class PolicyChanges {
     public Policy replace(Author author, long basedOn, Policy proposed, String action, String detailPrefix) {
         synchronized (lock) {
             for (int attempt = 1; ; attempt++) {
+                Lock automatic = engine.automaticChanges();
+                automatic.lock();
                 try {
                     return replaceOnce(author, basedOn, proposed, action, detailPrefix);
                 } catch (StaleVersionException e) {
                     if (attempt == ATTEMPTS) {
                         throw notCaughtUp(e);
                     }
+                } finally {
+                    automatic.unlock();
                 }
             }
         }
