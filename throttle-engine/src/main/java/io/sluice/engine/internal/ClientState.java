@@ -211,18 +211,7 @@ final class ClientState extends ClientKey implements AggregateLink<ClientState> 
      * whose own slot must be taken instead.
      */
     int tryAcquireSoleSlot(int max) {
-        while (true) {
-            int slots = (int) SOLE_SLOTS.getVolatile(this);
-            if (slots < 0) {
-                return DETACHED;
-            }
-            if (slots >= max) {
-                return FULL;
-            }
-            if (SOLE_SLOTS.compareAndSet(this, slots, slots + 1)) {
-                return ACQUIRED;
-            }
-        }
+        return tryTake(SOLE_SLOTS, max);
     }
 
     /**
@@ -300,15 +289,20 @@ final class ClientState extends ClientKey implements AggregateLink<ClientState> 
 
     /** Takes a slot if fewer than {@code max} are in flight: {@link #ACQUIRED}, {@link #FULL} or {@link #DETACHED}. */
     int tryAcquire(int max) {
+        return tryTake(IN_FLIGHT, max);
+    }
+
+    /** One more on the count {@code slots} if below {@code max} and not marked (its sign bit). */
+    private int tryTake(VarHandle slots, int max) {
         while (true) {
-            int now = (int) IN_FLIGHT.getVolatile(this);
+            int now = (int) slots.getVolatile(this);
             if (now < 0) {
                 return DETACHED;
             }
             if (now >= max) {
                 return FULL;
             }
-            if (IN_FLIGHT.compareAndSet(this, now, now + 1)) {
+            if (slots.compareAndSet(this, now, now + 1)) {
                 return ACQUIRED;
             }
         }
