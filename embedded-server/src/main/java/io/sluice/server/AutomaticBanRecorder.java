@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Lock;
@@ -45,10 +46,17 @@ final class AutomaticBanRecorder implements AutomaticBanListener, AutoCloseable 
     public void changed(Policy installed, List<Ban> added, List<Ban> removed) {
         // One write of policy.json serves every ban made before it starts: a storm of automatic bans (up to
         // MAX_AUTOMATIC_BANS) would otherwise write the whole, growing policy once per ban.
-        if (saveQueued.compareAndSet(false, true)) {
-            writer.execute(this::saveLivePolicy);
+        try {
+            if (saveQueued.compareAndSet(false, true)) {
+                writer.execute(this::saveLivePolicy);
+            }
+            writer.execute(() -> audit(added, removed));
+        } catch (RejectedExecutionException e) {
+            // stopping, with a request still being decided: the ban is in force, not recorded; never the request's
+            // failure
+            LOG.log(System.Logger.Level.WARNING, "an automatic ban made while stopping is not recorded: "
+                    + added.size() + " added, " + removed.size() + " removed");
         }
-        writer.execute(() -> audit(added, removed));
     }
 
     private void saveLivePolicy() {

@@ -50,6 +50,7 @@ public final class SluiceThrottle extends ContainerLifeCycle {
     private final Server admin;
     private final NodeEngine node;
     private final ServerConnector adminConnector;
+    private volatile boolean stopped;
 
     private SluiceThrottle(Builder builder) throws IOException {
         this.clock = builder.clock;
@@ -100,8 +101,22 @@ public final class SluiceThrottle extends ContainerLifeCycle {
         return state.adminToken();
     }
 
+    /**
+     * @throws IllegalStateException when started again after a stop: stopping closed its threads (the ban recorder,
+     *                               DNS lookups) and the access log, so it would decide without them; build a new one
+     */
+    @Override
+    protected void doStart() throws Exception {
+        if (stopped) {
+            throw new IllegalStateException("a SluiceThrottle cannot start again once stopped (its ban recorder, "
+                    + "DNS lookups and access log are closed): build a new one");
+        }
+        super.doStart();
+    }
+
     @Override
     protected void doStop() throws Exception {
+        stopped = true;
         super.doStop();
         node.close();
         if (accessLog != null) {

@@ -131,6 +131,13 @@ class SluiceThrottleTest {
     }
 
     @Test
+    void startingAgainAfterAStopIsRefusedWithAClearErrorInsteadOfDecidingWithoutItsRecorder() throws Exception {
+        site.stop();
+
+        assertThatThrownBy(site::start).hasMessageContaining("cannot start again once stopped");
+    }
+
+    @Test
     void theAdminListenerStopsWithTheSitesServer() throws Exception {
         URI admin = sluice.adminUri();
         site.stop();
