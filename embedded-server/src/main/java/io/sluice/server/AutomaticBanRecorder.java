@@ -5,6 +5,7 @@ import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.PolicyJson;
+import io.sluice.server.change.PolicyHistory;
 import io.sluice.server.state.AuditEntry;
 import io.sluice.server.state.StateDirectory;
 import java.io.IOException;
@@ -27,6 +28,7 @@ final class AutomaticBanRecorder implements AutomaticBanListener, AutoCloseable 
     private static final System.Logger LOG = System.getLogger(AutomaticBanRecorder.class.getName());
 
     private final ThrottleEngine engine;
+    private final PolicyHistory history;
     private final StateDirectory state;
     private final InstantSource clock;
     private final AtomicBoolean saveQueued = new AtomicBoolean();
@@ -36,7 +38,9 @@ final class AutomaticBanRecorder implements AutomaticBanListener, AutoCloseable 
         return thread;
     });
 
-    AutomaticBanRecorder(ThrottleEngine engine, StateDirectory state, InstantSource clock) {
+    /** @param history where each version the engine installs is remembered, for merging edits made from it */
+    AutomaticBanRecorder(ThrottleEngine engine, StateDirectory state, InstantSource clock, PolicyHistory history) {
+        this.history = history;
         this.engine = engine;
         this.state = state;
         this.clock = clock;
@@ -44,6 +48,7 @@ final class AutomaticBanRecorder implements AutomaticBanListener, AutoCloseable 
 
     @Override
     public void changed(Policy installed, List<Ban> added, List<Ban> removed) {
+        history.remember(installed); // an operator may have read it and edit from it
         // One write of policy.json serves every ban made before it starts: a storm of automatic bans (up to
         // MAX_AUTOMATIC_BANS) would otherwise write the whole, growing policy once per ban.
         try {

@@ -7,6 +7,7 @@ import io.sluice.engine.classify.SearchEngineVerifier;
 import io.sluice.engine.governor.CrawlGovernor;
 import io.sluice.engine.store.SharedClientStore;
 import io.sluice.engine.whatif.LiveShadow;
+import io.sluice.server.change.PolicyHistory;
 import io.sluice.server.state.DomainSettingsWriter;
 import io.sluice.server.state.StateDirectory;
 import java.io.IOException;
@@ -31,9 +32,11 @@ public final class NodeEngine implements AutoCloseable {
     private final LiveShadow shadow;
     private final AutomaticBanRecorder automaticBans;
     private final ThreadPoolExecutor dnsLookups;
+    private final PolicyHistory history;
 
     private NodeEngine(ThrottleEngine engine, CrawlGovernor governor, LiveShadow shadow,
-                       AutomaticBanRecorder automaticBans, ThreadPoolExecutor dnsLookups) {
+                       AutomaticBanRecorder automaticBans, ThreadPoolExecutor dnsLookups, PolicyHistory history) {
+        this.history = history;
         this.engine = engine;
         this.governor = governor;
         this.shadow = shadow;
@@ -57,13 +60,14 @@ public final class NodeEngine implements AutoCloseable {
         ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), clock, state.loadPolicy(), classifier,
                 verifier, shared);
         LiveShadow shadow = new LiveShadow(engine, EngineConfig.defaults(), classifier, verifier, clock);
-        AutomaticBanRecorder automaticBans = new AutomaticBanRecorder(engine, state, clock);
+        PolicyHistory history = new PolicyHistory(engine.policy());
+        AutomaticBanRecorder automaticBans = new AutomaticBanRecorder(engine, state, clock, history);
         engine.onAutomaticBans(automaticBans);
         CrawlGovernor governor = new CrawlGovernor(clock, () -> engine.policy().governor(),
                 RandomGenerator.of("L64X128MixRandom"), CrawlGovernor.DEFAULT_MAX_DOMAINS, state.loadDomainSettings());
         // An operator's change to a domain (rate, minimum delay, revival) survives a restart.
         governor.onSettingsChanged(new DomainSettingsWriter(state, governor::settings)::save);
-        return new NodeEngine(engine, governor, shadow, automaticBans, dnsLookups);
+        return new NodeEngine(engine, governor, shadow, automaticBans, dnsLookups, history);
     }
 
     /**
@@ -97,6 +101,11 @@ public final class NodeEngine implements AutoCloseable {
 
     public LiveShadow shadow() {
         return shadow;
+    }
+
+    /** The versions of the policy this node ran, its automatic bans' included: for merging an edit made from one. */
+    public PolicyHistory history() {
+        return history;
     }
 
     /** Writes the automatic bans still queued, then stops the DNS lookups and the shadow's thread. */

@@ -155,10 +155,10 @@ public final class SluiceServer implements AutoCloseable {
                 config.stateDir(), config.admin().host(), adminOptions.hostNames()) : null;
         // In a cluster a change is a compare-and-set in Redis, taken by every node (this one too) from the log;
         // the versions this node ran are remembered for merging edits made from them.
-        PolicyHistory history = new PolicyHistory(engine.policy());
+        PolicyHistory history = node.history();
         AtomicReference<SharedPolicy> sharedPolicy = new AtomicReference<>();
         PolicyChanges changes = new PolicyChanges(engine, config.cluster() == null
-                ? new LocalPolicyStore(state, engine.policy(), clock)
+                ? new LocalPolicyStore(state, history, clock)
                 : new ClusterPolicyStore(sharedPolicy::get, () -> engine.policy().version(), history), clock);
         ClusterAutomaticBans clusterBans = null;
         if (config.cluster() != null) {

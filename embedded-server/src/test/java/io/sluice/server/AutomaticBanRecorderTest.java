@@ -7,6 +7,7 @@ import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.classify.CrawlerListClassifier;
 import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.BanType;
+import io.sluice.server.change.PolicyHistory;
 import io.sluice.server.state.StateDirectory;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -23,7 +24,8 @@ class AutomaticBanRecorderTest {
         StateDirectory state = StateDirectory.open(dir, null);
         ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), InstantSource.system(),
                 state.loadPolicy(), CrawlerListClassifier.bundled());
-        AutomaticBanRecorder recorder = new AutomaticBanRecorder(engine, state, InstantSource.system());
+        AutomaticBanRecorder recorder = new AutomaticBanRecorder(engine, state, InstantSource.system(),
+                new PolicyHistory(engine.policy()));
         recorder.close();
         Ban ban = new Ban("auto-1", BanType.CLIENT, "192.0.2.1|curl/8.5.0", "escalation", "sluice", Instant.now(),
                 Instant.now().plusSeconds(60));

@@ -12,6 +12,7 @@ import io.sluice.engine.policy.Escalation;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.PolicyJson;
 import io.sluice.server.change.LocalPolicyStore;
+import io.sluice.server.change.PolicyHistory;
 import io.sluice.server.change.PolicyChanges;
 import io.sluice.server.state.StateDirectory;
 import java.nio.file.Files;
@@ -40,9 +41,10 @@ class AutomaticBansBesideOperatorChangesTest {
                 .withHitStack(new Policy.HitStack(60, 1)).withPerClient(new Policy.PerClient(100))
                 .withEscalation(List.of(new Escalation(Escalation.Scope.CLIENT, 1, 60, 600, 1.0, 600))),
                 CrawlerListClassifier.bundled());
-        AutomaticBanRecorder recorder = new AutomaticBanRecorder(engine, state, clock);
+        PolicyHistory history = new PolicyHistory(engine.policy());
+        AutomaticBanRecorder recorder = new AutomaticBanRecorder(engine, state, clock, history);
         engine.onAutomaticBans(recorder);
-        PolicyChanges changes = new PolicyChanges(engine, new LocalPolicyStore(state, engine.policy(), clock), clock);
+        PolicyChanges changes = new PolicyChanges(engine, new LocalPolicyStore(state, history, clock), clock);
 
         // each offender: one request served, the second refused, which is an offence: an automatic ban
         CompletableFuture<Void> offenders = CompletableFuture.runAsync(() -> {
@@ -70,5 +72,32 @@ class AutomaticBansBesideOperatorChangesTest {
         assertThat(live.bans()).hasSizeGreaterThan(100);
         assertThat(PolicyJson.mapper().readValue(Files.readString(dir.resolve("policy.json")), Policy.class))
                 .isEqualTo(live);
+    }
+    @Test
+    void anEditMadeFromAVersionAnAutomaticBanInstalledIsMergedWithWhatChangedSince(@TempDir Path dir) {
+        StateDirectory state = StateDirectory.open(dir, null);
+        InstantSource clock = InstantSource.system();
+        ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), clock, state.loadPolicy()
+                .withHitStack(new Policy.HitStack(60, 1))
+                .withEscalation(List.of(new Escalation(Escalation.Scope.CLIENT, 1, 60, 600, 1.0, 600))),
+                CrawlerListClassifier.bundled());
+        PolicyHistory history = new PolicyHistory(engine.policy());
+        AutomaticBanRecorder recorder = new AutomaticBanRecorder(engine, state, clock, history);
+        engine.onAutomaticBans(recorder);
+        PolicyChanges changes = new PolicyChanges(engine, new LocalPolicyStore(state, history, clock), clock);
+        Request request = Request.direct("198.51.100.7", "curl/8.5.0");
+        engine.decide(request);
+        engine.decide(request); // refused: an offence, banned
+        Policy read = engine.policy(); // the limits form opens on the version the ban made
+        assertThat(read.bans()).hasSize(1);
+
+        changes.apply(OPERATOR, "pause", "pause crawlers", p -> p.withPause(new Policy.Pause(false,
+                List.of(RequestClass.CRAWLER))), Policy::pause);
+        Policy applied = changes.replace(OPERATOR, read.version(), read.withHitStack(new Policy.HitStack(60, 5)));
+        recorder.close();
+
+        assertThat(applied.hitStack().maxHits()).isEqualTo(5);
+        assertThat(applied.pause().classes()).containsExactly(RequestClass.CRAWLER);
+        assertThat(applied.bans()).hasSize(1);
     }
 }

@@ -18,10 +18,14 @@ public final class LocalPolicyStore implements PolicyStore {
     private final InstantSource clock;
     private final PolicyHistory history;
 
-    public LocalPolicyStore(StateDirectory state, Policy live, InstantSource clock) {
+    /**
+     * @param history the versions this node ran, fed by this store's commits and by whoever else installs a version
+     *                (the engine's automatic bans), so that an edit based on any of them can be merged
+     */
+    public LocalPolicyStore(StateDirectory state, PolicyHistory history, InstantSource clock) {
         this.state = state;
         this.clock = clock;
-        this.history = new PolicyHistory(live);
+        this.history = history;
     }
 
     @Override
