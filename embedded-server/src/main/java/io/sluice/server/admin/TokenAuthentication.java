@@ -27,11 +27,13 @@ final class TokenAuthentication extends Handler.Wrapper {
         Optional<TokenStore.Grant> grant = header != null && header.regionMatches(true, 0, "Bearer ", 0, 7)
                 ? tokens.authenticate(header.substring(7).trim()) : Optional.empty();
         if (grant.isEmpty()) {
+            closeIfBodyUnread(request, response);
             response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, "Bearer realm=\"sluice\"");
             return ApiMessages.error(response, callback, 401, "missing, wrong or revoked bearer token");
         }
         String path = request.getHttpURI().getCanonicalPath();
         if (!Permissions.allows(grant.get().role(), request.getMethod(), path)) {
+            closeIfBodyUnread(request, response);
             return ApiMessages.error(response, callback, 403, "the token '" + grant.get().name() + "' ("
                     + grant.get().role().wireName() + ") may not " + request.getMethod() + " " + path);
         }
@@ -39,6 +41,17 @@ final class TokenAuthentication extends Handler.Wrapper {
                 ? operatorName(request.getHeaders().get(Caller.OPERATOR_HEADER)) : null;
         new Caller(grant.get().name(), grant.get().role(), operator).attachTo(request);
         return super.handle(request, response, callback);
+    }
+
+    /**
+     * A refusal is answered without reading the request's body, after which the server closes the connection; said
+     * in the answer, a client does not send its next request on it (seen: a worker's next call failing with "no
+     * bytes" on the connection a refused POST had used).
+     */
+    private static void closeIfBodyUnread(Request request, Response response) {
+        if (request.getLength() != 0) {
+            response.getHeaders().put(HttpHeader.CONNECTION, "close");
+        }
     }
 
     /** The claimed name, kept to one printable line of at most 100 characters (it goes into logs and bans). */
