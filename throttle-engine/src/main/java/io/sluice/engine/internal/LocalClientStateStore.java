@@ -334,27 +334,18 @@ public final class LocalClientStateStore implements ClientStateStore<ClientState
     @Override
     public ClientState acquireInFlight(ClientKey key, ClientState client, int max) {
         ClientState state = client;
-        if (holdsAggregates && !client.isAggregate()) {
-            // an aggregate its sole member answers for: the address's slots are counted on the member
-            switch (client.tryAcquireSoleSlot(max)) {
-                case ClientState.ACQUIRED:
-                    return client;
-                case ClientState.FULL:
-                    return null;
-                default:
-                    // folded into the aggregate since the hit was pushed: its own slot
-                    state = find(key);
-                    state = state != null ? state : insert(key);
-            }
-        }
+        // an aggregate its sole member answers for: the address's slots are counted on the member
+        boolean onMember = holdsAggregates && !client.isAggregate();
         while (true) {
-            switch (state.tryAcquire(max)) {
+            switch (onMember ? state.tryAcquireSoleSlot(max) : state.tryAcquire(max)) {
                 case ClientState.ACQUIRED:
                     return state;
                 case ClientState.FULL:
                     return null;
                 default:
-                    // evicted since the hit was pushed: the client's live state (maybe this one, taken back)
+                    // evicted since the hit was pushed, or the member's slots folded into its aggregate since: the
+                    // key's live state (maybe this one, taken back), and its own slot
+                    onMember = false;
                     ClientState live = find(key);
                     state = live != null ? live : insert(key);
             }
