@@ -21,6 +21,7 @@ import java.time.InstantSource;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,19 +34,29 @@ import org.junit.jupiter.api.io.TempDir;
 class AutomaticBansBesideOperatorChangesTest {
     private static final PolicyChanges.Author OPERATOR = new PolicyChanges.Author("admin", "alice");
 
-    @Test
-    void operatorChangesAndAutomaticBansAllLandAndTheFileIsTheLivePolicy(@TempDir Path dir) throws Exception {
+    @TempDir
+    Path dir;
+    private ThrottleEngine engine;
+    private AutomaticBanRecorder recorder;
+    private PolicyChanges changes;
+
+    /** One node as the server assembles it: a client refused once is banned, persisted and audited by the recorder. */
+    @BeforeEach
+    void startNode() {
         StateDirectory state = StateDirectory.open(dir, null);
         InstantSource clock = InstantSource.system();
-        ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), clock, state.loadPolicy()
+        engine = new ThrottleEngine(EngineConfig.defaults(), clock, state.loadPolicy()
                 .withHitStack(new Policy.HitStack(60, 1)).withPerClient(new Policy.PerClient(100))
                 .withEscalation(List.of(new Escalation(Escalation.Scope.CLIENT, 1, 60, 600, 1.0, 600))),
                 CrawlerListClassifier.bundled());
         PolicyHistory history = new PolicyHistory(engine.policy());
-        AutomaticBanRecorder recorder = new AutomaticBanRecorder(engine, state, clock, history);
+        recorder = new AutomaticBanRecorder(engine, state, clock, history);
         engine.onAutomaticBans(recorder);
-        PolicyChanges changes = new PolicyChanges(engine, new LocalPolicyStore(state, history, clock), clock);
+        changes = new PolicyChanges(engine, new LocalPolicyStore(state, history, clock), clock);
+    }
 
+    @Test
+    void operatorChangesAndAutomaticBansAllLandAndTheFileIsTheLivePolicy() throws Exception {
         // each offender: one request served, the second refused, which is an offence: an automatic ban
         CompletableFuture<Void> offenders = CompletableFuture.runAsync(() -> {
             for (int i = 0; i < 500; i++) {
@@ -73,18 +84,9 @@ class AutomaticBansBesideOperatorChangesTest {
         assertThat(PolicyJson.mapper().readValue(Files.readString(dir.resolve("policy.json")), Policy.class))
                 .isEqualTo(live);
     }
+
     @Test
-    void anEditMadeFromAVersionAnAutomaticBanInstalledIsMergedWithWhatChangedSince(@TempDir Path dir) {
-        StateDirectory state = StateDirectory.open(dir, null);
-        InstantSource clock = InstantSource.system();
-        ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), clock, state.loadPolicy()
-                .withHitStack(new Policy.HitStack(60, 1))
-                .withEscalation(List.of(new Escalation(Escalation.Scope.CLIENT, 1, 60, 600, 1.0, 600))),
-                CrawlerListClassifier.bundled());
-        PolicyHistory history = new PolicyHistory(engine.policy());
-        AutomaticBanRecorder recorder = new AutomaticBanRecorder(engine, state, clock, history);
-        engine.onAutomaticBans(recorder);
-        PolicyChanges changes = new PolicyChanges(engine, new LocalPolicyStore(state, history, clock), clock);
+    void anEditMadeFromAVersionAnAutomaticBanInstalledIsMergedWithWhatChangedSince() {
         Request request = Request.direct("198.51.100.7", "curl/8.5.0");
         engine.decide(request);
         engine.decide(request); // refused: an offence, banned
