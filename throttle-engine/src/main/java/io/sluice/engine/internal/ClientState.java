@@ -187,12 +187,14 @@ final class ClientState extends ClientKey implements AggregateLink<ClientState> 
             newestSecond = first.newestSecond;
             olderWindow = 0;
         }
-        first.foldedInto = this;
         while (true) {
             int slots = (int) SOLE_SLOTS.getVolatile(first);
             if (slots <= 0) {
-                return; // none running, or some still draining into an earlier aggregate (and none taken since)
+                // none running, or some still draining into an earlier aggregate (and none taken since): that one
+                // stays their aggregate
+                return;
             }
+            first.foldedInto = this; // before the mark that sends their releases here
             addInFlight(slots); // before the first of them can give its slot back here
             if (SOLE_SLOTS.compareAndSet(first, slots, slots | DETACHED_BIT)) {
                 return;

@@ -140,4 +140,27 @@ class AggregateLinkTest {
         assertThat(client("agent-a").answersFor(network)).isFalse();
         assertThat(request("agent-a", network).hitsInWindow()).isEqualTo(3);
     }
+    @Test
+    void slotsFoldedIntoOneAggregateGoBackThereWhenTheClientIsFoldedIntoAnotherMeanwhile() {
+        request("agent-a");
+        request("agent-a");
+        ClientState a = client("agent-a");
+        ClientState lease = addresses.acquireInFlight(addressKey, request("agent-a").client(), 10);
+        assertThat(lease).isSameAs(a); // counted on the member, which answers for 198.51.100.7
+        request("agent-b"); // folds agent-a's running request into the /32's aggregate
+
+        // the policy's prefix changes: agent-a alone in the /24, until a neighbour joins it
+        ClientKey network = ClientKey.ofAddress(ADDRESS, 24, 64);
+        request("agent-a", network);
+        request("agent-a", network);
+        IpAddress neighbour = IpAddress.parse("198.51.100.99");
+        ClientInfo neighbourInfo = new ClientInfo(neighbour.toString(), "agent-n", RequestClass.BOT, null, false);
+        ClientState n = clients.pushHit(new ClientKey(neighbour, "agent-n"), neighbourInfo, clock.millis(), LIMITS, 1)
+                .client();
+        addresses.pushAggregateHit(network, n, neighbourInfo, clock.millis(), LIMITS, 1);
+
+        addresses.releaseInFlight(lease);
+
+        assertThat(addresses.busiest(10, clock.millis(), 15)).allSatisfy(row -> assertThat(row.inFlight()).isZero());
+    }
 }
