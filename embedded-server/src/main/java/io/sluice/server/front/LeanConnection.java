@@ -2,6 +2,8 @@ package io.sluice.server.front;
 
 import io.sluice.engine.Decision;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
@@ -65,7 +67,16 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
     private UpstreamPool pool;
 
     /** The pooled input buffer, and a view of it no larger than Jetty's HTTP connection's (flush mode). */
-    private RetainableByteBuffer pooled;
+    private volatile RetainableByteBuffer pooled;
+    private static final VarHandle POOLED;
+
+    static {
+        try {
+            POOLED = MethodHandles.lookup().findVarHandle(LeanConnection.class, "pooled", RetainableByteBuffer.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     private ByteBuffer in;
     /** Where the request being parsed starts in {@link #in}. */
     private int requestStart;
@@ -439,12 +450,17 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
         return rest;
     }
 
+    /**
+     * Gives the input buffer back, once. Jetty runs {@link #onClose} on the selector's thread when the endpoint is
+     * closed, which may be while the serving thread gives the same buffer back after closing it (seen in the demo:
+     * "already released"), so the buffer is taken out of the field atomically and only its taker releases it.
+     */
     private void releaseBuffer() {
-        if (pooled != null) {
-            pooled.release();
-            pooled = null;
+        RetainableByteBuffer buffer = pooled;
+        if (buffer != null && POOLED.compareAndSet(this, buffer, null)) {
             in = null;
             requestStart = 0;
+            buffer.release();
         }
     }
 
