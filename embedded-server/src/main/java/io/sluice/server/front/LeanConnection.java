@@ -96,8 +96,13 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
     private volatile LeanExchange exchange;
     /** A decision pending on the shared store (cluster mode): nothing more is read until it is acted on. */
     private volatile boolean awaiting;
+    /**
+     * Who serves: the thread that took it from zero runs the serving loop, and it alone touches the input buffer
+     * and the parser; a call made meanwhile (more bytes, an exchange that ended, the connection closed) makes it go
+     * round once more.
+     */
     private final AtomicInteger serveCalls = new AtomicInteger();
-    private boolean handedOver;
+    private volatile boolean handedOver;
     /** The last response said the connection closes: only the client's end of the stream is awaited. */
     private boolean closing;
 
@@ -153,6 +158,10 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
 
     private void serveRequests() {
         while (exchange == null && !handedOver && !awaiting) {
+            if (!getEndPoint().isOpen()) {
+                releaseBuffer(); // closed while no request was being forwarded (see onClose)
+                return;
+            }
             if (closing) {
                 awaitClientClose();
                 return;
@@ -216,9 +225,10 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
         if (filled > 0) {
             return true;
         }
-        if (in == null) {
-            // That fill closed the endpoint (the end of the input after the output was shut), and onClose, run within
-            // it, gave the buffer back: nothing more to do on this connection.
+        if (!getEndPoint().isOpen()) {
+            // That fill closed the endpoint (the end of the input after the output was shut): onClose, run within
+            // it, left the buffer to this loop.
+            releaseBuffer();
             return false;
         }
         boolean between = !in.hasRemaining() && parser.isStart() && in.position() == requestStart;
@@ -479,7 +489,10 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
             current.clientClosed(cause);
         }
         if (!handedOver && exchange == null && !awaiting) {
-            releaseBuffer(); // while awaiting, the request's bytes are the answer's to forward or let go
+            // Not released here: Jetty may run this on the selector's thread (an idle timeout) while the serving
+            // thread parses in the buffer. The serving loop releases it, now or when the thread serving ends.
+            // While awaiting, the request's bytes are the answer's to forward or let go.
+            serve();
         }
     }
 
