@@ -2,6 +2,7 @@
 # Where the front end's time goes: Sluice under the harness's load (admit-all policy, many client
 # addresses) with Java Flight Recorder on, then the hottest frames of the server's threads.
 #   bench/front/profile.sh [SECONDS] [WARMUP_SECONDS]     (recording in /tmp/sluice-front.jfr)
+# With CLUSTER=1, Sluice runs in cluster mode on a local redis-server (core 0 too).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SECONDS_TO_RECORD=${1:-30}; WARMUP=${2:-30}
@@ -18,15 +19,23 @@ pids=()
 cleanup() { kill "${pids[@]}" 2>/dev/null || true; rm -rf "$STATE" "$SITE"; }
 trap cleanup EXIT
 taskset -c 0 nginx -c "$SITE/nginx.conf" & pids+=($!)
+CLUSTER_FLAGS=()
+if [[ -n "${CLUSTER:-}" ]]; then
+  command -v redis-server >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; }
+  taskset -c 0 redis-server --port 19379 --bind 127.0.0.1 --save "" --appendonly no --daemonize no \
+    --loglevel warning >/dev/null 2>&1 & pids+=($!)
+  CLUSTER_FLAGS=(--redis redis://127.0.0.1:19379 --node-name profile)
+fi
 taskset -c 0 java -Xmx1g -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints \
   -jar embedded-server/target/sluice-server.jar --listen 127.0.0.1:19003 --admin 127.0.0.1:19093 \
-  --upstream http://127.0.0.1:19001 --state "$STATE" --policy bench/front/admit-all-policy.json >/dev/null 2>&1 &
-pids+=($!)
+  --upstream http://127.0.0.1:19001 --state "$STATE" --policy bench/front/admit-all-policy.json \
+  "${CLUSTER_FLAGS[@]}" >/dev/null 2>&1 &
+SLUICE=$!; pids+=($!)
 sleep 5
 load() { taskset -c 1 wrk -t1 -c32 -d"$1"s --latency -s bench/front/many-clients.lua http://127.0.0.1:19003/; }
 load "$WARMUP" >/dev/null
-jcmd "${pids[1]}" JFR.start name=front settings=profile filename="$JFR" >/dev/null
+jcmd "$SLUICE" JFR.start name=front settings=profile filename="$JFR" >/dev/null
 load "$SECONDS_TO_RECORD" | grep -E "Requests/sec|99%"
-jcmd "${pids[1]}" JFR.stop name=front >/dev/null
+jcmd "$SLUICE" JFR.stop name=front >/dev/null
 echo "top frames (self), share of execution samples:"
 jfr print --events jdk.ExecutionSample "$JFR" | awk '/stackTrace = \[/ {getline; sub(/^[ \t]+/, ""); sub(/line:.*/, ""); n[$0]++; t++} END {for (f in n) printf "%5.1f%%  %s\n", 100*n[f]/t, f}' | sort -rn | head -40

@@ -7,9 +7,12 @@
 # With CANDIDATE_JAR=path/to/sluice-server.jar, a second Sluice built from that jar is measured in the
 # same interleaved run (an A/B of a change, as a ratio within each round).
 # With CLUSTER=1, a Sluice in cluster mode (one node, --redis to a local redis-server on core 0) is measured in
-# the same run, beside the one without Redis; its Redis commands per request are printed at the end.
-# same interleaved run (an A/B of a change, as a ratio within each round). CANDIDATE_FLAGS adds flags to the
-# candidate's command line (CANDIDATE_JAR defaults to the same jar then), SLUICE_FLAGS to the first Sluice's:
+# the same run, beside the one without Redis; its Redis commands per request are printed at the end. With
+# CANDIDATE_JAR as well, a cluster node built from that jar (with its own redis-server) is measured beside it.
+# REDIS_CORE=1 puts redis-server on wrk's core instead of the servers' (as if Redis ran on another machine).
+# ONLY="19003 19006" measures only those targets (ports: 19001 upstream, 19002 plain Jetty proxy, 19004 nginx
+# proxy, 19003 Sluice, 19005 candidate, 19006 cluster node, 19007 candidate cluster node).
+# CANDIDATE_FLAGS adds flags to the candidate's command line (CANDIDATE_JAR defaults to the same jar then), SLUICE_FLAGS to the first Sluice's:
 # CANDIDATE_FLAGS="--front-path proxy" measures the lean path (default) against the proxy path, one jar.
 # CLIENTS=N (default: a new address per request) makes wrk cycle through N client addresses.
 # JAVA_OPTS (default: none, the JVM's defaults, which on one core means the Serial collector) goes to every
@@ -52,26 +55,41 @@ if [[ -n "${CANDIDATE_JAR:-}" || -n "${CANDIDATE_FLAGS:-}" ]]; then
   PIDS[19005]=$!
   PORTS+=(19005)
 fi
+# A cluster node (port $1, admin port $1 + 90) with its own redis-server (port $2), built from jar $3.
+declare -A REDIS_OF=() REDIS_PORT=()
+start_cluster_node() {
+  local state; state=$(mktemp -d)
+  taskset -c "${REDIS_CORE:-0}" redis-server --port "$2" --bind 127.0.0.1 --save "" --appendonly no \
+    --daemonize no --loglevel warning >/dev/null 2>&1 & pids+=($!)
+  REDIS_OF[$1]=$!; REDIS_PORT[$1]=$2
+  taskset -c 0 java -Xmx1g "${JVM[@]}" -jar "$3" --listen "127.0.0.1:$1" --admin "127.0.0.1:$(($1 + 90))" \
+    --upstream http://127.0.0.1:19001 --state "$state" --policy bench/front/admit-all-policy.json \
+    --redis "redis://127.0.0.1:$2" --node-name bench >/dev/null 2>&1 &
+  pids+=($!); PIDS[$1]=$!; PORTS+=("$1")
+}
 if [[ -n "${CLUSTER:-}" ]]; then
   command -v redis-server >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; }
-  STATE3=$(mktemp -d)
-  taskset -c 0 redis-server --port 19379 --bind 127.0.0.1 --save "" --appendonly no --daemonize no \
-    --loglevel warning >/dev/null 2>&1 & pids+=($!)
-  taskset -c 0 java -Xmx1g "${JVM[@]}" -jar "$JAR" --listen 127.0.0.1:19006 --admin 127.0.0.1:19096 \
-    --upstream http://127.0.0.1:19001 --state "$STATE3" --policy bench/front/admit-all-policy.json \
-    --redis redis://127.0.0.1:19379 --node-name bench >/dev/null 2>&1 &
-  pids+=($!)
+  start_cluster_node 19006 19379 "$JAR"
   NAMES[19006]="Sluice cluster mode (one node, local Redis)"
-  PIDS[19006]=$!
-  PORTS+=(19006)
+  if [[ -n "${CANDIDATE_JAR:-}" ]]; then
+    start_cluster_node 19007 19380 "$CANDIDATE_JAR"
+    NAMES[19007]="Sluice candidate cluster mode ($CANDIDATE_JAR)"
+  fi
 fi
-sleep 5
+if [[ -n "${ONLY:-}" ]]; then read -r -a PORTS <<<"$ONLY"; fi
+# Every target answering before any is loaded (several JVMs starting on one core take a while).
+for port in "${PORTS[@]}"; do
+  for _ in $(seq 1 120); do
+    curl -s -o /dev/null "http://127.0.0.1:$port/" && break
+    sleep 0.5
+  done
+done
 load() { taskset -c 1 wrk -t1 -c32 -d"$2"s --latency -s bench/front/many-clients.lua "http://127.0.0.1:$1/"; }
 
 echo "JVM options: ${JVM[*]:-(none)}; warming up each target for ${WARMUP}s" >&2
 for port in "${PORTS[@]}"; do load "$port" "$WARMUP" >/dev/null; done
-if [[ -n "${CLUSTER:-}" ]]; then redis-cli -p 19379 config resetstat >/dev/null; fi
-cluster_requests=0
+for port in "${!REDIS_PORT[@]}"; do redis-cli -p "${REDIS_PORT[$port]}" config resetstat >/dev/null; done
+declare -A REQUESTS=()
 
 # Context switches (voluntary + involuntary) of every thread of a process and of its children (nginx's
 # worker); the upstream and the nginx proxy share one nginx, so their figures include both servers' work.
@@ -83,28 +101,54 @@ switches() {
   echo "$total"
 }
 
-echo "round,target,requests_per_s,p99_ms,context_switches_per_request"
+# CPU time (user + system, in clock ticks) of a process and of its children (nginx's worker), and of core 0 as a
+# whole (every server, the kernel's network work for them included): where each request's time on core 0 goes.
+ticks() {
+  local pid=$1 total=0 p
+  for p in "$pid" $(pgrep -P "$pid" || true); do
+    total=$((total + $(awk '{print $14 + $15}' /proc/"$p"/stat 2>/dev/null || echo 0)))
+  done
+  echo "$total"
+}
+core0() { awk '$1 == "cpu0" {print $2 + $3 + $4 + $7 + $8}' /proc/stat; }
+us_per_request() { awk -v t="$1" -v n="$2" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.1f", (n > 0 ? t * 1e6 / hz / n : 0)}'; }
+
+# cpu_us_per_request: core 0's busy time over the requests made; target_us: the target's own process (for the
+# nginx proxy, the one nginx that is also the upstream); upstream_us: the upstream nginx (for Sluice and the plain
+# proxy); redis_us: the cluster's redis-server.
+echo "round,target,requests_per_s,p99_ms,context_switches_per_request,cpu_us_per_request,target_us,upstream_us,redis_us"
 for round in $(seq 1 "$ROUNDS"); do
   for port in "${PORTS[@]}"; do
     before=$(switches "${PIDS[$port]}")
+    redis=${REDIS_OF[$port]:-}
+    t0=$(ticks "${PIDS[$port]}"); u0=$(ticks "${pids[0]}"); c0=$(core0); r0=$([[ -n $redis ]] && ticks "$redis" || echo 0)
     out=$(load "$port" "$SECONDS_PER_RUN")
+    t1=$(ticks "${PIDS[$port]}"); u1=$(ticks "${pids[0]}"); c1=$(core0); r1=$([[ -n $redis ]] && ticks "$redis" || echo 0)
     after=$(switches "${PIDS[$port]}")
     requests=$(awk '/requests in/ {print $1}' <<<"$out")
     cs=$(awk -v d=$((after - before)) -v n="$requests" 'BEGIN {printf "%.2f", (n > 0 ? d / n : 0)}')
     rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
     p99=$(awk '$1=="99%" {v=$2; if (v ~ /us$/) {sub("us","",v); v=v/1000} else if (v ~ /ms$/) {sub("ms","",v)} else if (v ~ /s$/) {sub("s","",v); v=v*1000}; print v}' <<<"$out")
     non2xx=$(awk '/Non-2xx/ {print $5}' <<<"$out")
-    if [[ $port == 19006 ]]; then cluster_requests=$((cluster_requests + requests)); fi
-    echo "$round,${NAMES[$port]},$rps,$p99,$cs${non2xx:+,non-2xx=$non2xx}"
+    REQUESTS[$port]=$((${REQUESTS[$port]:-0} + requests))
+    upstream=$([[ ${PIDS[$port]} == "${pids[0]}" ]] && echo 0 || echo $((u1 - u0)))
+    cpu="$(us_per_request $((c1 - c0)) "$requests"),$(us_per_request $((t1 - t0)) "$requests")"
+    cpu="$cpu,$(us_per_request "$upstream" "$requests"),$(us_per_request $((r1 - r0)) "$requests")"
+    echo "$round,${NAMES[$port]},$rps,$p99,$cs,$cpu${non2xx:+,non-2xx=$non2xx}"
   done
 done
-if [[ -n "${CLUSTER:-}" ]]; then
+for port in "${!REDIS_PORT[@]}"; do
+  [[ -n ${REQUESTS[$port]:-} ]] || continue
   # Every Redis command the cluster node sent during the measured runs (probes and heartbeats included) over the
   # requests wrk made of it meanwhile.
   # (INFO commandstats also counts the commands scripts run inside Redis: only commands never run inside a script
   # are summed; the policy follower's catch-up reads, about one a second, are left out.)
-  calls=$(redis-cli -p 19379 info commandstats \
-    | awk -F'[:=,]' '/^cmdstat_(evalsha|eval|ping|script|xread):/ {s += $3} END {print s + 0}')
-  awk -v c="$calls" -v n="$cluster_requests" \
-    'BEGIN {printf "cluster mode: %d Redis commands for %d requests: %.3f per request\n", c, n, (n > 0 ? c / n : 0)}'
-fi
+  stats=$(redis-cli -p "${REDIS_PORT[$port]}" info commandstats)
+  calls=$(awk -F'[:=,]' '/^cmdstat_(evalsha|eval|ping|script|xread):/ {s += $3} END {print s + 0}' <<<"$stats")
+  awk -v c="$calls" -v n="${REQUESTS[$port]}" -v name="${NAMES[$port]}" \
+    'BEGIN {printf "%s: %d Redis commands for %d requests: %.3f per request\n", name, c, n, (n > 0 ? c / n : 0)}'
+  # Redis's own time in the scripts (usec of every EVALSHA, admissions and releases), per request made.
+  awk -F'[:=,]' -v n="${REQUESTS[$port]}" -v name="${NAMES[$port]}" '/^cmdstat_evalsha:/ {
+    printf "%s: EVALSHA %d calls, %.1f us each, %.1f us of script per request\n", name, $3, $7, (n > 0 ? $5 / n : 0)
+  }' <<<"$stats"
+done
