@@ -28,13 +28,24 @@ final class LuaScript {
         this.sha1 = sha1(source);
     }
 
-    /** {@code name}.lua from this package's resources. */
-    static LuaScript load(String name) {
+    /**
+     * {@code name}.lua from this package's resources, after the text of each of {@code libraries} (.lua files
+     * beside it whose functions several scripts share): Redis runs one text, so they become part of it.
+     */
+    static LuaScript load(String name, String... libraries) {
+        StringBuilder source = new StringBuilder();
+        for (String library : libraries) {
+            source.append(text(library)).append('\n');
+        }
+        return new LuaScript(name, source.append(text(name)).toString());
+    }
+
+    private static String text(String name) {
         try (InputStream in = LuaScript.class.getResourceAsStream(name + ".lua")) {
             if (in == null) {
                 throw new IllegalStateException("missing script resource " + name + ".lua");
             }
-            return new LuaScript(name, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

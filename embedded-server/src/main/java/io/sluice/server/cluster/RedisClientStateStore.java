@@ -24,10 +24,10 @@ import java.util.function.IntSupplier;
 
 /**
  * The cluster's per-client rules (crawler spacing, hit stacks, per-client and per-address concurrency) in Redis,
- * exact across nodes: one {@code EVALSHA} of {@code client-admit.lua} per request, sent on the node's request
- * link (deadline 50 ms; Lettuce pipelines every thread's commands on the one connection) and answered
- * asynchronously, so no thread waits on Redis. The design, the keys and the numbers are in
- * docs/architecture-cluster.md ("The shared per-client store").
+ * exact across nodes: each request is judged by {@code client-admit.lua} in Redis, in one call sent on the
+ * node's request link (deadline 50 ms) and answered asynchronously, so no thread waits on Redis; under load the
+ * requests asked while a call is in Redis go together in the next ({@link AdmissionBatches}). The design, the
+ * keys and the numbers are in docs/architecture-cluster.md ("The shared per-client store").
  *
  * <ul>
  *   <li><b>Refused until a time.</b> A refusal with a known end (spacing, the hit stacks) is remembered until that
@@ -48,10 +48,10 @@ import java.util.function.IntSupplier;
  */
 public final class RedisClientStateStore implements SharedClientStore<RedisLease>, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(RedisClientStateStore.class.getName());
-    private static final LuaScript ADMIT = LuaScript.load("client-admit");
+    private static final LuaScript ADMIT = LuaScript.load("client-admit", "hit-stacks");
     private static final LuaScript RELEASE = LuaScript.load("client-release");
     private static final LuaScript LEASES = LuaScript.load("client-leases");
-    private static final LuaScript FLUSH = LuaScript.load("client-flush");
+    private static final LuaScript FLUSH = LuaScript.load("client-flush", "hit-stacks");
     /** Verdict codes of client-admit.lua, in its order. */
     private static final Reason[] VERDICTS = {null, Reason.CRAWLER_SPACING, Reason.CRAWLERS_BUSY, Reason.HIT_STACK,
         Reason.ROUTE_LIMIT, Reason.ADDRESS_HIT_STACK, Reason.CLIENT_CONCURRENCY, Reason.ADDRESS_CONCURRENCY};
@@ -89,8 +89,9 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
     private volatile Attachment attachment;
 
     /** What the store uses of its node: set once by {@link ClusterNode#shareClientState}. */
-    private record Attachment(String node, RedisLink link, ConnectionMonitor monitor, IntSupplier nodes,
-                              List<ScheduledFuture<?>> schedules, ScheduledExecutorService scheduler) {
+    private record Attachment(String node, RedisLink link, AdmissionBatches admissions, ConnectionMonitor monitor,
+                              IntSupplier nodes, List<ScheduledFuture<?>> schedules,
+                              ScheduledExecutorService scheduler) {
     }
 
     /**
@@ -114,7 +115,8 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
                 scheduler.scheduleWithFixedDelay(this::flush, heartbeat.toMillis(), heartbeat.toMillis(),
                         TimeUnit.MILLISECONDS),
                 scheduler.scheduleWithFixedDelay(this::renew, renewEvery, renewEvery, TimeUnit.MILLISECONDS));
-        attachment = new Attachment(node, link, monitor, nodes, schedules, scheduler);
+        attachment = new Attachment(node, link, new AdmissionBatches(ADMIT, link, commands), monitor, nodes,
+                schedules, scheduler);
         // Each time Redis answers again (at start, after a restart that emptied it), its scripts are cached ahead of
         // the requests: a release retried after NOSCRIPT would otherwise run after the admissions sent behind it.
         monitor.onChange(change -> {
@@ -185,9 +187,9 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
         }
         String tag = tagged(ask.address());
         String client = clientPart(ask.client());
-        String hits = tag + "h:" + client;
-        String addressHits = tag + "h";
-        String routeHits = ask.route() == null ? hits : tag + "r:" + client + ":" + ask.route();
+        String hits = tag + "s:" + client;
+        String addressHits = tag + "s";
+        String routeHits = ask.route() == null ? hits : tag + "sr:" + client + ":" + ask.route();
         String crawler = ask.crawler() == null ? null : prefix + "crawler:" + ask.crawler();
         String anyCrawler = prefix + "crawlers:any";
         engineNow = ask.nowMillis();
@@ -200,9 +202,8 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
         String addressLeases = tag + "l";
         String[] keys = {hits, routeHits, addressHits, clientLeases, addressLeases,
             crawler == null ? prefix + "crawler:" : crawler, anyCrawler};
-        commands.incrementAndGet();
         long sentNanos = System.nanoTime();
-        CompletableFuture<List<Object>> reply = ADMIT.run(on.link(), ScriptOutputType.MULTI, keys,
+        CompletableFuture<List<Object>> reply = on.admissions().admit(keys, new String[] {
                 Integer.toString(ask.weight()),
                 Integer.toString(ask.clientLimits().windowSeconds()), Integer.toString(ask.clientLimits().maxHits()),
                 ask.routeLimits() == null ? "0" : Integer.toString(ask.routeLimits().windowSeconds()),
@@ -210,7 +211,7 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
                 Integer.toString(ask.addressLimits().windowSeconds()), Integer.toString(ask.addressLimits().maxHits()),
                 Integer.toString(ask.maxConcurrent()), Integer.toString(ask.addressMaxConcurrent()), id,
                 Long.toString(leaseMillis), crawler == null ? "-1" : Long.toString(ask.perCrawlerMillis()),
-                Long.toString(ask.allCrawlersMillis()));
+                Long.toString(ask.allCrawlersMillis())});
         return reply.handle((answer, failure) -> {
             if (failure != null) {
                 on.monitor().failed(ConnectionMonitor.describe(failure));

@@ -18,6 +18,8 @@ import io.sluice.engine.policy.Policy;
 import io.sluice.engine.telemetry.ClusterState;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -57,10 +59,14 @@ class RedisClientStateStoreTest {
     }
 
     private Member member(String name, Policy policy, Duration lease) {
-        RedisClientStateStore store = new RedisClientStateStore(ClusterFixture.PATIENT, lease);
+        return member(name, policy, lease, ClusterFixture.PATIENT);
+    }
+
+    private Member member(String name, Policy policy, Duration lease, ClusterSettings settings) {
+        RedisClientStateStore store = new RedisClientStateStore(settings, lease);
         ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), InstantSource.system(), policy, CLASSIFIER,
                 null, store);
-        ClusterNode node = cluster.node(name, new EngineLoad(engine), ClusterFixture.PATIENT);
+        ClusterNode node = cluster.node(name, new EngineLoad(engine), settings);
         node.shareClientState(store);
         engine.reportClusterStatus(node::status);
         awaitState(node, ClusterState.HEALTHY);
@@ -73,6 +79,17 @@ class RedisClientStateStoreTest {
 
     /** The decision, awaited if pending, and whether it had to ask Redis. */
     private record Timed(Decision decision, boolean asked, Duration took) {
+    }
+
+    private static Decision answered(Decision decision) {
+        if (decision instanceof Decision.Pending pending) {
+            try {
+                return pending.decision().toCompletableFuture().get(30, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        }
+        return decision;
     }
 
     private static Timed decide(Member member, String ip) {
@@ -89,11 +106,12 @@ class RedisClientStateStoreTest {
         return new Timed(decision, asked, Duration.ofNanos(System.nanoTime() - start));
     }
 
-    /** The hits Redis holds for every user agent of {@code ip}'s clients. */
+    /** The hits Redis holds for every user agent of {@code ip}'s clients (the minute each stack keeps). */
     private long hitsInRedis(String ip) throws Exception {
         return Long.parseLong(redis.command("EVAL", "local n = 0 for _, k in ipairs(redis.call('KEYS', ARGV[1])) do "
-                + "for _, v in ipairs(redis.call('HVALS', k)) do n = n + tonumber(v) end end return n", "0",
-                ClusterFixture.SETTINGS.keyPrefix() + "{" + ip + "}:h:*"));
+                + "local slots = {struct.unpack('<' .. string.rep('I4', 61), redis.call('GET', k))} "
+                + "for i = 1, 60 do n = n + slots[i] end end return n", "0",
+                ClusterFixture.SETTINGS.keyPrefix() + "{" + ip + "}:s:*"));
     }
 
     @Test
@@ -132,6 +150,85 @@ class RedisClientStateStoreTest {
             }
         }, "the refused hits to reach Redis");
         assertThat(decide(b, "192.0.2.1").asked()).as("b knew nothing of it").isTrue();
+    }
+
+    @Test
+    void requestsAskedWhileACallIsInRedisGoTogetherInTheNextAndAreJudgedOneAfterAnother() {
+        // A deadline this test's hang never reaches: the first call waits in Redis while the others are asked.
+        ClusterSettings unhurried = new ClusterSettings(Duration.ofSeconds(10), Duration.ofSeconds(10),
+                ClusterFixture.PATIENT.heartbeat(), ClusterFixture.PATIENT.recoverAfter(), Duration.ofSeconds(20),
+                ClusterFixture.PATIENT.nodeTtl(), ClusterFixture.PATIENT.followBlock(),
+                ClusterFixture.PATIENT.logLength(), ClusterFixture.PATIENT.keyPrefix());
+        Policy tenHits = ClientStoreSpecification.hitStack(ClientStoreSpecification.generous(), 15, 10)
+                .withPerClient(new Policy.PerClient(32));
+        Member a = member("a", tenHits, Duration.ofSeconds(35), unhurried);
+        served(decide(a, "192.0.2.9").decision()); // the link and the script ready
+        await(() -> !a.store().releasesPending(), "the release to be sent");
+        long before = a.store().commandsSent();
+
+        List<Decision> asked = new ArrayList<>();
+        redis.hang();
+        try {
+            for (int i = 0; i < 12; i++) {
+                asked.add(a.engine().decide(Request.direct("192.0.2.1", CURL)));
+            }
+        } finally {
+            redis.resume();
+        }
+        List<Decision> decided = asked.stream().map(RedisClientStateStoreTest::answered).toList();
+
+        assertThat(a.store().commandsSent() - before).as("the first alone, the eleven asked behind it in one call")
+                .isEqualTo(2);
+        for (int i = 0; i < 10; i++) {
+            admitted(decided.get(i));
+        }
+        refused(decided.get(10), Reason.HIT_STACK);
+        refused(decided.get(11), Reason.HIT_STACK);
+        assertThat(admitted(decided.get(9)).rateLimit().remaining()).isZero();
+    }
+
+    @Test
+    void aHitStackCountsNoSecondOlderThanAMinuteThoughItsSlotsStillHoldThem() throws Exception {
+        Member a = member("a", Policy.defaults());
+        served(decide(a, "192.0.2.1").decision());
+        await(() -> !a.store().releasesPending(), "the release to be sent");
+        String key = redis.command("EVAL", "return redis.call('KEYS', ARGV[1])[1]", "0",
+                ClusterFixture.SETTINGS.keyPrefix() + "{192.0.2.1}:s:192.0.2.1:*");
+        long longAgo = Long.parseLong(redis.command("EVAL", "return redis.call('TIME')[1]", "0")) - 1_000;
+        // The client's stack as a node wrote it some twenty minutes ago: 5 hits in every slot, last written then
+        redis.command("EVAL", "local slots = {} for i = 1, 60 do slots[i] = 5 end slots[61] = tonumber(ARGV[1]) "
+                + "return redis.call('SET', KEYS[1], struct.pack('<' .. string.rep('I4', 61), unpack(slots)))",
+                "1", key, Long.toString(longAgo));
+
+        Decision.Admit next = admitted(decide(a, "192.0.2.1").decision());
+
+        assertThat(next.rateLimit().remaining()).as("only this hit is in the window").isEqualTo(9);
+        assertThat(hitsInRedis("192.0.2.1")).as("the old slots zeroed when this second was written").isEqualTo(1);
+        next.admission().complete(200, 1_000);
+    }
+
+    @Test
+    void aCallThatMissesItsDeadlineFailsTheRequestsQueuedBehindItAtOnce() {
+        Member a = member("a", Policy.defaults());
+        served(decide(a, "192.0.2.9").decision());
+        await(() -> !a.store().releasesPending(), "the release to be sent");
+        long before = a.store().commandsSent();
+        List<Decision> asked = new ArrayList<>();
+        long start = System.nanoTime();
+        redis.hang();
+        try {
+            for (int i = 0; i < 5; i++) {
+                asked.add(a.engine().decide(Request.direct("192.0.2." + (i + 1), CURL)));
+            }
+            List<Decision> decided = asked.stream().map(RedisClientStateStoreTest::answered).toList();
+            // every one decided alone when the first call missed its deadline; the four behind it were never sent
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(DECISION_BOUND);
+            assertThat(a.store().commandsSent() - before).isEqualTo(1);
+            decided.forEach(ClientStoreSpecification::served);
+        } finally {
+            redis.resume();
+        }
+        awaitState(a.node(), ClusterState.HEALTHY);
     }
 
     @Test

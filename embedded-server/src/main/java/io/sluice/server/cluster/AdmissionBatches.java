@@ -1,0 +1,122 @@
+package io.sluice.server.cluster;
+
+import io.lettuce.core.ScriptOutputType;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The admissions a node asks Redis for, sent as few calls as the load allows: one {@code client-admit.lua} call is
+ * in Redis at a time, and the admissions asked meanwhile go together in the next one (up to {@link #MAX_BATCH}).
+ * When requests are few, each goes alone at once, as before; under load one call carries many. A call's fixed
+ * costs (a command to encode and parse, a script to enter, a read and a write on each side) were most of what
+ * cluster mode added per request (docs/BENCHMARKS.md, issue 12).
+ *
+ * <p>The script judges a batch's requests one after the other, atomically, exactly as if each had been sent alone
+ * in that order, so batching changes no verdict. The price is latency under load: an admission may wait for the
+ * call ahead of it (one round trip) before its own is sent. A call that fails (the deadline, a dropped connection)
+ * fails the admissions queued behind it too, at once: they have waited as long as it did, and the node is
+ * deciding alone from then on.
+ */
+final class AdmissionBatches {
+    /** Requests per call at most, so one call stays short in Redis (which serves nothing else while it runs). */
+    static final int MAX_BATCH = 64;
+    private static final int KEYS = 7;
+    private static final int ARGS = 13;
+    private static final int ANSWERS = 7;
+
+    /** One request's keys and arguments, in client-admit.lua's order, and where its answer goes. */
+    private record Queued(String[] keys, String[] args, CompletableFuture<List<Object>> answer) {
+    }
+
+    private final LuaScript script;
+    private final RedisLink link;
+    private final AtomicLong calls;
+    private final Queue<Queued> queue = new ConcurrentLinkedQueue<>();
+    /** A call is in Redis: what is asked now waits for its answer, then goes in the next. */
+    private final AtomicBoolean sending = new AtomicBoolean();
+
+    /**
+     * @param calls counts every call sent (the store's commands)
+     */
+    AdmissionBatches(LuaScript script, RedisLink link, AtomicLong calls) {
+        this.script = script;
+        this.link = link;
+        this.calls = calls;
+    }
+
+    /** One request's admission: its answers (client-admit.lua's seven), or the failure of its call. Never blocks. */
+    CompletableFuture<List<Object>> admit(String[] keys, String[] args) {
+        if (keys.length != KEYS || args.length != ARGS) {
+            throw new IllegalArgumentException("client-admit.lua takes 7 keys and 13 arguments a request");
+        }
+        Queued queued = new Queued(keys, args, new CompletableFuture<>());
+        queue.add(queued);
+        sendIfIdle();
+        return queued.answer();
+    }
+
+    private void sendIfIdle() {
+        // A request queued just after a call was answered finds sending false again: it is sent by its own caller.
+        while (!queue.isEmpty() && sending.compareAndSet(false, true)) {
+            List<Queued> batch = take(MAX_BATCH);
+            if (!batch.isEmpty()) {
+                send(batch);
+                return;
+            }
+            sending.set(false);
+        }
+    }
+
+    private List<Queued> take(int most) {
+        List<Queued> batch = new ArrayList<>(Math.min(most, 16));
+        Queued next;
+        while (batch.size() < most && (next = queue.poll()) != null) {
+            batch.add(next);
+        }
+        return batch;
+    }
+
+    private void send(List<Queued> batch) {
+        String[] keys = new String[batch.size() * KEYS];
+        String[] args = new String[batch.size() * ARGS];
+        for (int i = 0; i < batch.size(); i++) {
+            System.arraycopy(batch.get(i).keys(), 0, keys, i * KEYS, KEYS);
+            System.arraycopy(batch.get(i).args(), 0, args, i * ARGS, ARGS);
+        }
+        calls.incrementAndGet();
+        CompletableFuture<List<Object>> reply;
+        try {
+            reply = script.run(link, ScriptOutputType.MULTI, keys, args);
+        } catch (RuntimeException e) {
+            reply = CompletableFuture.failedFuture(e);
+        }
+        reply.whenComplete((answers, failure) -> answered(batch, answers, failure));
+    }
+
+    private void answered(List<Queued> batch, List<Object> answers, Throwable failure) {
+        List<Queued> behind = failure == null ? List.of() : take(Integer.MAX_VALUE);
+        // The next call goes before this one's answers are handed out: Redis works on it meanwhile.
+        sending.set(false);
+        sendIfIdle();
+        if (failure == null && (answers == null || answers.size() != batch.size() * ANSWERS)) {
+            failure = new IllegalStateException("client-admit.lua answered " + (answers == null ? 0 : answers.size())
+                    + " values for " + batch.size() + " requests");
+        }
+        for (int i = 0; i < batch.size(); i++) {
+            CompletableFuture<List<Object>> answer = batch.get(i).answer();
+            if (failure != null) {
+                answer.completeExceptionally(failure);
+            } else {
+                answer.complete(answers.subList(i * ANSWERS, (i + 1) * ANSWERS));
+            }
+        }
+        for (Queued queued : behind) {
+            queued.answer().completeExceptionally(failure);
+        }
+    }
+}
