@@ -12,6 +12,7 @@
 # REDIS_CORE=1 puts redis-server on wrk's core instead of the servers' (as if Redis ran on another machine).
 # ONLY="19003 19006" measures only those targets (ports: 19001 upstream, 19002 plain Jetty proxy, 19004 nginx
 # proxy, 19003 Sluice, 19005 candidate, 19006 cluster node, 19007 candidate cluster node).
+# CANDIDATE_JAVA_OPTS gives the candidate JVM options of its own (after JAVA_OPTS), e.g. a heap setting to try.
 # CANDIDATE_FLAGS adds flags to the candidate's command line (CANDIDATE_JAR defaults to the same jar then), SLUICE_FLAGS to the first Sluice's:
 # CANDIDATE_FLAGS="--front-path proxy" measures the lean path (default) against the proxy path, one jar.
 # CLIENTS=N (default: a new address per request) makes wrk cycle through N client addresses.
@@ -23,6 +24,7 @@ ROUNDS=${1:-3}; SECONDS_PER_RUN=${2:-15}; WARMUP=${3:-60}
 read -r -a JVM <<<"${JAVA_OPTS:-}"
 read -r -a SFLAGS <<<"${SLUICE_FLAGS:-}"
 read -r -a CFLAGS <<<"${CANDIDATE_FLAGS:-}"
+read -r -a CJVM <<<"${CANDIDATE_JAVA_OPTS:-}"
 for tool in wrk nginx; do
   command -v "$tool" >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk nginx >/dev/null; }
 done
@@ -44,14 +46,14 @@ taskset -c 0 java -Xmx1g "${JVM[@]}" -jar "$JAR" --listen 127.0.0.1:19003 --admi
 declare -A PIDS=([19001]=${pids[0]} [19004]=${pids[0]} [19002]=${pids[1]} [19003]=${pids[2]})
 declare -A NAMES=([19001]="upstream direct (nginx static)" [19002]="plain Jetty proxy" [19004]="nginx proxy + limit_req" [19003]="Sluice (admit-all, many clients)")
 PORTS=(19001 19002 19004 19003)
-if [[ -n "${CANDIDATE_JAR:-}" || -n "${CANDIDATE_FLAGS:-}" ]]; then
+if [[ -n "${CANDIDATE_JAR:-}" || -n "${CANDIDATE_FLAGS:-}" || -n "${CANDIDATE_JAVA_OPTS:-}" ]]; then
   CANDIDATE_JAR=${CANDIDATE_JAR:-$JAR}
   STATE2=$(mktemp -d)
-  taskset -c 0 java -Xmx1g "${JVM[@]}" -jar "$CANDIDATE_JAR" --listen 127.0.0.1:19005 --admin 127.0.0.1:19095 \
+  taskset -c 0 java -Xmx1g "${JVM[@]}" "${CJVM[@]}" -jar "$CANDIDATE_JAR" --listen 127.0.0.1:19005 --admin 127.0.0.1:19095 \
     --upstream http://127.0.0.1:19001 --state "$STATE2" --policy bench/front/admit-all-policy.json "${CFLAGS[@]}" \
     >/dev/null 2>&1 &
   pids+=($!)
-  NAMES[19005]="Sluice candidate ($CANDIDATE_JAR ${CANDIDATE_FLAGS:-})"
+  NAMES[19005]="Sluice candidate ($CANDIDATE_JAR ${CANDIDATE_FLAGS:-} ${CANDIDATE_JAVA_OPTS:-})"
   PIDS[19005]=$!
   PORTS+=(19005)
 fi

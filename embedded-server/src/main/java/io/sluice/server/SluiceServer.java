@@ -194,7 +194,7 @@ public final class SluiceServer implements AutoCloseable {
                     ClusterSettings.DEFAULTS, clock);
             running.cluster.policy().follow(new LocalPolicyMirror(engine, state, clock, history));
             sharedPolicy.set(running.cluster.policy());
-            running.cluster.shareClientState(clientStore);
+            running.cluster.shareClientState(clientStore, server.getThreadPool());
             // Permits and feedback go to the cluster's per-domain state in Redis; answers complete on the admin
             // server's threads (the workers' API), never on Redis's event loop.
             governor.shareWith(RedisDomainLedger.of(running.cluster, ClusterSettings.DEFAULTS,

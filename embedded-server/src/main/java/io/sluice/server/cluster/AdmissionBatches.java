@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -21,6 +23,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * call ahead of it (one round trip) before its own is sent. A call that fails (the deadline, a dropped connection)
  * fails the admissions queued behind it too, at once: they have waited as long as it did, and the node is
  * deciding alone from then on.
+ *
+ * <p>A call's answers are handed out by one task on the executor given (the front's request threads), never on
+ * Redis's I/O thread: whoever waits on an answer may act on it where it completes, and a batch costs one hand-off
+ * between threads, not one per request.
  */
 final class AdmissionBatches {
     /** Requests per call at most, so one call stays short in Redis (which serves nothing else while it runs). */
@@ -36,17 +42,20 @@ final class AdmissionBatches {
     private final LuaScript script;
     private final RedisLink link;
     private final AtomicLong calls;
+    private final Executor answering;
     private final Queue<Queued> queue = new ConcurrentLinkedQueue<>();
     /** A call is in Redis: what is asked now waits for its answer, then goes in the next. */
     private final AtomicBoolean sending = new AtomicBoolean();
 
     /**
-     * @param calls counts every call sent (the store's commands)
+     * @param calls     counts every call sent (the store's commands)
+     * @param answering where a call's answers are handed out, in one task
      */
-    AdmissionBatches(LuaScript script, RedisLink link, AtomicLong calls) {
+    AdmissionBatches(LuaScript script, RedisLink link, AtomicLong calls, Executor answering) {
         this.script = script;
         this.link = link;
         this.calls = calls;
+        this.answering = answering;
     }
 
     /** One request's admission: its answers (client-admit.lua's seven), or the failure of its call. Never blocks. */
@@ -103,6 +112,16 @@ final class AdmissionBatches {
         // The next call goes before this one's answers are handed out: Redis works on it meanwhile.
         sending.set(false);
         sendIfIdle();
+        Runnable handOut = () -> handOut(batch, answers, failure, behind);
+        try {
+            answering.execute(handOut);
+        } catch (RejectedExecutionException stopping) {
+            handOut.run(); // the server is stopping: answer here rather than leave requests waiting
+        }
+    }
+
+    private static void handOut(List<Queued> batch, List<Object> answers, Throwable failed, List<Queued> behind) {
+        Throwable failure = failed;
         if (failure == null && (answers == null || answers.size() != batch.size() * ANSWERS)) {
             failure = new IllegalStateException("client-admit.lua answered " + (answers == null ? 0 : answers.size())
                     + " values for " + batch.size() + " requests");

@@ -5,6 +5,7 @@ import io.sluice.engine.telemetry.ClusterStatus;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.concurrent.Executor;
 
 /**
  * This node's membership of a cluster: two links to Redis (commands with the short deadline; the policy
@@ -83,10 +84,12 @@ public final class ClusterNode implements AutoCloseable {
 
     /**
      * Lets {@code store} (the engine's per-client store for the cluster) use this node's request link, its view of
-     * Redis (a degraded node is not asked) and of the fleet (the nodes its limits divide by while degraded).
+     * Redis (a degraded node is not asked) and of the fleet (the nodes its limits divide by while degraded). The
+     * store's answers complete on {@code answering} (the front's request threads), never on Redis's I/O thread.
      */
-    public void shareClientState(RedisClientStateStore store) {
-        store.attach(name, commands, monitor, registry::reachableNodes, settings.heartbeat(), resources.scheduler());
+    public void shareClientState(RedisClientStateStore store, Executor answering) {
+        store.attach(name, commands, monitor, registry::reachableNodes, settings.heartbeat(), resources.scheduler(),
+                answering);
         clientStore = store;
     }
 

@@ -322,7 +322,9 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
             CompletableFuture<Decision> answer = pending.decision().toCompletableFuture();
             if (!answer.isDone()) {
                 awaiting = true;
-                answer.whenComplete((made, failure) -> getExecutor().execute(() -> answered(pending, made, failure)));
+                // The store answers on the front's request threads (a batch of answers in one task), so the request
+                // is acted on where its answer completes: no hand-off per request.
+                answer.whenComplete((made, failure) -> answered(pending, made, failure));
                 return;
             }
             decision = answer.isCompletedExceptionally() ? pending : answer.join();
@@ -330,7 +332,7 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
         act(decision);
     }
 
-    /** The shared store answered (on Jetty's executor): act as on a decision made at once. */
+    /** The shared store answered (on one of the front's request threads): act as on a decision made at once. */
     private void answered(Decision.Pending pending, Decision made, Throwable failure) {
         if (!getEndPoint().isOpen()) {
             awaiting = false;

@@ -101,8 +101,9 @@ public final class ThrottleHandler extends Handler.Wrapper {
     }
 
     /**
-     * The engine asked the cluster's store: act when it answers, on Jetty's threads (the answer arrives on the Redis
-     * client's I/O thread, which must not proxy a request). No thread waits meanwhile.
+     * The engine asked the cluster's store: act when it answers, on a thread of its own (the store hands out a
+     * batch of answers in one task, and a request proxied or served by a handler here must not hold up the others).
+     * No thread waits meanwhile.
      */
     private void awaitAnswer(Decision.Pending pending, Request request, Response response, Callback callback,
                              boolean waited) {

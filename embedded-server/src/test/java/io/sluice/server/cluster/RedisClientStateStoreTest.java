@@ -20,6 +20,12 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -63,11 +69,15 @@ class RedisClientStateStoreTest {
     }
 
     private Member member(String name, Policy policy, Duration lease, ClusterSettings settings) {
+        return member(name, policy, lease, settings, ForkJoinPool.commonPool());
+    }
+
+    private Member member(String name, Policy policy, Duration lease, ClusterSettings settings, Executor answering) {
         RedisClientStateStore store = new RedisClientStateStore(settings, lease);
         ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), InstantSource.system(), policy, CLASSIFIER,
                 null, store);
         ClusterNode node = cluster.node(name, new EngineLoad(engine), settings);
-        node.shareClientState(store);
+        node.shareClientState(store, answering);
         engine.reportClusterStatus(node::status);
         awaitState(node, ClusterState.HEALTHY);
         return new Member(engine, store, node);
@@ -150,6 +160,32 @@ class RedisClientStateStoreTest {
             }
         }, "the refused hits to reach Redis");
         assertThat(decide(b, "192.0.2.1").asked()).as("b knew nothing of it").isTrue();
+    }
+
+    @Test
+    void aPendingDecisionCompletesOnTheThreadsGivenForAnswersSoTheFrontActsWhereItCompletes() throws Exception {
+        ExecutorService front = Executors.newSingleThreadExecutor(task -> new Thread(task, "front-request-thread"));
+        CountDownLatch attached = new CountDownLatch(1);
+        // Answers wait until the test has attached its step, so the step cannot run on the test's own thread.
+        Executor answering = task -> front.execute(() -> {
+            try {
+                attached.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            task.run();
+        });
+        try {
+            Member a = member("a", Policy.defaults(), Duration.ofSeconds(35), ClusterFixture.PATIENT, answering);
+            Decision decision = a.engine().decide(Request.direct("192.0.2.9", CURL));
+            assertThat(decision).isInstanceOf(Decision.Pending.class);
+            CompletableFuture<String> actedOn = ((Decision.Pending) decision).decision().toCompletableFuture()
+                    .thenApply(made -> Thread.currentThread().getName());
+            attached.countDown();
+            assertThat(actedOn.get(30, TimeUnit.SECONDS)).isEqualTo("front-request-thread");
+        } finally {
+            front.shutdownNow();
+        }
     }
 
     @Test

@@ -7,6 +7,7 @@ import io.sluice.engine.telemetry.ClusterState;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ForkJoinPool;
 
 /** The specification on the cluster's Redis store: each node its own engine, store and links, one redis-server. */
 class RedisStoreSpecTest extends ClientStoreSpecification {
@@ -40,7 +41,7 @@ class RedisStoreSpecTest extends ClientStoreSpecification {
             RedisClientStateStore store = new RedisClientStateStore(ClusterFixture.PATIENT, LEASE);
             ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), clock, policy, CLASSIFIER, null, store);
             ClusterNode node = holder.cluster.node(n, new EngineLoad(engine), ClusterFixture.PATIENT);
-            node.shareClientState(store);
+            node.shareClientState(store, ForkJoinPool.commonPool());
             ClusterFixture.awaitState(node, ClusterState.HEALTHY);
             return engine;
         });
