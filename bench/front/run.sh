@@ -24,58 +24,56 @@ ROUNDS=${1:-3}; SECONDS_PER_RUN=${2:-15}; WARMUP=${3:-60}
 read -r -a JVM <<<"${JAVA_OPTS:-}"
 read -r -a SFLAGS <<<"${SLUICE_FLAGS:-}"
 read -r -a CFLAGS <<<"${CANDIDATE_FLAGS:-}"
-read -r -a CJVM <<<"${CANDIDATE_JAVA_OPTS:-}"
 for tool in wrk nginx; do
   command -v "$tool" >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk nginx >/dev/null; }
 done
 [[ -f embedded-server/target/sluice-server.jar ]] || ./mvnw -q -B -DskipTests package
 JAR=embedded-server/target/sluice-server.jar
-STATE=$(mktemp -d)
 # The upstream's 1 KiB file, in a directory nginx's worker (another user) can read.
 SITE=$(mktemp -d); chmod 755 "$SITE"
 head -c 1024 /dev/zero | tr '\0' 'x' >"$SITE/index.html"; chmod 644 "$SITE/index.html"
 sed "s#@SITE@#$SITE#" bench/front/nginx.conf >"$SITE/nginx.conf"
-pids=()
-cleanup() { kill "${pids[@]}" 2>/dev/null || true; rm -rf "$STATE" "$SITE"; }
+pids=(); STATES=()
+cleanup() { kill "${pids[@]}" 2>/dev/null || true; rm -rf "$SITE" "${STATES[@]}"; }
 trap cleanup EXIT
+declare -A PIDS=() NAMES=() REDIS_OF=() REDIS_PORT=()
 
-taskset -c 0 nginx -c "$SITE/nginx.conf" & pids+=($!)
-taskset -c 0 java -Xmx1g "${JVM[@]}" -cp "$JAR" io.sluice.server.bench.PlainProxy 19002 http://127.0.0.1:19001 >/dev/null 2>&1 & pids+=($!)
-taskset -c 0 java -Xmx1g "${JVM[@]}" -jar "$JAR" --listen 127.0.0.1:19003 --admin 127.0.0.1:19093 \
-  --upstream http://127.0.0.1:19001 --state "$STATE" --policy bench/front/admit-all-policy.json "${SFLAGS[@]}" >/dev/null 2>&1 & pids+=($!)
-declare -A PIDS=([19001]=${pids[0]} [19004]=${pids[0]} [19002]=${pids[1]} [19003]=${pids[2]})
-declare -A NAMES=([19001]="upstream direct (nginx static)" [19002]="plain Jetty proxy" [19004]="nginx proxy + limit_req" [19003]="Sluice (admit-all, many clients)")
-PORTS=(19001 19002 19004 19003)
-if [[ -n "${CANDIDATE_JAR:-}" || -n "${CANDIDATE_FLAGS:-}" || -n "${CANDIDATE_JAVA_OPTS:-}" ]]; then
-  CANDIDATE_JAR=${CANDIDATE_JAR:-$JAR}
-  STATE2=$(mktemp -d)
-  taskset -c 0 java -Xmx1g "${JVM[@]}" "${CJVM[@]}" -jar "$CANDIDATE_JAR" --listen 127.0.0.1:19005 --admin 127.0.0.1:19095 \
-    --upstream http://127.0.0.1:19001 --state "$STATE2" --policy bench/front/admit-all-policy.json "${CFLAGS[@]}" \
-    >/dev/null 2>&1 &
-  pids+=($!)
-  NAMES[19005]="Sluice candidate ($CANDIDATE_JAR ${CANDIDATE_FLAGS:-} ${CANDIDATE_JAVA_OPTS:-})"
-  PIDS[19005]=$!
-  PORTS+=(19005)
-fi
-# A cluster node (port $1, admin port $1 + 90) with its own redis-server (port $2), built from jar $3.
-declare -A REDIS_OF=() REDIS_PORT=()
+# A Sluice on port $1 (admin port $1 + 90, a state directory of its own) from jar $2, with the JVM options in
+# string $3 after JAVA_OPTS, and the flags after that.
+start_sluice() {
+  local port=$1 jar=$2 state extra; read -r -a extra <<<"$3"; shift 3
+  state=$(mktemp -d); STATES+=("$state")
+  taskset -c 0 java -Xmx1g "${JVM[@]}" "${extra[@]}" -jar "$jar" --listen "127.0.0.1:$port" \
+    --admin "127.0.0.1:$((port + 90))" --upstream http://127.0.0.1:19001 --state "$state" \
+    --policy bench/front/admit-all-policy.json "$@" >/dev/null 2>&1 &
+  pids+=($!); PIDS[$port]=$!; PORTS+=("$port")
+}
+# A cluster node (port $1) with its own redis-server (port $2), from jar $3, JVM options $4.
 start_cluster_node() {
-  local state; state=$(mktemp -d)
   taskset -c "${REDIS_CORE:-0}" redis-server --port "$2" --bind 127.0.0.1 --save "" --appendonly no \
     --daemonize no --loglevel warning >/dev/null 2>&1 & pids+=($!)
   REDIS_OF[$1]=$!; REDIS_PORT[$1]=$2
-  taskset -c 0 java -Xmx1g "${JVM[@]}" -jar "$3" --listen "127.0.0.1:$1" --admin "127.0.0.1:$(($1 + 90))" \
-    --upstream http://127.0.0.1:19001 --state "$state" --policy bench/front/admit-all-policy.json \
-    --redis "redis://127.0.0.1:$2" --node-name bench >/dev/null 2>&1 &
-  pids+=($!); PIDS[$1]=$!; PORTS+=("$1")
+  start_sluice "$1" "$3" "$4" --redis "redis://127.0.0.1:$2" --node-name bench
 }
+
+taskset -c 0 nginx -c "$SITE/nginx.conf" & pids+=($!)
+taskset -c 0 java -Xmx1g "${JVM[@]}" -cp "$JAR" io.sluice.server.bench.PlainProxy 19002 http://127.0.0.1:19001 >/dev/null 2>&1 & pids+=($!)
+PIDS=([19001]=${pids[0]} [19004]=${pids[0]} [19002]=${pids[1]})
+NAMES=([19001]="upstream direct (nginx static)" [19002]="plain Jetty proxy" [19004]="nginx proxy + limit_req" [19003]="Sluice (admit-all, many clients)")
+PORTS=(19001 19002 19004)
+start_sluice 19003 "$JAR" "" "${SFLAGS[@]}"
+if [[ -n "${CANDIDATE_JAR:-}" || -n "${CANDIDATE_FLAGS:-}" || -n "${CANDIDATE_JAVA_OPTS:-}" ]]; then
+  CANDIDATE_JAR=${CANDIDATE_JAR:-$JAR}
+  start_sluice 19005 "$CANDIDATE_JAR" "${CANDIDATE_JAVA_OPTS:-}" "${CFLAGS[@]}"
+  NAMES[19005]="Sluice candidate ($CANDIDATE_JAR ${CANDIDATE_FLAGS:-} ${CANDIDATE_JAVA_OPTS:-})"
+fi
 if [[ -n "${CLUSTER:-}" ]]; then
   command -v redis-server >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; }
-  start_cluster_node 19006 19379 "$JAR"
+  start_cluster_node 19006 19379 "$JAR" ""
   NAMES[19006]="Sluice cluster mode (one node, local Redis)"
   if [[ -n "${CANDIDATE_JAR:-}" ]]; then
-    start_cluster_node 19007 19380 "$CANDIDATE_JAR"
-    NAMES[19007]="Sluice candidate cluster mode ($CANDIDATE_JAR)"
+    start_cluster_node 19007 19380 "$CANDIDATE_JAR" "${CANDIDATE_JAVA_OPTS:-}"
+    NAMES[19007]="Sluice candidate cluster mode ($CANDIDATE_JAR ${CANDIDATE_JAVA_OPTS:-})"
   fi
 fi
 if [[ -n "${ONLY:-}" ]]; then read -r -a PORTS <<<"$ONLY"; fi
