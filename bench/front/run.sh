@@ -11,7 +11,9 @@
 # CANDIDATE_JAR as well, a cluster node built from that jar (with its own redis-server) is measured beside it.
 # REDIS_CORE=1 puts redis-server on wrk's core instead of the servers' (as if Redis ran on another machine).
 # ONLY="19003 19006" measures only those targets (ports: 19001 upstream, 19002 plain Jetty proxy, 19004 nginx
-# proxy, 19003 Sluice, 19005 candidate, 19006 cluster node, 19007 candidate cluster node).
+# proxy, 19003 Sluice, 19005 candidate, 19006 cluster node, 19007 candidate cluster node, 19008 byte relay).
+# The byte relay (io.sluice.server.bench.ByteRelay) is the floor of a JVM front end: bytes copied between each visitor
+# connection and an upstream connection of its own on one NIO selector, no HTTP; it is measured only when ONLY names it.
 # CANDIDATE_JAVA_OPTS gives the candidate JVM options of its own (after JAVA_OPTS), e.g. a heap setting to try.
 # CANDIDATE_FLAGS adds flags to the candidate's command line (CANDIDATE_JAR defaults to the same jar then), SLUICE_FLAGS to the first Sluice's:
 # CANDIDATE_FLAGS="--front-path proxy" measures the lean path (default) against the proxy path, one jar.
@@ -58,8 +60,9 @@ start_cluster_node() {
 
 taskset -c 0 nginx -c "$SITE/nginx.conf" & pids+=($!)
 taskset -c 0 java -Xmx1g "${JVM[@]}" -cp "$JAR" io.sluice.server.bench.PlainProxy 19002 http://127.0.0.1:19001 >/dev/null 2>&1 & pids+=($!)
-PIDS=([19001]=${pids[0]} [19004]=${pids[0]} [19002]=${pids[1]})
-NAMES=([19001]="upstream direct (nginx static)" [19002]="plain Jetty proxy" [19004]="nginx proxy + limit_req" [19003]="Sluice (admit-all, many clients)")
+taskset -c 0 java -Xmx1g "${JVM[@]}" -cp "$JAR" io.sluice.server.bench.ByteRelay 19008 127.0.0.1 19001 >/dev/null 2>&1 & pids+=($!)
+PIDS=([19001]=${pids[0]} [19004]=${pids[0]} [19002]=${pids[1]} [19008]=${pids[2]})
+NAMES=([19001]="upstream direct (nginx static)" [19002]="plain Jetty proxy" [19004]="nginx proxy + limit_req" [19003]="Sluice (admit-all, many clients)" [19008]="byte relay (JVM floor, no HTTP)")
 PORTS=(19001 19002 19004)
 start_sluice 19003 "$JAR" "" "${SFLAGS[@]}"
 if [[ -n "${CANDIDATE_JAR:-}" || -n "${CANDIDATE_FLAGS:-}" || -n "${CANDIDATE_JAVA_OPTS:-}" ]]; then
