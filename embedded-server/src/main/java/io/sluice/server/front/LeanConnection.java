@@ -193,6 +193,11 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
                     continue;
                 }
             }
+            if (isFillInterested()) {
+                // Registered while the last request was forwarded and not fired since: nothing has arrived, so a
+                // read would find nothing (as it did after most responses, a system call per request).
+                return;
+            }
             if (!fill()) {
                 return;
             }
