@@ -335,7 +335,7 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
             }
             decision = answer.isCompletedExceptionally() ? pending : answer.join();
         }
-        act(decision);
+        act(decision, true);
     }
 
     /** The shared store answered (on one of the front's request threads): act as on a decision made at once. */
@@ -347,10 +347,12 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
             return;
         }
         // Jetty's path writes the error for a store that failed; it never does (a missed deadline decides alone).
-        act(failure != null || made == null ? pending : made);
+        // Not on the selector's thread: registering for reading from here would cost the selector a wake-up.
+        act(failure != null || made == null ? pending : made, false);
     }
 
-    private void act(Decision decision) {
+    /** Acts on {@code decision}; {@code keepReading}: on the serving loop, which keeps the socket registered. */
+    private void act(Decision decision, boolean keepReading) {
         if (!(decision instanceof Decision.Admit admit)) {
             handOver(decision);
             return;
@@ -370,7 +372,9 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
         LeanExchange started = new LeanExchange(this, forwarding, pool, admit, method, uri, fields, body, persistent);
         exchange = started;
         awaiting = false; // after the exchange is set: the serving loop must not read the next request meanwhile
-        keepReadInterest();
+        if (keepReading) {
+            keepReadInterest();
+        }
         started.start();
     }
 
