@@ -118,8 +118,9 @@ class ConsoleEndToEndTest {
         WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> robot.lookup("#pauseBanner").queryAs(Label.class)
                 .isVisible());
         assertThat(robot.lookup("#pauseBanner").queryAs(Label.class).getText()).isEqualTo("SERVICE PAUSED");
-        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> live.visibleMarks().stream()
-                .anyMatch(m -> m.kind() == AuditMark.Kind.PAUSE));
+        // Read on the FX thread, which redraws the marks (read from here, the list can change under the loop).
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> onFx(() -> live.visibleMarks().stream()
+                .anyMatch(m -> m.kind() == AuditMark.Kind.PAUSE)));
 
         robot.clickOn("#resumeButton");
         WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> !server.engine().policy().pause().all());
