@@ -7,7 +7,6 @@ import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.channels.ReadPendingException;
 import java.util.EventListener;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -386,13 +385,8 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
      * nothing while an exchange is under way.
      */
     private void keepReadInterest() {
-        if (!isFillInterested()) {
-            try {
-                fillInterested();
-            } catch (ReadPendingException alreadyInterested) {
-                // Registered meanwhile by the serving loop (the exchange ended at once): one registration is enough.
-            }
-        }
+        // The serving loop may register meanwhile, when the exchange ends at once.
+        ReadInterest.ensure(this);
     }
 
     /** The exchange has written its whole response (or failed with the client connection cut). */

@@ -2,7 +2,6 @@ package io.sluice.server.front;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.ReadPendingException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeoutException;
 import org.eclipse.jetty.http.HttpException;
@@ -81,22 +80,12 @@ final class UpstreamConnection extends AbstractConnection.NonBlocking implements
             failed.upstreamReadable(cause);
             return;
         }
-        interested();
+        ReadInterest.ensure(this);
     }
 
     /** Back in the pool: the connection watches for the upstream closing it. */
     void idle() {
-        interested();
-    }
-
-    private void interested() {
-        if (!isFillInterested()) {
-            try {
-                fillInterested();
-            } catch (ReadPendingException alreadyInterested) {
-                // Registered meanwhile by the other caller: one registration is all that is needed.
-            }
-        }
+        ReadInterest.ensure(this);
     }
 
     @Override
