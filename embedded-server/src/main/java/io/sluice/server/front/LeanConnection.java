@@ -242,9 +242,7 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
                 releaseBuffer();
             }
             // The loop may go round twice (an exchange that ended on another thread meanwhile): one interest is enough.
-            if (!isFillInterested()) {
-                fillInterested();
-            }
+            ReadInterest.ensure(this);
             return false;
         }
         if (between) {
@@ -426,9 +424,7 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
                 }
                 if (filled == 0) {
                     releaseBuffer();
-                    if (!isFillInterested()) {
-                        fillInterested();
-                    }
+                    ReadInterest.ensure(this);
                     return;
                 }
             }

@@ -3,7 +3,10 @@ package io.sluice.server.front;
 import java.nio.channels.ReadPendingException;
 import org.eclipse.jetty.io.AbstractConnection;
 
-/** Registering a lean-path connection for reading when two threads may both try: one registration is enough. */
+/**
+ * Registering a lean-path connection for reading once: a registration already made (by an earlier pass of its loop, or
+ * by another thread meanwhile) is enough, where Jetty would throw for a second one.
+ */
 final class ReadInterest {
     private ReadInterest() {
     }
