@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -126,8 +127,11 @@ final class GovernorApi {
         };
     }
 
-    /** What {@code POST /api/v1/permits} accepts. */
-    record PermitRequest(String domain, Long holdMillis) {
+    /**
+     * What {@code POST /api/v1/permits} accepts: one {@code domain}, or {@code domains}, a worker's frontier
+     * slice (at most {@link CrawlGovernor#MAX_PERMIT_DOMAINS}), of which the first ready is granted.
+     */
+    record PermitRequest(String domain, List<String> domains, Long holdMillis) {
     }
 
     /** What {@code POST /api/v1/feedback} accepts. */
@@ -143,15 +147,40 @@ final class GovernorApi {
 
     private boolean permit(Request request, Response response, Callback callback) throws IOException {
         PermitRequest body = AdminHandler.read(request, PermitRequest.class);
-        String domain = checked(body.domain());
+        Supplier<CompletionStage<Permit>> ask = permitCall(body);
         long hold = body.holdMillis() == null ? 0 : body.holdMillis();
         if (hold < 0) {
             throw field("holdMillis", "must not be negative");
         }
         long held = Math.min(hold, policy.get().maxHoldMillis());
         long deadline = nanoTime.getAsLong() + TimeUnit.MILLISECONDS.toNanos(held);
-        answerPermit(request, response, callback, domain, deadline);
+        answerPermit(request, response, callback, ask, deadline);
         return true;
+    }
+
+    /** The governor's call the request asks for, its names checked first: a bad one changes nothing. */
+    private Supplier<CompletionStage<Permit>> permitCall(PermitRequest body) {
+        if (body.domains() == null) {
+            String domain = checked(body.domain());
+            return () -> governor.acquireAsync(domain);
+        }
+        if (body.domain() != null) {
+            throw field("domains", "give domain or domains, not both");
+        }
+        List<String> domains = body.domains();
+        if (domains.isEmpty() || domains.size() > CrawlGovernor.MAX_PERMIT_DOMAINS) {
+            throw field("domains", "must name 1 to " + CrawlGovernor.MAX_PERMIT_DOMAINS + " domains, named "
+                    + domains.size());
+        }
+        List<String> names = new ArrayList<>(domains.size());
+        for (int i = 0; i < domains.size(); i++) {
+            try {
+                names.add(DomainNames.normalise(domains.get(i)));
+            } catch (IllegalArgumentException e) {
+                throw field("domains[" + i + "]", e.getMessage());
+            }
+        }
+        return () -> governor.acquireAnyAsync(names);
     }
 
     /**
@@ -159,9 +188,10 @@ final class GovernorApi {
      * mode the governor's answer comes from Redis: the reply is written when it completes (within the
      * cluster's deadline), no thread waits for it.
      */
-    private void answerPermit(Request request, Response response, Callback callback, String domain, long deadline) {
+    private void answerPermit(Request request, Response response, Callback callback,
+            Supplier<CompletionStage<Permit>> ask, long deadline) {
         try {
-            governor.acquireAsync(domain).whenComplete((permit, failure) -> {
+            ask.get().whenComplete((permit, failure) -> {
                 if (failure != null) {
                     callback.failed(failure);
                     return;
@@ -174,7 +204,7 @@ final class GovernorApi {
                     }
                     long delay = Math.min(permit.waitMillis(), left);
                     request.getComponents().getScheduler().schedule(
-                            () -> answerPermit(request, response, callback, domain, deadline), delay,
+                            () -> answerPermit(request, response, callback, ask, deadline), delay,
                             TimeUnit.MILLISECONDS);
                 } catch (Throwable e) {
                     callback.failed(e);

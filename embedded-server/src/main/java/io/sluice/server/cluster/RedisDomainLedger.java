@@ -5,6 +5,7 @@ import io.sluice.engine.governor.BreakerState;
 import io.sluice.engine.governor.DomainLedger;
 import io.sluice.engine.governor.LedgerAnswer;
 import io.sluice.engine.governor.LedgerChange;
+import io.sluice.engine.governor.LedgerChoice;
 import io.sluice.engine.governor.LedgerContext;
 import io.sluice.engine.governor.Observation;
 import io.sluice.engine.governor.PermitReason;
@@ -16,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.function.Function;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
@@ -80,6 +82,28 @@ public final class RedisDomainLedger implements DomainLedger {
     }
 
     @Override
+    public CompletionStage<LedgerChoice> acquireAny(List<String> domains, List<LedgerContext> contexts) {
+        // One script over every domain's hash: the choice and the slot taken are one atomic step. (The keys
+        // are in several hash slots: one Redis, or a sharded one's single node, runs it.)
+        List<String> args = args("permit-any", contexts.get(0));
+        for (LedgerContext context : contexts) {
+            args.add(Long.toString(context.floorMicros()));
+        }
+        for (LedgerContext context : contexts) {
+            args.add(context.givenUpHere() ? "1" : "0");
+        }
+        String[] keys = domains.stream().map(this::key).toArray(String[]::new);
+        CompletableFuture<List<Object>> reply = SCRIPT.run(link, ScriptOutputType.MULTI, keys,
+                args.toArray(String[]::new));
+        return onExecutor(reply, answer -> {
+            if (answer == null || answer.size() < 17) {
+                throw new IllegalStateException("governor.lua answered " + answer);
+            }
+            return new LedgerChoice(Integer.parseInt(String.valueOf(answer.get(16))), parse(answer));
+        });
+    }
+
+    @Override
     public CompletionStage<LedgerAnswer> report(String domain, Observation seen, LedgerContext context) {
         List<String> args = args("report", context);
         args.add(Integer.toString(seen.status()));
@@ -107,13 +131,17 @@ public final class RedisDomainLedger implements DomainLedger {
     private CompletionStage<LedgerAnswer> run(String domain, List<String> args) {
         CompletableFuture<List<Object>> reply = SCRIPT.run(link, ScriptOutputType.MULTI,
                 new String[] {key(domain)}, args.toArray(String[]::new));
+        return onExecutor(reply, RedisDomainLedger::parse);
+    }
+
+    private <T> CompletionStage<T> onExecutor(CompletableFuture<List<Object>> reply, Function<List<Object>, T> read) {
         // handleAsync, not thenApplyAsync: a failure (the deadline fires on Lettuce's timer) must hop too.
         return reply.handleAsync((answer, failure) -> {
             if (failure != null) {
                 throw failure instanceof CompletionException completion ? completion
                         : new CompletionException(failure);
             }
-            return parse(answer);
+            return read.apply(answer);
         }, executor);
     }
 

@@ -2,7 +2,7 @@
 -- step on Redis's clock: the same rules as the engine's DomainState, Pacer and CircuitBreaker (read those
 -- for the why), so a domain is paced, floored, cut, broken and given up once for all nodes.
 -- KEYS[1] the domain's hash. Times are microseconds of Redis's TIME; -1 means "never".
--- ARGV[1] 'permit' | 'report' | 'change'
+-- ARGV[1] 'permit' | 'permit-any' | 'report' | 'change'
 -- ARGV[2..15] the policy: initialRate minRate maxRate increasePerSecond decreaseFactor slowStartDoublingSeconds
 --   backoffBaseMillis backoffMaxMillis backoffForgiveSeconds breakerErrorPercent breakerMinCalls
 --   breakerOpenSeconds breakerTrialRequests giveUpAfterErrors
@@ -11,11 +11,13 @@
 -- report: ARGV[20] status  ARGV[21] error '1'/'0'  ARGV[22] slow-down as the node read it '1'/'0'
 --   ARGV[23] Retry-After seconds or ''  ARGV[24] latency signal '1'/'0'  ARGV[25] Crawl-delay micros or ''
 -- change: ARGV[20] 'RATE' | 'MIN_DELAY' | 'RESET' | 'REVIVE'   ARGV[21] the rate or the delay (micros)
+-- permit-any: KEYS[1..n] the domains asked about; ARGV[16] and ARGV[17] unused; ARGV[19 + i] the node's floor
+--   for KEYS[i], ARGV[19 + n + i] '1' if the node has KEYS[i] given up. Grants the domain whose next slot
+--   came (or comes) first (CrawlGovernor.acquireAny), and answers as a permit for it plus its index (0-based).
 -- Returns, as strings: granted, waitMicros, reason, rate, interval, blockedFor, blockReason, breaker,
 --   breakerOpenFor, backoffLevel, consecutiveErrors, givenUp, gaveUpNow, slowStart, calls60s, errors60s
 local SECOND = 1000000
 local BUCKETS = 60
-local key = KEYS[1]
 local op = ARGV[1]
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * SECOND + tonumber(t[2])
@@ -25,27 +27,41 @@ local increasePerSecond, decreaseFactor, doubling = tonumber(ARGV[5]), tonumber(
 local backoffBase, backoffMax, forgive = tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
 local errorPercent, minCalls = tonumber(ARGV[11]), tonumber(ARGV[12])
 local openSeconds, trials, giveUpAfter = tonumber(ARGV[13]), tonumber(ARGV[14]), tonumber(ARGV[15])
-local floor, givenUpHere, jitter, idle = tonumber(ARGV[16]), ARGV[17] == '1', tonumber(ARGV[18]), tonumber(ARGV[19])
+local jitter, idle = tonumber(ARGV[18]), tonumber(ARGV[19])
 
 local function clamp(r)
   return math.max(minRate, math.min(maxRate, r))
 end
 
 local names = {'rate', 'tat', 'ss', 'sig', 'inc', 'cut', 'dem', 'lg', 'gap', 'blk', 'why', 'lvl', 'boe', 'errs',
-  'gu', 'srv', 'md', 'cd', 'bst', 'bou', 'btg', 'bts', 'blt'}
-local raw = redis.call('HMGET', key, unpack(names))
-local function n(i, default)
-  if raw[i] then return tonumber(raw[i]) end
-  return default
+  'gu', 'srv', 'md', 'cd', 'bst', 'bou', 'btg', 'bts', 'blt', 'hss'}
+-- The domain the functions below work on: its key, the asking node's floor and given-up mark, its state.
+local key, floor, givenUpHere, s
+
+local function load(domainKey, nodeFloor, nodeGivenUp)
+  key, floor, givenUpHere = domainKey, nodeFloor, nodeGivenUp
+  local raw = redis.call('HMGET', key, unpack(names))
+  local function n(i, default)
+    if raw[i] then return tonumber(raw[i]) end
+    return default
+  end
+  local fresh = not raw[1]
+  s = {
+    rate = clamp(n(1, initialRate)), tat = n(2, -1), ss = raw[3] ~= '0', sig = n(4, -1), inc = n(5, -1),
+    cut = n(6, -1), dem = n(7, -1), lg = n(8, -1), gap = n(9, 0), blk = n(10, -1), why = raw[11] or '',
+    lvl = n(12, 0), boe = n(13, -1), errs = n(14, 0), gu = raw[15] == '1' or (fresh and givenUpHere),
+    srv = raw[16] == '1', md = n(17, 0), cd = n(18, 0), bst = raw[19] or 'CLOSED', bou = n(20, 0),
+    btg = n(21, 0), bts = n(22, 0), blt = n(23, 0), hss = raw[24] ~= '0'
+  }
 end
-local fresh = not raw[1]
-local s = {
-  rate = clamp(n(1, initialRate)), tat = n(2, -1), ss = raw[3] ~= '0', sig = n(4, -1), inc = n(5, -1),
-  cut = n(6, -1), dem = n(7, -1), lg = n(8, -1), gap = n(9, 0), blk = n(10, -1), why = raw[11] or '',
-  lvl = n(12, 0), boe = n(13, -1), errs = n(14, 0), gu = raw[15] == '1' or (fresh and givenUpHere),
-  srv = raw[16] == '1', md = n(17, 0), cd = n(18, 0), bst = raw[19] or 'CLOSED', bou = n(20, 0),
-  btg = n(21, 0), bts = n(22, 0), blt = n(23, 0)
-}
+
+local function flag(b)
+  if b then return '1' end
+  return '0'
+end
+local function int(x)
+  return string.format('%d', x)
+end
 
 local function interval()
   return math.max(math.ceil(SECOND / s.rate), s.md, s.cd, floor)
@@ -182,7 +198,8 @@ local function increase()
     if s.ss and doubling > 0 then
       nextRate = s.rate * 2 ^ (seconds / doubling)
     else
-      nextRate = s.rate + increasePerSecond * seconds
+      -- DomainState.MAX_RISE_PER_REQUEST: at most 0.5% of the rate per request it lets through
+      nextRate = s.rate + math.min(increasePerSecond, 0.005 * s.rate * s.rate) * seconds
     end
     setRate(clamp(nextRate))
   end
@@ -191,10 +208,22 @@ end
 
 -- One cut per round trip for the whole cluster: a slow-down within max(1 s, 2 intervals) of the last cut,
 -- heard by any node, is an answer to a request already in flight at that cut.
+local function cutCooldown()
+  return math.max(SECOND, 2 * interval())
+end
+
+-- DomainState.absorbedByCut: the first slow-down since a healthy answer, or an answer to a request in flight
+-- at the last cut (within its round trip, before a backoff begun with it has ended), is AIMD's to answer.
+local function absorbedByCut()
+  if s.hss then return true end
+  local inFlightAtCut = s.cut ~= -1 and now - s.cut < cutCooldown()
+  local blockSinceCutOver = s.boe ~= -1 and s.boe >= s.cut and now >= s.boe
+  return inFlightAtCut and not blockSinceCutOver
+end
+
 local function decrease()
   s.ss = false
-  local cooldown = math.max(SECOND, 2 * interval())
-  if s.cut == -1 or now - s.cut >= cooldown then
+  if s.cut == -1 or now - s.cut >= cutCooldown() then
     local from = s.rate
     if s.lg ~= -1 and s.gap > 0 then
       from = math.min(s.rate, SECOND / s.gap)
@@ -219,8 +248,10 @@ local function backOff()
 end
 
 local granted, wait, reason, gaveUpNow, calls, errors = false, 0, '', false, -1, -1
+local chosen = nil
 
-if op == 'permit' then
+-- The permit of the domain loaded: takes its next slot if it is open now.
+local function permit()
   local function deny(micros, why)
     s.dem = now
     wait, reason = micros, why
@@ -256,7 +287,44 @@ if op == 'permit' then
   if s.bst ~= 'CLOSED' then
     calls, errors = sums() -- a broken domain is rare; its counts are what an operator looks at
   end
+end
+
+-- When the domain loaded could be granted next: its next slot, or the end of its block or open breaker.
+local function readyAt()
+  local at = s.tat
+  if s.blk > at then at = s.blk end
+  if s.bst == 'OPEN' and s.bou > at then at = s.bou end
+  return at
+end
+
+if op == 'permit' then
+  load(KEYS[1], tonumber(ARGV[16]), ARGV[17] == '1')
+  permit()
+elseif op == 'permit-any' then
+  local count = #KEYS
+  local best, bestAt = nil, nil
+  local wanted = {}
+  for i = 1, count do
+    load(KEYS[i], tonumber(ARGV[19 + i]), ARGV[19 + count + i] == '1')
+    if not s.gu then
+      local at = readyAt()
+      wanted[i] = true
+      -- The slot that came first wins; a tie goes to the first asked about: grants go round the domains.
+      if best == nil or at < bestAt then best, bestAt = i, at end
+    end
+  end
+  best = best or 1
+  -- The others were asked about and not granted: workers want them, as after a refused permit.
+  for i = 1, count do
+    if i ~= best and wanted[i] and redis.call('EXISTS', KEYS[i]) == 1 then
+      redis.call('HSET', KEYS[i], 'dem', int(now))
+    end
+  end
+  load(KEYS[best], tonumber(ARGV[19 + best]), ARGV[19 + count + best] == '1')
+  permit()
+  chosen = best - 1
 elseif op == 'report' then
+  load(KEYS[1], tonumber(ARGV[16]), ARGV[17] == '1')
   local status = tonumber(ARGV[20])
   local isError = ARGV[21] == '1'
   local slowDown = ARGV[22] == '1' or (status == 403 and s.srv)
@@ -266,20 +334,24 @@ elseif op == 'report' then
     respace(old)
   end
   if status >= 200 and status < 400 then s.srv = true end
-  record(isError or slowDown)
+  local incident = slowDown and not absorbedByCut()
+  record(isError or incident)
   if ARGV[23] ~= '' then
     local untilTime = now + tonumber(ARGV[23]) * SECOND
     if untilTime > s.blk then
       s.blk = untilTime
       s.why = 'RETRY_AFTER'
     end
-  elseif slowDown then
+  elseif incident then
     backOff()
   end
   if slowDown then
+    s.hss = false
     decrease()
   elseif not isError then
     s.errs = 0
+    s.hss = true
+    if s.lvl > 0 and now >= s.blk then s.lvl = s.lvl - 1 end
     if ARGV[24] == '1' then decrease() else increase() end
   end
   if isError then
@@ -291,6 +363,7 @@ elseif op == 'report' then
   end
   calls, errors = sums()
 elseif op == 'change' then
+  load(KEYS[1], tonumber(ARGV[16]), ARGV[17] == '1')
   local kind, value = ARGV[20], tonumber(ARGV[21])
   if kind == 'RATE' then
     s.ss = false
@@ -301,7 +374,7 @@ elseif op == 'change' then
     s.md = value
     respace(old)
   elseif kind == 'RESET' then
-    s.blk, s.why, s.lvl, s.boe, s.inc, s.cut = -1, '', 0, -1, -1, -1
+    s.blk, s.why, s.lvl, s.boe, s.inc, s.cut, s.hss = -1, '', 0, -1, -1, -1, true
     s.ss, s.sig, s.srv, s.cd, s.errs, s.tat, s.lg, s.gap = true, -1, false, 0, 0, -1, -1, 0
     closeBreaker()
     s.rate = initialRate
@@ -317,19 +390,11 @@ else
   return redis.error_reply('unknown operation ' .. tostring(op))
 end
 
-local function flag(b)
-  if b then return '1' end
-  return '0'
-end
-local function int(x)
-  return string.format('%d', x)
-end
-
 redis.call('HSET', key, 'rate', string.format('%.17g', s.rate), 'tat', int(s.tat), 'ss', flag(s.ss),
   'sig', string.format('%.17g', s.sig), 'inc', int(s.inc), 'cut', int(s.cut), 'dem', int(s.dem), 'lg', int(s.lg),
   'gap', string.format('%.17g', s.gap), 'blk', int(s.blk), 'why', s.why, 'lvl', int(s.lvl), 'boe', int(s.boe),
   'errs', int(s.errs), 'gu', flag(s.gu), 'srv', flag(s.srv), 'md', int(s.md), 'cd', int(s.cd), 'bst', s.bst,
-  'bou', int(s.bou), 'btg', int(s.btg), 'bts', int(s.bts), 'blt', int(s.blt))
+  'bou', int(s.bou), 'btg', int(s.btg), 'bts', int(s.bts), 'blt', int(s.blt), 'hss', flag(s.hss))
 -- Forgotten after an idle spell, never while a floor or backoff holds (a node that has it given up, or an
 -- operator's delay, puts those back through ARGV[16] and ARGV[17]).
 local keep = idle
@@ -341,6 +406,8 @@ if s.blk > now then blockedFor = s.blk - now end
 if s.bst == 'OPEN' and s.bou > now then openFor = s.bou - now end
 local shownBreaker = s.bst
 if s.bst == 'OPEN' and now >= s.bou then shownBreaker = 'HALF_OPEN' end
-return {flag(granted), int(wait), reason, string.format('%.17g', s.rate), int(interval()), int(blockedFor),
+local out = {flag(granted), int(wait), reason, string.format('%.17g', s.rate), int(interval()), int(blockedFor),
   s.why, shownBreaker, int(openFor), int(s.lvl), int(s.errs), flag(s.gu), flag(gaveUpNow), flag(s.ss),
   int(calls), int(errors)}
+if chosen then out[#out + 1] = int(chosen) end
+return out

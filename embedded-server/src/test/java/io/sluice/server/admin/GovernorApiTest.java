@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.engine.governor.CrawlGovernor;
 import io.sluice.engine.policy.PolicyJson;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
@@ -58,6 +59,44 @@ class GovernorApiTest {
 
         assertThat(held.statusCode()).isEqualTo(200);
         assertThat(json(held).get("granted").asBoolean()).isTrue();
+    }
+
+    @Test
+    void aPermitForAnyOfAFrontierGrantsTheFirstReadyAndNamesIt() throws Exception {
+        String frontier = "{\"domains\":[\"a.example\",\"B.example\"]}";
+        JsonNode first = json(worker("permits", frontier));
+        JsonNode second = json(worker("permits", frontier));
+        JsonNode none = json(worker("permits", frontier));
+        HttpResponse<String> held = worker("permits", "{\"domains\":[\"a.example\",\"b.example\"],"
+                + "\"holdMillis\":5000}");
+
+        assertThat(first.toString()).isEqualTo("{\"domain\":\"a.example\",\"granted\":true}");
+        assertThat(second.toString()).isEqualTo("{\"domain\":\"b.example\",\"granted\":true}");
+        assertThat(none.get("granted").asBoolean()).isFalse();
+        assertThat(none.get("domain").asText()).as("the one that opens first").isEqualTo("a.example");
+        assertThat(none.get("waitMillis").asLong()).isBetween(1L, 1_000L);
+        assertThat(json(held).get("granted").asBoolean()).as("held until one opens").isTrue();
+        assertThat(json(held).get("domain").asText()).isEqualTo("a.example");
+    }
+
+    @Test
+    void aBadFrontierIsA400NamingTheFieldAndChangesNothing() throws Exception {
+        String tooMany = java.util.stream.IntStream.rangeClosed(0, CrawlGovernor.MAX_PERMIT_DOMAINS)
+                .mapToObj(i -> "\"d" + i + ".example\"").collect(java.util.stream.Collectors.joining(","));
+        HttpResponse<String> beyond = worker("permits", "{\"domains\":[" + tooMany + "]}");
+        HttpResponse<String> empty = worker("permits", "{\"domains\":[]}");
+        HttpResponse<String> badName = worker("permits", "{\"domains\":[\"ok.example\",\"https://x/y\"]}");
+        HttpResponse<String> both = worker("permits", "{\"domain\":\"a.example\",\"domains\":[\"b.example\"]}");
+
+        assertThat(beyond.statusCode()).isEqualTo(400);
+        assertThat(beyond.body()).contains("\"field\":\"domains\"", "1 to 100 domains");
+        assertThat(empty.statusCode()).isEqualTo(400);
+        assertThat(empty.body()).contains("\"field\":\"domains\"");
+        assertThat(badName.statusCode()).isEqualTo(400);
+        assertThat(badName.body()).contains("\"field\":\"domains[1]\"", "not a host name");
+        assertThat(both.statusCode()).isEqualTo(400);
+        assertThat(json(worker("permits", "{\"domain\":\"ok.example\"}")).get("granted").asBoolean())
+                .as("nothing was taken by a refused call").isTrue();
     }
 
     @Test

@@ -209,10 +209,10 @@ class ClusterGovernorTest {
         assertThat(judged).as("the cluster heard the burst").contains("CLUSTER");
         assertThat(onB.get("rate").asDouble()).as("10 x 0.8 once, not six times nor once per node")
                 .isCloseTo(8.0, within(1e-9));
-        assertThat(onB.get("backoffLevel").asInt()).as("one incident, one backoff").isZero();
+        assertThat(onB.get("backoffLevel").asInt()).isZero();
         assertThat(onB.get("slowDowns").asInt()).as("counted where heard").isEqualTo(3);
-        assertThat(permitB.get("granted").asBoolean()).isFalse();
-        assertThat(permitB.get("reason").asText()).isEqualTo("BACKOFF");
+        assertThat(permitB.path("reason").asText()).as("a burst the one cut answers: no backoff")
+                .isNotEqualTo("BACKOFF");
     }
 
     @Test

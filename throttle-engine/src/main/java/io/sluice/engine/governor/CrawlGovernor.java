@@ -11,6 +11,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Deque;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -44,6 +45,8 @@ import java.util.random.RandomGenerator;
  * operator must remove one before setting another.
  */
 public final class CrawlGovernor {
+    /** Domains one permit call may name at most (a worker's frontier slice). */
+    public static final int MAX_PERMIT_DOMAINS = 100;
     /** Domains a snapshot lists at most. */
     public static final int SNAPSHOT_DOMAINS = 500;
     /** Domains tracked at most by default; the least recently used idle one is forgotten first. */
@@ -202,6 +205,116 @@ public final class CrawlGovernor {
             }
             return Pacing.Mode.CLUSTER;
         });
+    }
+
+    /**
+     * May a worker fetch from any of {@code domains} now? Grants the one whose next slot came (or comes)
+     * first, so with more workers than open slots grants go round the domains, each at its own pace; a tie
+     * goes to the first named. Refused, the answer names the domain that opens first and its wait. The
+     * others count as wanted (demand), as a refused permit does.
+     *
+     * @throws IllegalArgumentException when the list is empty, longer than {@link #MAX_PERMIT_DOMAINS}, or
+     *                                  names something that is not a host name
+     */
+    public Permit acquireAny(List<String> domains) {
+        GovernorPolicy current = currentPolicy();
+        return anyOf(states(domains, current), micros(), current, 1);
+    }
+
+    /**
+     * {@link #acquireAny}, decided by the shared ledger when there is one (on the cluster's state of every
+     * domain named, in one atomic step), else as {@link #acquireAsync} falls back: on this node's copies at
+     * {@code 1 / nodes} of each rate.
+     *
+     * @throws IllegalArgumentException as {@link #acquireAny}
+     */
+    public CompletionStage<Permit> acquireAnyAsync(List<String> domains) {
+        DomainLedger shared = ledger;
+        if (shared == null) {
+            return CompletableFuture.completedFuture(acquireAny(domains));
+        }
+        GovernorPolicy current = currentPolicy();
+        List<DomainState> states = states(domains, current);
+        if (!shared.available()) {
+            degraded(shared, shared.unavailableReason());
+            return CompletableFuture.completedFuture(anyOf(states, micros(), current, shared.nodes()));
+        }
+        List<String> names = states.stream().map(state -> state.domain).toList();
+        List<LedgerContext> contexts = states.stream().map(state -> context(state, current)).toList();
+        return shared.acquireAny(names, contexts).handle((choice, failure) -> {
+            if (failure != null || choice.index() < 0 || choice.index() >= states.size()) {
+                degraded(shared, failure != null ? describe(failure) : "the cluster chose no domain asked about");
+                return anyOf(states, micros(), current, shared.nodes());
+            }
+            clustered(shared);
+            long now = micros();
+            DomainState chosen = states.get(choice.index());
+            mirrorGivenUp(chosen.domain, chosen, choice.answer());
+            for (DomainState other : states) {
+                if (other != chosen) {
+                    other.wanted(now);
+                }
+            }
+            return chosen.mirrorPermit(choice.answer(), now);
+        });
+    }
+
+    private List<DomainState> states(List<String> domains, GovernorPolicy current) {
+        if (domains == null || domains.isEmpty()) {
+            throw new IllegalArgumentException("name at least one domain");
+        }
+        if (domains.size() > MAX_PERMIT_DOMAINS) {
+            throw new IllegalArgumentException("at most " + MAX_PERMIT_DOMAINS + " domains in one permit call, was "
+                    + domains.size());
+        }
+        LinkedHashSet<String> names = new LinkedHashSet<>();
+        for (String domain : domains) {
+            names.add(DomainNames.normalise(domain));
+        }
+        List<DomainState> states = new ArrayList<>(names.size());
+        for (String name : names) {
+            states.add(state(name, current));
+        }
+        return states;
+    }
+
+    /**
+     * The earliest ready of {@code states} gets the permit; one that loses its slot to another worker between
+     * the look and the take (or whose breaker has no trial left) passes it to the next ready one.
+     */
+    private static Permit anyOf(List<DomainState> states, long now, GovernorPolicy policy, int share) {
+        List<DomainState> order = new ArrayList<>(states.size());
+        List<Long> readyAt = new ArrayList<>(states.size());
+        for (DomainState state : states) {
+            long at = state.readyAt();
+            int i = 0;
+            while (i < order.size() && readyAt.get(i) <= at) {
+                i++; // stable: a tie keeps the order the worker gave
+            }
+            order.add(i, state);
+            readyAt.add(i, at);
+        }
+        Permit answer = null;
+        DomainState granted = null;
+        for (int i = 0; i < order.size(); i++) {
+            if (answer != null && readyAt.get(i) > now) {
+                break;
+            }
+            Permit permit = order.get(i).acquire(now, policy, share);
+            if (answer == null || permit.granted()) {
+                answer = permit;
+            }
+            if (permit.granted()) {
+                granted = order.get(i);
+                break;
+            }
+        }
+        for (DomainState state : states) {
+            if (state != granted) {
+                state.wanted(now);
+            }
+        }
+        return answer;
     }
 
     /**

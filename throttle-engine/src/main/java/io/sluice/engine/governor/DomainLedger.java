@@ -1,5 +1,6 @@
 package io.sluice.engine.governor;
 
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -26,6 +27,15 @@ public interface DomainLedger {
 
     /** Takes the domain's next slot if it is open now, atomically for every node. */
     CompletionStage<LedgerAnswer> acquire(String domain, LedgerContext context);
+
+    /**
+     * Takes the next slot of whichever of {@code domains} has it first (the one whose slot opened, or opens,
+     * earliest; a tie goes to the first in the list), atomically for every node: the same choice as
+     * {@link CrawlGovernor#acquireAny} makes on one node. Not granted, the answer is that domain's wait.
+     *
+     * @param contexts one per domain, in the same order
+     */
+    CompletionStage<LedgerChoice> acquireAny(List<String> domains, List<LedgerContext> contexts);
 
     /** Judges one response for the whole cluster (one cut per burst, whichever nodes hear it). */
     CompletionStage<LedgerAnswer> report(String domain, Observation observation, LedgerContext context);

@@ -31,6 +31,13 @@ final class DomainState {
      * the site and only lets a burst through later, so it waits (BBR calls such samples app-limited).
      */
     static final double APP_LIMITED_GAPS = 1.5;
+    /**
+     * The additive increase gains at most this share of the rate per request the rate lets through: the
+     * climb from a cut back to the capacity spans about 45 requests whatever the site's size, so a small
+     * site sees a slow-down one request in 45 or fewer, not one in four (at 0.1 req/s per second, a 1 req/s
+     * site would climb 10% a second). Above 4.5 req/s {@code increasePerSecond} is the smaller.
+     */
+    static final double MAX_RISE_PER_REQUEST = 0.005;
     /** Longest Retry-After obeyed; a larger one is a misconfigured site, not a day-long ban. */
     static final long MAX_RETRY_AFTER_SECONDS = 86_400;
 
@@ -57,6 +64,8 @@ final class DomainState {
     private long lastDecrease = Long.MIN_VALUE;
     private int backoffLevel;
     private long lastBackoffEnd = Long.MIN_VALUE;
+    /** A healthy answer came since the last slow-down: the next slow-down is one the rate cut answers. */
+    private boolean healthySinceSlowDown = true;
     private int consecutiveErrors;
     private boolean slowStart = true;
     private double lastSignalRate = Double.NaN;
@@ -122,6 +131,25 @@ final class DomainState {
         }
         countGrant(now);
         return Permit.grant(domain);
+    }
+
+    /**
+     * When a permit could be granted next: the next slot, or the end of a block or of an open breaker,
+     * whichever is later ({@code Long.MIN_VALUE} for a domain never granted); {@code Long.MAX_VALUE} when
+     * given up. What {@link CrawlGovernor#acquireAny} orders the domains it is asked about by.
+     */
+    synchronized long readyAt() {
+        if (givenUp) {
+            return Long.MAX_VALUE;
+        }
+        long at = Math.max(pacer.nextSlot(), blockedUntil);
+        return breaker.state() == BreakerState.OPEN ? Math.max(at, breaker.openUntil()) : at;
+    }
+
+    /** A worker asked for this domain among others and was given another: it still wants this one. */
+    void wanted(long now) {
+        lastSeen = now;
+        lastDemand = now;
     }
 
     private synchronized void countGrant(long now) {
@@ -191,7 +219,11 @@ final class DomainState {
     synchronized boolean judge(Observation seen, long now, GovernorPolicy policy, RandomGenerator random) {
         boolean error = seen.error();
         boolean slowDown = seen.slowDown();
-        if (breaker.record(now, error || slowDown, policy)) {
+        // A slow-down the rate cut answers is AIMD at work, not an incident: no backoff, and no error for the
+        // breaker. A small site crawled near its capacity gives one now and then (docs/manual/governor.md,
+        // "AIMD, backoff, breaker and give-up").
+        boolean incident = slowDown && !absorbedByCut(now);
+        if (breaker.record(now, error || incident, policy)) {
             breakerClosed = false;
         } else if (breaker.state() == BreakerState.CLOSED) {
             breakerClosed = true;
@@ -202,13 +234,18 @@ final class DomainState {
                 blockedUntil = until;
                 blockReason = PermitReason.RETRY_AFTER;
             }
-        } else if (slowDown) {
+        } else if (incident) {
             backOff(now, policy, random);
         }
         if (slowDown) {
+            healthySinceSlowDown = false;
             decrease(now, policy);
         } else if (!error) {
             consecutiveErrors = 0;
+            healthySinceSlowDown = true;
+            if (backoffLevel > 0 && now >= blockedUntil) {
+                backoffLevel--; // the incident is passing: each healthy answer after the block steps it down
+            }
             if (seen.latencySignal()) {
                 decrease(now, policy);
             } else {
@@ -220,6 +257,27 @@ final class DomainState {
             return true;
         }
         return false;
+    }
+
+    /**
+     * A slow-down the rate cut answers: the first since a healthy answer (the cut it brings is the answer),
+     * or one within the last cut's round trip (an answer to a request already in flight at that cut). One
+     * that follows a cut, after its round trip or after the backoff that came with it, with nothing healthy
+     * between, says the cut did not help: an incident.
+     */
+    private boolean absorbedByCut(long now) {
+        if (healthySinceSlowDown) {
+            return true;
+        }
+        boolean inFlightAtCut = lastDecrease != Long.MIN_VALUE && now - lastDecrease < cutCooldown();
+        boolean blockSinceCutOver = lastBackoffEnd != Long.MIN_VALUE && lastBackoffEnd >= lastDecrease
+                && now >= lastBackoffEnd;
+        return inFlightAtCut && !blockSinceCutOver;
+    }
+
+    /** Answers to requests already in flight at a cut arrive within this: max(1 s, two intervals). */
+    private long cutCooldown() {
+        return Math.max(SECOND, 2 * intervalMicros);
     }
 
     /**
@@ -255,7 +313,7 @@ final class DomainState {
             }
             double doubling = policy.slowStartDoublingSeconds();
             double next = slowStart && doubling > 0 ? rate * Math.pow(2, seconds / doubling)
-                    : rate + policy.increasePerSecond() * seconds;
+                    : rate + Math.min(policy.increasePerSecond(), MAX_RISE_PER_REQUEST * rate * rate) * seconds;
             setRate(policy.clampRate(next));
         }
         lastIncrease = now;
@@ -281,8 +339,7 @@ final class DomainState {
         slowStart = false;
         latency.signalled();
         // Answers to requests already in flight at the cut say nothing new: one cut per round trip.
-        long cooldown = Math.max(SECOND, 2 * intervalMicros);
-        if (lastDecrease == Long.MIN_VALUE || now - lastDecrease >= cooldown) {
+        if (lastDecrease == Long.MIN_VALUE || now - lastDecrease >= cutCooldown()) {
             // Cut from what actually went through when that is less than the rate (as TCP halves the
             // data in flight, not an unused window, RFC 5681): a rate nobody could use says nothing.
             double delivered = lastGrant == Long.MIN_VALUE || grantGap <= 0 ? rate : SECOND / grantGap;
@@ -390,6 +447,7 @@ final class DomainState {
         blockReason = null;
         backoffLevel = 0;
         lastBackoffEnd = Long.MIN_VALUE;
+        healthySinceSlowDown = true;
         lastIncrease = Long.MIN_VALUE;
         lastDecrease = Long.MIN_VALUE;
         latency.reset();

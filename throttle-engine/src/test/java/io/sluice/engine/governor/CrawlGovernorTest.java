@@ -102,6 +102,10 @@ class CrawlGovernorTest {
     @Test
     void a429WithoutRetryAfterBacksOffDoublingWithJitterUntilForgiven() {
         GovernorPolicy p = GovernorPolicy.DEFAULTS;
+        governor.report(Feedback.of(SITE, 429, 80));
+        assertThat(governor.domain(SITE).orElseThrow().blockedUntil()).as("the first: the rate cut answers it")
+                .isNull();
+        advanceMillis(3_000); // past the cut's round trip: the cut did not help
         List<Long> blocks = new ArrayList<>();
         for (int incident = 0; incident < 12; incident++) {
             governor.report(Feedback.of(SITE, 429, 80));
@@ -121,6 +125,8 @@ class CrawlGovernorTest {
 
     @Test
     void answersToRequestsSentBeforeABlockAreTheSameIncident() {
+        governor.report(Feedback.of(SITE, 429, 80));
+        advanceMillis(3_000);
         governor.report(Feedback.of(SITE, 429, 80));
         long first = governor.acquire(SITE).waitMillis();
         governor.report(Feedback.of(SITE, 429, 80));
@@ -204,7 +210,9 @@ class CrawlGovernorTest {
         double start = clock.seconds();
         crawlBusily(SITE, 20, i -> 80, i -> 200);
         assertThat(governor.domain(SITE).orElseThrow().rate()).as("additive after the signal")
-                .isCloseTo(cut.rate() + p.increasePerSecond() * (clock.seconds() - start), within(0.15));
+                .isCloseTo(cut.rate() + Math.min(p.increasePerSecond(),
+                        DomainState.MAX_RISE_PER_REQUEST * cut.rate() * cut.rate()) * (clock.seconds() - start),
+                        within(0.15));
     }
 
     @Test
@@ -219,28 +227,39 @@ class CrawlGovernorTest {
         governor.report(Feedback.of(SITE, 403, 30));
         DomainView served = governor.domain(SITE).orElseThrow();
         assertThat(served.slowDowns()).isEqualTo(1);
-        assertThat(served.blockReason()).isEqualTo(PermitReason.BACKOFF);
-        assertThat(served.errors60s()).isEqualTo(1);
+        assertThat(served.rate()).as("cut").isLessThan(GovernorPolicy.DEFAULTS.initialRate());
         assertThat(served.slowStart()).isFalse();
+        advanceMillis(3_000);
+        governor.report(Feedback.of(SITE, 403, 30));
+        DomainView again = governor.domain(SITE).orElseThrow();
+        assertThat(again.blockReason()).as("a second, after the cut's round trip").isEqualTo(PermitReason.BACKOFF);
+        assertThat(again.errors60s()).isEqualTo(1);
     }
 
     @Test
-    void slowDownAnswersCountInTheBreakersErrorShareAndNotFoundDoesNot() {
+    void slowDownIncidentsCountInTheBreakersErrorShareAndNotFoundDoesNot() {
+        governor.setRate(SITE, 20);
         governor.report(Feedback.of(SITE, 200, 30));
         for (int i = 0; i < 40; i++) {
             governor.report(Feedback.of(SITE, 404, 30));
         }
         assertThat(governor.domain(SITE).orElseThrow().errors60s()).isZero();
-        assertThat(governor.domain(SITE).orElseThrow().breaker()).isEqualTo(BreakerState.CLOSED);
-        for (int status : new int[] {503, 429, 403}) {
-            for (int i = 0; i < 5; i++) {
-                governor.report(Feedback.of(SITE, status, 30));
-            }
+        for (int i = 0; i < 5; i++) {
+            governor.report(Feedback.of(SITE, 200, 30));
+            governor.report(Feedback.of(SITE, i % 2 == 0 ? 429 : 403, 30));
         }
-        assertThat(governor.domain(SITE).orElseThrow().errors60s()).isEqualTo(15);
-        assertThat(governor.domain(SITE).orElseThrow().breaker()).as("15 of 56 answers said slow down")
-                .isEqualTo(BreakerState.OPEN);
-        assertThat(governor.domain(SITE).orElseThrow().consecutiveErrors())
+        assertThat(governor.domain(SITE).orElseThrow().errors60s()).as("slow-downs the rate cut answers").isZero();
+        for (int i = 0; i < 5; i++) {
+            governor.report(Feedback.of(SITE, 503, 30));
+        }
+        governor.report(Feedback.of(SITE, 429, 30));
+        assertThat(governor.domain(SITE).orElseThrow().errors60s()).as("the 503s (server errors)").isEqualTo(5);
+        advanceMillis(1_001); // past the cut's round trip: the cut did not help
+        governor.report(Feedback.of(SITE, 429, 30));
+        DomainView view = governor.domain(SITE).orElseThrow();
+        assertThat(view.errors60s()).as("a slow-down incident").isEqualTo(6);
+        assertThat(view.blockReason()).isEqualTo(PermitReason.BACKOFF);
+        assertThat(view.consecutiveErrors())
                 .as("the 503s: 429 and 403 neither add to the errors in a row nor forgive them").isEqualTo(5);
     }
 

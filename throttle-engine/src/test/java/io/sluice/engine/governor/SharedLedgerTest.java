@@ -58,6 +58,11 @@ class SharedLedgerTest {
         }
 
         @Override
+        public CompletionStage<LedgerChoice> acquireAny(List<String> domains, List<LedgerContext> contexts) {
+            return answer().thenApply(answer -> new LedgerChoice(domains.size() - 1, answer));
+        }
+
+        @Override
         public CompletionStage<LedgerAnswer> report(String domain, Observation observation, LedgerContext context) {
             reports.add(observation);
             return answer();
