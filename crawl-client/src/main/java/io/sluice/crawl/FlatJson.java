@@ -1,6 +1,7 @@
 package io.sluice.crawl;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -32,6 +33,15 @@ final class FlatJson {
                     throw new IllegalArgumentException(entry.getKey() + " is not a finite number");
                 }
                 json.append(number);
+            } else if (value instanceof List<?> list) {
+                json.append('[');
+                for (int i = 0; i < list.size(); i++) {
+                    if (i > 0) {
+                        json.append(',');
+                    }
+                    string(json, String.valueOf(list.get(i)));
+                }
+                json.append(']');
             } else {
                 string(json, value.toString());
             }

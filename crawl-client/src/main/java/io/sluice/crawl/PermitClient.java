@@ -7,6 +7,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -74,6 +75,53 @@ public final class PermitClient {
         }
     }
 
+    /**
+     * One question for any of {@code domains}, a slice of the worker's frontier (at most 100), answered at
+     * once: the domain whose slot came first is granted, and the answer names it; refused, it names the one
+     * that opens first and how long until then.
+     */
+    public Permit tryAcquireAny(List<String> domains) {
+        return permit(domainsBody(domains, 0));
+    }
+
+    /**
+     * One call for any of {@code domains}, held by the server up to this client's hold time ({@link #with})
+     * while none is ready: the answer as it came, for a worker that counts or schedules its own calls.
+     */
+    public Permit askAny(List<String> domains) {
+        return permit(domainsBody(domains, holdMillis));
+    }
+
+    /**
+     * Returns the domain among {@code domains} that may be fetched now (the one whose slot came first), as
+     * {@link #acquire} waits for one: one call asks for them all, so a worker with a frontier of many
+     * domains neither spins over them nor waits on the slowest.
+     *
+     * @throws DomainGivenUpException when every one of them is given up
+     * @throws InterruptedException   when the waiting thread is interrupted
+     */
+    public String acquireAny(List<String> domains) throws InterruptedException {
+        while (true) {
+            Permit permit = askAny(domains);
+            if (permit.granted()) {
+                return permit.domain();
+            }
+            if (permit.givenUp()) {
+                throw new DomainGivenUpException(permit.domain());
+            }
+            sleeper.sleep(Math.max(1, permit.waitMillis()));
+        }
+    }
+
+    private static Map<String, Object> domainsBody(List<String> domains, long hold) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("domains", List.copyOf(domains));
+        if (hold > 0) {
+            body.put("holdMillis", hold);
+        }
+        return body;
+    }
+
     /** Tells the governor what the domain answered. */
     public void report(Feedback feedback) {
         Map<String, Object> body = new LinkedHashMap<>();
@@ -100,6 +148,10 @@ public final class PermitClient {
         if (hold > 0) {
             body.put("holdMillis", hold);
         }
+        return permit(body);
+    }
+
+    private Permit permit(Map<String, Object> body) {
         HttpResponse<String> response = post("permits", body);
         if (response.statusCode() != 200) {
             throw refused(response);

@@ -123,6 +123,26 @@ class CrawlEndToEndTest {
     }
 
     @Test
+    void aWorkerWithAFrontierIsGrantedWhicheverDomainIsReadyInTurn() throws Exception {
+        String token = Files.readString(state.resolve("worker-token")).trim();
+        PermitClient permits = PermitClient.connect(sluice.adminUri(), token);
+        List<String> frontier = List.of("one.example", "two.example");
+        java.util.Map<String, Integer> grants = new java.util.TreeMap<>();
+        long start = System.nanoTime();
+        for (int i = 0; i < 10; i++) {
+            grants.merge(permits.acquireAny(frontier), 1, Integer::sum);
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+
+        assertThat(grants.keySet()).containsExactly("one.example", "two.example");
+        assertThat(grants.values()).allSatisfy(count -> assertThat(count).isBetween(4, 6));
+        assertThat(seconds).as("10 grants at 10 req/s per domain, two domains").isGreaterThanOrEqualTo(0.35);
+        Permit refused = permits.tryAcquireAny(frontier);
+        assertThat(refused.granted()).isFalse();
+        assertThat(frontier).contains(refused.domain());
+    }
+
+    @Test
     void aRepeatedRequestIsServedFromTheCacheWithoutAPermit() throws Exception {
         List<Long> arrivals = Collections.synchronizedList(new ArrayList<>());
         URI page = site(arrivals, n -> 200, null).resolve("/item/1");

@@ -32,6 +32,13 @@ class FlatJsonTest {
     }
 
     @Test
+    void writesAListOfNamesAsAnArray() {
+        Map<String, Object> object = new LinkedHashMap<>();
+        object.put("domains", List.of("a.example", "b\"c"));
+        assertThat(FlatJson.write(object)).isEqualTo("{\"domains\":[\"a.example\",\"b\\\"c\"]}");
+    }
+
+    @Test
     void malformedInputIsAClearError() {
         List<String> malformed = List.of("", "{", "{\"a\":}", "{\"a\":1,}", "{\"a\":1} x", "{\"a\":[1]}",
                 "{\"a\":\"\\q\"}", "{a:1}", "{\"a\":tru}");

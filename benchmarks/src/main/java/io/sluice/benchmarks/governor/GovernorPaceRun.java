@@ -1,10 +1,6 @@
 package io.sluice.benchmarks.governor;
 
-import io.sluice.server.ServerConfig;
-import io.sluice.server.SluiceServer;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -65,41 +61,13 @@ public final class GovernorPaceRun {
     }
 
     public static void main(String[] args) throws Exception {
-        int seconds = 60;
-        int workers = 8;
-        double capacity = 5;
-        Path out = Path.of("docs", "governor");
-        URI admin = null;
-        Path tokenFile = null;
-        for (int i = 0; i < args.length; i++) {
-            String value = i + 1 < args.length ? args[i + 1] : null;
-            switch (args[i]) {
-                case "--seconds" -> seconds = Integer.parseInt(value);
-                case "--workers" -> workers = Integer.parseInt(value);
-                case "--capacity" -> capacity = Double.parseDouble(value);
-                case "--out" -> out = Path.of(value);
-                case "--admin" -> admin = URI.create(value);
-                case "--token-file" -> tokenFile = Path.of(value);
-                default -> throw new IllegalArgumentException("unknown option " + args[i]
-                        + " (--seconds, --workers, --capacity, --out, --admin, --token-file)");
-            }
-            i++;
-        }
-        List<PaceTrial.Settings> trials = scenarios(Duration.ofSeconds(seconds), workers, capacity);
-        List<PaceTrial.Result> results;
-        if (admin == null) {
-            Path state = Files.createTempDirectory("sluice-pace-");
-            try (SluiceServer sluice = SluiceServer.start(ServerConfig.demo(state))) {
-                System.out.printf("Sluice at %s (state %s); %d workers per site, %d s%n", sluice.adminUri(), state,
-                        workers, seconds);
-                results = runAll(trials, sluice.adminUri(), sluice.state().workerToken());
-            }
-        } else {
-            if (tokenFile == null) {
-                throw new IllegalArgumentException("--admin needs --token-file (the worker token)");
-            }
-            results = runAll(trials, admin, Files.readString(tokenFile, StandardCharsets.UTF_8).trim());
-        }
+        RunOptions options = RunOptions.parse(args, "seconds", "workers", "capacity", "out");
+        int seconds = options.integer("seconds", 60);
+        Path out = options.path("out", Path.of("docs", "governor"));
+        List<PaceTrial.Settings> trials = scenarios(Duration.ofSeconds(seconds), options.integer("workers", 8),
+                options.number("capacity", 5));
+        List<PaceTrial.Result> results = options.withPermitApi("sluice-pace-",
+                (admin, token, sluice) -> runAll(trials, admin, token));
         double half = seconds / 2.0;
         for (PaceTrial.Result result : results) {
             PaceTrial.Settings trial = result.settings();

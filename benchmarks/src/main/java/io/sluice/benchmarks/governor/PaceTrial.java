@@ -88,26 +88,8 @@ public final class PaceTrial {
             List<Fetch> fetches = Collections.synchronizedList(new ArrayList<>());
             long start = System.nanoTime();
             long end = start + settings.length().toNanos();
-            List<Thread> workers = new ArrayList<>();
-            List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
-            for (int w = 0; w < settings.workers(); w++) {
-                int worker = w;
-                Thread thread = new Thread(() -> {
-                    try {
-                        crawl(worker, site, permits, http, start, end, fetches);
-                    } catch (Throwable failure) {
-                        failures.add(failure);
-                    }
-                }, settings.name() + "-worker-" + w);
-                thread.start();
-                workers.add(thread);
-            }
-            for (Thread thread : workers) {
-                thread.join();
-            }
-            if (!failures.isEmpty()) {
-                throw new IllegalStateException("a worker failed: " + failures.get(0), failures.get(0));
-            }
+            WorkerThreads.run(settings.workers(), settings.name(),
+                    worker -> crawl(worker, site, permits, http, start, end, fetches));
             List<Fetch> sorted = new ArrayList<>(fetches);
             sorted.sort((a, b) -> Double.compare(a.seconds(), b.seconds()));
             return new Result(settings, site.domain(), sorted);
