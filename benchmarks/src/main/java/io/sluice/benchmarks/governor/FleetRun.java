@@ -1,5 +1,6 @@
 package io.sluice.benchmarks.governor;
 
+import io.sluice.engine.policy.GovernorPolicy;
 import io.sluice.server.SluiceServer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,10 +16,11 @@ import java.util.Locale;
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.sluice.benchmarks.governor.FleetRun \
- *      [--seconds 90] [--workers 40] [--hold 2000] [--out docs/governor] \
+ *      [--seconds 90] [--workers 40] [--hold 2000] [--decrease-factor 0.8] [--out docs/governor] \
  *      [--admin http://127.0.0.1:9090/ --token-file ~/.sluice/state/worker-token]
  * </pre>
- * Without {@code --admin} it starts its own Sluice on free ports with a fresh state directory.
+ * Without {@code --admin} it starts its own Sluice on free ports with a fresh state directory, with the
+ * default policy but for {@code --decrease-factor} (the AIMD cut, which sets the sawtooth's mean).
  */
 public final class FleetRun {
     /** The 20 sites, 1 to 10 requests per second, 67 in all. */
@@ -34,12 +36,16 @@ public final class FleetRun {
     }
 
     public static void main(String[] args) throws Exception {
-        RunOptions options = RunOptions.parse(args, "seconds", "workers", "hold", "out");
+        RunOptions options = RunOptions.parse(args, "seconds", "workers", "hold", "decrease-factor", "out");
+        double decreaseFactor = options.number("decrease-factor", GovernorPolicy.DEFAULTS.decreaseFactor());
         FleetTrial.Settings settings = new FleetTrial.Settings(options.integer("workers", 40),
                 Duration.ofSeconds(options.integer("seconds", 90)), CAPACITIES, 20, 200,
                 options.integer("hold", 2_000));
         Path out = options.path("out", Path.of("docs", "governor"));
         options.withPermitApi("sluice-fleet-", (admin, token, sluice) -> {
+            if (sluice != null) {
+                sluice.engine().updatePolicy(p -> p.withGovernor(p.governor().withDecreaseFactor(decreaseFactor)));
+            }
             report(FleetTrial.run(settings, admin, token), sluice, out);
             return null;
         });

@@ -105,6 +105,14 @@ public record GovernorPolicy(
                 latencyWindow, latencyBaselineWindows, doublingSeconds);
     }
 
+    /** These numbers with another multiplicative decrease. */
+    public GovernorPolicy withDecreaseFactor(double factor) {
+        return new GovernorPolicy(initialRate, minRate, maxRate, increasePerSecond, factor, latencyInflation,
+                backoffBaseMillis, backoffMaxMillis, backoffForgiveSeconds, breakerErrorPercent, breakerMinCalls,
+                breakerOpenSeconds, breakerTrialRequests, giveUpAfterErrors, maxHoldMillis, latencyFloorMillis,
+                latencyWindow, latencyBaselineWindows, slowStartDoublingSeconds);
+    }
+
     /** These numbers with another latency signal (tolerance 0 turns it off). */
     public GovernorPolicy withLatency(double tolerance, int floorMillis, int window, int baselineWindows) {
         return new GovernorPolicy(initialRate, minRate, maxRate, increasePerSecond, decreaseFactor, tolerance,
