@@ -3,7 +3,7 @@ package io.sluice.console;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.console.api.AdminClient;
-import io.sluice.console.live.AuditMark;
+import io.sluice.console.chart.AuditMark;
 import io.sluice.console.live.LiveView;
 import io.sluice.console.shell.ShellView;
 import io.sluice.console.ui.ConsoleScene;

@@ -1,7 +1,7 @@
 package io.sluice.console.live;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import io.sluice.console.api.AdminException;
+import io.sluice.console.chart.AuditMark;
+import io.sluice.console.chart.OperatorMarks;
 import io.sluice.console.ui.Command;
 import io.sluice.console.ui.Session;
 import io.sluice.engine.Reason;
@@ -12,7 +12,6 @@ import io.sluice.engine.telemetry.LoadState;
 import io.sluice.engine.telemetry.SecondCounts;
 import io.sluice.engine.telemetry.Snapshot;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
@@ -31,7 +30,6 @@ import javafx.beans.property.ReadOnlyStringWrapper;
 import javafx.beans.property.SimpleObjectProperty;
 import javafx.beans.property.SimpleStringProperty;
 import javafx.beans.property.StringProperty;
-import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
 
 /**
@@ -42,8 +40,6 @@ import javafx.collections.ObservableList;
 public final class LiveViewModel {
     /** Seconds of history the rate chart shows. */
     public static final int CHART_SECONDS = 120;
-    /** Audit entries read for the chart's marks (more than two minutes of actions would ever produce). */
-    static final int MARKS_READ = 100;
     /** A bar this full reads "high". */
     static final double HIGH = 0.8;
 
@@ -63,14 +59,12 @@ public final class LiveViewModel {
     private final ObjectProperty<BanDuration> banDuration = new SimpleObjectProperty<>(BanDuration.ONE_HOUR);
     private final StringProperty banReason = new SimpleStringProperty("");
     private final ReadOnlyStringWrapper actionResult = new ReadOnlyStringWrapper("");
-    private final ObservableList<AuditMark> marks = FXCollections.observableArrayList();
-    private final ObservableList<AuditMark> marksView = FXCollections.unmodifiableObservableList(marks);
+    private final OperatorMarks marks;
     private final javafx.beans.binding.ObjectBinding<List<ClientRow>> rows = Bindings.createObjectBinding(
             () -> snapshot.get() == null ? List.<ClientRow>of() : snapshot.get().topClients(), snapshot);
     private final Command banIp;
     private final Command banUserAgent;
     private final Command banClient;
-    private long marksForVersion = -1;
 
     private static final String NOTHING_SELECTED = "Select a client in the heatmap";
 
@@ -84,6 +78,7 @@ public final class LiveViewModel {
 
     public LiveViewModel(Session session) {
         this.session = session;
+        this.marks = new OperatorMarks(session.ui(), session.client()::audit);
         var anySelected = selected.isNotNull();
         this.banIp = banCommand(anySelected, LiveViewModel::banIp);
         this.banUserAgent = banCommand(anySelected, LiveViewModel::banUserAgent);
@@ -131,24 +126,7 @@ public final class LiveViewModel {
         int index = current == null ? -1 : indexOf(latest.topClients(), current);
         // Keep the selection on the same client, with its fresh row (or its last one, if it left the table).
         select(index >= 0 ? latest.topClients().get(index) : current, index);
-        if (latest.policyVersion() != marksForVersion) {
-            // Bans, unbans, pauses and edits all change the policy's version: read the audit only then.
-            marksForVersion = latest.policyVersion();
-            refreshMarks();
-        }
-    }
-
-    /** Reads the operator actions worth a mark from the audit. */
-    public void refreshMarks() {
-        session.ui().run(() -> session.client().audit(MARKS_READ), this::showMarks, (AdminException e) -> {
-            // The marks are a help, not the data: the next policy change tries again.
-            marksForVersion = -1;
-        });
-    }
-
-    private void showMarks(List<JsonNode> entries) {
-        marks.setAll(entries.stream().map(AuditMark::of).flatMap(java.util.Optional::stream)
-                .sorted(Comparator.comparingLong(AuditMark::seq)).toList());
+        marks.policyVersion(latest.policyVersion());
     }
 
     /** Selects the heatmap's row {@code index} of the current snapshot. */
@@ -374,7 +352,7 @@ public final class LiveViewModel {
 
     /** The operator's actions on the chart, oldest first. */
     public ObservableList<AuditMark> marks() {
-        return marksView;
+        return marks.marks();
     }
 
     public Command banIp() {
