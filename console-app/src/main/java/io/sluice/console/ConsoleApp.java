@@ -1,5 +1,6 @@
 package io.sluice.console;
 
+import atlantafx.base.theme.PrimerDark;
 import io.sluice.console.api.AdminClient;
 import io.sluice.console.api.AdminException;
 import io.sluice.console.connect.ConnectView;
@@ -41,7 +42,7 @@ public final class ConsoleApp extends Application {
     @Override
     public void start(Stage primary) {
         this.stage = primary;
-        setUserAgentStylesheet(new atlantafx.base.theme.PrimerDark().getUserAgentStylesheet());
+        setUserAgentStylesheet(new PrimerDark().getUserAgentStylesheet());
         stage.setTitle("Sluice console");
         stage.setScene(ConsoleScene.of(new BorderPane(status("Starting…")), 1400, 900));
         stage.show();

@@ -1,10 +1,11 @@
 package io.sluice.console;
 
+import java.io.PrintStream;
 import java.net.URI;
 import java.nio.file.Path;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /** The console's command line, parsed by picocli; documented in docs/manual/console.md. */
 @Command(name = "sluice console", mixinStandardHelpOptions = true, version = "sluice-console 0.1.0",
@@ -73,7 +74,7 @@ public final class ConsoleOptions {
      * Parses {@code args} for the launcher: prints usage or version (returns 0), or the problem and usage to
      * standard error (returns 2); returns -1 when the console should start.
      */
-    static int handle(String[] args, java.io.PrintStream out, java.io.PrintStream err) {
+    static int handle(String[] args, PrintStream out, PrintStream err) {
         ConsoleOptions options = new ConsoleOptions();
         CommandLine line = new CommandLine(options);
         try {

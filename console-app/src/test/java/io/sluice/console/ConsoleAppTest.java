@@ -15,6 +15,8 @@ import javafx.application.Application;
 import javafx.scene.control.ComboBox;
 import javafx.scene.control.DialogPane;
 import javafx.scene.control.Label;
+import javafx.scene.control.Tab;
+import javafx.scene.control.TabPane;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -67,8 +69,8 @@ class ConsoleAppTest {
             robot.clickOn("#connect");
             WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> robot.lookup("#connectionStatus").tryQuery()
                     .map(l -> ((Label) l).getText().equals("Connected to local as admin")).orElse(false));
-            assertThat(robot.lookup("#roomTabs").queryAs(javafx.scene.control.TabPane.class).getTabs())
-                    .extracting(javafx.scene.control.Tab::getId)
+            assertThat(robot.lookup("#roomTabs").queryAs(TabPane.class).getTabs())
+                    .extracting(Tab::getId)
                     .containsExactly("live", "fleet", "bans", "limits", "domains", "audit");
 
             robot.clickOn("#switchServer");

@@ -7,6 +7,7 @@ import io.sluice.console.ui.Session;
 import io.sluice.console.whatif.WhatIfView;
 import java.util.List;
 import javafx.beans.property.StringProperty;
+import javafx.beans.value.ObservableValue;
 import javafx.collections.FXCollections;
 import javafx.collections.ListChangeListener;
 import javafx.fxml.FXML;
@@ -127,7 +128,7 @@ public final class LimitsView implements Room {
         return control;
     }
 
-    private static Label error(String id, javafx.beans.value.ObservableValue<String> message) {
+    private static Label error(String id, ObservableValue<String> message) {
         Label error = new Label();
         error.setId(id);
         error.getStyleClass().add("field-error");

@@ -11,6 +11,7 @@ import io.sluice.console.ui.Session;
 import io.sluice.engine.RequestClass;
 import java.util.EnumMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import javafx.beans.value.ObservableDoubleValue;
 import javafx.collections.FXCollections;
@@ -81,7 +82,7 @@ public final class LiveView implements Room {
     private void initialize() {
         for (RequestClass requestClass : RequestClass.values()) {
             XYChart.Series<Number, Number> series = new XYChart.Series<>();
-            series.setName(requestClass.name().toLowerCase(java.util.Locale.ROOT));
+            series.setName(requestClass.name().toLowerCase(Locale.ROOT));
             served.put(requestClass, series);
             servedChart.getData().add(series);
         }

@@ -17,12 +17,16 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.ToLongFunction;
 import javafx.beans.binding.Bindings;
+import javafx.beans.binding.ObjectBinding;
 import javafx.beans.property.ObjectProperty;
 import javafx.beans.property.ReadOnlyDoubleProperty;
 import javafx.beans.property.ReadOnlyDoubleWrapper;
 import javafx.beans.property.ReadOnlyIntegerProperty;
 import javafx.beans.property.ReadOnlyIntegerWrapper;
+import javafx.beans.property.ReadOnlyLongProperty;
+import javafx.beans.property.ReadOnlyLongWrapper;
 import javafx.beans.property.ReadOnlyObjectProperty;
 import javafx.beans.property.ReadOnlyObjectWrapper;
 import javafx.beans.property.ReadOnlyStringProperty;
@@ -30,6 +34,7 @@ import javafx.beans.property.ReadOnlyStringWrapper;
 import javafx.beans.property.SimpleObjectProperty;
 import javafx.beans.property.SimpleStringProperty;
 import javafx.beans.property.StringProperty;
+import javafx.beans.value.ObservableBooleanValue;
 import javafx.collections.ObservableList;
 
 /**
@@ -49,7 +54,7 @@ public final class LiveViewModel {
     private final ReadOnlyDoubleWrapper inFlightShare = new ReadOnlyDoubleWrapper();
     private final ReadOnlyStringWrapper waiting = new ReadOnlyStringWrapper("waiting -");
     private final ReadOnlyDoubleWrapper waitingShare = new ReadOnlyDoubleWrapper();
-    private final javafx.beans.property.ReadOnlyLongWrapper chartEnd = new javafx.beans.property.ReadOnlyLongWrapper();
+    private final ReadOnlyLongWrapper chartEnd = new ReadOnlyLongWrapper();
     private final ReadOnlyStringWrapper latency = new ReadOnlyStringWrapper("-");
     private final ReadOnlyStringWrapper clients = new ReadOnlyStringWrapper("-");
     private final ReadOnlyStringWrapper refusals = new ReadOnlyStringWrapper("-");
@@ -60,7 +65,7 @@ public final class LiveViewModel {
     private final StringProperty banReason = new SimpleStringProperty("");
     private final ReadOnlyStringWrapper actionResult = new ReadOnlyStringWrapper("");
     private final OperatorMarks marks;
-    private final javafx.beans.binding.ObjectBinding<List<ClientRow>> rows = Bindings.createObjectBinding(
+    private final ObjectBinding<List<ClientRow>> rows = Bindings.createObjectBinding(
             () -> snapshot.get() == null ? List.<ClientRow>of() : snapshot.get().topClients(), snapshot);
     private final Command banIp;
     private final Command banUserAgent;
@@ -86,7 +91,7 @@ public final class LiveViewModel {
         session.snapshots().subscribe(this::apply, failure -> { });
     }
 
-    private Command banCommand(javafx.beans.value.ObservableBooleanValue enabled,
+    private Command banCommand(ObservableBooleanValue enabled,
                                Function<ClientRow, BanTarget> target) {
         return Command.admin(session.ui(), enabled, () -> {
             BanTarget what = target.apply(selected.get());
@@ -173,7 +178,7 @@ public final class LiveViewModel {
         });
     }
 
-    private List<RatePoint> points(java.util.function.ToLongFunction<SecondCounts> count) {
+    private List<RatePoint> points(ToLongFunction<SecondCounts> count) {
         Snapshot latest = snapshot.get();
         if (latest == null) {
             return List.of();
@@ -289,12 +294,12 @@ public final class LiveViewModel {
     }
 
     /** The heatmap's rows: the busiest clients of the latest snapshot. */
-    public javafx.beans.binding.ObjectBinding<List<ClientRow>> rows() {
+    public ObjectBinding<List<ClientRow>> rows() {
         return rows;
     }
 
     /** The newest complete second: the right end of the charts' time axis ({@link #CHART_SECONDS} wide). */
-    public javafx.beans.property.ReadOnlyLongProperty chartEndProperty() {
+    public ReadOnlyLongProperty chartEndProperty() {
         return chartEnd.getReadOnlyProperty();
     }
 
