@@ -25,8 +25,8 @@ import javafx.collections.ObservableList;
  * What-if before Apply, for the limits room. <em>Preview</em> installs the edited policy as the server's shadow
  * policy: it decides nothing, but every request is also judged by it, and its report (read every second while
  * previewing, or now with {@link #refresh()}) shows how many requests and which clients it would refuse that the
- * live policy serves, browsers first, per rule. <em>Apply</em> promotes the shadow to live, with {@code If-Match} on the live version the
- * report was read against (a change made meanwhile to the same field is a conflict, never overwritten).
+ * live policy serves, browsers first, per rule. <em>Apply</em> promotes the shadow to live, with
+ * {@code If-Match} on the live version the report was read against (a change made meanwhile to the same field is a conflict, never overwritten).
  * Leaving ({@link #dispose()}) removes the shadow. The report is read through a {@link Feed} on the session's
  * executor, once a second while a preview runs. No toolkit needed: properties change only on the UI executor
  * (the FX thread in the console, the calling thread in tests), the server is called off it.
