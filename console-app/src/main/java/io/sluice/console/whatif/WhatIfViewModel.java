@@ -26,10 +26,10 @@ import javafx.collections.ObservableList;
  * policy: it decides nothing, but every request is also judged by it, and its report (read every second while
  * previewing, or now with {@link #refresh()}) shows how many requests and which clients it would refuse that the
  * live policy serves, browsers first, per rule. <em>Apply</em> promotes the shadow to live, with
- * {@code If-Match} on the live version the report was read against (a change made meanwhile to the same field is a conflict, never overwritten).
- * Leaving ({@link #dispose()}) removes the shadow. The report is read through a {@link Feed} on the session's
- * executor, once a second while a preview runs. No toolkit needed: properties change only on the UI executor
- * (the FX thread in the console, the calling thread in tests), the server is called off it.
+ * {@code If-Match} on the live version the report was read against (a change made meanwhile to the same field is
+ * a conflict, never overwritten). Leaving ({@link #dispose()}) removes the shadow. The report is read through a
+ * {@link Feed} on the session's executor. No toolkit needed: properties change only on the UI executor (the FX
+ * thread in the console, the calling thread in tests), the server is called off it.
  */
 public final class WhatIfViewModel {
     /** The differing clients the report lists at most: enough to show who is hit, bounded for the wire. */
