@@ -1,5 +1,6 @@
 package io.sluice.engine.policy;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.sluice.engine.RequestClass;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -199,10 +200,12 @@ public record Policy(
      *                            off: every claim is believed (for a site behind a CDN that hides addresses).
      *                            The name is older than the ranges: it covers every crawler now
      * @param verifiedRanges      addresses or CIDRs that verify a crawler, by its crawler-list name, beside the
-     *                            published ranges shipped with Sluice (a partner's crawler, a test); empty when absent
+     *                            published ranges shipped with Sluice (a partner's crawler, a test); empty when absent,
+     *                            and left out of the JSON when empty so that a reader older than the field still
+     *                            reads a policy that does not use it
      */
     public record Crawlers(int perCrawlerSeconds, int allCrawlersSeconds, Boolean verifySearchEngines,
-                           Map<String, List<String>> verifiedRanges) {
+                           @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, List<String>> verifiedRanges) {
 
         public Crawlers {
             // Optional so that a policy written by hand, or before verification was on by default, reads as on
