@@ -68,7 +68,10 @@ def main(argv):
     for entry in document["crawlers"]:
         nets = []
         for source in entry.get("sources", []):
-            got, created = networks(source["url"], source["format"], read_source(source["url"], from_dir))
+            try:
+                got, created = networks(source["url"], source["format"], read_source(source["url"], from_dir))
+            except (OSError, ValueError) as e:
+                sys.exit(f"{entry['operator']}: cannot read {source['url']}: {e}; nothing was changed")
             nets.extend(got)
             source["published"] = created
             source["fetched"] = fetched
