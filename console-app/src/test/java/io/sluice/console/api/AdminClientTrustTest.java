@@ -100,7 +100,7 @@ class AdminClientTrustTest {
     void theRightPinConnectsToARealServer() throws Exception {
         try (SluiceServer server = SluiceServer.start(ServerConfig.demo(state)
                 .withAdminOptions(AdminOptions.DEFAULTS.withTls(AdminTls.Settings.SELF_SIGNED)))) {
-            CertificatePin pin = CertificatePin.parse("SHA256:" + server.adminCertificate().fingerprint());
+            CertificatePin pin = CertificatePin.parse(server.adminCertificate().pin());
 
             assertThat(new AdminClient(server.adminUri(), server.adminToken(), "tester", pin).snapshot()
                     .policyVersion()).isEqualTo(1);

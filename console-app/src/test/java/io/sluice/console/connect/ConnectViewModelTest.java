@@ -190,7 +190,7 @@ class ConnectViewModelTest {
         try (SluiceServer server = SluiceServer.start(ServerConfig.demo(state).withAdminOptions(
                 AdminOptions.DEFAULTS.withTls(AdminTls.Settings.SELF_SIGNED)));
              RogueTlsServer rogue = new RogueTlsServer(TestCertificates.selfSigned("127.0.0.1"))) {
-            CertificatePin pin = CertificatePin.parse("SHA256:" + server.adminCertificate().fingerprint());
+            CertificatePin pin = CertificatePin.parse(server.adminCertificate().pin());
             ConnectViewModel model = model();
 
             model.connect(new KnownServer("rogue", rogue.uri().toString(), "admin", null), "the-secret-token", false,
