@@ -1,11 +1,13 @@
 package io.sluice.console;
 
+import io.sluice.console.api.AdminAddress;
+import io.sluice.console.api.CertificatePin;
 import java.io.PrintStream;
 import java.net.URI;
 import java.nio.file.Path;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine;
 
 /** The console's command line, parsed by picocli; documented in docs/manual/console.md. */
 @Command(name = "sluice console", mixinStandardHelpOptions = true, version = "sluice-console 0.1.0",
@@ -36,6 +38,11 @@ public final class ConsoleOptions {
             + "(the token file's path is remembered, not its content).")
     String remember;
 
+    @Option(names = "--pin", paramLabel = "SHA256:...", description = "With --url or --server: trust exactly the "
+            + "admin certificate with this SHA-256 fingerprint (the server prints the command with it at start), "
+            + "without asking; any other certificate is refused before anything is sent. Kept once it connected.")
+    String pin;
+
     @Option(names = "--config-dir", paramLabel = "DIR", description = "Where remembered servers, kept tokens and "
             + "pinned certificates are (default: $XDG_CONFIG_HOME/sluice or ~/.config/sluice).")
     Path configDir;
@@ -65,8 +72,25 @@ public final class ConsoleOptions {
         if (url == null && (tokenFile != null || remember != null)) {
             throw new CommandLine.ParameterException(line, "--token-file and --remember go with --url");
         }
-        if (url != null && !"https".equalsIgnoreCase(url.getScheme()) && !"http".equalsIgnoreCase(url.getScheme())) {
-            throw new CommandLine.ParameterException(line, "--url must be an http:// or https:// URL, was " + url);
+        if (url != null) {
+            try {
+                url = AdminAddress.check(url);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(line, "--url: " + e.getMessage());
+            }
+        }
+        if (pin != null) {
+            if (url == null && server == null) {
+                throw new CommandLine.ParameterException(line, "--pin goes with --url or --server");
+            }
+            if (url != null && !"https".equalsIgnoreCase(url.getScheme())) {
+                throw new CommandLine.ParameterException(line, "--pin is for an https:// URL");
+            }
+            try {
+                CertificatePin.parse(pin);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(line, "--pin: " + e.getMessage());
+            }
         }
     }
 
@@ -118,6 +142,11 @@ public final class ConsoleOptions {
 
     public String remember() {
         return remember;
+    }
+
+    /** The certificate to trust with {@code --pin}, or null. */
+    public CertificatePin pin() {
+        return pin == null ? null : CertificatePin.parse(pin);
     }
 
     public Path configDir() {
