@@ -90,6 +90,12 @@ public final class ConvergencePlot {
     }
 
     /** Draws every CSV of {@code args[0]} into {@code args[1]} (CSV copied beside its SVG). */
+    /** A rate on the axis: whole numbers as they are, a small site's halves with one decimal. */
+    private static String label(double value) {
+        return value == Math.rint(value) ? String.format(Locale.ROOT, "%.0f", value)
+                : String.format(Locale.ROOT, "%.1f", value);
+    }
+
     public static void main(String[] args) throws IOException {
         if (args.length != 2) {
             throw new IllegalArgumentException("usage: ConvergencePlot CSV_DIRECTORY OUTPUT_DIRECTORY");
@@ -118,8 +124,8 @@ public final class ConvergencePlot {
             double value = maxRate * i / 4;
             double y = y(value, maxRate);
             svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
-                    + "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.0f</text>%n", LEFT, LEFT + PLOT_W, y, y,
-                    LEFT - 6, y + 4, value));
+                    + "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>%n", LEFT, LEFT + PLOT_W, y, y,
+                    LEFT - 6, y + 4, label(value)));
             svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%.1f\">%.0f%%</text>%n", LEFT + PLOT_W + 6,
                     y + 4, 100.0 * i / 4 / 4));
         }
