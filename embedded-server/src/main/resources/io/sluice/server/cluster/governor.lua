@@ -34,7 +34,7 @@ local function clamp(r)
 end
 
 local names = {'rate', 'tat', 'ss', 'sig', 'inc', 'cut', 'dem', 'lg', 'gap', 'blk', 'why', 'lvl', 'boe', 'errs',
-  'gu', 'srv', 'md', 'cd', 'bst', 'bou', 'btg', 'bts', 'blt', 'hss'}
+  'gu', 'srv', 'md', 'cd', 'bst', 'bou', 'btg', 'bts', 'blt', 'hss', 'rf'}
 -- The domain the functions below work on: its key, the asking node's floor and given-up mark, its state.
 local key, floor, givenUpHere, s
 
@@ -51,7 +51,7 @@ local function load(domainKey, nodeFloor, nodeGivenUp)
     cut = n(6, -1), dem = n(7, -1), lg = n(8, -1), gap = n(9, 0), blk = n(10, -1), why = raw[11] or '',
     lvl = n(12, 0), boe = n(13, -1), errs = n(14, 0), gu = raw[15] == '1' or (fresh and givenUpHere),
     srv = raw[16] == '1', md = n(17, 0), cd = n(18, 0), bst = raw[19] or 'CLOSED', bou = n(20, 0),
-    btg = n(21, 0), bts = n(22, 0), blt = n(23, 0), hss = raw[24] ~= '0'
+    btg = n(21, 0), bts = n(22, 0), blt = n(23, 0), hss = raw[24] ~= '0', rf = raw[25] == '1'
   }
 end
 
@@ -199,7 +199,13 @@ local function increase()
       nextRate = s.rate * 2 ^ (seconds / doubling)
     else
       -- DomainState.MAX_RISE_PER_REQUEST: at most 0.5% of the rate per request it lets through
-      nextRate = s.rate + math.min(increasePerSecond, 0.005 * s.rate * s.rate) * seconds
+      local perSecond = math.min(increasePerSecond, 0.005 * s.rate * s.rate)
+      -- DomainState.additivePerSecond: after a slow-down's cut, fast back to 95% of the rate it came from
+      -- (RECOVER_TO, RECOVERY_SPEED), slow above it (PROBE_SPEED)
+      if s.rf and s.sig ~= -1 then
+        if s.rate < 0.95 * s.sig then perSecond = 4 * perSecond else perSecond = 0.2 * perSecond end
+      end
+      nextRate = s.rate + perSecond * seconds
     end
     setRate(clamp(nextRate))
   end
@@ -347,12 +353,18 @@ elseif op == 'report' then
   end
   if slowDown then
     s.hss = false
+    s.rf = true
     decrease()
   elseif not isError then
     s.errs = 0
     s.hss = true
     if s.lvl > 0 and now >= s.blk then s.lvl = s.lvl - 1 end
-    if ARGV[24] == '1' then decrease() else increase() end
+    if ARGV[24] == '1' then
+      s.rf = false
+      decrease()
+    else
+      increase()
+    end
   end
   if isError then
     s.errs = s.errs + 1
@@ -374,7 +386,7 @@ elseif op == 'change' then
     s.md = value
     respace(old)
   elseif kind == 'RESET' then
-    s.blk, s.why, s.lvl, s.boe, s.inc, s.cut, s.hss = -1, '', 0, -1, -1, -1, true
+    s.blk, s.why, s.lvl, s.boe, s.inc, s.cut, s.hss, s.rf = -1, '', 0, -1, -1, -1, true, false
     s.ss, s.sig, s.srv, s.cd, s.errs, s.tat, s.lg, s.gap = true, -1, false, 0, 0, -1, -1, 0
     closeBreaker()
     s.rate = initialRate
@@ -394,7 +406,8 @@ redis.call('HSET', key, 'rate', string.format('%.17g', s.rate), 'tat', int(s.tat
   'sig', string.format('%.17g', s.sig), 'inc', int(s.inc), 'cut', int(s.cut), 'dem', int(s.dem), 'lg', int(s.lg),
   'gap', string.format('%.17g', s.gap), 'blk', int(s.blk), 'why', s.why, 'lvl', int(s.lvl), 'boe', int(s.boe),
   'errs', int(s.errs), 'gu', flag(s.gu), 'srv', flag(s.srv), 'md', int(s.md), 'cd', int(s.cd), 'bst', s.bst,
-  'bou', int(s.bou), 'btg', int(s.btg), 'bts', int(s.bts), 'blt', int(s.blt), 'hss', flag(s.hss))
+  'bou', int(s.bou), 'btg', int(s.btg), 'bts', int(s.bts), 'blt', int(s.blt), 'hss', flag(s.hss),
+  'rf', flag(s.rf))
 -- Forgotten after an idle spell, never while a floor or backoff holds (a node that has it given up, or an
 -- operator's delay, puts those back through ARGV[16] and ARGV[17]).
 local keep = idle

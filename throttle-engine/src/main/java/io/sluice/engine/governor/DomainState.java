@@ -38,6 +38,11 @@ final class DomainState {
      * site would climb 10% a second). Above 4.5 req/s {@code increasePerSecond} is the smaller.
      */
     static final double MAX_RISE_PER_REQUEST = 0.005;
+    /** Below this share of the rate of the last signal the climb is {@link #RECOVERY_SPEED} times faster. */
+    static final double RECOVER_TO = 0.95;
+    static final double RECOVERY_SPEED = 4;
+    /** Above it, probing for more, this share of the usual climb. */
+    static final double PROBE_SPEED = 0.2;
     /** Longest Retry-After obeyed; a larger one is a misconfigured site, not a day-long ban. */
     static final long MAX_RETRY_AFTER_SECONDS = 86_400;
 
@@ -64,6 +69,11 @@ final class DomainState {
     private long lastDecrease = Long.MIN_VALUE;
     private int backoffLevel;
     private long lastBackoffEnd = Long.MIN_VALUE;
+    /**
+     * The last cut answered a slow-down answer (not a latency signal): the climb back to just under the rate
+     * it came from is fast. After a latency signal it is not: that rate was building a queue.
+     */
+    private boolean recoverFast;
     /** A healthy answer came since the last slow-down: the next slow-down is one the rate cut answers. */
     private boolean healthySinceSlowDown = true;
     private int consecutiveErrors;
@@ -239,6 +249,7 @@ final class DomainState {
         }
         if (slowDown) {
             healthySinceSlowDown = false;
+            recoverFast = true;
             decrease(now, policy);
         } else if (!error) {
             consecutiveErrors = 0;
@@ -247,6 +258,7 @@ final class DomainState {
                 backoffLevel--; // the incident is passing: each healthy answer after the block steps it down
             }
             if (seen.latencySignal()) {
+                recoverFast = false;
                 decrease(now, policy);
             } else {
                 increase(now, policy);
@@ -313,10 +325,24 @@ final class DomainState {
             }
             double doubling = policy.slowStartDoublingSeconds();
             double next = slowStart && doubling > 0 ? rate * Math.pow(2, seconds / doubling)
-                    : rate + Math.min(policy.increasePerSecond(), MAX_RISE_PER_REQUEST * rate * rate) * seconds;
+                    : rate + additivePerSecond(policy) * seconds;
             setRate(policy.clampRate(next));
         }
         lastIncrease = now;
+    }
+
+    /**
+     * The additive climb. After a cut for a slow-down answer: fast back to just under the rate the cut came
+     * from (the site served nearly that a moment ago), slow above it, where the next slow-down waits; so a
+     * site spends its cycle near its capacity, not half of it climbing from the cut (as CUBIC does for TCP,
+     * RFC 9438). After a latency signal, the usual climb: that rate was building a queue.
+     */
+    private double additivePerSecond(GovernorPolicy policy) {
+        double perSecond = Math.min(policy.increasePerSecond(), MAX_RISE_PER_REQUEST * rate * rate);
+        if (!recoverFast || Double.isNaN(lastSignalRate)) {
+            return perSecond;
+        }
+        return rate < RECOVER_TO * lastSignalRate ? RECOVERY_SPEED * perSecond : PROBE_SPEED * perSecond;
     }
 
     /** Workers want the domain, and the pacer, not the workers, is what holds them back. */
@@ -448,6 +474,7 @@ final class DomainState {
         backoffLevel = 0;
         lastBackoffEnd = Long.MIN_VALUE;
         healthySinceSlowDown = true;
+        recoverFast = false;
         lastIncrease = Long.MIN_VALUE;
         lastDecrease = Long.MIN_VALUE;
         latency.reset();

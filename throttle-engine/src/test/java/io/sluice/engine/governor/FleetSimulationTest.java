@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.SplittableRandom;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The fleet of issue #31 on simulated time: 40 workers share a frontier of 20 sites of 1 to 10 requests per
@@ -18,10 +18,10 @@ import org.junit.jupiter.params.provider.CsvSource;
  * the permit API does, fetches the one granted and reports. Deterministic (seeded); the real-HTTP version
  * is the benchmarks module's {@code FleetRun} (docs/BENCHMARKS.md, "Crawl governor: a fleet").
  *
- * <p>The fleet's share of its capacity is the AIMD sawtooth's mean: each site is cut to
- * {@code decreaseFactor} of its rate at a slow-down and climbs back, so it averages about
- * {@code (1 + decreaseFactor) / 2} of its capacity, less its 429s: 88% at the default 0.8, 91.5% at 0.9
- * (with more 429s: 3.4% against 1.6%).
+ * <p>The fleet's share of its capacity is the AIMD cycle's mean: cut to {@code decreaseFactor} of the rate
+ * at a slow-down, fast back to 95% of it, then slowly up to the next. At the default 0.8 and at 0.9 alike the
+ * issue's goals hold (94.6% and 95.7% of the fleet's capacity); with the plain additive climb from the cut
+ * the fleet got 88% at 0.8.
  */
 class FleetSimulationTest {
     static final double[] CAPACITIES = {1, 1, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 4, 4, 5, 5, 6, 10};
@@ -45,8 +45,8 @@ class FleetSimulationTest {
     private long grants;
 
     @ParameterizedTest(name = "decreaseFactor {0}")
-    @CsvSource({"0.8, 0.85", "0.9, 0.90"})
-    void fortyWorkersServeTwentySitesNearTheirCapacityWithFewPermitCalls(double decreaseFactor, double fleetShare) {
+    @ValueSource(doubles = {0.8, 0.9})
+    void fortyWorkersServeTwentySitesNearTheirCapacityWithFewPermitCalls(double decreaseFactor) {
         GovernorPolicy policy = GovernorPolicy.DEFAULTS.withDecreaseFactor(decreaseFactor);
         governor = new CrawlGovernor(clock, () -> policy, new SplittableRandom(41), 1_000, Map.of());
         double seconds = 90;
@@ -82,7 +82,7 @@ class FleetSimulationTest {
                     rate, 100.0 * counts[i][1] / Math.max(1, counts[i][0] + counts[i][1]),
                     governor.domain(frontier.get(i)).orElseThrow().rate()));
         }
-        assertThat(served / 67).as("fleet capacity used, second half%s", table).isGreaterThanOrEqualTo(fleetShare);
+        assertThat(served / 67).as("fleet capacity used, second half%s", table).isGreaterThanOrEqualTo(0.90);
         assertThat(worst).as("the worst site's share of its capacity%s", table).isGreaterThanOrEqualTo(0.70);
         assertThat(refused / (double) all).as("429 share%s", table).isLessThanOrEqualTo(0.05);
         assertThat(calls / (double) grants).as("permit calls per granted fetch").isLessThanOrEqualTo(2.0);
