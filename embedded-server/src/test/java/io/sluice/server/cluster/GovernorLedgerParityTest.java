@@ -2,6 +2,7 @@ package io.sluice.server.cluster;
 
 import static io.sluice.server.cluster.ClusterFixture.awaitState;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import io.sluice.engine.governor.CrawlGovernor;
 import io.sluice.engine.governor.DomainView;
@@ -146,5 +147,29 @@ class GovernorLedgerParityTest extends OneRedisPerClass {
             assertThat(System.nanoTime() - start).as("not before the round trip")
                     .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(900));
         }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"local", "cluster"})
+    void afterA429sCutTheRateClimbsBackFasterThanTheUsualAdditiveIncrease(String mode) throws Exception {
+        Setup setup = setup(mode);
+        CrawlGovernor governor = setup.governor();
+        String site = "climb.example";
+        governor.setRate(site, 2);
+        report(governor, Feedback.of(site, 200, 30));
+        DomainView cut = report(governor, Feedback.of(site, 429, 30));
+        long afterCut = System.nanoTime();
+        setup.pass(Duration.ofMillis(100));
+        assertThat(any(governor, site).granted()).as("a worker at the door: demand").isTrue();
+        long beforeReport = System.nanoTime();
+        DomainView climbed = report(governor, Feedback.of(site, 200, 30));
+
+        assertThat(cut.rate()).isCloseTo(1.6, within(1e-9));
+        // The healthy answer's climb covers the time since the cut: 100 ms here, at least the time between the
+        // two calls on Redis's clock.
+        double seconds = mode.equals("local") ? 0.1 : Math.min(1, (beforeReport - afterCut) / 1e9);
+        double usual = Math.min(GovernorPolicy.DEFAULTS.increasePerSecond(), 0.005 * 1.6 * 1.6) * seconds;
+        assertThat(climbed.rate() - cut.rate()).as("back towards 2 req/s, four times the usual climb")
+                .isGreaterThan(2.5 * usual);
     }
 }
