@@ -83,6 +83,14 @@ class GovernorLedgerParityTest extends OneRedisPerClass {
         return governor.domain(feedback.domain()).orElseThrow();
     }
 
+    /** An operator's rate, a healthy answer, then a 429: the cut. */
+    private static DomainView cutAfterAHealthyAnswer(CrawlGovernor governor, String site, double rate)
+            throws Exception {
+        governor.setRate(site, rate);
+        report(governor, Feedback.of(site, 200, 30));
+        return report(governor, Feedback.of(site, 429, 30));
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"local", "cluster"})
     void aPermitForAnyOfSeveralGoesToTheFirstReadyAndNamesIt(String mode) throws Exception {
@@ -124,9 +132,7 @@ class GovernorLedgerParityTest extends OneRedisPerClass {
         Setup setup = setup(mode);
         CrawlGovernor governor = setup.governor();
         String site = "small.example";
-        governor.setRate(site, 10);
-        report(governor, Feedback.of(site, 200, 30));
-        DomainView cut = report(governor, Feedback.of(site, 429, 30));
+        DomainView cut = cutAfterAHealthyAnswer(governor, site, 10);
         DomainView inFlight = report(governor, Feedback.of(site, 429, 30));
         assertThat(cut.rate()).as("cut").isEqualTo(8.0);
         assertThat(cut.blockedUntil()).as("a 429 after a healthy answer: the cut answers it").isNull();
@@ -155,9 +161,7 @@ class GovernorLedgerParityTest extends OneRedisPerClass {
         Setup setup = setup(mode);
         CrawlGovernor governor = setup.governor();
         String site = "climb.example";
-        governor.setRate(site, 2);
-        report(governor, Feedback.of(site, 200, 30));
-        DomainView cut = report(governor, Feedback.of(site, 429, 30));
+        DomainView cut = cutAfterAHealthyAnswer(governor, site, 2);
         long afterCut = System.nanoTime();
         setup.pass(Duration.ofMillis(100));
         assertThat(any(governor, site).granted()).as("a worker at the door: demand").isTrue();
