@@ -137,7 +137,7 @@ public final class SluiceServer implements AutoCloseable {
                 ? new LeanForwarding(engine, clock, accessLog, upstream, config.upstreamTimeout(),
                         Listeners.frontRequestIdle(config.upstreamTimeout()))
                 : null;
-        ServerConnector front = Listeners.front(server, config.listen(), config.limits(), lean);
+        ServerConnector front = Listeners.front(server, config.listen(), config.limits(), lean, engine::policy);
         front.setName("front");
 
         // The cluster node starts once the listeners are bound (its default name and its admin address need

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 
@@ -37,6 +38,15 @@ final class FrontUnderTest implements AutoCloseable {
     }
 
     static FrontUnderTest start(FrontPath path, URI upstream, Policy policy) throws Exception {
+        return start(path, upstream, policy, null, 0);
+    }
+
+    /**
+     * With {@code guard} (null: none) installed on the public connector, as {@code SluiceServer} installs it, and at
+     * most {@code maxConnections} connections at once (0: no limit).
+     */
+    static FrontUnderTest start(FrontPath path, URI upstream, Policy policy, ConnectionGuard guard, int maxConnections)
+            throws Exception {
         ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), CLOCK, policy,
                 CrawlerListClassifier.bundled());
         Server server = new Server();
@@ -45,7 +55,13 @@ final class FrontUnderTest implements AutoCloseable {
             case LEAN -> PublicConnector.createLean(server, "127.0.0.1", 0, new LeanForwarding(engine, CLOCK, null,
                     upstream, Duration.ofSeconds(10), Duration.ofSeconds(30)));
         };
+        if (guard != null) {
+            guard.install(connector, engine::policy);
+        }
         server.addConnector(connector);
+        if (maxConnections > 0) {
+            server.addBean(new NetworkConnectionLimit(maxConnections, connector));
+        }
         // Both paths keep the proxy handler: the lean one hands it whatever is not its common case.
         Handler forwarding = UpstreamProxy.to(upstream, Duration.ofSeconds(10), 0);
         server.setHandler(new ThrottleHandler(engine, CLOCK, null, forwarding));
