@@ -59,10 +59,11 @@ final class GuardedHttpConnectionFactory extends HttpConnectionFactory {
 
         @Override
         public void onOpen() {
-            super.onOpen();
+            // Before Jetty's onOpen, which may have the first request parsed on another thread before it returns.
             if (timer != null) {
                 timer.opened();
             }
+            super.onOpen();
         }
     }
 }

@@ -134,10 +134,11 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
 
     @Override
     public void onOpen() {
-        super.onOpen();
+        // Before any read can parse the first request: its head is due from the opening.
         if (timer != null) {
             timer.opened();
         }
+        super.onOpen();
         fillInterested();
     }
 

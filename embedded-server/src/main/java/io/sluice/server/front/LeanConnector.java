@@ -39,6 +39,7 @@ public final class LeanConnector extends ServerConnector {
     private LeanConnector(Server server, LeanForwarding forwarding, ConnectionFactory... factories) {
         super(server, factories);
         this.forwarding = forwarding;
+        addBean(forwarding.upstreamAddressBook(), true);
     }
 
     /**

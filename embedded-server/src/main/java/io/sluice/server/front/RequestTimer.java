@@ -40,7 +40,10 @@ final class RequestTimer implements Runnable {
         this.guard = guard;
     }
 
-    /** The connection opened: its first request's head is due within the head timeout, whether a byte comes or not. */
+    /**
+     * The connection opened: its first request's head is due within the head timeout, whether a byte comes or not.
+     * Called before the connection reads (a connection handed over from the lean path keeps the deadlines begun).
+     */
     void opened() {
         if (!started) {
             begin(HEAD);

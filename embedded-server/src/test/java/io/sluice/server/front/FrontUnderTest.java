@@ -4,6 +4,7 @@ import io.sluice.engine.EngineConfig;
 import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.classify.CrawlerListClassifier;
 import io.sluice.engine.policy.Policy;
+import java.net.InetAddress;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
@@ -47,13 +48,26 @@ final class FrontUnderTest implements AutoCloseable {
      */
     static FrontUnderTest start(FrontPath path, URI upstream, Policy policy, ConnectionGuard guard, int maxConnections)
             throws Exception {
+        return start(path, upstream, policy, guard, maxConnections, InetAddress::getByName,
+                UpstreamAddress.DEFAULT_TTL);
+    }
+
+    /** On the lean path, which looks the upstream's name up with {@code resolver} every {@code lookupEvery}. */
+    static FrontUnderTest startLean(URI upstream, Policy policy, UpstreamAddress.Resolver resolver,
+                                    Duration lookupEvery) throws Exception {
+        return start(FrontPath.LEAN, upstream, policy, null, 0, resolver, lookupEvery);
+    }
+
+    private static FrontUnderTest start(FrontPath path, URI upstream, Policy policy, ConnectionGuard guard,
+                                        int maxConnections, UpstreamAddress.Resolver resolver, Duration lookupEvery)
+            throws Exception {
         ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), CLOCK, policy,
                 CrawlerListClassifier.bundled());
         Server server = new Server();
         ServerConnector connector = switch (path) {
             case PROXY_HANDLER -> PublicConnector.create(server, "127.0.0.1", 0);
             case LEAN -> PublicConnector.createLean(server, "127.0.0.1", 0, new LeanForwarding(engine, CLOCK, null,
-                    upstream, Duration.ofSeconds(10), Duration.ofSeconds(30)));
+                    upstream, Duration.ofSeconds(10), Duration.ofSeconds(30), resolver, lookupEvery));
         };
         if (guard != null) {
             guard.install(connector, engine::policy);
