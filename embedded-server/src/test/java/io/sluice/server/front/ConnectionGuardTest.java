@@ -3,6 +3,7 @@ package io.sluice.server.front;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.engine.policy.Policy;
+import io.sluice.server.front.wire.Opened;
 import io.sluice.server.front.wire.RawClient;
 import io.sluice.server.front.wire.RawUpstream;
 import java.io.IOException;
@@ -14,6 +15,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -36,15 +38,13 @@ class ConnectionGuardTest {
     private static final long SERVED_WITHIN_MILLIS = 3_000;
     private static final long CUT_WITHIN_MILLIS = 10_000;
 
-    private final List<AutoCloseable> open = new ArrayList<>();
+    @AutoClose
+    private final Opened open = new Opened();
     private final ScheduledExecutorService trickle = Executors.newSingleThreadScheduledExecutor();
 
     @AfterEach
-    void closeAll() throws Exception {
+    void stopTrickling() {
         trickle.shutdownNow();
-        for (int i = open.size() - 1; i >= 0; i--) {
-            open.get(i).close();
-        }
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.sluice.server.front;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.server.front.wire.Opened;
 import io.sluice.server.front.wire.RawClient;
 import io.sluice.server.front.wire.RawUpstream;
 import java.net.InetAddress;
@@ -9,13 +10,11 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,14 +25,9 @@ import org.junit.jupiter.api.Test;
 class UpstreamLookupTest {
     private static final String GET = "GET / HTTP/1.1\r\nHost: site.example\r\n\r\n";
 
-    private final List<AutoCloseable> open = new ArrayList<>();
+    @AutoClose
+    private final Opened open = new Opened();
 
-    @AfterEach
-    void closeAll() throws Exception {
-        for (int i = open.size() - 1; i >= 0; i--) {
-            open.get(i).close();
-        }
-    }
 
     @Test
     void requestsGoToTheUpstreamsNewAddressOnceItsNameResolvesThere() throws Exception {
