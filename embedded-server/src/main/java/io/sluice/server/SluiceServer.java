@@ -16,8 +16,10 @@ import io.sluice.server.demo.DemoCrawlers;
 import io.sluice.server.demo.DemoSite;
 import io.sluice.server.demo.DemoScenario;
 import io.sluice.server.front.AccessLog;
+import io.sluice.server.front.ConnectionGuard;
 import io.sluice.server.front.LeanForwarding;
 import io.sluice.server.front.PublicConnector;
+import io.sluice.server.front.ShedConnections;
 import io.sluice.server.front.ThrottleHandler;
 import io.sluice.server.front.UpstreamProxy;
 import io.sluice.server.change.LocalPolicyStore;
@@ -168,8 +170,10 @@ public final class SluiceServer implements AutoCloseable {
         Server adminServer = Listeners.adminServer(config.limits());
         adminServer.setStopTimeout(STOP_TIMEOUT_MILLIS);
         ServerConnector admin = Listeners.admin(adminServer, config.admin(), config.limits(), certificate);
+        ShedConnections shed = front.getBean(ConnectionGuard.class).shed();
         adminServer.setHandler(new GracefulHandler(Listeners.patient(new AdminHandler(engine, governor, node.shadow(),
-                state, changes, clock, extraAdminRoutes, hostNames(config)), Listeners.ADMIN_REQUEST_IDLE)));
+                state, changes, clock, extraAdminRoutes, hostNames(config), shed::counts),
+                Listeners.ADMIN_REQUEST_IDLE)));
         try {
             startOrExplain(adminServer, "the Sluice admin API", admin);
             startOrExplain(server, "Sluice", front);

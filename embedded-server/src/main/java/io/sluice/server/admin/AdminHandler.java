@@ -6,11 +6,13 @@ import io.sluice.engine.governor.CrawlGovernor;
 import io.sluice.engine.policy.FieldError;
 import io.sluice.engine.whatif.LiveShadow;
 import io.sluice.server.change.PolicyChanges;
+import io.sluice.server.front.ShedConnections;
 import io.sluice.server.state.StateDirectory;
 import java.io.IOException;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.pathmap.ServletPathSpec;
 import org.eclipse.jetty.http.pathmap.UriTemplatePathSpec;
@@ -46,9 +48,16 @@ public final class AdminHandler extends Handler.Wrapper {
      */
     public AdminHandler(ThrottleEngine engine, CrawlGovernor governor, LiveShadow shadow, StateDirectory state,
                         PolicyChanges changes, InstantSource clock, List<Handler> extraRoutes, Set<String> hostNames) {
+        this(engine, governor, shadow, state, changes, clock, extraRoutes, hostNames, null);
+    }
+
+    /** @param shedConnections what the public listener has cut off, for the metrics (null: no public listener) */
+    public AdminHandler(ThrottleEngine engine, CrawlGovernor governor, LiveShadow shadow, StateDirectory state,
+                        PolicyChanges changes, InstantSource clock, List<Handler> extraRoutes, Set<String> hostNames,
+                        Supplier<ShedConnections.Counts> shedConnections) {
         PathMappingsHandler routes = new PathMappingsHandler();
         routes.addMapping(new ServletPathSpec("/metrics"), new MetricsResource(
-                new SluiceMetrics(engine::snapshot, governor::snapshot)));
+                new SluiceMetrics(engine::snapshot, governor::snapshot, shedConnections)));
         routes.addMapping(api("snapshot"), new SnapshotResource(engine::snapshot));
         routes.addMapping(api("stream"), new StreamResource(engine::snapshot, StreamResource.DEFAULT_MAX_STREAMS,
                 StreamResource.DEFAULT_MAX_LIFETIME));
