@@ -63,11 +63,6 @@ public final class AddressConnectionLimit implements SelectorManager.AcceptListe
         forget(channel);
     }
 
-    /** Connections open from {@code address}'s key (its /64 for IPv6), as counted. */
-    int openFrom(IpAddress address) {
-        return open.getOrDefault(key(address), 0);
-    }
-
     private void forget(SelectableChannel channel) {
         IpAddress key = counted.remove(channel);
         if (key != null) {
@@ -97,7 +92,8 @@ public final class AddressConnectionLimit implements SelectorManager.AcceptListe
         return trusted.contains(address) ? null : key(address);
     }
 
-    private static IpAddress key(IpAddress address) {
+    /** What connections are counted under: an IPv4 address itself, an IPv6 address's /64. */
+    static IpAddress key(IpAddress address) {
         return address.isIpv4() ? address : IpAddress.ofIpv6(address.high(), 0);
     }
 }
