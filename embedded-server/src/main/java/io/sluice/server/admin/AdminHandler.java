@@ -47,11 +47,12 @@ public final class AdminHandler extends Handler.Wrapper {
     public AdminHandler(ThrottleEngine engine, CrawlGovernor governor, LiveShadow shadow, StateDirectory state,
                         PolicyChanges changes, InstantSource clock, List<Handler> extraRoutes, Set<String> hostNames) {
         PathMappingsHandler routes = new PathMappingsHandler();
+        TokenAuthentication authentication = new TokenAuthentication(state.tokens());
         routes.addMapping(new ServletPathSpec("/metrics"), new MetricsResource(
                 new SluiceMetrics(engine::snapshot, governor::snapshot)));
         routes.addMapping(api("snapshot"), new SnapshotResource(engine::snapshot));
         routes.addMapping(api("stream"), new StreamResource(engine::snapshot, StreamResource.DEFAULT_MAX_STREAMS,
-                StreamResource.DEFAULT_MAX_LIFETIME));
+                StreamResource.DEFAULT_MAX_LIFETIME, authentication::stillValid));
         routes.addMapping(api("policy"), new PolicyResource(changes));
         routes.addMapping(api("bans"), new BansResource(changes, clock));
         routes.addMapping(api("bans/{id}"), new BanResource(changes));
@@ -72,7 +73,8 @@ public final class AdminHandler extends Handler.Wrapper {
         routes.addMapping(new ServletPathSpec("/"), new OtherRoutes(extraRoutes));
 
         SizeLimitHandler sizeLimit = new SizeLimitHandler(MAX_BODY_BYTES, -1);
-        sizeLimit.setHandler(new TokenAuthentication(state.tokens(), new ApiErrorHandler(routes)));
+        authentication.setHandler(new ApiErrorHandler(routes));
+        sizeLimit.setHandler(authentication);
         setHandler(new HostCheck(hostNames, sizeLimit));
     }
 

@@ -16,16 +16,14 @@ import org.eclipse.jetty.util.Callback;
 final class TokenAuthentication extends Handler.Wrapper {
     private final TokenStore tokens;
 
-    TokenAuthentication(TokenStore tokens, Handler next) {
-        super(next);
+    /** Handing on to the handler set with {@link #setHandler}. */
+    TokenAuthentication(TokenStore tokens) {
         this.tokens = tokens;
     }
 
     @Override
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
-        String header = request.getHeaders().get(HttpHeader.AUTHORIZATION);
-        Optional<TokenStore.Grant> grant = header != null && header.regionMatches(true, 0, "Bearer ", 0, 7)
-                ? tokens.authenticate(header.substring(7).trim()) : Optional.empty();
+        Optional<TokenStore.Grant> grant = grant(request);
         if (grant.isEmpty()) {
             closeIfBodyUnread(request, response);
             response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, "Bearer realm=\"sluice\"");
@@ -41,6 +39,22 @@ final class TokenAuthentication extends Handler.Wrapper {
                 ? operatorName(request.getHeaders().get(Caller.OPERATOR_HEADER)) : null;
         new Caller(grant.get().name(), grant.get().role(), operator).attachTo(request);
         return super.handle(request, response, callback);
+    }
+
+    /**
+     * True while the token {@code request} was let in with is still live: a long response (the snapshot stream)
+     * asks again as it goes, so revoking a token ends what it had opened.
+     */
+    boolean stillValid(Request request) {
+        Optional<TokenStore.Grant> now = grant(request);
+        Caller caller = Caller.of(request);
+        return now.isPresent() && now.get().name().equals(caller.token()) && now.get().role() == caller.role();
+    }
+
+    private Optional<TokenStore.Grant> grant(Request request) {
+        String header = request.getHeaders().get(HttpHeader.AUTHORIZATION);
+        return header != null && header.regionMatches(true, 0, "Bearer ", 0, 7)
+                ? tokens.authenticate(header.substring(7).trim()) : Optional.empty();
     }
 
     /**
