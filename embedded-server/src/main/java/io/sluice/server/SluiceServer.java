@@ -167,7 +167,8 @@ public final class SluiceServer implements AutoCloseable {
         }
         Server adminServer = Listeners.adminServer(config.limits());
         adminServer.setStopTimeout(STOP_TIMEOUT_MILLIS);
-        ServerConnector admin = Listeners.admin(adminServer, config.admin(), config.limits(), certificate);
+        ServerConnector admin = Listeners.admin(adminServer, config.admin(), config.limits(), certificate,
+                adminOptions.strangers());
         adminServer.setHandler(new GracefulHandler(Listeners.patient(new AdminHandler(engine, governor, node.shadow(),
                 state, changes, clock, extraAdminRoutes, hostNames(config)), Listeners.ADMIN_REQUEST_IDLE)));
         try {

@@ -11,7 +11,8 @@ import org.eclipse.jetty.util.Callback;
 
 /**
  * Every admin call carries {@code Authorization: Bearer <token>}: an unknown or revoked token is 401, a
- * token whose role does not open the call 403. What passes carries its {@link Caller} to the resources.
+ * token whose role does not open the call 403. What passes carries its {@link Caller} to the resources. Either way the
+ * listener's {@link AdminConnections} learns whether the connection is an operator's.
  */
 final class TokenAuthentication extends Handler.Wrapper {
     private final TokenStore tokens;
@@ -24,6 +25,7 @@ final class TokenAuthentication extends Handler.Wrapper {
     @Override
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
         Optional<TokenStore.Grant> grant = grant(request);
+        AdminConnections.authenticated(request, grant.isPresent());
         if (grant.isEmpty()) {
             closeIfBodyUnread(request, response);
             response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, "Bearer realm=\"sluice\"");
