@@ -20,9 +20,9 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** An open {@code /api/v1/stream} ends soon after its token is revoked, over real HTTP on loopback. */
@@ -32,20 +32,15 @@ class StreamRevocationTest {
 
     @TempDir
     Path state;
+    @RegisterExtension
+    final ServerPerTest servers = new ServerPerTest();
 
     private final HttpClient http = HttpClient.newHttpClient();
     private SluiceServer server;
 
     @BeforeEach
     void start() throws Exception {
-        server = SluiceServer.start(ServerConfig.demo(state));
-    }
-
-    @AfterEach
-    void stop() {
-        if (server != null) {
-            server.close();
-        }
+        server = servers.start(ServerConfig.demo(state));
     }
 
     @Test
