@@ -106,4 +106,17 @@ class PolicyValidatorTest {
                 GovernorPolicy.DEFAULTS);
         assertThat(PolicyValidator.validate(null)).hasSize(1);
     }
+
+    @Test
+    void thePolicysCrawlerRangesAreCheckedAndEachBadOneIsNamed() {
+        Map<String, List<String>> ranges = new java.util.LinkedHashMap<>();
+        ranges.put("Googlebot", Arrays.asList("127.0.0.2", "10.1.2.3/8", null));
+        ranges.put("bingbot", null);
+        ranges.put(" ", List.of("127.0.0.4"));
+        List<FieldError> errors = PolicyValidator.validate(
+                Policy.defaults().withCrawlers(new Policy.Crawlers(30, 2, true, ranges)));
+        assertThat(errors).extracting(FieldError::field).containsExactly("crawlers.verifiedRanges.Googlebot[1]",
+                "crawlers.verifiedRanges.Googlebot[2]", "crawlers.verifiedRanges.bingbot", "crawlers.verifiedRanges");
+        assertThat(errors.get(0).message()).contains("10.0.0.0/8");
+    }
 }

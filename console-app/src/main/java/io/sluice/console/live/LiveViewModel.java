@@ -268,7 +268,7 @@ public final class LiveViewModel {
             refused += i < row.refusedPerSecond().length ? row.refusedPerSecond()[i] : 0;
         }
         return "IP: " + row.ip() + "\nUser agent: " + row.userAgent() + "\nClass: " + row.requestClass()
-                + (row.crawlerName() == null ? "" : " (" + row.crawlerName() + ")")
+                + (row.crawlerName() == null ? "" : " (" + row.crawlerName() + identity(row, true) + ")")
                 + "\nStatus: " + row.status() + "\nHits in window: " + row.hitsInWindow() + "   in flight: "
                 + row.inFlight() + "\nLast 60 s: " + total + " hits, " + refused + " refused";
     }
@@ -288,7 +288,7 @@ public final class LiveViewModel {
      * operator acts on; an address too long for the line (IPv6) is shortened last.
      */
     public static String heatmapLabel(ClientRow row, int columns) {
-        String who = row.crawlerName() != null ? row.crawlerName() : row.userAgent();
+        String who = row.crawlerName() != null ? row.crawlerName() + identity(row, false) : row.userAgent();
         String prefix = row.requestClass().name().toLowerCase(Locale.ROOT) + " " + row.ip() + "  ";
         String suffix = "  " + row.hitsInWindow();
         int room = columns - prefix.length() - suffix.length();
@@ -296,6 +296,21 @@ public final class LiveViewModel {
             return prefix + shorten(who, room) + suffix;
         }
         return shorten(prefix.strip(), Math.max(1, columns - suffix.length())) + suffix;
+    }
+
+    /**
+     * What a crawler claim is worth, after its name: a verified crawler is the real one (its own spacing); a claimed
+     * one only says so (a bot keyed by its address, or believed unchecked when verification is off). Empty for a
+     * row without a claim, and from a server older than the field.
+     */
+    static String identity(ClientRow row, boolean explained) {
+        if (row.crawlerIdentity() == null) {
+            return "";
+        }
+        return switch (row.crawlerIdentity()) {
+            case VERIFIED -> explained ? ", verified: its address is the crawler's" : " (verified)";
+            case CLAIMED -> explained ? ", claimed: only its user agent says so" : " (claimed)";
+        };
     }
 
     private static String shorten(String text, int max) {

@@ -12,6 +12,7 @@ import io.sluice.engine.telemetry.ClassCounts;
 import io.sluice.engine.telemetry.ClientRow;
 import io.sluice.engine.telemetry.ClientStatus;
 import io.sluice.engine.telemetry.ClientTableStats;
+import io.sluice.engine.telemetry.CrawlerIdentity;
 import io.sluice.engine.telemetry.LatencySummary;
 import io.sluice.engine.telemetry.LoadState;
 import io.sluice.engine.telemetry.SecondCounts;
@@ -170,6 +171,20 @@ class LiveViewModelTest {
         assertThat(LiveViewModel.heatmapLabel(browser, 38))
                 .isEqualTo("browser 127.0.0.11  Mozilla/5.0 (…  10").hasSize(38);
         assertThat(LiveViewModel.heatmapLabel(COPIER, 38)).isEqualTo("bot 127.0.0.66  HTTrack  42");
+    }
+
+    @Test
+    void aCrawlerRowSaysWhetherItsClaimWasVerified() {
+        ClientRow real = new ClientRow("66.249.66.1", "Googlebot/2.1", RequestClass.CRAWLER, "Googlebot", 1, 0,
+                new int[60], new int[60], ClientStatus.OK, NOW, false, CrawlerIdentity.VERIFIED);
+        ClientRow fake = new ClientRow("203.0.113.66", "Googlebot/2.1", RequestClass.BOT, "Googlebot", 3, 0,
+                new int[60], new int[60], ClientStatus.OK, NOW, false, CrawlerIdentity.CLAIMED);
+
+        assertThat(LiveViewModel.heatmapLabel(real, 60)).isEqualTo("crawler 66.249.66.1  Googlebot (verified)  1");
+        assertThat(LiveViewModel.heatmapLabel(fake, 60)).isEqualTo("bot 203.0.113.66  Googlebot (claimed)  3");
+        assertThat(LiveViewModel.describe(fake))
+                .contains("Class: BOT (Googlebot, claimed: only its user agent says so)");
+        assertThat(LiveViewModel.describe(real)).contains("Class: CRAWLER (Googlebot, verified");
     }
 
     @Test
