@@ -8,6 +8,7 @@ import io.sluice.engine.policy.AllowEntry;
 import io.sluice.engine.policy.AllowType;
 import io.sluice.engine.policy.FieldError;
 import io.sluice.engine.policy.Policy;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -46,7 +47,7 @@ class PolicyFormModelTest {
     @Test
     void editsLandInTheirFieldsAndEverythingElseIsKept() {
         Policy paused = base.withPause(new Policy.Pause(false, List.of(RequestClass.BOT)));
-        Map<String, String> texts = new java.util.HashMap<>(PolicyFormModel.texts(paused));
+        Map<String, String> texts = new HashMap<>(PolicyFormModel.texts(paused));
         texts.put("governor.maxRate", "12.5");
         texts.put("refusal.infoUrl", "https://example.org/dump");
         texts.put("crawlers.verifySearchEngines", "false");
@@ -68,7 +69,7 @@ class PolicyFormModelTest {
 
     @Test
     void unreadableTextIsReportedByItsFieldAndNothingIsBuilt() {
-        Map<String, String> texts = new java.util.HashMap<>(PolicyFormModel.texts(base));
+        Map<String, String> texts = new HashMap<>(PolicyFormModel.texts(base));
         texts.put("hitStack.maxHits", "ten");
         texts.put("governor.decreaseFactor", "half");
         texts.put("progressiveDelay.BOT", "1, 2");

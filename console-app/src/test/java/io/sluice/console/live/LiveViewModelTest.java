@@ -2,6 +2,7 @@ package io.sluice.console.live;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.console.chart.AuditMark;
 import io.sluice.console.ui.CurrentThreadUiExecutor;
 import io.sluice.console.ui.TestSessions;
 import io.sluice.engine.Reason;
@@ -146,21 +147,6 @@ class LiveViewModelTest {
                 assertThat(mark.detail()).contains("127.0.0.66");
             });
         }
-    }
-
-    @Test
-    void onlyActionsThatChangeTrafficAreMarks() throws Exception {
-        var json = io.sluice.engine.policy.PolicyJson.mapper();
-        assertThat(AuditMark.of(json.readTree("{\"seq\":3,\"at\":\"2026-11-22T12:00:05Z\",\"who\":\"admin\","
-                + "\"action\":\"pause\",\"detail\":\"paused the whole service\"}"))).get()
-                .isEqualTo(new AuditMark(3, NOW.getEpochSecond() + 5, AuditMark.Kind.PAUSE, "admin",
-                        "paused the whole service"));
-        assertThat(AuditMark.of(json.readTree("{\"at\":\"2026-11-22T12:00:05Z\",\"action\":\"policy.promote\"}"))
-                .get().kind()).isEqualTo(AuditMark.Kind.POLICY);
-        assertThat(AuditMark.of(json.readTree("{\"at\":\"2026-11-22T12:00:05Z\",\"action\":\"ban.expire\"}"))
-                .get().kind()).isEqualTo(AuditMark.Kind.UNBAN);
-        assertThat(AuditMark.of(json.readTree("{\"at\":\"2026-11-22T12:00:05Z\",\"action\":\"token.add\"}")))
-                .isEmpty();
     }
 
     @Test
