@@ -112,6 +112,11 @@ public final class AdminConnections implements Connection.Listener {
         }
     }
 
+    /** Connections the listener holds at most. */
+    public int maxConnections() {
+        return maxConnections;
+    }
+
     public synchronized Counts counts() {
         return new Counts(strangers.size(), peers.size() - strangers.size(), refusedPerAddress, refusedFull, evicted,
                 expired);
