@@ -295,24 +295,41 @@ public final class PolicyValidator {
             if (errors.text(path + ".id", ban.id()) && !ids.add(ban.id())) {
                 errors.add(path + ".id", "'" + ban.id() + "' is used by another ban");
             }
-            if (errors.required(path + ".type", ban.type()) && errors.text(path + ".value", ban.value())) {
-                switch (ban.type()) {
-                    case IP -> errors.cidr(path + ".value", ban.value());
-                    case AGENT -> errors.agent(path + ".value", ban.value(), agentPatterns);
-                    case CLIENT -> errors.client(path + ".value", ban.value());
-                    default -> errors.add(path + ".type", "unknown ban type");
-                }
-            }
-            boolean timesInRange = errors.time(path + ".createdAt", ban.createdAt())
-                    & errors.time(path + ".expiresAt", ban.expiresAt());
-            if (timesInRange && ban.createdAt() != null && ban.expiresAt() != null
-                    && !ban.expiresAt().isAfter(ban.createdAt())) {
-                errors.add(path + ".expiresAt", "must be after createdAt (" + ban.createdAt() + ")");
-            }
+            validateBan(path + ".", ban, agentPatterns, errors);
         }
         String total = agentPatterns.totalProblem();
         if (total != null) {
             errors.add("bans", total);
+        }
+    }
+
+    /**
+     * The problems of one ban on its own, its fields named as in the ban ({@code value}, {@code expiresAt}): what
+     * {@code POST /api/v1/bans} answers before adding it. Whether it fits among the policy's other bans (an id
+     * used twice, the user-agent expressions' total) is {@link #validate}'s.
+     */
+    public static List<FieldError> validateBan(Ban ban) {
+        Errors errors = new Errors();
+        if (errors.required("ban", ban)) {
+            validateBan("", ban, RegexBudget.AGENT.tally(), errors);
+        }
+        return errors.list;
+    }
+
+    private static void validateBan(String path, Ban ban, RegexBudget.Tally agentPatterns, Errors errors) {
+        if (errors.required(path + "type", ban.type()) && errors.text(path + "value", ban.value())) {
+            switch (ban.type()) {
+                case IP -> errors.cidr(path + "value", ban.value());
+                case AGENT -> errors.agent(path + "value", ban.value(), agentPatterns);
+                case CLIENT -> errors.client(path + "value", ban.value());
+                default -> errors.add(path + "type", "unknown ban type");
+            }
+        }
+        boolean timesInRange = errors.time(path + "createdAt", ban.createdAt())
+                & errors.time(path + "expiresAt", ban.expiresAt());
+        if (timesInRange && ban.createdAt() != null && ban.expiresAt() != null
+                && !ban.expiresAt().isAfter(ban.createdAt())) {
+            errors.add(path + "expiresAt", "must be after createdAt (" + ban.createdAt() + ")");
         }
     }
 

@@ -125,4 +125,17 @@ class PatternBudgetTest {
         assertThatThrownBy(() -> new CompiledPolicy(Policy.defaults().withRoutes(List.of(
                 regexRoute("(?:(?:.?){1000}){100}z"))))).isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void lettersWhoseCaseFoldingNeverEndsInRe2jAreRefusedBeforeItHangsOnThem() {
+        // Before: the validating thread spun forever in RE2/J's Parser.minFoldRune (found by PolicyFuzzTest).
+        List<FieldError> errors = validateQuickly(Policy.defaults()
+                .withBans(List.of(agentBan("a", "/bot\u1c80/"), agentBan("b", "/[\\x{1C00}-\\x{1CFF}]/"),
+                        agentBan("c", "/\\x{1C84}/"), agentBan("d", "/\\p{Cyrillic}+bot/")))
+                .withRoutes(List.of(regexRoute("(?i)/\u1c88"), regexRoute("/\u1c88"))));
+
+        assertThat(errors).extracting(FieldError::field)
+                .containsExactly("bans[0].value", "bans[1].value", "bans[2].value", "routes[0].path");
+        assertThat(errors.get(0).message()).startsWith("names a letter from U+1C80 to U+1C88");
+    }
 }

@@ -106,4 +106,16 @@ class PolicyValidatorTest {
                 GovernorPolicy.DEFAULTS);
         assertThat(PolicyValidator.validate(null)).hasSize(1);
     }
+
+    @Test
+    void numbersAndTimesThatWouldOverflowAClockSumAreRefused() {
+        Policy policy = Policy.defaults().withVersion(Long.MAX_VALUE).withBans(List.of(
+                new Ban("a", BanType.IP, "192.0.2.1", "", "alice", Instant.MIN, Instant.MAX),
+                new Ban("b", BanType.IP, "192.0.2.2", "", "alice", T0, Instant.parse("9999-12-31T23:59:59Z"))));
+
+        assertThat(PolicyValidator.validate(policy)).extracting(FieldError::field)
+                .containsExactly("version", "bans[0].createdAt", "bans[0].expiresAt");
+        assertThat(PolicyValidator.validate(policy.withVersion(PolicyValidator.MAX_VERSION)).get(0).field())
+                .isEqualTo("bans[0].createdAt");
+    }
 }

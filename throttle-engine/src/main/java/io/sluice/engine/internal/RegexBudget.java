@@ -97,6 +97,12 @@ public record RegexBudget(String kind, String input, int maxInstructions, int ma
                 return refuse("nests groups more than " + MAX_DEPTH + " deep: remove the groups that only "
                         + "gather (a sequence needs none), or split it into several simpler expressions");
             }
+            if (shape.foldLoop() && ((flags & Pattern.CASE_INSENSITIVE) != 0 || shape.inlineFold())) {
+                return refuse(String.format(Locale.ROOT, "names a letter from U+%04X to U+%04X (Cyrillic letter "
+                        + "variants), which RE2/J cannot match without regard to case (its case folding never "
+                        + "ends for them): leave them out, and the ranges that hold "
+                        + "them (\\p{Cyrillic} is fine)", RegexShape.FOLD_LOOP_FIRST, RegexShape.FOLD_LOOP_LAST));
+            }
             if (shape.instructions() > COMPILE_CEILING) {
                 return refuse("would compile to about " + count(shape.instructions()) + " instructions; "
                         + "a " + budget.kind + " may have at most " + count(budget.maxInstructions) + tooBig());

@@ -13,11 +13,24 @@ package io.sluice.engine.internal;
  * {@code x{n,m}} counts {@code max(n,m)} copies of {@code x} plus one instruction each); the exact size is read
  * from the compiled program afterwards (docs/manual/engine.md, "Regular expressions").
  *
+ * <p>It also finds what makes RE2/J 1.8 loop forever: its case folding follows a letter's orbit of equivalent
+ * letters until it comes back, and for {@link #FOLD_LOOP_FIRST} to {@link #FOLD_LOOP_LAST} (Cyrillic letter variants
+ * that its tables predate; the JDK maps them into the orbit of another letter) it never does. So one of those
+ * letters, or a range holding one, in an expression matched without regard to case hangs the compiling thread
+ * (found by the fuzz test; {@code PolicyFuzzTest} recomputes the range from RE2/J). Unicode classes such as
+ * {@code \p{Cyrillic}} are folded from a table and are safe.
+ *
  * @param depth        how deep its groups nest (0 for none); past {@code maxDepth} the scan stops, and this is
  *                     {@code maxDepth + 1}
  * @param instructions an upper bound of the compiled program's instructions, saturated at {@link #SATURATED}
+ * @param foldLoop     it names a letter RE2/J cannot fold (literally, by {@code \x}, or in a range)
+ * @param inlineFold   it turns case folding on itself ({@code (?i)})
  */
-public record RegexShape(int depth, long instructions) {
+public record RegexShape(int depth, long instructions, boolean foldLoop, boolean inlineFold) {
+
+    /** The first and last letter whose case-folding orbit never closes in RE2/J 1.8. */
+    public static final int FOLD_LOOP_FIRST = 0x1C80;
+    public static final int FOLD_LOOP_LAST = 0x1C88;
 
     /** Where the count stops growing: far beyond any limit, far below overflow. */
     public static final long SATURATED = 1L << 40;
@@ -47,6 +60,8 @@ public record RegexShape(int depth, long instructions) {
         private int depth;
         private int deepest;
         private int at;
+        private boolean foldLoop;
+        private boolean inlineFold;
 
         Scan(String text, int maxDepth) {
             this.text = text;
@@ -63,7 +78,7 @@ public record RegexShape(int depth, long instructions) {
                 switch (c) {
                     case '(' -> {
                         if (depth == maxDepth) {
-                            return new RegexShape(maxDepth + 1, SATURATED);
+                            return new RegexShape(maxDepth + 1, SATURATED, foldLoop, inlineFold);
                         }
                         openGroup();
                     }
@@ -87,6 +102,7 @@ public record RegexShape(int depth, long instructions) {
                     }
                     case '\\' -> escape();
                     default -> {
+                        foldLoop |= unfoldable(c);
                         at++;
                         atom(1);
                     }
@@ -97,7 +113,7 @@ public record RegexShape(int depth, long instructions) {
                 closeGroup();
             }
             long total = add(add(alternatives[0], sequence[0]), PROGRAM_OVERHEAD);
-            return new RegexShape(deepest, total);
+            return new RegexShape(deepest, total, foldLoop, inlineFold);
         }
 
         private void openGroup() {
@@ -112,6 +128,7 @@ public record RegexShape(int depth, long instructions) {
                     return;
                 }
                 while (end < text.length() && text.charAt(end) != ':' && text.charAt(end) != ')') {
+                    inlineFold |= text.charAt(end) == 'i';
                     end++;
                 }
                 if (end >= text.length() || text.charAt(end) == ')') {
@@ -210,18 +227,62 @@ public record RegexShape(int depth, long instructions) {
             if (i < text.length() && text.charAt(i) == ']') {
                 i++;
             }
+            int previous = -1; // the last single letter, which a '-' makes the start of a range
             while (i < text.length() && text.charAt(i) != ']') {
                 char c = text.charAt(i);
                 if (c == '\\') {
-                    i = afterEscape(i);
+                    int end = afterEscape(i);
+                    previous = escapedLetter(i, end);
+                    i = end;
                 } else if (c == '[' && i + 1 < text.length() && text.charAt(i + 1) == ':') {
                     int close = text.indexOf(":]", i + 2);
                     i = close < 0 ? i + 1 : close + 2;
+                    previous = -1;
+                } else if (c == '-' && previous >= 0 && i + 1 < text.length() && text.charAt(i + 1) != ']') {
+                    int end = text.charAt(i + 1) == '\\' ? afterEscape(i + 1) : i + 2;
+                    int last = text.charAt(i + 1) == '\\' ? escapedLetter(i + 1, end) : text.charAt(i + 1);
+                    foldLoop |= last >= FOLD_LOOP_FIRST && previous <= FOLD_LOOP_LAST;
+                    previous = -1;
+                    i = end;
                 } else {
+                    foldLoop |= unfoldable(c);
+                    previous = c;
                     i++;
                 }
             }
             at = Math.min(text.length(), i + 1);
+        }
+
+        private static boolean unfoldable(int letter) {
+            return letter >= FOLD_LOOP_FIRST && letter <= FOLD_LOOP_LAST;
+        }
+
+        /**
+         * The letter the escape {@code text[start, end)} stands for ({@code \x{1C80}}, {@code \]}), or -1 for a class
+         * ({@code \d}, {@code \p{Cyrillic}}); notes a fold loop it may bring.
+         */
+        private int escapedLetter(int start, int end) {
+            String escape = text.substring(start, end);
+            if (escape.length() < 2) {
+                return -1;
+            }
+            char kind = escape.charAt(1);
+            if (kind == 'x') {
+                String hex = escape.startsWith("\\x{") ? escape.substring(3, Math.max(3, escape.length() - 1))
+                        : escape.substring(2);
+                int letter;
+                try {
+                    letter = hex.length() > 8 ? -1 : Integer.parseInt(hex, 16);
+                } catch (NumberFormatException e) {
+                    letter = -1;
+                }
+                foldLoop |= unfoldable(letter);
+                return letter;
+            }
+            if (Character.isLetterOrDigit(kind)) {
+                return -1; // \d, \w, \s, octal (ASCII); \p{Name}, whose folding RE2/J takes from a table
+            }
+            return kind; // an escaped punctuation mark
         }
 
         private void escape() {
@@ -230,12 +291,15 @@ public record RegexShape(int depth, long instructions) {
                 int end = text.indexOf("\\E", at + 2);
                 int stop = end < 0 ? text.length() : end;
                 for (int i = at + 2; i < stop; i++) {
+                    foldLoop |= unfoldable(text.charAt(i));
                     atom(1);
                 }
                 at = end < 0 ? text.length() : end + 2;
                 return;
             }
-            at = afterEscape(at);
+            int end = afterEscape(at);
+            escapedLetter(at, end);
+            at = end;
             atom(1);
         }
 
