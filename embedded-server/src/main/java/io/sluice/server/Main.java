@@ -174,6 +174,8 @@ public final class Main implements Callable<Integer> {
                     server.adminCertificate().fingerprint(), server.adminCertificate().selfSigned()
                             ? "self-signed, " : "", server.adminCertificate().source());
         }
+        out.printf("sluice-server: connect the console with: %s%n", AdminListener.consoleCommand(server.adminUri(),
+                state.resolve("admin-token"), server.adminCertificate()));
         if (server.cluster() != null) {
             out.printf("sluice-server: node %s of the cluster on %s%n", server.cluster().name(),
                     config.cluster().redis());

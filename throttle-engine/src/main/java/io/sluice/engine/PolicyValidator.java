@@ -55,6 +55,10 @@ public final class PolicyValidator {
     private PolicyValidator() {
     }
 
+    /** The most crawler names, and blocks per name, {@code crawlers.verifiedRanges} may hold. */
+    static final int MAX_VERIFIED_NAMES = 100;
+    static final int MAX_VERIFIED_BLOCKS = 1_000;
+
     /** Every problem of {@code policy}; empty when it is valid. */
     public static List<FieldError> validate(Policy policy) {
         Errors errors = new Errors();
@@ -74,6 +78,7 @@ public final class PolicyValidator {
         if (errors.required("crawlers", crawlers)) {
             errors.range("crawlers.perCrawlerSeconds", crawlers.perCrawlerSeconds(), 0, 86_400, "seconds");
             errors.range("crawlers.allCrawlersSeconds", crawlers.allCrawlersSeconds(), 0, 3_600, "seconds");
+            validateVerifiedRanges(crawlers.verifiedRanges(), errors);
         }
         Policy.Load load = policy.load();
         if (errors.required("load", load)) {
@@ -363,6 +368,34 @@ public final class PolicyValidator {
     }
 
     /** Collects errors; each check returns whether the value was usable. */
+    /** Names are the crawler list's (not checked against it: a newer list may add one); blocks as anywhere else. */
+    private static void validateVerifiedRanges(Map<String, List<String>> ranges, Errors errors) {
+        if (ranges.size() > MAX_VERIFIED_NAMES) {
+            errors.add("crawlers.verifiedRanges", "must name at most " + MAX_VERIFIED_NAMES + " crawlers, was "
+                    + ranges.size());
+            return;
+        }
+        for (Map.Entry<String, List<String>> entry : ranges.entrySet()) {
+            String path = "crawlers.verifiedRanges." + entry.getKey();
+            if (entry.getKey() == null || entry.getKey().isBlank() || entry.getKey().length() > 200) {
+                errors.add("crawlers.verifiedRanges", "a crawler name must be 1 to 200 characters, was '"
+                        + entry.getKey() + "'");
+                continue;
+            }
+            if (!errors.required(path, entry.getValue())) {
+                continue;
+            }
+            if (entry.getValue().size() > MAX_VERIFIED_BLOCKS) {
+                errors.add(path, "must hold at most " + MAX_VERIFIED_BLOCKS + " addresses or CIDRs, was "
+                        + entry.getValue().size());
+                continue;
+            }
+            for (int i = 0; i < entry.getValue().size(); i++) {
+                errors.cidr(path + "[" + i + "]", entry.getValue().get(i));
+            }
+        }
+    }
+
     private static final class Errors {
         final List<FieldError> list = new ArrayList<>();
 

@@ -118,4 +118,17 @@ class PolicyValidatorTest {
         assertThat(PolicyValidator.validate(policy.withVersion(PolicyValidator.MAX_VERSION)).get(0).field())
                 .isEqualTo("bans[0].createdAt");
     }
+
+    @Test
+    void thePolicysCrawlerRangesAreCheckedAndEachBadOneIsNamed() {
+        Map<String, List<String>> ranges = new java.util.LinkedHashMap<>();
+        ranges.put("Googlebot", Arrays.asList("127.0.0.2", "10.1.2.3/8", null));
+        ranges.put("bingbot", null);
+        ranges.put(" ", List.of("127.0.0.4"));
+        List<FieldError> errors = PolicyValidator.validate(
+                Policy.defaults().withCrawlers(new Policy.Crawlers(30, 2, true, ranges)));
+        assertThat(errors).extracting(FieldError::field).containsExactly("crawlers.verifiedRanges.Googlebot[1]",
+                "crawlers.verifiedRanges.Googlebot[2]", "crawlers.verifiedRanges.bingbot", "crawlers.verifiedRanges");
+        assertThat(errors.get(0).message()).contains("10.0.0.0/8");
+    }
 }
