@@ -323,11 +323,16 @@ public final class PolicyValidator {
 
     private static void validateBan(String path, Ban ban, RegexBudget.Tally agentPatterns, Errors errors) {
         if (errors.required(path + "type", ban.type()) && errors.text(path + "value", ban.value())) {
-            switch (ban.type()) {
-                case IP -> errors.cidr(path + "value", ban.value());
-                case AGENT -> errors.agent(path + "value", ban.value(), agentPatterns);
-                case CLIENT -> errors.client(path + "value", ban.value());
-                default -> errors.add(path + "type", "unknown ban type");
+            if (ban.value().length() > MAX_PATTERN_LENGTH) {
+                errors.add(path + "value", "must be at most " + MAX_PATTERN_LENGTH + " characters, was "
+                        + ban.value().length());
+            } else {
+                switch (ban.type()) {
+                    case IP -> errors.cidr(path + "value", ban.value());
+                    case AGENT -> errors.agent(path + "value", ban.value(), agentPatterns);
+                    case CLIENT -> errors.client(path + "value", ban.value());
+                    default -> errors.add(path + "type", "unknown ban type");
+                }
             }
         }
         boolean timesInRange = errors.time(path + "createdAt", ban.createdAt())
@@ -452,10 +457,6 @@ public final class PolicyValidator {
         }
 
         void agent(String field, String value, RegexBudget.Tally patterns) {
-            if (value.length() > MAX_PATTERN_LENGTH) {
-                add(field, "must be at most " + MAX_PATTERN_LENGTH + " characters, was " + value.length());
-                return;
-            }
             if (CompiledPolicy.isRegex(value)) {
                 if (value.length() == 2) {
                     add(field, "the regular expression between the slashes is empty");
