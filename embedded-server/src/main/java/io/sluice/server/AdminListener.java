@@ -1,5 +1,6 @@
 package io.sluice.server;
 
+import io.sluice.server.admin.AdminConnections;
 import io.sluice.server.tls.AdminCertificate;
 import java.net.URI;
 import java.nio.file.Path;
@@ -10,7 +11,8 @@ import org.eclipse.jetty.server.ServerConnector;
 /**
  * The admin API's listener as the front end runs it, for embedded mode too: a server of its own (its own threads,
  * so a flood on the site cannot lock the operators out), the connection limit, header size and idle timeouts of
- * {@link Listeners}, HTTPS when a certificate is given, and plain HTTP refused on an address other than loopback
+ * {@link Listeners} (room kept for operators however many strangers connect: {@link AdminConnections}, with its
+ * default rules), HTTPS when a certificate is given, and plain HTTP refused on an address other than loopback
  * (the tokens would cross the network in clear text).
  *
  * @param server    the admin API's own server, to start and stop
@@ -30,7 +32,8 @@ public record AdminListener(Server server, ServerConnector connector) {
             refusePlainHttp(address);
         }
         Server server = Listeners.adminServer(limits);
-        ServerConnector connector = Listeners.admin(server, address, limits, certificate);
+        ServerConnector connector = Listeners.admin(server, address, limits, certificate,
+                AdminConnections.Rules.DEFAULTS);
         server.setHandler(Listeners.patient(api, Listeners.ADMIN_REQUEST_IDLE));
         return new AdminListener(server, connector);
     }

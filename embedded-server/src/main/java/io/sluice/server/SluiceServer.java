@@ -2,7 +2,9 @@ package io.sluice.server;
 
 import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.governor.CrawlGovernor;
+import io.sluice.server.admin.AdminConnections;
 import io.sluice.server.admin.AdminHandler;
+import io.sluice.server.admin.ServerCounters;
 import io.sluice.server.cluster.ClusterHandler;
 import io.sluice.server.cluster.ClusterNode;
 import io.sluice.server.cluster.ClusterPolicyStore;
@@ -16,6 +18,7 @@ import io.sluice.server.demo.DemoCrawlers;
 import io.sluice.server.demo.DemoSite;
 import io.sluice.server.demo.DemoScenario;
 import io.sluice.server.front.AccessLog;
+import io.sluice.server.front.ConnectionGuard;
 import io.sluice.server.front.LeanForwarding;
 import io.sluice.server.front.PublicConnector;
 import io.sluice.server.front.ThrottleHandler;
@@ -137,7 +140,7 @@ public final class SluiceServer implements AutoCloseable {
                 ? new LeanForwarding(engine, clock, accessLog, upstream, config.upstreamTimeout(),
                         Listeners.frontRequestIdle(config.upstreamTimeout()))
                 : null;
-        ServerConnector front = Listeners.front(server, config.listen(), config.limits(), lean);
+        ServerConnector front = Listeners.front(server, config.listen(), config.limits(), lean, engine::policy);
         front.setName("front");
 
         // The cluster node starts once the listeners are bound (its default name and its admin address need
@@ -167,9 +170,12 @@ public final class SluiceServer implements AutoCloseable {
         }
         Server adminServer = Listeners.adminServer(config.limits());
         adminServer.setStopTimeout(STOP_TIMEOUT_MILLIS);
-        ServerConnector admin = Listeners.admin(adminServer, config.admin(), config.limits(), certificate);
+        ServerConnector admin = Listeners.admin(adminServer, config.admin(), config.limits(), certificate,
+                adminOptions.strangers());
+        ServerCounters counters = new ServerCounters(accessLog == null ? null : accessLog::drops,
+                admin.getBean(AdminConnections.class)::counts, front.getBean(ConnectionGuard.class).shed()::counts);
         adminServer.setHandler(new GracefulHandler(Listeners.patient(new AdminHandler(engine, governor, node.shadow(),
-                state, changes, clock, extraAdminRoutes, hostNames(config)), Listeners.ADMIN_REQUEST_IDLE)));
+                state, changes, clock, extraAdminRoutes, hostNames(config), counters), Listeners.ADMIN_REQUEST_IDLE)));
         try {
             startOrExplain(adminServer, "the Sluice admin API", admin);
             startOrExplain(server, "Sluice", front);

@@ -12,6 +12,8 @@ import io.sluice.engine.telemetry.ClassCounts;
 import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.engine.telemetry.SecondCounts;
 import io.sluice.engine.telemetry.Snapshot;
+import io.sluice.server.front.AccessLog;
+import io.sluice.server.front.ShedConnections;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.Comparator;
@@ -31,9 +33,42 @@ final class SluiceMetrics {
     private Snapshot current;
     private GovernorSnapshot governor;
 
-    SluiceMetrics(Supplier<Snapshot> snapshots, Supplier<GovernorSnapshot> governorSnapshots) {
+    SluiceMetrics(Supplier<Snapshot> snapshots, Supplier<GovernorSnapshot> governorSnapshots,
+                  ServerCounters counters) {
         this.snapshots = snapshots;
         this.governorSnapshots = governorSnapshots;
+        CounterWithCallback.builder().name("sluice_access_log_dropped_lines_total")
+                .help("Access log lines dropped since start: queue_full (the writer could not keep up), write_failed "
+                        + "(the log could not be written, e.g. a full disk)")
+                .labelNames("reason")
+                .callback(cb -> {
+                    AccessLog.Drops drops = counters.accessLog().get();
+                    cb.call(drops.queueFull(), "queue_full");
+                    cb.call(drops.writeFailed(), "write_failed");
+                })
+                .register(registry);
+        CounterWithCallback.builder().name("sluice_admin_connections_closed_total")
+                .help("Admin connections closed before presenting a live token: per_address (one address held too "
+                        + "many), full (every connection was an operator's), evicted (the oldest, to make room), "
+                        + "deadline (no request with a live token in time)")
+                .labelNames("reason")
+                .callback(cb -> {
+                    AdminConnections.Counts connections = counters.adminConnections().get();
+                    cb.call(connections.refusedPerAddress(), "per_address");
+                    cb.call(connections.refusedFull(), "full");
+                    cb.call(connections.evicted(), "evicted");
+                    cb.call(connections.expired(), "deadline");
+                })
+                .register(registry);
+        GaugeWithCallback.builder().name("sluice_admin_connections")
+                .help("Admin connections open: stranger (no live token presented yet) or operator")
+                .labelNames("kind")
+                .callback(cb -> {
+                    AdminConnections.Counts connections = counters.adminConnections().get();
+                    cb.call(connections.strangers(), "stranger");
+                    cb.call(connections.operators(), "operator");
+                })
+                .register(registry);
         CounterWithCallback.builder().name("sluice_requests_total")
                 .help("Requests since start, by class and outcome (ADMITTED, DELAYED or the refusal reason)")
                 .labelNames("class", "outcome")
@@ -67,6 +102,18 @@ final class SluiceMetrics {
         gauge("sluice_governor_breakers_open", "Domains whose breaker is open or half-open",
                 () -> governor.domains().stream().filter(d -> d.breaker() != BreakerState.CLOSED).count());
         gauge("sluice_governor_alerts", "Give-up alerts held (the newest 100)", () -> governor.alerts().size());
+        CounterWithCallback.builder().name("sluice_front_connections_shed_total")
+                .help("Public-listener connections closed to protect it, since start: over_address_cap (closed on "
+                        + "arrival, its address held its share), head_timeout (request head not whole in time), "
+                        + "slow_body (request body below the minimum rate)")
+                .labelNames("reason")
+                .callback(cb -> {
+                    ShedConnections.Counts shed = counters.frontConnections().get();
+                    cb.call(shed.overAddressCap(), "over_address_cap");
+                    cb.call(shed.headTimeouts(), "head_timeout");
+                    cb.call(shed.slowBodies(), "slow_body");
+                })
+                .register(registry);
         GaugeWithCallback.builder().name("sluice_upstream_latency_seconds")
                 .help("Upstream latency over the last minute")
                 .labelNames("quantile")

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.server.ConnectionLimits;
+import io.sluice.server.admin.AdminConnections;
 import io.sluice.server.tls.AdminCertificate;
 import io.sluice.server.tls.AdminTls;
 import java.net.http.HttpClient;
@@ -14,7 +15,6 @@ import java.security.KeyStore;
 import java.time.Duration;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
-import org.eclipse.jetty.server.NetworkConnectionLimit;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.junit.jupiter.api.AfterEach;
@@ -82,10 +82,10 @@ class SluiceThrottleAdminTest {
         sluice = SluiceThrottle.builder().stateDirectory(dir.resolve("state")).admin("127.0.0.1", 0).build();
 
         Server admin = sluice.getBean(Server.class);
-        assertThat(admin.getBean(NetworkConnectionLimit.class)).as("a connection limit").isNotNull()
-                .extracting(NetworkConnectionLimit::getMaxNetworkConnectionCount)
-                .isEqualTo(ConnectionLimits.DEFAULTS.adminMaxConnections());
         ServerConnector connector = (ServerConnector) admin.getConnectors()[0];
+        assertThat(connector.getBean(AdminConnections.class)).as("a connection limit").isNotNull()
+                .extracting(AdminConnections::maxConnections)
+                .isEqualTo(ConnectionLimits.DEFAULTS.adminMaxConnections());
         assertThat(connector.getIdleTimeout()).as("idle connections are closed").isEqualTo(30_000);
         assertThat(admin.getThreadPool()).isNotNull();
     }
