@@ -32,10 +32,10 @@ final class DomainState {
      */
     static final double APP_LIMITED_GAPS = 1.5;
     /**
-     * The additive increase gains at most this share of the rate per request the rate lets through: the
-     * climb from a cut back to the capacity spans about 45 requests whatever the site's size, so a small
-     * site sees a slow-down one request in 45 or fewer, not one in four (at 0.1 req/s per second, a 1 req/s
-     * site would climb 10% a second). Above 4.5 req/s {@code increasePerSecond} is the smaller.
+     * The additive increase gains at most this share of the rate per request the rate lets through, so a
+     * small site is probed as gently, per request, as a large one (at 0.1 req/s per second a 1 req/s site
+     * would climb 10% a second and see a slow-down one request in four). Above 4.5 req/s
+     * {@code increasePerSecond} is the smaller.
      */
     static final double MAX_RISE_PER_REQUEST = 0.005;
     /** Below this share of the rate of the last signal the climb is {@link #RECOVERY_SPEED} times faster. */
