@@ -79,9 +79,10 @@ public final class FleetRun {
                 result.domains().get(worst), settings.capacities().get(worst));
         System.out.printf(Locale.ROOT, "429 share                %5.1f%%  (goal <= %.0f%%) %s%n", 100 * share429,
                 100 * MAX_SHARE_429, verdict(share429 <= MAX_SHARE_429));
-        System.out.printf(Locale.ROOT, "permit calls per fetch   %6.2f  (goal <= %.0f) %s  (%d calls, %d grants)%n",
-                calls, MAX_CALLS_PER_GRANT, verdict(calls <= MAX_CALLS_PER_GRANT), result.permitCalls(),
-                result.grants());
+        System.out.printf(Locale.ROOT, "permit calls per fetch   %6.2f  (goal <= %.0f) %s  (%d calls, %d grants, "
+                + "%d calls or fetches lost to a closed connection)%n", calls, MAX_CALLS_PER_GRANT,
+                verdict(calls <= MAX_CALLS_PER_GRANT), result.permitCalls(), result.grants(),
+                result.droppedConnections());
         int smallest = 0;
         double cap = settings.capacities().get(smallest);
         List<double[]> rows = result.windows(smallest, 5).stream().map(r -> new double[] {r[0], r[1], r[2], cap})

@@ -3,6 +3,7 @@ package io.sluice.benchmarks.governor;
 import io.sluice.crawl.Feedback;
 import io.sluice.crawl.Permit;
 import io.sluice.crawl.PermitClient;
+import io.sluice.crawl.PermitServiceException;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -52,7 +53,7 @@ public final class FleetTrial {
 
     /** What the fleet saw. */
     public record Result(Settings settings, List<String> domains, List<Fetch> fetches, long permitCalls,
-            long grants) {
+            long grants, long droppedConnections) {
         public Result {
             domains = List.copyOf(domains);
             fetches = List.copyOf(fetches);
@@ -140,13 +141,14 @@ public final class FleetTrial {
             List<Fetch> fetches = Collections.synchronizedList(new ArrayList<>());
             AtomicLong calls = new AtomicLong();
             AtomicLong grants = new AtomicLong();
+            AtomicLong dropped = new AtomicLong();
             long start = System.nanoTime();
             long end = start + settings.length().toNanos();
             WorkerThreads.run(settings.workers(), "fleet", worker -> new Crawl(worker, sites, domains, index, permits,
-                    http, start, end).run(fetches, calls, grants));
+                    http, start, end).run(fetches, calls, grants, dropped));
             List<Fetch> sorted = new ArrayList<>(fetches);
             sorted.sort((a, b) -> Double.compare(a.seconds(), b.seconds()));
-            return new Result(settings, domains, sorted, calls.get(), grants.get());
+            return new Result(settings, domains, sorted, calls.get(), grants.get(), dropped.get());
         } finally {
             sites.forEach(LimitedSite::close);
         }
@@ -156,29 +158,45 @@ public final class FleetTrial {
     private record Crawl(int worker, List<LimitedSite> sites, List<String> frontier, Map<String, Integer> index,
             PermitClient permits, HttpClient http, long start, long end) {
 
-        void run(List<Fetch> fetches, AtomicLong calls, AtomicLong grants) throws IOException, InterruptedException {
+        void run(List<Fetch> fetches, AtomicLong calls, AtomicLong grants, AtomicLong dropped)
+                throws InterruptedException {
             int page = 0;
             while (System.nanoTime() < end) {
-                Permit permit = permits.askAny(frontier);
-                calls.incrementAndGet();
-                if (!permit.granted()) {
-                    if (permit.givenUp()) {
-                        throw new IllegalStateException("every domain was given up, the last " + permit.domain());
+                try {
+                    page = step(page, fetches, calls, grants);
+                } catch (IOException | PermitServiceException e) {
+                    // A pooled connection the server closed as it was reused (a broken pipe): the worker
+                    // counts it and goes on, as a crawler would; a bad token or answer still ends the run.
+                    if (e instanceof PermitServiceException refused && refused.status() > 0) {
+                        throw refused;
                     }
-                    long untilEnd = (end - System.nanoTime()) / 1_000_000 + 1;
-                    Thread.sleep(Math.max(1, Math.min(permit.waitMillis(), untilEnd)));
-                    continue;
+                    dropped.incrementAndGet();
                 }
-                grants.incrementAndGet();
-                int site = index.get(permit.domain());
-                URI pageUri = sites.get(site).uri().resolve("/w" + worker + "/p" + page++);
-                long sent = System.nanoTime();
-                HttpResponse<Void> response = http.send(HttpRequest.newBuilder(pageUri)
-                        .timeout(Duration.ofSeconds(30)).GET().build(), HttpResponse.BodyHandlers.discarding());
-                long latency = (System.nanoTime() - sent) / 1_000_000;
-                fetches.add(new Fetch((sent - start) / 1e9, site, response.statusCode()));
-                permits.report(new Feedback(permit.domain(), response.statusCode(), null, latency, null));
             }
+        }
+
+        private int step(int page, List<Fetch> fetches, AtomicLong calls, AtomicLong grants)
+                throws IOException, InterruptedException {
+            Permit permit = permits.askAny(frontier);
+            calls.incrementAndGet();
+            if (!permit.granted()) {
+                if (permit.givenUp()) {
+                    throw new IllegalStateException("every domain was given up, the last " + permit.domain());
+                }
+                long untilEnd = (end - System.nanoTime()) / 1_000_000 + 1;
+                Thread.sleep(Math.max(1, Math.min(permit.waitMillis(), untilEnd)));
+                return page;
+            }
+            grants.incrementAndGet();
+            int site = index.get(permit.domain());
+            URI pageUri = sites.get(site).uri().resolve("/w" + worker + "/p" + page);
+            long sent = System.nanoTime();
+            HttpResponse<Void> response = http.send(HttpRequest.newBuilder(pageUri)
+                    .timeout(Duration.ofSeconds(30)).GET().build(), HttpResponse.BodyHandlers.discarding());
+            long latency = (System.nanoTime() - sent) / 1_000_000;
+            fetches.add(new Fetch((sent - start) / 1e9, site, response.statusCode()));
+            permits.report(new Feedback(permit.domain(), response.statusCode(), null, latency, null));
+            return page + 1;
         }
     }
 }
