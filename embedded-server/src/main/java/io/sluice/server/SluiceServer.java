@@ -66,7 +66,6 @@ public final class SluiceServer implements AutoCloseable {
     private DemoSite demoPages;
     private DemoCrawlers crawlers;
     private NodeEngine node;
-    private ClusterAutomaticBans clusterBans;
     private ClusterNode cluster;
 
     private SluiceServer(Server server, Server adminServer, AdminCertificate adminCertificate,
@@ -157,14 +156,9 @@ public final class SluiceServer implements AutoCloseable {
         // the versions this node ran are remembered for merging edits made from them.
         PolicyHistory history = node.history();
         AtomicReference<SharedPolicy> sharedPolicy = new AtomicReference<>();
-        PolicyChanges changes = new PolicyChanges(engine, config.cluster() == null
+        PolicyChanges changes = node.policyChanges(config.cluster() == null
                 ? new LocalPolicyStore(state, history, clock)
                 : new ClusterPolicyStore(sharedPolicy::get, () -> engine.policy().version(), history), clock);
-        ClusterAutomaticBans clusterBans = null;
-        if (config.cluster() != null) {
-            clusterBans = new ClusterAutomaticBans(changes, clock);
-            engine.delegateAutomaticBans(clusterBans);
-        }
         Server adminServer = Listeners.adminServer(config.limits());
         adminServer.setStopTimeout(STOP_TIMEOUT_MILLIS);
         ServerConnector admin = Listeners.admin(adminServer, config.admin(), config.limits(), certificate);
@@ -178,16 +172,12 @@ public final class SluiceServer implements AutoCloseable {
             if (demoSite != null) {
                 demoSite.stop();
             }
-            if (clusterBans != null) {
-                clusterBans.close();
-            }
             node.close();
             throw e;
         }
         SluiceServer running = new SluiceServer(server, adminServer, certificate, changes, demoSite, front, admin,
                 state, engine, governor, accessLog);
         running.node = node; // its threads go with the server
-        running.clusterBans = clusterBans;
         if (config.cluster() != null) {
             running.cluster = ClusterNode.start(config.cluster().nodeNameOr(front.getLocalPort()),
                     config.cluster().redis(), running.adminUri().toString(), new EngineLoad(engine),
@@ -319,9 +309,7 @@ public final class SluiceServer implements AutoCloseable {
         try {
             server.stop();
             adminServer.stop();
-            if (clusterBans != null) {
-                clusterBans.close();
-            }
+            node.close(); // the policy writer, before the cluster's links it writes through
             if (cluster != null) {
                 cluster.close();
             }

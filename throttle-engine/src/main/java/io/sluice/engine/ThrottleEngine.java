@@ -2,6 +2,7 @@ package io.sluice.engine;
 
 import io.sluice.engine.classify.SearchEngineVerifier;
 import io.sluice.engine.internal.AggregateLink;
+import io.sluice.engine.internal.AutomaticBanSet;
 import io.sluice.engine.store.ClientKey;
 import io.sluice.engine.internal.ClientSample;
 import io.sluice.engine.internal.ClientStateStore;
@@ -44,11 +45,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.Lock;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
@@ -99,6 +98,15 @@ import java.util.function.UnaryOperator;
  * hit stack already keeps (it is the heatmap row). snapshot() does the reading, copying and sorting,
  * on the caller's thread, so the console looking costs requests nothing.
  *
+ * Automatic bans. An offence (EscalationTracker) bans the offender on the request thread that saw it, in a set of
+ * its own (AutomaticBanSet: hash lookups by exact client and by masked address, consulted in rule 2 beside the
+ * compiled bans), so it is refused from its next request on. The ban is then proposed to the one writer of the
+ * policy (AutomaticBanProposals: in the server, PolicyChanges), which batches proposals, writes and audits them and
+ * installs a version holding them; installing settles the set. The request thread never writes, compiles, nor waits
+ * for a lock the writer holds. Expired bans are the writer's too: it asks expiredAutomaticBans() and
+ * refreshExpiredBans() on a timer, and a ban's expiry is judged on one clock (banClock(): the engine's, plus
+ * Redis's offset in a cluster), so the nodes of a cluster end a ban together.
+ *
  * Live edits and state already counted (the engine's "token inheritance" decision):
  *  - Limits apply to the next decision using the state already counted: lowering maxHits refuses at
  *    once every client already above the new limit (until its hits leave the window); raising it
@@ -135,8 +143,7 @@ public final class ThrottleEngine {
     public static final String AUTOMATIC_BAN_AUTHOR = "sluice";
     /** The most automatic bans in force at once; beyond it an offender is only refused, not banned. */
     public static final int MAX_AUTOMATIC_BANS = 10_000;
-    /** Expired bans are purged from the compiled policy at most this often. */
-    private static final long PURGE_INTERVAL_MILLIS = 1_000;
+    private static final System.Logger LOG = System.getLogger(ThrottleEngine.class.getName());
     private static final int LATENCY_SECONDS = 60;
     private static final VarHandle COMPLETED;
 
@@ -160,13 +167,16 @@ public final class ThrottleEngine {
     /** Route limits: one hit stack per (client, route), keyed by the client with the route's id appended. */
     private final ClientStateStore<?, ?> routeStacks;
     private final EscalationTracker escalations = new EscalationTracker();
-    /** Serialises automatic bans, so two offenders banned at once are installed one after the other. */
-    private final ReentrantLock automaticChanges = new ReentrantLock();
-    private final AtomicBoolean purging = new AtomicBoolean();
-    private volatile long lastPurgeMillis = Long.MIN_VALUE;
-    private volatile AutomaticBanListener automaticBanListener;
-    /** True when the listener installs automatic bans itself (a cluster: on every node, as one version). */
-    private volatile boolean automaticBansDelegated;
+    /** Automatic bans in force here and not yet in the policy (see "Automatic bans" in the essay). */
+    private final AutomaticBanSet pendingBans = new AutomaticBanSet();
+    /** The policy writer automatic bans are proposed to, or null (the engine alone: they stay in memory). */
+    private volatile AutomaticBanProposals proposals;
+    /** Automatic bans in the live policy, counted when it is installed (off the request path). */
+    private volatile int installedAutomaticBans;
+    /** Added to this engine's clock when judging a ban's expiry: 0 alone, Redis's clock in a cluster. */
+    private volatile long banClockOffsetMillis;
+    private final AtomicLong automaticBansDropped = new AtomicLong();
+    private final AtomicLong automaticBansUnwritten = new AtomicLong();
     private final LoadGate load = new LoadGate();
     private final CrawlerGate crawlerGate = new CrawlerGate();
     private final OutcomeCounters counters = new OutcomeCounters(HISTORY_SECONDS);
@@ -217,6 +227,7 @@ public final class ThrottleEngine {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.classifier = Objects.requireNonNull(classifier, "classifier");
         this.current = new AtomicReference<>(compile(initialPolicy, clock.millis()));
+        this.installedAutomaticBans = countAutomatic(initialPolicy);
         Duration idle = Duration.ofSeconds(config.idleSeconds());
         LocalClientStateStore clients = new LocalClientStateStore(config.maxTrackedClients(), idle, clock);
         LocalClientStateStore aggregates = LocalClientStateStore.ofAggregates(config.maxTrackedClients(), idle, clock);
@@ -235,36 +246,59 @@ public final class ThrottleEngine {
     }
 
     /**
-     * Tells {@code listener} about every automatic ban the engine installs (escalation) and every expired one it
-     * removes, so the server can persist and audit them like an operator's. Called on the request thread that
-     * made the change, right after it is in force: hand the work to another thread.
+     * Sends every automatic ban (escalation) to {@code writer}, the one writer of the policy, once it is in force
+     * here: the offender is refused from its next request on, and the writer writes, audits and installs the ban off
+     * the request path. Without a writer automatic bans stay in this engine's memory until they expire.
      */
-    public void onAutomaticBans(AutomaticBanListener listener) {
-        this.automaticBansDelegated = false;
-        this.automaticBanListener = listener;
+    public void proposeAutomaticBansTo(AutomaticBanProposals writer) {
+        this.proposals = Objects.requireNonNull(writer, "writer");
     }
 
     /**
-     * Hands the automatic bans (escalation) and the removal of expired ones to {@code installer} instead of
-     * installing them here: in a cluster the policy's versions are the cluster's, so a node must not make one of
-     * its own; the installer changes the cluster's policy, which comes back to this engine like any change. The
-     * listener's {@code installed} argument is then the live policy, without the change. A removal is proposed
-     * again every second until the policy no longer holds the expired ban, so the installer must ignore bans
-     * already added or already gone. Called on a request thread: hand the work to another thread.
+     * Ban expiry is judged at this engine's clock plus {@code millis}: in a cluster the difference between Redis's
+     * clock and this node's, so that every node ends a ban at the same moment (docs/architecture-cluster.md).
      */
-    public void delegateAutomaticBans(AutomaticBanListener installer) {
-        this.automaticBanListener = Objects.requireNonNull(installer, "installer");
-        this.automaticBansDelegated = true;
+    public void judgeBanExpiryWithOffset(long millis) {
+        this.banClockOffsetMillis = millis;
+    }
+
+    /** The time bans are judged at: this engine's clock, plus the cluster's offset. */
+    public Instant banClock() {
+        return Instant.ofEpochMilli(clock.millis() + banClockOffsetMillis);
+    }
+
+    /** Automatic bans in force here that the live policy does not hold yet (the writer has them in hand). */
+    public List<Ban> pendingAutomaticBans() {
+        return pendingBans.inForce(clock.millis() + banClockOffsetMillis);
+    }
+
+    /** Offenders not banned because {@link #MAX_AUTOMATIC_BANS} were in force (they are refused by their rule). */
+    public long automaticBansDropped() {
+        return automaticBansDropped.get();
+    }
+
+    /** Automatic bans in force here that the writer could not take (its queue was full): never written. */
+    public long automaticBansUnwritten() {
+        return automaticBansUnwritten.get();
+    }
+
+    /** The live policy's automatic bans that have expired, at {@link #banClock()}: for the writer to remove. */
+    public List<Ban> expiredAutomaticBans() {
+        Instant at = banClock();
+        return current.get().policy().bans().stream()
+                .filter(b -> AUTOMATIC_BAN_AUTHOR.equals(b.author()) && !b.activeAt(at)).toList();
     }
 
     /**
-     * The lock the engine's own changes of the policy take (automatic bans, and the removal of expired ones, when
-     * not delegated). Whoever reads the live policy, writes a change of it to disk and swaps it in holds it meanwhile,
-     * so that none of them lands in between: the change is not refused for a version it never saw, and the file
-     * written is the live policy. Never held on the request path but by a thread making an automatic ban.
+     * Compiles the live policy again, without its bans expired since it was compiled, when one has: so expired bans
+     * cost the request path nothing. For the policy writer's timer; a request never compiles.
      */
-    public Lock automaticChanges() {
-        return automaticChanges;
+    public void refreshExpiredBans() {
+        long now = clock.millis() + banClockOffsetMillis;
+        CompiledPolicy seen = current.get();
+        if (now >= seen.nextBanExpiryMillis()) {
+            current.compareAndSet(seen, new CompiledPolicy(seen.policy(), now));
+        }
     }
 
     /** The header trusted proxies set with the client's address, as the live policy names it. */
@@ -325,9 +359,6 @@ public final class ThrottleEngine {
         ClientStateStore<C, L> store = stores.clients();
         ClientStateStore<A, M> addresses = stores.addresses();
         CompiledPolicy compiled = current.get();
-        if (now >= compiled.nextBanExpiryMillis()) {
-            compiled = purgeExpiredBans(compiled, now);
-        }
         Policy policy = compiled.policy();
         IpAddress address = compiled.resolver().resolve(request);
         String rawAgent = boundedUserAgent(request.userAgent());
@@ -344,8 +375,8 @@ public final class ThrottleEngine {
             return refuse(client, key, Reason.PAUSED, policy.refusal().retryAfterSeconds(), null, now,
                     policy.pause().all() ? "The service is paused." : "Service to " + cls + " clients is paused.");
         }
-        // 2. bans
-        Ban ban = compiled.findBan(address, key, now);
+        // 2. bans: the policy's, then automatic bans not in it yet
+        Ban ban = banned(compiled, address, key, now);
         if (ban != null) {
             return refuseBanned(client, key, ban, policy, now);
         }
@@ -513,8 +544,9 @@ public final class ThrottleEngine {
             boolean byAddress = rule.scope() == Escalation.Scope.ADDRESS;
             long banSeconds = escalations.refused(rule, byAddress ? addressKey : key, now);
             if (banSeconds > 0) {
-                banAutomatically(rule, byAddress ? addressBanValue(addressKey, compiled.policy().perAddress())
-                        : key.ip() + "|" + key.userAgent(), byAddress, banSeconds, now);
+                String value = byAddress ? addressBanValue(addressKey, compiled.policy().perAddress())
+                        : key.ip() + "|" + key.userAgent();
+                banAutomatically(rule, byAddress ? addressKey : key, value, banSeconds, now);
             }
         }
         return refusal;
@@ -525,7 +557,8 @@ public final class ThrottleEngine {
      * operators, and may name the rule or the incident).
      */
     private Decision refuseBanned(ClientInfo client, ClientKey key, Ban ban, Policy policy, long now) {
-        long retry = ban.expiresAt() == null ? -1 : ceilSeconds(ban.expiresAt().toEpochMilli() - now);
+        long retry = ban.expiresAt() == null ? -1
+                : ceilSeconds(ban.expiresAt().toEpochMilli() - now - banClockOffsetMillis);
         String published = policy.refusal().bannedMessage();
         return refuse(client, key, Reason.BANNED, retry, null, now,
                 published == null || published.isBlank() ? "This client is banned." : published);
@@ -541,84 +574,66 @@ public final class ThrottleEngine {
     }
 
     /**
-     * Installs an escalation ban: an ordinary ban by {@link #AUTOMATIC_BAN_AUTHOR}, the rule in its reason, with an
-     * expiry; then tells the listener so the server persists and audits it. Rare (an offence takes many
-     * refusals), so it is installed here, under a lock that keeps two offenders' bans from racing each other.
+     * Rule 2: the policy's ban of the client or its address, else an automatic ban in force here that the policy
+     * does not hold yet; expiry judged at the ban clock ({@link #banClock()}).
      */
-    private void banAutomatically(Escalation rule, String value, boolean byAddress, long seconds, long now) {
-        Instant at = Instant.ofEpochMilli(now);
-        Ban ban = new Ban("auto-" + UUID.randomUUID(), byAddress ? BanType.IP : BanType.CLIENT, value,
-                "escalation: " + rule.refusals() + " refusals within " + rule.withinSeconds() + " s ("
-                        + rule.scope().name().toLowerCase(java.util.Locale.ROOT) + "), banned for " + seconds + " s",
-                AUTOMATIC_BAN_AUTHOR, at, at.plusSeconds(seconds));
-        AutomaticBanListener listener = automaticBanListener;
-        if (automaticBansDelegated && listener != null) {
-            listener.changed(current.get().policy(), List.of(ban), List.of());
-            return;
-        }
-        Policy installed;
-        automaticChanges.lock();
-        try {
-            long automatic = current.get().policy().bans().stream()
-                    .filter(b -> AUTOMATIC_BAN_AUTHOR.equals(b.author()) && b.activeAt(at)).count();
-            if (automatic >= MAX_AUTOMATIC_BANS) {
-                return;
-            }
-            installed = updatePolicy(p -> p.withBans(appended(p.bans(), ban)));
-        } finally {
-            automaticChanges.unlock();
-        }
-        if (listener != null) {
-            listener.changed(installed, List.of(ban), List.of());
-        }
-    }
-
-    private static List<Ban> appended(List<Ban> bans, Ban ban) {
-        List<Ban> copy = new ArrayList<>(bans.size() + 1);
-        copy.addAll(bans);
-        copy.add(ban);
-        return copy;
+    private Ban banned(CompiledPolicy compiled, IpAddress address, ClientKey key, long now) {
+        long banNow = now + banClockOffsetMillis;
+        Ban ban = compiled.findBan(address, key, banNow);
+        return ban != null ? ban : pendingBans.find(address, key, banNow);
     }
 
     /**
-     * A compiled ban expired: compiles the policy again without it (at most once a second, by one thread; the
-     * others go on with the version they hold, whose expired bans no longer match). Expired automatic bans are
-     * also removed from the policy itself (a new version the listener persists and audits), so escalation never
-     * grows the ban list without bound; an operator's expired ban stays listed until an operator removes it.
+     * An escalation ban: an ordinary ban by {@link #AUTOMATIC_BAN_AUTHOR}, the rule in its reason, with an expiry. It
+     * is in force at once (the pending set, a hash lookup in rule 2), then proposed to the policy writer, which
+     * writes, audits and installs it off this thread. No I/O, no compile, no lock held by another thread here.
+     *
+     * @param target the client's key, or its address's ({@link ClientKey#ofAddress})
      */
-    private CompiledPolicy purgeExpiredBans(CompiledPolicy seen, long now) {
-        if (now < lastPurgeMillis + PURGE_INTERVAL_MILLIS || !purging.compareAndSet(false, true)) {
-            return seen;
+    private void banAutomatically(Escalation rule, ClientKey target, String value, long seconds, long now) {
+        if (installedAutomaticBans + pendingBans.size() >= MAX_AUTOMATIC_BANS) {
+            long dropped = automaticBansDropped.incrementAndGet();
+            if (Long.bitCount(dropped) == 1) { // the 1st, 2nd, 4th, 8th...: said, never a line per request
+                LOG.log(System.Logger.Level.WARNING, "escalation: " + MAX_AUTOMATIC_BANS + " automatic bans in force;"
+                        + " " + value + " is refused by its rule but not banned (" + dropped + " so far)");
+            }
+            return;
         }
-        try {
-            lastPurgeMillis = now;
-            Instant at = Instant.ofEpochMilli(now);
-            List<Ban> expired = seen.policy().bans().stream()
-                    .filter(b -> AUTOMATIC_BAN_AUTHOR.equals(b.author()) && !b.activeAt(at)).toList();
-            AutomaticBanListener listener = automaticBanListener;
-            boolean delegated = automaticBansDelegated && listener != null;
-            if (expired.isEmpty() || delegated) {
-                current.compareAndSet(seen, new CompiledPolicy(seen.policy(), now));
-                if (delegated && !expired.isEmpty()) {
-                    listener.changed(seen.policy(), List.of(), expired);
-                }
-                return current.get();
-            }
-            Policy installed;
-            automaticChanges.lock();
-            try {
-                installed = updatePolicy(p -> p.withBans(p.bans().stream()
-                        .filter(b -> !(AUTOMATIC_BAN_AUTHOR.equals(b.author()) && !b.activeAt(at))).toList()));
-            } finally {
-                automaticChanges.unlock();
-            }
-            if (listener != null) {
-                listener.changed(installed, List.of(), expired);
-            }
-            return current.get();
-        } finally {
-            purging.set(false);
+        long banNow = now + banClockOffsetMillis;
+        Instant at = Instant.ofEpochMilli(banNow);
+        BanType type = target.isAggregate() ? BanType.IP : BanType.CLIENT;
+        Ban ban = new Ban("auto-" + UUID.randomUUID(), type, value,
+                "escalation: " + rule.refusals() + " refusals within " + rule.withinSeconds() + " s ("
+                        + rule.scope().name().toLowerCase(java.util.Locale.ROOT) + "), banned for " + seconds + " s",
+                AUTOMATIC_BAN_AUTHOR, at, at.plusSeconds(seconds));
+        if (!pendingBans.add(target, ban, banNow + seconds * 1000L)) {
+            return; // banned a moment ago by another thread
         }
+        AutomaticBanProposals writer = proposals;
+        if (writer != null && !writer.propose(ban)) {
+            long unwritten = automaticBansUnwritten.incrementAndGet();
+            if (Long.bitCount(unwritten) == 1) {
+                LOG.log(System.Logger.Level.WARNING, "escalation: the policy writer's queue is full; " + value
+                        + " is banned in memory until " + ban.expiresAt() + " but not written (" + unwritten
+                        + " so far)");
+            }
+        }
+    }
+
+    /** A version was installed: counts its automatic bans, and settles the pending ones it holds. */
+    private void installed(CompiledPolicy next) {
+        installedAutomaticBans = countAutomatic(next.policy());
+        pendingBans.settle(next.policy(), clock.millis() + banClockOffsetMillis);
+    }
+
+    private static int countAutomatic(Policy policy) {
+        int count = 0;
+        for (Ban ban : policy.bans()) {
+            if (AUTOMATIC_BAN_AUTHOR.equals(ban.author())) {
+                count++;
+            }
+        }
+        return count;
     }
 
     private static RateLimitStatus rateLimit(Policy.HitStack limits, HitStackState<?> hits) {
@@ -703,7 +718,7 @@ public final class ThrottleEngine {
                 return refuse(client, key, Reason.PAUSED, compiled.policy().refusal().retryAfterSeconds(), rate,
                         now, "The service was paused while this request waited.");
             }
-            Ban ban = compiled.findBan(address, key, now);
+            Ban ban = banned(compiled, address, key, now);
             if (ban != null) {
                 release();
                 return refuseBanned(client, key, ban, compiled.policy(), now);
@@ -849,9 +864,6 @@ public final class ThrottleEngine {
         ClientStateStore<C, L> store = stores.clients();
         ClientStateStore<A, M> addresses = stores.addresses();
         CompiledPolicy compiled = current.get();
-        if (now >= compiled.nextBanExpiryMillis()) {
-            compiled = purgeExpiredBans(compiled, now);
-        }
         Policy policy = compiled.policy();
         IpAddress address = compiled.resolver().resolve(request);
         String rawAgent = boundedUserAgent(request.userAgent());
@@ -868,8 +880,8 @@ public final class ThrottleEngine {
             return refuse(client, key, Reason.PAUSED, policy.refusal().retryAfterSeconds(), null, now,
                     policy.pause().all() ? "The service is paused." : "Service to " + cls + " clients is paused.");
         }
-        // 2. bans
-        Ban ban = compiled.findBan(address, key, now);
+        // 2. bans: the policy's, then automatic bans not in it yet
+        Ban ban = banned(compiled, address, key, now);
         if (ban != null) {
             return refuseBanned(client, key, ban, policy, now);
         }
@@ -1139,8 +1151,10 @@ public final class ThrottleEngine {
             if (version != expectedVersion) {
                 throw new PolicyConflictException(expectedVersion, version);
             }
-            CompiledPolicy next = new CompiledPolicy(proposed.withVersion(version + 1), clock.millis());
+            CompiledPolicy next = new CompiledPolicy(proposed.withVersion(version + 1),
+                    clock.millis() + banClockOffsetMillis);
             if (current.compareAndSet(live, next)) {
+                installed(next);
                 return next.policy();
             }
         }
@@ -1161,8 +1175,10 @@ public final class ThrottleEngine {
             if (!errors.isEmpty()) {
                 throw new PolicyValidationException(errors);
             }
-            CompiledPolicy next = new CompiledPolicy(proposed.withVersion(version + 1), clock.millis());
+            CompiledPolicy next = new CompiledPolicy(proposed.withVersion(version + 1),
+                    clock.millis() + banClockOffsetMillis);
             if (current.compareAndSet(live, next)) {
+                installed(next);
                 return next.policy();
             }
         }
@@ -1187,6 +1203,7 @@ public final class ThrottleEngine {
                 return false;
             }
             if (current.compareAndSet(live, next)) {
+                installed(next);
                 return true;
             }
         }
@@ -1239,12 +1256,15 @@ public final class ThrottleEngine {
         if (rows.size() > config.topClients()) {
             rows.subList(config.topClients(), rows.size()).clear();
         }
-        List<Ban> bans = policy.bans().stream().filter(b -> b.activeAt(nowInstant)).toList();
+        Instant banNow = nowInstant.plusMillis(banClockOffsetMillis);
+        List<Ban> bans = new ArrayList<>(policy.bans().stream().filter(b -> b.activeAt(banNow)).toList());
+        bans.addAll(pendingBans.inForce(banNow.toEpochMilli()));
         DecisionTap shadow = tap;
         return new Snapshot(nowInstant, policy.version(), policy.pause(), counters.lastSeconds(now),
                 new LoadState(load.inFlight(), load.waiting(), policy.load().maxActive(), policy.load().maxWaiting()),
                 latency.summary(now), List.copyOf(rows),
-                new ClientTableStats(store.tracked(), store.capacity(), store.evicted()), bans, counters.totals(),
+                new ClientTableStats(store.tracked(), store.capacity(), store.evicted()), List.copyOf(bans),
+                counters.totals(),
                 shadow == null ? null : shadow.summary(now), clusterStatus.get());
     }
 
@@ -1252,7 +1272,7 @@ public final class ThrottleEngine {
     private ClientRow row(ClientSample sample, CompiledPolicy compiled, Instant now, Policy.PerAddress perAddress) {
         ClientKey key = sample.key();
         ClientStatus status;
-        if (compiled.findBan(key.address(), key, now.toEpochMilli()) != null) {
+        if (banned(compiled, key.address(), key, now.toEpochMilli()) != null) {
             status = ClientStatus.BANNED;
         } else if (sample.allowListed()) {
             status = ClientStatus.ALLOWED;

@@ -66,7 +66,7 @@ public final class SluiceThrottle extends ContainerLifeCycle {
         adminConnector.setHost(builder.adminHost);
         adminConnector.setPort(builder.adminPort);
         admin.addConnector(adminConnector);
-        PolicyChanges changes = new PolicyChanges(engine, new LocalPolicyStore(state, node.history(), clock), clock);
+        PolicyChanges changes = node.policyChanges(new LocalPolicyStore(state, node.history(), clock), clock);
         admin.setHandler(new AdminHandler(engine, node.governor(), node.shadow(), state, changes, clock, List.of(),
                 Set.of(builder.adminHost)));
         addBean(admin, true);
