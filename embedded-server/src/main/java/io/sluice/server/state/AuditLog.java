@@ -238,11 +238,13 @@ public final class AuditLog {
                 int length = (int) Math.min(BLOCK, position);
                 position -= length;
                 ByteBuffer block = ByteBuffer.allocate(length + carry.length);
+                block.limit(length); // read this block only: the carry follows it
                 while (block.position() < length) {
                     if (channel.read(block, position + block.position()) < 0) {
                         throw new IOException("the file shrank while being read");
                     }
                 }
+                block.limit(block.capacity());
                 block.put(carry);
                 byte[] bytes = block.array();
                 int end = bytes.length;
