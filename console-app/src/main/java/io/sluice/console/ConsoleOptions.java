@@ -6,7 +6,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** The console's command line, parsed by picocli; documented in the README's console section. */
+/** The console's command line, parsed by picocli; documented in docs/manual/console.md. */
 @Command(name = "sluice console", mixinStandardHelpOptions = true, version = "sluice-console 0.1.0",
         sortOptions = false, usageHelpAutoWidth = true,
         description = {"The operator's console for Sluice servers.",

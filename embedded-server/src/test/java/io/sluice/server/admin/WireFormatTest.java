@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code src/test/resources/wire/}. Documents an operator writes or that carry no live figures (policy,
  * bans, an audit entry, permits) must match exactly; telemetry (snapshot, domains) must have exactly the
  * fixture's fields, whatever the figures. A change that fails here changes the public API: update the
- * fixture, the README and the console together.
+ * fixture, the manual (docs/manual/admin-api.md) and the console together.
  */
 class WireFormatTest {
     private static final ObjectMapper JSON = PolicyJson.mapper();

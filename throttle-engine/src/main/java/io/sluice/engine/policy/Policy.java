@@ -10,7 +10,7 @@ import java.util.Map;
 /**
  * The one immutable document that holds every limit, the pause flags, bans, allow-list and
  * trusted proxies. A change replaces it whole with a new version; the next request sees it.
- * Its JSON form (see {@link PolicyJson}) is a public contract documented in the README.
+ * Its JSON form (see {@link PolicyJson}) is a public contract documented in docs/manual/policy.md.
  *
  * @param version          increases by one with every accepted change; the ETag of the admin API
  * @param hitStack         rule 4
