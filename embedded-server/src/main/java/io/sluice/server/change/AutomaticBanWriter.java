@@ -93,8 +93,10 @@ public final class AutomaticBanWriter implements AutomaticBanProposals, AutoClos
                 changes.applyAutomatic(batch, expired);
             }
         } catch (ChangeNotSavedException e) {
-            LOG.log(System.Logger.Level.ERROR, "automatic bans not recorded (" + batch.size() + " proposed): they are "
-                    + "in force in memory on this node until they expire: " + e.getMessage());
+            // expired bans alone are proposed again at the next tick: said once a tick only at DEBUG (Redis down)
+            LOG.log(batch.isEmpty() ? System.Logger.Level.DEBUG : System.Logger.Level.ERROR, "automatic bans not "
+                    + "recorded (" + batch.size() + " proposed): they are in force in memory on this node until they "
+                    + "expire: " + e.getMessage());
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.ERROR, "automatic bans not recorded (" + batch.size() + " proposed): "
                     + e.getMessage(), e);

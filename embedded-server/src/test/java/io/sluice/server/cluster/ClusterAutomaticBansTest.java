@@ -11,6 +11,7 @@ import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.classify.CrawlerListClassifier;
 import io.sluice.engine.policy.Escalation;
 import io.sluice.engine.policy.Policy;
+import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.server.change.AutomaticBanWriter;
 import io.sluice.server.change.PolicyChanges;
 import io.sluice.server.change.PolicyHistory;
@@ -57,7 +58,17 @@ class ClusterAutomaticBansTest extends OneRedisPerClass {
         PolicyChanges changes = new PolicyChanges(engine, new ClusterPolicyStore(member::policy,
                 () -> engine.policy().version(), history), clock);
         writers.add(AutomaticBanWriter.start(engine, changes));
+        ClusterFixture.awaitState(member, ClusterState.HEALTHY);
+        await(() -> documentExists(), "the cluster's policy to be seeded");
         return new Node(engine, changes, state);
+    }
+
+    private static boolean documentExists() {
+        try {
+            return "1".equals(redis.command("EXISTS", ClusterSettings.DEFAULTS.key("policy")));
+        } catch (java.io.IOException e) {
+            return false;
+        }
     }
 
     @AfterEach
