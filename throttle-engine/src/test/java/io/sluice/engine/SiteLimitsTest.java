@@ -461,6 +461,25 @@ class SiteLimitsTest {
         }
 
         @Test
+        void aRepeatOffenderWhoseExpiredBanIsStillInThePolicyIsBannedAgainUntilTheWriterInstallsIt() {
+            ThrottleEngine engine = escalating(fiveInAMinute);
+            for (int i = 0; i < 6; i++) {
+                decide(engine, "192.0.2.1", CURL);
+            }
+            Ban first = proposed.get(0);
+            install(engine, first);
+            clock.advance(Duration.ofSeconds(616)); // expired, not removed yet
+            for (int i = 0; i < 6; i++) {
+                decide(engine, "192.0.2.1", CURL);
+            }
+            assertThat(proposed).hasSize(2);
+            engine.updatePolicy(p -> p.withPause(new Policy.Pause(false, List.of(RequestClass.CRAWLER))));
+            assertThat(engine.pendingAutomaticBans()).as("the expired ban holds nothing").containsExactly(
+                    proposed.get(1));
+            refused(decide(engine, "192.0.2.1", CURL), Reason.BANNED);
+        }
+
+        @Test
         void aBanIsJudgedOnTheBanClockSoTheNodesOfAClusterEndItTogether() {
             ThrottleEngine engine = escalating(fiveInAMinute);
             engine.judgeBanExpiryWithOffset(-30_000); // Redis's clock is 30 s behind this node's

@@ -6,19 +6,20 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sluice.engine.PolicyValidator;
 import io.sluice.engine.ThrottleEngine;
+import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.FieldError;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.PolicyJson;
 import io.sluice.engine.policy.PolicyValidationException;
 import io.sluice.server.state.AuditEntry;
 import java.io.IOException;
+import java.time.Instant;
 import java.time.InstantSource;
-import io.sluice.engine.policy.Ban;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
@@ -130,14 +131,17 @@ public final class PolicyChanges {
     public BanChange applyAutomatic(List<Ban> proposed, List<Ban> expired) {
         synchronized (lock) {
             Policy live = engine.policy();
+            Instant now = engine.banClock();
             Set<String> ids = new HashSet<>();
-            Set<String> held = new HashSet<>();
+            Set<String> held = new HashSet<>(); // clients and addresses an automatic ban in force holds
             int automatic = 0;
             for (Ban ban : live.bans()) {
                 ids.add(ban.id());
                 if (ThrottleEngine.AUTOMATIC_BAN_AUTHOR.equals(ban.author())) {
-                    held.add(ban.type() + "|" + ban.value());
                     automatic++;
+                    if (ban.activeAt(now)) {
+                        held.add(ban.type() + "|" + ban.value());
+                    }
                 }
             }
             List<Ban> removed = expired.stream().filter(ban -> ids.contains(ban.id())).toList();

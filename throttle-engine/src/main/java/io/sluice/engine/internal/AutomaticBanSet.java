@@ -4,7 +4,9 @@ import io.sluice.engine.net.IpAddress;
 import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.store.ClientKey;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -72,7 +74,7 @@ public final class AutomaticBanSet {
                 return prefixes;
             }
         }
-        int[] grown = java.util.Arrays.copyOf(prefixes, prefixes.length + 1);
+        int[] grown = Arrays.copyOf(prefixes, prefixes.length + 1);
         grown[prefixes.length] = prefix;
         return grown;
     }
@@ -124,9 +126,12 @@ public final class AutomaticBanSet {
             return;
         }
         Set<String> held = new HashSet<>();
+        Instant now = Instant.ofEpochMilli(nowMillis);
         for (Ban ban : installed.bans()) {
             held.add(ban.id());
-            held.add(ban.type() + "|" + ban.value());
+            if (ban.activeAt(now)) { // an expired ban of the same client holds nothing
+                held.add(ban.type() + "|" + ban.value());
+            }
         }
         settle(clients, held, nowMillis);
         settle(addresses, held, nowMillis);
