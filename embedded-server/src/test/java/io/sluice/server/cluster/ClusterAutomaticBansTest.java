@@ -45,7 +45,12 @@ class ClusterAutomaticBansTest extends OneRedisPerClass {
     private final List<AutoCloseable> writers = new ArrayList<>();
 
     /** A node as the server assembles one: engine, its copy of the cluster's policy, the one writer. */
-    private record Node(ThrottleEngine engine, PolicyChanges changes, StateDirectory state) {
+    private record Node(ThrottleEngine engine, PolicyChanges changes, StateDirectory state, ClusterNode member) {
+
+        /** The cluster's policy as a node that missed the log would take it: the document and the bans since. */
+        Policy document() throws Exception {
+            return member.policy().document().get(10, java.util.concurrent.TimeUnit.SECONDS);
+        }
     }
 
     private Node node(String name, InstantSource clock) {
@@ -60,7 +65,14 @@ class ClusterAutomaticBansTest extends OneRedisPerClass {
         writers.add(AutomaticBanWriter.start(engine, changes));
         ClusterFixture.awaitState(member, ClusterState.HEALTHY);
         await(() -> documentExists(), "the cluster's policy to be seeded");
-        return new Node(engine, changes, state);
+        return new Node(engine, changes, state, member);
+    }
+
+    /** Equal but for the order of the bans (a hash holds those made since the policy was written whole). */
+    private static boolean sameBansInAnyOrder(Policy one, Policy other) {
+        return one.withBans(List.of()).equals(other.withBans(List.of()))
+                && new java.util.HashSet<>(one.bans()).equals(new java.util.HashSet<>(other.bans()))
+                && one.bans().size() == other.bans().size();
     }
 
     private static boolean documentExists() {
@@ -122,6 +134,8 @@ class ClusterAutomaticBansTest extends OneRedisPerClass {
         assertThat(redis(WHOLE_POLICIES)).as("no whole policy written for a ban").isEqualTo(wholeBefore);
         // a ban record is a few hundred bytes; the whole policy per ban would be ~ bans^2 / 2 of them (~10 MB here)
         assertThat(redis(LOG_BYTES)).isLessThan(bans * 1_000L);
+        assertThat(sameBansInAnyOrder(a.document(), a.engine().policy())).as("the document a node that missed the log "
+                + "takes").isTrue();
         for (Node node : List.of(a, b)) {
             await(() -> node.state().audit().newestFirst(1_000).stream()
                     .filter(e -> e.action().equals("ban.add")).count() == bans, "every ban in each node's audit");
@@ -150,6 +164,7 @@ class ClusterAutomaticBansTest extends OneRedisPerClass {
         assertThat(refused(a.engine(), "198.51.100.7")).isFalse();
         assertThat(refused(b.engine(), "198.51.100.7")).isFalse();
         assertThat(b.engine().policy()).isEqualTo(a.engine().policy());
+        assertThat(sameBansInAnyOrder(b.document(), b.engine().policy())).as("the document, with the removal").isTrue();
         await(() -> b.state().audit().newestFirst(100).stream().filter(e -> e.action().equals("ban.expire"))
                 .count() == 1, "the expiry in web-2's audit, once");
     }
