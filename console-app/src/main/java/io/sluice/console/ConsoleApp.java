@@ -1,7 +1,10 @@
 package io.sluice.console;
 
+import atlantafx.base.theme.PrimerDark;
+import io.sluice.console.api.AdminAddress;
 import io.sluice.console.api.AdminClient;
 import io.sluice.console.api.AdminException;
+import io.sluice.console.api.CertificatePin;
 import io.sluice.console.connect.ConnectView;
 import io.sluice.console.connect.ConnectViewModel;
 import io.sluice.console.connect.KnownServer;
@@ -41,7 +44,7 @@ public final class ConsoleApp extends Application {
     @Override
     public void start(Stage primary) {
         this.stage = primary;
-        setUserAgentStylesheet(new atlantafx.base.theme.PrimerDark().getUserAgentStylesheet());
+        setUserAgentStylesheet(new PrimerDark().getUserAgentStylesheet());
         stage.setTitle("Sluice console");
         stage.setScene(ConsoleScene.of(new BorderPane(status("Starting…")), 1400, 900));
         stage.show();
@@ -61,24 +64,24 @@ public final class ConsoleApp extends Application {
         if (options.url() != null) {
             try {
                 String secret = Files.readString(options.tokenFile(), StandardCharsets.UTF_8).trim();
-                String name = options.remember() != null ? options.remember()
-                        : options.url().getHost() + ":" + options.url().getPort();
+                String name = options.remember() != null ? options.remember() : AdminAddress.server(options.url());
                 connect.connect(new KnownServer(name, options.url().toString(), options.tokenName(),
-                        options.tokenFile().toAbsolutePath().toString()), secret, options.remember() != null);
+                        options.tokenFile().toAbsolutePath().toString()), secret, options.remember() != null,
+                        options.pin());
             } catch (IOException e) {
                 stage.getScene().setRoot(new BorderPane(status("Cannot read the token file: " + e.getMessage())));
             }
         } else if (options.server() != null) {
-            connectToRemembered(connect, options.server());
+            connectToRemembered(connect, options.server(), options.pin());
         }
     }
 
-    private void connectToRemembered(ConnectViewModel connect, String name) {
+    private void connectToRemembered(ConnectViewModel connect, String name, CertificatePin pin) {
         try {
             Optional<KnownServer> server = book.find(name);
             Optional<String> secret = server.isPresent() ? book.secret(server.get()) : Optional.empty();
             if (server.isPresent() && secret.isPresent()) {
-                connect.connect(server.get(), secret.get(), true);
+                connect.connect(server.get(), secret.get(), true, pin);
             } else {
                 stage.getScene().setRoot(new BorderPane(status("No remembered server " + name + " with a token; "
                         + "remembered: " + String.join(", ", connect.names()))));

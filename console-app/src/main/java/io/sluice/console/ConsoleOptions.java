@@ -1,5 +1,8 @@
 package io.sluice.console;
 
+import io.sluice.console.api.AdminAddress;
+import io.sluice.console.api.CertificatePin;
+import java.io.PrintStream;
 import java.net.URI;
 import java.nio.file.Path;
 import picocli.CommandLine;
@@ -35,6 +38,11 @@ public final class ConsoleOptions {
             + "(the token file's path is remembered, not its content).")
     String remember;
 
+    @Option(names = "--pin", paramLabel = "SHA256:...", description = "With --url or --server: trust exactly the "
+            + "admin certificate with this SHA-256 fingerprint (the server prints the command with it at start), "
+            + "without asking; any other certificate is refused before anything is sent. Kept once it connected.")
+    String pin;
+
     @Option(names = "--config-dir", paramLabel = "DIR", description = "Where remembered servers, kept tokens and "
             + "pinned certificates are (default: $XDG_CONFIG_HOME/sluice or ~/.config/sluice).")
     Path configDir;
@@ -64,8 +72,25 @@ public final class ConsoleOptions {
         if (url == null && (tokenFile != null || remember != null)) {
             throw new CommandLine.ParameterException(line, "--token-file and --remember go with --url");
         }
-        if (url != null && !"https".equalsIgnoreCase(url.getScheme()) && !"http".equalsIgnoreCase(url.getScheme())) {
-            throw new CommandLine.ParameterException(line, "--url must be an http:// or https:// URL, was " + url);
+        if (url != null) {
+            try {
+                url = AdminAddress.check(url);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(line, "--url: " + e.getMessage());
+            }
+        }
+        if (pin != null) {
+            if (url == null && server == null) {
+                throw new CommandLine.ParameterException(line, "--pin goes with --url or --server");
+            }
+            if (url != null && !"https".equalsIgnoreCase(url.getScheme())) {
+                throw new CommandLine.ParameterException(line, "--pin is for an https:// URL");
+            }
+            try {
+                CertificatePin.parse(pin);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(line, "--pin: " + e.getMessage());
+            }
         }
     }
 
@@ -73,7 +98,7 @@ public final class ConsoleOptions {
      * Parses {@code args} for the launcher: prints usage or version (returns 0), or the problem and usage to
      * standard error (returns 2); returns -1 when the console should start.
      */
-    static int handle(String[] args, java.io.PrintStream out, java.io.PrintStream err) {
+    static int handle(String[] args, PrintStream out, PrintStream err) {
         ConsoleOptions options = new ConsoleOptions();
         CommandLine line = new CommandLine(options);
         try {
@@ -117,6 +142,11 @@ public final class ConsoleOptions {
 
     public String remember() {
         return remember;
+    }
+
+    /** The certificate to trust with {@code --pin}, or null. */
+    public CertificatePin pin() {
+        return pin == null ? null : CertificatePin.parse(pin);
     }
 
     public Path configDir() {

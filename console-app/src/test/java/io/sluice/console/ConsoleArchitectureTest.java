@@ -12,9 +12,11 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
+import io.sluice.console.ui.Fxml;
 import io.sluice.engine.Reason;
 import io.sluice.engine.RequestClass;
 import io.sluice.engine.whatif.WhatIfReport;
+import javafx.fxml.FXMLLoader;
 
 /**
  * The console's place in the layers (docs/architecture.md, "Modules and layers" and "Console"), as rules over
@@ -65,6 +67,26 @@ class ConsoleArchitectureTest {
                 .should().dependOnClassesThat().resideInAnyPackage("javafx.scene..", "javafx.application..",
                         "javafx.stage..", "javafx.fxml..", "javafx.animation..")
                 .because("ViewModels (properties and commands) are tested without the toolkit; a view binds them")
+                .check(classes);
+    }
+
+    @ArchTest
+    void everyLayoutIsLoadedOneWay(JavaClasses classes) {
+        noClasses().that().resideInAPackage("io.sluice.console..").and().doNotBelongToAnyOf(Fxml.class)
+                .should().dependOnClassesThat().belongToAnyOf(FXMLLoader.class)
+                .because("one room shape (docs/architecture.md, \"Console\"): a view loads Name.fxml beside it with "
+                        + "itself as the controller and Name.css as its stylesheet through Fxml.load, so a layout "
+                        + "that names the wrong controller or lacks its stylesheet fails the same way everywhere")
+                .check(classes);
+    }
+
+    @ArchTest
+    void roomsPollOnlyThroughTheSessionsExecutor(JavaClasses classes) {
+        noClasses().that().resideInAPackage("io.sluice.console..")
+                .should().dependOnClassesThat().resideInAPackage("javafx.animation..")
+                .because("a room reads the server through a Feed the session makes: on the session's one "
+                        + "executor, off the FX thread, never twice at once, stopped when the room is left and "
+                        + "closed with the session; a Timeline would fire on the FX thread and outlive the session")
                 .check(classes);
     }
 

@@ -3,13 +3,14 @@ package io.sluice.console;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.console.api.AdminClient;
-import io.sluice.console.live.AuditMark;
+import io.sluice.console.chart.AuditMark;
 import io.sluice.console.live.LiveView;
 import io.sluice.console.shell.ShellView;
 import io.sluice.console.ui.ConsoleScene;
 import io.sluice.console.ui.FxUiExecutor;
 import io.sluice.console.ui.Session;
 import io.sluice.engine.governor.Feedback;
+import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.BanType;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.Route;
@@ -19,10 +20,16 @@ import io.sluice.server.SluiceServer;
 import io.sluice.server.demo.DemoTraffic;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
+import javafx.scene.control.ProgressBar;
+import javafx.scene.control.TableCell;
+import javafx.scene.control.TextArea;
 import javafx.scene.control.TextField;
 import javafx.scene.shape.Line;
 import javafx.stage.Stage;
@@ -105,7 +112,7 @@ class ConsoleEndToEndTest {
         WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> robot.lookup("#inFlightLabel").queryAs(Label.class)
                 .getText().endsWith("/ 15"));
         assertThat(robot.lookup("#waitingLabel").queryAs(Label.class).getText()).endsWith("/ 10");
-        assertThat(robot.lookup("#inFlightBar").queryAs(javafx.scene.control.ProgressBar.class).getStyleClass())
+        assertThat(robot.lookup("#inFlightBar").queryAs(ProgressBar.class).getStyleClass())
                 .containsAnyOf("normal", "high", "full");
     }
 
@@ -193,8 +200,8 @@ class ConsoleEndToEndTest {
 
     @Test
     void theBansRoomUnbans(FxRobot robot) throws Exception {
-        server.engine().updatePolicy(p -> p.withBans(List.of(new io.sluice.engine.policy.Ban("b1", BanType.AGENT,
-                "HTTrack", "site copier", "alice", java.time.Instant.now(), null))));
+        server.engine().updatePolicy(p -> p.withBans(List.of(new Ban("b1", BanType.AGENT,
+                "HTTrack", "site copier", "alice", Instant.now(), null))));
         robot.clickOn("#bans");
         WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> !robot.lookup("#banList").queryListView().getItems()
                 .isEmpty());
@@ -258,12 +265,12 @@ class ConsoleEndToEndTest {
 
         robot.interact(() -> robot.lookup("#auditList").queryListView().getSelectionModel().select(0));
 
-        assertThat(robot.lookup("#auditDetails").queryAs(javafx.scene.control.TextArea.class).getText())
+        assertThat(robot.lookup("#auditDetails").queryAs(TextArea.class).getText())
                 .contains("pause", "false -> true");
     }
 
-    private static java.util.Optional<javafx.scene.control.TableCell<?, ?>> domainCell(FxRobot robot, String text) {
-        return robot.lookup("#domainsTable .table-cell").<javafx.scene.control.TableCell<?, ?>>queryAll().stream()
+    private static Optional<TableCell<?, ?>> domainCell(FxRobot robot, String text) {
+        return robot.lookup("#domainsTable .table-cell").<TableCell<?, ?>>queryAll().stream()
                 .filter(cell -> text.equals(cell.getText())).findFirst();
     }
 
@@ -296,7 +303,7 @@ class ConsoleEndToEndTest {
                 .map(row -> row.status().name()).orElse("");
     }
 
-    private static <T> T onFx(java.util.concurrent.Callable<T> read) throws Exception {
+    private static <T> T onFx(Callable<T> read) throws Exception {
         return WaitForAsyncUtils.asyncFx(read).get(5, TimeUnit.SECONDS);
     }
 }

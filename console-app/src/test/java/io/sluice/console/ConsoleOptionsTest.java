@@ -49,9 +49,35 @@ class ConsoleOptionsTest {
     }
 
     @Test
+    void plainHttpToAnotherMachineAndABadPinAreRefusedBeforeAnyWindowOpens() {
+        assertThatThrownBy(() -> ConsoleOptions.parse("--url", "http://ops.example:9090/", "--token-file", "/tmp/t"))
+                .isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessageStartingWith("--url: refused: http://ops.example would send the token in clear text");
+        assertThat(ConsoleOptions.parse("--url", "http://127.0.0.1:9090/", "--token-file", "/tmp/t").url())
+                .isEqualTo(URI.create("http://127.0.0.1:9090/"));
+        assertThatThrownBy(() -> ConsoleOptions.parse("--url", "https://ops.example:9090/", "--token-file", "/tmp/t",
+                "--pin", "SHA256:12:34")).hasMessageStartingWith("--pin: a certificate pin is SHA256: and the 64");
+        assertThatThrownBy(() -> ConsoleOptions.parse("--pin", "SHA256:" + "AB".repeat(32)))
+                .hasMessage("--pin goes with --url or --server");
+        assertThatThrownBy(() -> ConsoleOptions.parse("--url", "http://127.0.0.1:9090/", "--token-file", "/tmp/t",
+                "--pin", "SHA256:" + "AB".repeat(32))).hasMessage("--pin is for an https:// URL");
+    }
+
+    @Test
+    void thePinTheServerPrintsIsTaken() {
+        String printed = "SHA256:" + "0F:".repeat(31) + "0F";
+        ConsoleOptions options = ConsoleOptions.parse("--url", "https://ops.example:9090/", "--token-file", "/tmp/t",
+                "--pin", printed);
+
+        assertThat(options.pin().toString()).isEqualTo(printed);
+        assertThat(ConsoleOptions.parse("--server", "prod", "--pin", printed).pin().hex()).isEqualTo("0F".repeat(32));
+    }
+
+    @Test
     void helpListsEveryOption() {
         assertThat(handle("--help")).isZero();
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("--demo", "--server=NAME", "--url=URL",
-                "--token-file=FILE", "--token-name=NAME", "--remember=NAME", "--config-dir=DIR", "--version");
+                "--token-file=FILE", "--token-name=NAME", "--remember=NAME", "--pin=SHA256:...", "--config-dir=DIR",
+                "--version");
     }
 }

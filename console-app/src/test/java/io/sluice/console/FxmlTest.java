@@ -33,10 +33,9 @@ import org.testfx.framework.junit5.ApplicationExtension;
 @ExtendWith(ApplicationExtension.class)
 class FxmlTest {
     private static final Path RESOURCES = Path.of("src/main/resources");
-    /** Rooms whose layouts are not named after their class: the fleet's, and the limits room with its what-if panel. */
+    /** Rooms with more than their own layout: the limits room carries the what-if panel. */
     private static final Map<String, List<String>> LAYOUTS_OF = Map.of(
-            "fleet", List.of("Fleet"),
-            "limits", List.of("LimitsView", "WhatIf"));
+            "limits", List.of("LimitsView", "WhatIfView"));
 
     @Test
     void everyLayoutLoadsWithItsController(FxRobot robot, @TempDir Path config) throws IOException {

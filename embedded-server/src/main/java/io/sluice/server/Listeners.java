@@ -1,5 +1,6 @@
 package io.sluice.server;
 
+import io.sluice.server.admin.AdminConnections;
 import io.sluice.server.front.LeanConnector;
 import io.sluice.server.front.LeanForwarding;
 import io.sluice.server.front.PublicConnector;
@@ -76,10 +77,12 @@ final class Listeners {
 
     /**
      * The admin listener's own server: its own thread pool and connection limit (a flood on the public port
-     * takes nothing from it), HTTPS when {@code certificate} is given.
+     * takes nothing from it), HTTPS when {@code certificate} is given. Its connections are held by
+     * {@link AdminConnections} rather than Jetty's {@link NetworkConnectionLimit}, which stops accepting at the limit
+     * and so leaves an operator in the kernel's backlog behind the strangers holding it.
      */
     static ServerConnector admin(Server adminServer, HostPort address, ConnectionLimits limits,
-                                 AdminCertificate certificate) {
+                                 AdminCertificate certificate, AdminConnections.Rules strangers) {
         HttpConfiguration http = http(PublicConnector.anonymousHttp(), limits);
         ServerConnector connector;
         if (certificate == null) {
@@ -97,7 +100,7 @@ final class Listeners {
         bind(connector, address);
         connector.setName("admin");
         adminServer.addConnector(connector);
-        adminServer.addBean(new NetworkConnectionLimit(limits.adminMaxConnections(), connector));
+        AdminConnections.install(connector, limits.adminMaxConnections(), strangers);
         return connector;
     }
 

@@ -1,5 +1,6 @@
 package io.sluice.server;
 
+import io.sluice.server.admin.AdminConnections;
 import io.sluice.server.cluster.ClusterOptions;
 import io.sluice.server.cluster.RedisEndpoint;
 import java.io.PrintWriter;
@@ -97,6 +98,16 @@ public final class Main implements Callable<Integer> {
             description = "Connections the admin listener holds at once (default: ${DEFAULT-VALUE}).")
     int adminMaxConnections;
 
+    @Option(names = "--admin-max-per-address", paramLabel = "N", defaultValue = "16",
+            description = "Admin connections one address (IPv6: its /64) may hold before a request on them presents "
+                    + "a live token; more are closed at once (default: ${DEFAULT-VALUE}).")
+    int adminMaxPerAddress;
+
+    @Option(names = "--admin-head-timeout", paramLabel = "SECONDS", defaultValue = "5",
+            description = "An admin connection that has not sent a request with a live token this long after "
+                    + "opening is closed (default: ${DEFAULT-VALUE}).")
+    int adminHeadTimeoutSeconds;
+
     @Option(names = "--audit-max-mb", paramLabel = "MB", defaultValue = "10",
             description = "Size at which the audit log rotates (default: ${DEFAULT-VALUE}).")
     int auditMaxMb;
@@ -134,14 +145,17 @@ public final class Main implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
-        if (maxConnections < 1 || adminMaxConnections < 1 || auditMaxMb < 1 || auditKeep < 1) {
+        if (maxConnections < 1 || adminMaxConnections < 1 || auditMaxMb < 1 || auditKeep < 1
+                || adminMaxPerAddress < 1 || adminHeadTimeoutSeconds < 1) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--max-connections, "
-                    + "--admin-max-connections, --audit-max-mb and --audit-keep must be positive");
+                    + "--admin-max-connections, --admin-max-per-address, --admin-head-timeout, --audit-max-mb and "
+                    + "--audit-keep must be positive");
         }
         boolean tls = adminTls || adminCert != null;
         AdminOptions adminOptions = new AdminOptions(tls, new AdminTls.Settings(adminCert, adminKey,
                 adminCertPasswordFile), adminInsecure, Set.copyOf(adminHostNames), (long) auditMaxMb << 20,
-                auditKeep);
+                auditKeep, new AdminConnections.Rules(adminMaxPerAddress,
+                java.time.Duration.ofSeconds(adminHeadTimeoutSeconds)));
         ConnectionLimits limits = new ConnectionLimits(maxConnections, adminMaxConnections,
                 ConnectionLimits.DEFAULTS.adminThreads(), ConnectionLimits.DEFAULTS.requestHeaderBytes());
         ServerConfig config = new ServerConfig(listen, upstream, admin, state, policy, demo, demoTraffic,
@@ -174,6 +188,8 @@ public final class Main implements Callable<Integer> {
                     server.adminCertificate().fingerprint(), server.adminCertificate().selfSigned()
                             ? "self-signed, " : "", server.adminCertificate().source());
         }
+        out.printf("sluice-server: connect the console with: %s%n", AdminListener.consoleCommand(server.adminUri(),
+                state.resolve("admin-token"), server.adminCertificate()));
         if (server.cluster() != null) {
             out.printf("sluice-server: node %s of the cluster on %s%n", server.cluster().name(),
                     config.cluster().redis());

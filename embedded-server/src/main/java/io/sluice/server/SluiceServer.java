@@ -2,7 +2,9 @@ package io.sluice.server;
 
 import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.governor.CrawlGovernor;
+import io.sluice.server.admin.AdminConnections;
 import io.sluice.server.admin.AdminHandler;
+import io.sluice.server.admin.ServerCounters;
 import io.sluice.server.cluster.ClusterHandler;
 import io.sluice.server.cluster.ClusterNode;
 import io.sluice.server.cluster.ClusterPolicyStore;
@@ -161,9 +163,12 @@ public final class SluiceServer implements AutoCloseable {
                 : new ClusterPolicyStore(sharedPolicy::get, () -> engine.policy().version(), history), clock);
         Server adminServer = Listeners.adminServer(config.limits());
         adminServer.setStopTimeout(STOP_TIMEOUT_MILLIS);
-        ServerConnector admin = Listeners.admin(adminServer, config.admin(), config.limits(), certificate);
+        ServerConnector admin = Listeners.admin(adminServer, config.admin(), config.limits(), certificate,
+                adminOptions.strangers());
+        ServerCounters counters = new ServerCounters(accessLog == null ? null : accessLog::drops,
+                admin.getBean(AdminConnections.class)::counts);
         adminServer.setHandler(new GracefulHandler(Listeners.patient(new AdminHandler(engine, governor, node.shadow(),
-                state, changes, clock, extraAdminRoutes, hostNames(config)), Listeners.ADMIN_REQUEST_IDLE)));
+                state, changes, clock, extraAdminRoutes, hostNames(config), counters), Listeners.ADMIN_REQUEST_IDLE)));
         try {
             startOrExplain(adminServer, "the Sluice admin API", admin);
             startOrExplain(server, "Sluice", front);

@@ -1,7 +1,7 @@
 package io.sluice.engine;
 
-import com.google.re2j.PatternSyntaxException;
 import io.sluice.engine.internal.CompiledPolicy;
+import io.sluice.engine.internal.RegexBudget;
 import io.sluice.engine.internal.RouteTable;
 import io.sluice.engine.net.Cidr;
 import io.sluice.engine.net.IpAddress;
@@ -13,6 +13,7 @@ import io.sluice.engine.policy.GovernorPolicy;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.Route;
 import java.net.URI;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -37,12 +38,26 @@ public final class PolicyValidator {
     public static final int MAX_PATTERN_LENGTH = 1_000;
     /** The longest automatic ban, a year. */
     static final int MAX_BAN_SECONDS = 31_536_000;
+    /** The longest ban an operator may give a duration to, ten years; longer is a permanent ban (no expiry). */
+    public static final long MAX_BAN_DURATION_SECONDS = 315_360_000;
+    /**
+     * The highest policy version: 2^53 - 1, the largest integer every JSON reader keeps exactly, and far from the
+     * overflow of the {@code version + 1} every change computes.
+     */
+    public static final long MAX_VERSION = (1L << 53) - 1;
+    /** Ban times are between these (the first is the epoch, the last the end of year 9999). */
+    static final Instant EARLIEST = Instant.EPOCH;
+    static final Instant LATEST = Instant.parse("9999-12-31T23:59:59Z");
 
     /** A crawl rate above this is a typo, not a politeness setting. */
     static final double MAX_DOMAIN_RATE = 1_000;
 
     private PolicyValidator() {
     }
+
+    /** The most crawler names, and blocks per name, {@code crawlers.verifiedRanges} may hold. */
+    static final int MAX_VERIFIED_NAMES = 100;
+    static final int MAX_VERIFIED_BLOCKS = 1_000;
 
     /** Every problem of {@code policy}; empty when it is valid. */
     public static List<FieldError> validate(Policy policy) {
@@ -51,8 +66,8 @@ public final class PolicyValidator {
             errors.add("", "the policy is missing");
             return errors.list;
         }
-        if (policy.version() < 0) {
-            errors.add("version", "must not be negative");
+        if (policy.version() < 0 || policy.version() > MAX_VERSION) {
+            errors.add("version", "must be between 0 and " + MAX_VERSION + ", was " + policy.version());
         }
         Policy.HitStack hitStack = policy.hitStack();
         if (errors.required("hitStack", hitStack)) {
@@ -63,6 +78,7 @@ public final class PolicyValidator {
         if (errors.required("crawlers", crawlers)) {
             errors.range("crawlers.perCrawlerSeconds", crawlers.perCrawlerSeconds(), 0, 86_400, "seconds");
             errors.range("crawlers.allCrawlersSeconds", crawlers.allCrawlersSeconds(), 0, 3_600, "seconds");
+            validateVerifiedRanges(crawlers.verifiedRanges(), errors);
         }
         Policy.Load load = policy.load();
         if (errors.required("load", load)) {
@@ -131,7 +147,9 @@ public final class PolicyValidator {
     private static void validateRoutes(List<Route> routes, Errors errors) {
         if (routes.size() > MAX_ROUTES) {
             errors.add("routes", "at most " + MAX_ROUTES + " routes, was " + routes.size());
+            return; // each is matched on every request: checking thousands would be work for nothing
         }
+        RegexBudget.Tally patterns = RegexBudget.ROUTE.tally();
         for (int i = 0; i < routes.size(); i++) {
             String path = "routes[" + i + "]";
             Route route = routes.get(i);
@@ -139,7 +157,7 @@ public final class PolicyValidator {
                 continue;
             }
             if (errors.required(path + ".match", route.match()) && errors.text(path + ".path", route.path())) {
-                routePath(path + ".path", route, errors);
+                routePath(path + ".path", route, patterns, errors);
             }
             if (route.query() != null && (route.query().isBlank() || route.query().contains("&"))) {
                 errors.add(path + ".query", "must be one query parameter, name=value or name, was '"
@@ -169,35 +187,34 @@ public final class PolicyValidator {
                 errors.range(path + ".limits.maxHits", route.limits().maxHits(), 1, 1_000_000, "hits");
             }
         }
+        String total = patterns.totalProblem();
+        if (total != null) {
+            errors.add("routes", total);
+        }
     }
 
-    private static void routePath(String field, Route route, Errors errors) {
+    private static void routePath(String field, Route route, RegexBudget.Tally patterns, Errors errors) {
         String value = route.path();
         if (value.length() > MAX_PATTERN_LENGTH) {
             errors.add(field, "must be at most " + MAX_PATTERN_LENGTH + " characters, was " + value.length());
             return;
         }
-        switch (route.match()) {
-            case PREFIX -> {
-                if (!value.startsWith("/")) {
-                    errors.add(field, "a path prefix starts with '/', was '" + value + "'");
-                }
+        if (route.match() == Route.Match.PREFIX) {
+            if (!value.startsWith("/")) {
+                errors.add(field, "a path prefix starts with '/', was '" + value + "'");
             }
-            case GLOB -> {
-                try {
-                    com.google.re2j.Pattern.compile(RouteTable.globToRegex(value));
-                } catch (IllegalArgumentException e) {
-                    errors.add(field, "not a valid glob: " + e.getMessage());
-                }
-            }
-            default -> {
-                try {
-                    com.google.re2j.Pattern.compile(value);
-                } catch (PatternSyntaxException e) {
-                    errors.add(field, "not a valid regular expression (RE2 syntax; back-references and "
-                            + "look-around are not supported): " + e.getMessage());
-                }
-            }
+            return;
+        }
+        String regex;
+        try {
+            regex = RouteTable.regexOf(route);
+        } catch (IllegalArgumentException e) {
+            errors.add(field, "not a valid glob: " + e.getMessage());
+            return;
+        }
+        String problem = regex == null ? null : patterns.check(regex, 0);
+        if (problem != null) {
+            errors.add(field, route.match() == Route.Match.GLOB ? "this glob " + problem : problem);
         }
     }
 
@@ -273,6 +290,7 @@ public final class PolicyValidator {
 
     private static void validateBans(List<Ban> bans, Errors errors) {
         Set<String> ids = new HashSet<>();
+        RegexBudget.Tally agentPatterns = RegexBudget.AGENT.tally();
         for (int i = 0; i < bans.size(); i++) {
             String path = "bans[" + i + "]";
             Ban ban = bans.get(i);
@@ -282,17 +300,46 @@ public final class PolicyValidator {
             if (errors.text(path + ".id", ban.id()) && !ids.add(ban.id())) {
                 errors.add(path + ".id", "'" + ban.id() + "' is used by another ban");
             }
-            if (errors.required(path + ".type", ban.type()) && errors.text(path + ".value", ban.value())) {
+            validateBan(path + ".", ban, agentPatterns, errors);
+        }
+        String total = agentPatterns.totalProblem();
+        if (total != null) {
+            errors.add("bans", total);
+        }
+    }
+
+    /**
+     * The problems of one ban on its own, its fields named as in the ban ({@code value}, {@code expiresAt}): what
+     * {@code POST /api/v1/bans} answers before adding it. Whether it fits among the policy's other bans (an id
+     * used twice, the user-agent expressions' total) is {@link #validate}'s.
+     */
+    public static List<FieldError> validateBan(Ban ban) {
+        Errors errors = new Errors();
+        if (errors.required("ban", ban)) {
+            validateBan("", ban, RegexBudget.AGENT.tally(), errors);
+        }
+        return errors.list;
+    }
+
+    private static void validateBan(String path, Ban ban, RegexBudget.Tally agentPatterns, Errors errors) {
+        if (errors.required(path + "type", ban.type()) && errors.text(path + "value", ban.value())) {
+            if (ban.value().length() > MAX_PATTERN_LENGTH) {
+                errors.add(path + "value", "must be at most " + MAX_PATTERN_LENGTH + " characters, was "
+                        + ban.value().length());
+            } else {
                 switch (ban.type()) {
-                    case IP -> errors.cidr(path + ".value", ban.value());
-                    case AGENT -> errors.agent(path + ".value", ban.value());
-                    case CLIENT -> errors.client(path + ".value", ban.value());
-                    default -> errors.add(path + ".type", "unknown ban type");
+                    case IP -> errors.cidr(path + "value", ban.value());
+                    case AGENT -> errors.agent(path + "value", ban.value(), agentPatterns);
+                    case CLIENT -> errors.client(path + "value", ban.value());
+                    default -> errors.add(path + "type", "unknown ban type");
                 }
             }
-            if (ban.createdAt() != null && ban.expiresAt() != null && !ban.expiresAt().isAfter(ban.createdAt())) {
-                errors.add(path + ".expiresAt", "must be after createdAt (" + ban.createdAt() + ")");
-            }
+        }
+        boolean timesInRange = errors.time(path + "createdAt", ban.createdAt())
+                & errors.time(path + "expiresAt", ban.expiresAt());
+        if (timesInRange && ban.createdAt() != null && ban.expiresAt() != null
+                && !ban.expiresAt().isAfter(ban.createdAt())) {
+            errors.add(path + "expiresAt", "must be after createdAt (" + ban.createdAt() + ")");
         }
     }
 
@@ -326,6 +373,34 @@ public final class PolicyValidator {
     }
 
     /** Collects errors; each check returns whether the value was usable. */
+    /** Names are the crawler list's (not checked against it: a newer list may add one); blocks as anywhere else. */
+    private static void validateVerifiedRanges(Map<String, List<String>> ranges, Errors errors) {
+        if (ranges.size() > MAX_VERIFIED_NAMES) {
+            errors.add("crawlers.verifiedRanges", "must name at most " + MAX_VERIFIED_NAMES + " crawlers, was "
+                    + ranges.size());
+            return;
+        }
+        for (Map.Entry<String, List<String>> entry : ranges.entrySet()) {
+            String path = "crawlers.verifiedRanges." + entry.getKey();
+            if (entry.getKey() == null || entry.getKey().isBlank() || entry.getKey().length() > 200) {
+                errors.add("crawlers.verifiedRanges", "a crawler name must be 1 to 200 characters, was '"
+                        + entry.getKey() + "'");
+                continue;
+            }
+            if (!errors.required(path, entry.getValue())) {
+                continue;
+            }
+            if (entry.getValue().size() > MAX_VERIFIED_BLOCKS) {
+                errors.add(path, "must hold at most " + MAX_VERIFIED_BLOCKS + " addresses or CIDRs, was "
+                        + entry.getValue().size());
+                continue;
+            }
+            for (int i = 0; i < entry.getValue().size(); i++) {
+                errors.cidr(path + "[" + i + "]", entry.getValue().get(i));
+            }
+        }
+    }
+
     private static final class Errors {
         final List<FieldError> list = new ArrayList<>();
 
@@ -372,21 +447,24 @@ public final class PolicyValidator {
             }
         }
 
-        void agent(String field, String value) {
+        /** A time, when given, between {@link #EARLIEST} and {@link #LATEST}: every clock sum on it is exact. */
+        boolean time(String field, Instant value) {
+            if (value != null && (value.isBefore(EARLIEST) || value.isAfter(LATEST))) {
+                add(field, "must be between " + EARLIEST + " and " + LATEST + ", was " + value);
+                return false;
+            }
+            return true;
+        }
+
+        void agent(String field, String value, RegexBudget.Tally patterns) {
             if (CompiledPolicy.isRegex(value)) {
                 if (value.length() == 2) {
                     add(field, "the regular expression between the slashes is empty");
                     return;
                 }
-                if (value.length() > MAX_PATTERN_LENGTH) {
-                    add(field, "must be at most " + MAX_PATTERN_LENGTH + " characters, was " + value.length());
-                    return;
-                }
-                try {
-                    CompiledPolicy.agentMatcher(value);
-                } catch (PatternSyntaxException e) {
-                    add(field, "not a valid regular expression (RE2 syntax, matched in linear time; "
-                            + "back-references and look-around are not supported): " + e.getMessage());
+                String problem = patterns.check(CompiledPolicy.agentExpression(value), CompiledPolicy.AGENT_FLAGS);
+                if (problem != null) {
+                    add(field, problem);
                 }
             }
         }

@@ -1,5 +1,7 @@
 package io.sluice.engine;
 
+import io.sluice.engine.classify.CrawlerRanges;
+import io.sluice.engine.classify.CrawlerVerifier;
 import io.sluice.engine.classify.SearchEngineVerifier;
 import io.sluice.engine.internal.AggregateLink;
 import io.sluice.engine.internal.AutomaticBanSet;
@@ -30,6 +32,7 @@ import io.sluice.engine.telemetry.ClientRow;
 import io.sluice.engine.telemetry.ClientStatus;
 import io.sluice.engine.telemetry.ClientTableStats;
 import io.sluice.engine.telemetry.ClusterStatus;
+import io.sluice.engine.telemetry.CrawlerIdentity;
 import io.sluice.engine.telemetry.LoadState;
 import io.sluice.engine.telemetry.Snapshot;
 import java.lang.invoke.MethodHandles;
@@ -181,7 +184,8 @@ public final class ThrottleEngine {
     private final CrawlerGate crawlerGate = new CrawlerGate();
     private final OutcomeCounters counters = new OutcomeCounters(HISTORY_SECONDS);
     private final LatencyTracker latency = new LatencyTracker(LATENCY_SECONDS);
-    private final SearchEngineVerifier verifier;
+    /** Whether a crawler's claim is true: its published ranges, the policy's, reverse DNS (see {@link #verified}). */
+    private final CrawlerVerifier crawlerVerifier;
     /** Sees every decision (the what-if shadow), or null. */
     private volatile DecisionTap tap;
     private volatile Supplier<ClusterStatus> clusterStatus = () -> ClusterStatus.standalone(load.inFlight());
@@ -191,8 +195,9 @@ public final class ThrottleEngine {
     private volatile Scaled scaled;
 
     /**
-     * An engine without search-engine verification: with {@code crawlers.verifySearchEngines} on, every
-     * claimant of a verifiable search engine is then treated as an unverified {@code BOT}.
+     * An engine without reverse DNS: with {@code crawlers.verifySearchEngines} on (the default), a crawler's claim is
+     * verified by the published ranges shipped with Sluice ({@link CrawlerRanges#bundled()}) and the policy's
+     * {@code crawlers.verifiedRanges} only; a claim from anywhere else is an unverified {@code BOT}.
      *
      * @throws PolicyValidationException when {@code initialPolicy} is not valid
      */
@@ -202,8 +207,8 @@ public final class ThrottleEngine {
     }
 
     /**
-     * @param verifier checks search-engine claimants when the policy's {@code crawlers.verifySearchEngines}
-     *                 is on; null for none
+     * @param verifier forward-confirmed reverse DNS for a claim from outside the crawler's published ranges, when
+     *                 the policy's {@code crawlers.verifySearchEngines} is on; null for none
      * @throws PolicyValidationException when {@code initialPolicy} is not valid
      */
     public ThrottleEngine(EngineConfig config, InstantSource clock, Policy initialPolicy,
@@ -222,7 +227,7 @@ public final class ThrottleEngine {
                           UserAgentClassifier classifier, SearchEngineVerifier verifier,
                           SharedClientStore<?> shared) {
         this.shared = shared;
-        this.verifier = verifier;
+        this.crawlerVerifier = new CrawlerVerifier(CrawlerRanges.bundled(), verifier);
         this.config = Objects.requireNonNull(config, "config");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.classifier = Objects.requireNonNull(classifier, "classifier");
@@ -364,7 +369,7 @@ public final class ThrottleEngine {
         String rawAgent = boundedUserAgent(request.userAgent());
         String userAgent = rawAgent == null ? "" : rawAgent;
         UserAgentMatch match = classifier.classify(rawAgent, policy.classification());
-        RequestClass cls = verified(match.requestClass(), policy, userAgent, address);
+        RequestClass cls = verified(match, policy, address);
         CompiledPolicy.Allowance allowance = compiled.allowance(address, userAgent);
         boolean allowListed = allowance != CompiledPolicy.Allowance.NONE;
         ClientKey key = new ClientKey(address, userAgent);
@@ -486,19 +491,19 @@ public final class ThrottleEngine {
     }
 
     /**
-     * A crawler claiming a verifiable search engine stays a {@code CRAWLER} only once its address passed
-     * forward-confirmed reverse DNS; until then (lookup pending, failed, or no verifier) it is a
-     * {@code BOT}, so copying Googlebot's user agent buys nothing.
+     * A {@code CRAWLER} stays one only when its claim is verified (its address in the crawler's published ranges or
+     * the policy's, or forward-confirmed reverse DNS; {@link CrawlerVerifier}). Any other claim is a {@code BOT}, so
+     * it is keyed by its address like any bot and never reaches rule 3: it cannot take the real crawler's slot nor
+     * the all-crawlers gap. While a reverse-DNS lookup is pending the claimant is a {@code BOT} too, whoever it
+     * turns out to be: believing it meanwhile would let a fake from a fresh address take the real one's slot once
+     * per address, and the cost to the real crawler is a request or two counted as a bot's.
      */
-    private RequestClass verified(RequestClass cls, Policy policy, String userAgent, IpAddress address) {
-        if (cls != RequestClass.CRAWLER || !policy.crawlers().verifySearchEngines()
-                || SearchEngineVerifier.claimedEngine(userAgent) == null) {
-            return cls;
+    private RequestClass verified(UserAgentMatch match, Policy policy, IpAddress address) {
+        if (match.requestClass() != RequestClass.CRAWLER || !policy.crawlers().verifySearchEngines()) {
+            return match.requestClass();
         }
-        if (verifier != null && verifier.status(userAgent, address) == SearchEngineVerifier.Status.VERIFIED) {
-            return cls;
-        }
-        return RequestClass.BOT;
+        return crawlerVerifier.verify(match.crawlerName(), address, policy.crawlers())
+                == CrawlerVerifier.Verdict.VERIFIED ? RequestClass.CRAWLER : RequestClass.BOT;
     }
 
     private Decision loadStage(Pending<?, ?> pending, Policy policy, long now, boolean afterWait) {
@@ -869,7 +874,7 @@ public final class ThrottleEngine {
         String rawAgent = boundedUserAgent(request.userAgent());
         String userAgent = rawAgent == null ? "" : rawAgent;
         UserAgentMatch match = classifier.classify(rawAgent, policy.classification());
-        RequestClass cls = verified(match.requestClass(), policy, userAgent, address);
+        RequestClass cls = verified(match, policy, address);
         CompiledPolicy.Allowance allowance = compiled.allowance(address, userAgent);
         boolean allowListed = allowance != CompiledPolicy.Allowance.NONE;
         ClientKey key = new ClientKey(address, userAgent);
@@ -1286,6 +1291,24 @@ public final class ThrottleEngine {
         return new ClientRow(isAddress ? addressBanValue(key, perAddress) : key.ip(), key.userAgent(),
                 sample.requestClass(), isAddress ? null : sample.crawlerName(), sample.hitsInWindow(),
                 sample.inFlight(), sample.hitsPerSecond(), sample.refusedPerSecond(), status,
-                Instant.ofEpochMilli(sample.lastSeenMillis()), isAddress);
+                Instant.ofEpochMilli(sample.lastSeenMillis()), isAddress,
+                isAddress ? null : crawlerIdentity(sample, compiled.policy()));
+    }
+
+    /**
+     * Verified or claimed, from the class the client's last request was given ({@link #verified}): a {@code CRAWLER}
+     * passed verification unless the policy turned it off; a {@code BOT} whose user agent the list makes a crawler
+     * did not. Classifying again is a cache hit, and only for the heatmap's rows.
+     */
+    private CrawlerIdentity crawlerIdentity(ClientSample sample, Policy policy) {
+        if (sample.crawlerName() == null) {
+            return null;
+        }
+        if (sample.requestClass() == RequestClass.CRAWLER) {
+            return policy.crawlers().verifySearchEngines() ? CrawlerIdentity.VERIFIED : CrawlerIdentity.CLAIMED;
+        }
+        String userAgent = sample.key().userAgent();
+        return classifier.classify(userAgent.isEmpty() ? null : userAgent, policy.classification()).requestClass()
+                == RequestClass.CRAWLER ? CrawlerIdentity.CLAIMED : null;
     }
 }

@@ -9,6 +9,7 @@ import io.sluice.engine.telemetry.ClassCounts;
 import io.sluice.engine.telemetry.Snapshot;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CyclicBarrier;
@@ -115,7 +116,8 @@ class ConcurrencyHammerTest {
 
     @Test
     void exactlyOneOfManyRacingCrawlersIsServedWithinTheAllCrawlersGap() throws Exception {
-        ThrottleEngine engine = EngineFixture.engine(clock, Policy.defaults());
+        ThrottleEngine engine = EngineFixture.engine(clock, Policy.defaults()
+                .withCrawlers(new Policy.Crawlers(30, 2, true, Map.of("Googlebot", List.of("10.0.0.0/16")))));
         AtomicInteger next = new AtomicInteger();
         LongAdder admitted = new LongAdder();
         hammer(() -> {

@@ -35,4 +35,18 @@ class PolicyJsonTest {
                 .isInstanceOf(UnrecognizedPropertyException.class)
                 .hasMessageContaining("maxHist");
     }
+
+    @Test
+    void crawlerVerificationIsOnWhenAbsentAndThePolicysRangesRoundTrip() throws Exception {
+        Policy.Crawlers absent = PolicyJson.mapper().readValue(
+                "{\"perCrawlerSeconds\":30,\"allCrawlersSeconds\":2}", Policy.Crawlers.class);
+        assertThat(absent.verifySearchEngines()).isTrue();
+        assertThat(absent.verifiedRanges()).isEmpty();
+
+        Policy policy = Policy.defaults().withCrawlers(new Policy.Crawlers(30, 2, false,
+                java.util.Map.of("Googlebot", List.of("127.0.0.2", "2001:db8::/64"))));
+        String json = PolicyJson.mapper().writeValueAsString(policy);
+        assertThat(PolicyJson.mapper().readValue(json, Policy.class)).isEqualTo(policy);
+        assertThat(json).contains("\"verifiedRanges\":{\"Googlebot\":[\"127.0.0.2\",\"2001:db8::/64\"]}");
+    }
 }

@@ -106,4 +106,29 @@ class PolicyValidatorTest {
                 GovernorPolicy.DEFAULTS);
         assertThat(PolicyValidator.validate(null)).hasSize(1);
     }
+
+    @Test
+    void numbersAndTimesThatWouldOverflowAClockSumAreRefused() {
+        Policy policy = Policy.defaults().withVersion(Long.MAX_VALUE).withBans(List.of(
+                new Ban("a", BanType.IP, "192.0.2.1", "", "alice", Instant.MIN, Instant.MAX),
+                new Ban("b", BanType.IP, "192.0.2.2", "", "alice", T0, Instant.parse("9999-12-31T23:59:59Z"))));
+
+        assertThat(PolicyValidator.validate(policy)).extracting(FieldError::field)
+                .containsExactly("version", "bans[0].createdAt", "bans[0].expiresAt");
+        assertThat(PolicyValidator.validate(policy.withVersion(PolicyValidator.MAX_VERSION)).get(0).field())
+                .isEqualTo("bans[0].createdAt");
+    }
+
+    @Test
+    void thePolicysCrawlerRangesAreCheckedAndEachBadOneIsNamed() {
+        Map<String, List<String>> ranges = new java.util.LinkedHashMap<>();
+        ranges.put("Googlebot", Arrays.asList("127.0.0.2", "10.1.2.3/8", null));
+        ranges.put("bingbot", null);
+        ranges.put(" ", List.of("127.0.0.4"));
+        List<FieldError> errors = PolicyValidator.validate(
+                Policy.defaults().withCrawlers(new Policy.Crawlers(30, 2, true, ranges)));
+        assertThat(errors).extracting(FieldError::field).containsExactly("crawlers.verifiedRanges.Googlebot[1]",
+                "crawlers.verifiedRanges.Googlebot[2]", "crawlers.verifiedRanges.bingbot", "crawlers.verifiedRanges");
+        assertThat(errors.get(0).message()).contains("10.0.0.0/8");
+    }
 }

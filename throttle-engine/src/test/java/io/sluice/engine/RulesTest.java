@@ -143,8 +143,9 @@ class RulesTest {
         @Test
         void aCrawlerRotatingUserAgentsDoesNotKeepTheAnyCrawlerGapToItself() {
             // "spiderbot/N" is one crawler-list entry whatever N: only its first request in 30 s is served,
-            // so it cannot hold the 2 s any-crawler gap and keep a real search engine out
-            ThrottleEngine engine = engine(Policy.defaults().withHitStack(new Policy.HitStack(15, 1000)));
+            // so it cannot hold the 2 s any-crawler gap and keep a real search engine out (verified from its address)
+            ThrottleEngine engine = engine(Policy.defaults().withHitStack(new Policy.HitStack(15, 1000))
+                    .withCrawlers(new Policy.Crawlers(30, 2, true, Map.of("spiderbot", List.of("203.0.113.7")))));
             served(decide(engine, "203.0.113.7", "spiderbot/0"));
             for (int i = 1; i <= 40; i++) {
                 clock.advanceMillis(50);
@@ -498,13 +499,14 @@ class RulesTest {
         }
 
         @Test
-        void withoutAVerifierEveryClaimantIsUnverified() {
+        void withoutAVerifierOnlyPublishedRangesVerify() {
             ThrottleEngine engine = engine(verifying);
+            // Google publishes 66.249.66.0/27: no DNS needed
             assertThat(admitted(decide(engine, "66.249.66.1", GOOGLEBOT)).client().requestClass())
-                    .isEqualTo(RequestClass.BOT);
-            // a crawler that claims no verifiable engine is not affected
-            assertThat(admitted(decide(engine, "192.0.2.1", "AhrefsBot/7.0")).client().requestClass())
                     .isEqualTo(RequestClass.CRAWLER);
+            // Ahrefs publishes its addresses too, and 192.0.2.1 is not one of them
+            assertThat(admitted(decide(engine, "192.0.2.1", "AhrefsBot/7.0")).client().requestClass())
+                    .isEqualTo(RequestClass.BOT);
         }
     }
 }

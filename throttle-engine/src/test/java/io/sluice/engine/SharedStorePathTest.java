@@ -132,7 +132,7 @@ class SharedStorePathTest {
     void aCrawlerAsksWithItsGapsAndItsListEntry() {
         ThrottleEngine engine = engine(Policy.defaults());
 
-        engine.decide(Request.direct("192.0.2.1", "Googlebot/2.1"));
+        engine.decide(Request.direct("66.249.66.1", "Googlebot/2.1")); // one of Google's published addresses
 
         SharedClientStore.Ask ask = store.asks.get(0);
         assertThat(ask.crawler()).isEqualTo("Googlebot");

@@ -24,21 +24,24 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
+import java.security.KeyStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.BiConsumer;
 import java.util.stream.Collectors;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManager;
 
 /**
- * The console's only way to a server: the admin API over HTTP or HTTPS. Over HTTPS a CA-signed certificate
- * is checked as usual, and a self-signed one is pinned on first use ({@link CertificatePins}); a changed one
- * is refused ({@link AdminException.Kind#CERTIFICATE_CHANGED}). Telemetry is read leniently (a newer
- * server's extra fields are ignored); the policy strictly, since the console sends it back whole.
- * Thread-safe; every call blocks, so call it off the FX thread.
+ * The console's only way to a server: the admin API over HTTPS, or HTTP on loopback ({@link AdminAddress}).
+ * Over HTTPS the server's certificate is checked during the handshake, before any request is sent: it must be
+ * the one pinned for the server when one is, else chain to an authority this machine trusts and name the host
+ * ({@link PinningTrustManager}). A certificate nobody vouches for ends the call with
+ * {@link AdminException.Kind#CERTIFICATE_UNKNOWN} and the certificate offered, for the operator to judge; the
+ * server has received no byte of HTTP and no token. Telemetry is read leniently (a newer server's extra fields
+ * are ignored); the policy strictly, since the console sends it back whole. Thread-safe; every call blocks, so
+ * call it off the FX thread.
  */
 public final class AdminClient {
     private static final ObjectMapper JSON = PolicyJson.mapper();
@@ -47,27 +50,37 @@ public final class AdminClient {
     private final String token;
     private final String operator;
 
-    /** A client that pins self-signed certificates for this run only. */
+    /**
+     * A client that trusts, over HTTPS, only certificates signed by an authority the JDK trusts.
+     *
+     * @throws IllegalArgumentException {@code base} is not https, nor http to loopback
+     */
     public AdminClient(URI base, String token, String operator) {
-        this(base, token, operator, CertificatePins.inMemory(), (server, fingerprint) -> { });
+        this(base, token, operator, null);
     }
 
     /**
-     * @param pins     where self-signed certificates' fingerprints are pinned
-     * @param firstUse told (server, fingerprint) when a certificate is pinned for the first time, to show it
+     * A client that also trusts the certificate {@code pin} names (the operator accepted it, or gave it with
+     * {@code --pin}).
+     *
+     * @param pin the certificate trusted for this server, or null
+     * @throws IllegalArgumentException {@code base} is not https, nor http to loopback
      */
-    public AdminClient(URI base, String token, String operator, CertificatePins pins,
-                       BiConsumer<String, String> firstUse) {
-        this.base = base;
+    public AdminClient(URI base, String token, String operator, CertificatePin pin) {
+        this(base, token, operator, pin, null);
+    }
+
+    /** @param authorities the certificate authorities trusted (tests bring their own), or null for the JDK's */
+    AdminClient(URI base, String token, String operator, CertificatePin pin, KeyStore authorities) {
+        this.base = AdminAddress.check(base);
         this.token = token;
         this.operator = operator;
         HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3));
         if ("https".equalsIgnoreCase(base.getScheme())) {
-            int port = base.getPort() < 0 ? 443 : base.getPort();
             try {
                 SSLContext tls = SSLContext.getInstance("TLS");
-                tls.init(null, new TrustManager[] {new PinningTrustManager(pins, base.getHost() + ":" + port,
-                        firstUse)}, null);
+                tls.init(null, new TrustManager[] {new PinningTrustManager(authorities, pin,
+                        AdminAddress.server(base))}, null);
                 builder.sslContext(tls);
             } catch (GeneralSecurityException e) {
                 throw new IllegalStateException("cannot set up TLS: " + e.getMessage(), e);
@@ -255,15 +268,22 @@ public final class AdminClient {
         HttpResponse<String> response;
         try {
             response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-        } catch (ConnectException | HttpTimeoutException e) {
-            throw new AdminException(AdminException.Kind.UNREACHABLE, "cannot reach " + base + ": " + e);
         } catch (IOException e) {
             for (Throwable cause = e; cause != null; cause = cause.getCause()) {
                 if (cause instanceof PinningTrustManager.CertificateChangedException changed) {
                     throw new AdminException(AdminException.Kind.CERTIFICATE_CHANGED, changed.getMessage());
                 }
+                if (cause instanceof PinningTrustManager.WrongHostException wrongHost) {
+                    throw new AdminException(AdminException.Kind.CERTIFICATE_WRONG_HOST, wrongHost.getMessage());
+                }
+                if (cause instanceof PinningTrustManager.UnknownCertificateException unknown) {
+                    throw new AdminException(AdminException.Kind.CERTIFICATE_UNKNOWN, unknown.getMessage(),
+                            unknown.offered());
+                }
             }
-            throw new AdminException(AdminException.Kind.UNREACHABLE, "connection to " + base + " failed: " + e);
+            boolean unreachable = e instanceof ConnectException || e instanceof HttpTimeoutException;
+            throw new AdminException(AdminException.Kind.UNREACHABLE, (unreachable ? "cannot reach " + base + ": "
+                    : "connection to " + base + " failed: ") + e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AdminException(AdminException.Kind.UNREACHABLE, "interrupted");

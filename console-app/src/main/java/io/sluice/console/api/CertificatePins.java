@@ -13,15 +13,14 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The SHA-256 fingerprints of self-signed admin certificates the console has accepted, one per server
- * ({@code host:port}), pinned the first time it connects, like SSH's {@code known_hosts}. A server whose
- * certificate no longer matches its pin is refused; only removing the pin (the file, or its line) accepts
- * a new one.
+ * The certificates the operator has told the console to trust, one per server ({@code host:port}), like SSH's
+ * {@code known_hosts}: written only when the operator accepts a fingerprint or connects with {@code --pin}, never
+ * by a connection on its own. A server whose certificate no longer matches its pin is refused.
  */
 public final class CertificatePins {
     private static final ObjectMapper JSON = PolicyJson.mapper();
     private final Path file;
-    private final Map<String, String> pins = new ConcurrentHashMap<>();
+    private final Map<String, CertificatePin> pins = new ConcurrentHashMap<>();
 
     private CertificatePins(Path file) {
         this.file = file;
@@ -32,8 +31,9 @@ public final class CertificatePins {
         CertificatePins pins = new CertificatePins(file);
         if (Files.exists(file)) {
             try {
-                pins.pins.putAll(JSON.readValue(file.toFile(), new TypeReference<Map<String, String>>() { }));
-            } catch (IOException e) {
+                Map<String, String> read = JSON.readValue(file.toFile(), new TypeReference<Map<String, String>>() { });
+                read.forEach((server, fingerprint) -> pins.pins.put(server, CertificatePin.parse(fingerprint)));
+            } catch (IOException | IllegalArgumentException e) {
                 throw new IllegalStateException("cannot read the pinned certificates in " + file + ": "
                         + e.getMessage() + "; fix or delete the file", e);
             }
@@ -46,25 +46,29 @@ public final class CertificatePins {
         return new CertificatePins(null);
     }
 
-    public Optional<String> pinned(String server) {
+    /** The pin of {@code server} ({@code host:port}), if the operator trusted one. */
+    public Optional<CertificatePin> pinned(String server) {
         return Optional.ofNullable(pins.get(server));
     }
 
-    /** Pins {@code fingerprint} for {@code server}, unless one is pinned already; returns true if it was new. */
-    synchronized boolean pinIfAbsent(String server, String fingerprint) throws IOException {
-        if (pins.putIfAbsent(server, fingerprint) != null) {
-            return false;
+    /** Trusts {@code pin} for {@code server} from now on, replacing any earlier pin; written before it returns. */
+    public synchronized void pin(String server, CertificatePin pin) throws IOException {
+        if (pin.equals(pins.get(server))) {
+            return;
         }
         if (file != null) {
+            Map<String, String> document = new TreeMap<>();
+            pins.forEach((where, fingerprint) -> document.put(where, fingerprint.fingerprint()));
+            document.put(server, pin.fingerprint());
             Files.createDirectories(file.toAbsolutePath().getParent());
             Path temp = Files.createTempFile(file.toAbsolutePath().getParent(), ".known-servers", ".tmp");
             try {
-                JSON.writerWithDefaultPrettyPrinter().writeValue(temp.toFile(), new TreeMap<>(pins));
+                JSON.writerWithDefaultPrettyPrinter().writeValue(temp.toFile(), document);
                 Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             } finally {
                 Files.deleteIfExists(temp);
             }
         }
-        return true;
+        pins.put(server, pin);
     }
 }

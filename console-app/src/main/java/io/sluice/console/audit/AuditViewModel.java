@@ -7,6 +7,7 @@ import java.util.List;
 import javafx.beans.property.ObjectProperty;
 import javafx.beans.property.ReadOnlyStringProperty;
 import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.beans.property.SimpleBooleanProperty;
 import javafx.beans.property.SimpleObjectProperty;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
@@ -24,7 +25,7 @@ public final class AuditViewModel {
     private final Command refresh;
 
     public AuditViewModel(Session session) {
-        this.refresh = Command.admin(session.ui(), new javafx.beans.property.SimpleBooleanProperty(true),
+        this.refresh = Command.admin(session.ui(), new SimpleBooleanProperty(true),
                 () -> () -> session.client().audit(ENTRIES), this::show,
                 why -> status.set("Cannot load: " + why.getMessage()));
         selected.addListener((o, was, entry) -> details.set(entry == null ? "" : AuditText.beforeAfter(entry)));

@@ -2,7 +2,6 @@ package io.sluice.console.connect;
 
 import javafx.fxml.FXML;
 import javafx.scene.Parent;
-import javafx.scene.control.Alert;
 import javafx.scene.control.Button;
 import javafx.scene.control.CheckBox;
 import javafx.scene.control.ComboBox;
@@ -10,6 +9,7 @@ import javafx.scene.control.Label;
 import javafx.scene.control.ListCell;
 import javafx.scene.control.PasswordField;
 import javafx.scene.control.TextField;
+import javafx.scene.layout.VBox;
 import io.sluice.console.ui.Fxml;
 
 /** The connect room's view: binds {@code ConnectView.fxml} to a {@link ConnectViewModel}. */
@@ -35,6 +35,14 @@ public final class ConnectView {
     private Button connect;
     @FXML
     private Label connectStatus;
+    @FXML
+    private VBox trustPrompt;
+    @FXML
+    private Label trustQuestion;
+    @FXML
+    private Button trustCertificate;
+    @FXML
+    private Button distrustCertificate;
 
     public ConnectView(ConnectViewModel model) {
         this.model = model;
@@ -65,14 +73,13 @@ public final class ConnectView {
                 connectStatus.getStyleClass().add("certificate-changed");
             }
         });
-        model.firstPinProperty().addListener((o, was, text) -> {
-            if (!text.isEmpty()) {
-                Alert pinned = new Alert(Alert.AlertType.INFORMATION, text);
-                pinned.setHeaderText("Certificate pinned");
-                pinned.initOwner(root.getScene() == null ? null : root.getScene().getWindow());
-                pinned.show();
-            }
-        });
+        trustPrompt.visibleProperty().bind(model.offeredProperty().isNotNull());
+        trustPrompt.managedProperty().bind(trustPrompt.visibleProperty());
+        trustQuestion.textProperty().bind(model.trustQuestionProperty());
+        trustCertificate.disableProperty().bind(model.trust().executableProperty().not());
+        trustCertificate.setOnAction(e -> model.trust().execute());
+        distrustCertificate.disableProperty().bind(model.distrust().executableProperty().not());
+        distrustCertificate.setOnAction(e -> model.distrust().execute());
     }
 
     /** A remembered server as "name  (url, as token)". */

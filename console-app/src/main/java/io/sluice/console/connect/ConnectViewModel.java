@@ -1,22 +1,25 @@
 package io.sluice.console.connect;
 
+import io.sluice.console.api.AdminAddress;
 import io.sluice.console.api.AdminClient;
 import io.sluice.console.api.AdminException;
+import io.sluice.console.api.CertificatePin;
 import io.sluice.console.api.CertificatePins;
+import io.sluice.console.api.OfferedCertificate;
 import io.sluice.console.ui.Command;
 import io.sluice.console.ui.Session;
 import io.sluice.console.ui.UiExecutor;
 import java.io.IOException;
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.time.Clock;
 import java.util.List;
-import java.util.Locale;
 import java.util.function.Consumer;
 import javafx.beans.property.BooleanProperty;
 import javafx.beans.property.ObjectProperty;
 import javafx.beans.property.ReadOnlyBooleanProperty;
 import javafx.beans.property.ReadOnlyBooleanWrapper;
+import javafx.beans.property.ReadOnlyObjectProperty;
+import javafx.beans.property.ReadOnlyObjectWrapper;
 import javafx.beans.property.ReadOnlyStringProperty;
 import javafx.beans.property.ReadOnlyStringWrapper;
 import javafx.beans.property.SimpleBooleanProperty;
@@ -30,7 +33,9 @@ import javafx.collections.ObservableList;
  * The connect room: pick a remembered server (the last one used is preselected) or fill in a new one (name, URL,
  * token name and secret), and connect. Connecting asks the server for a snapshot first, so a wrong token, an
  * unreachable server or a changed certificate is said here, before any room opens; a connection that worked is
- * remembered. No toolkit needed.
+ * remembered. A server whose certificate nobody vouches for (self-signed, not pinned) gets nothing, not even a
+ * request: its certificate is offered to the operator ({@link #offeredProperty()}), who trusts it (its pin is
+ * kept, then the console connects) or refuses it (nothing is kept). No toolkit needed.
  */
 public final class ConnectViewModel {
     private final ServerBook book;
@@ -48,9 +53,16 @@ public final class ConnectViewModel {
     private final BooleanProperty remember = new SimpleBooleanProperty(true);
     private final ReadOnlyStringWrapper status = new ReadOnlyStringWrapper("");
     private final ReadOnlyBooleanWrapper certificateChanged = new ReadOnlyBooleanWrapper();
-    private final ReadOnlyStringWrapper firstPin = new ReadOnlyStringWrapper("");
+    private final ReadOnlyObjectWrapper<OfferedCertificate> offered = new ReadOnlyObjectWrapper<>();
+    private final ReadOnlyStringWrapper trustQuestion = new ReadOnlyStringWrapper("");
     private final Command connect;
     private final Command forget;
+    private final Command trust;
+    private final Command distrust;
+    /** The connection made last (set on the UI thread as it starts), which a certificate may be offered for. */
+    private Attempt current;
+    /** The connection waiting for the operator's decision on {@link #offered}. */
+    private Attempt waiting;
 
     /**
      * @param operator    the person's name, sent as {@code X-Sluice-Operator} with every change
@@ -71,9 +83,11 @@ public final class ConnectViewModel {
                 token.set("");
             }
         });
-        this.connect = Command.admin(ui, new SimpleBooleanProperty(true), this::prepareConnect, this::connected,
+        this.connect = Command.admin(ui, new SimpleBooleanProperty(true), () -> start(target()), this::connected,
                 this::failed);
         this.forget = Command.local(chosen.isNotNull(), this::forgetChosen);
+        this.trust = Command.admin(ui, offered.isNotNull(), this::trustOffered, this::connected, this::failed);
+        this.distrust = Command.local(offered.isNotNull(), this::distrustOffered);
         load();
     }
 
@@ -86,33 +100,17 @@ public final class ConnectViewModel {
         }
     }
 
-    /** What {@link #connect()} needs, read from the form; a problem with it is said before anything is sent. */
-    private record Target(KnownServer server, String secret, boolean rememberIt) {
+    /**
+     * One connection to make: checked before anything is sent.
+     *
+     * @param pin the certificate to trust (given with {@code --pin}, or accepted), or null for the kept pin
+     */
+    private record Attempt(KnownServer server, URI address, String secret, boolean rememberIt, CertificatePin pin) {
     }
 
-    private UiExecutor.Work<Session> prepareConnect() {
-        certificateChanged.set(false);
-        Target target = target();
-        status.set("Connecting to " + target.server().url() + "…");
-        return () -> {
-            AdminClient client = client(target.server(), target.secret());
-            client.snapshot();
-            if (target.rememberIt()) {
-                try {
-                    book.remember(target.server(), target.server().tokenFile() == null ? target.secret() : null);
-                } catch (IOException e) {
-                    throw new AdminException(AdminException.Kind.PROTOCOL, "connected, but cannot remember the "
-                            + "server in " + book.directory() + ": " + e.getMessage());
-                }
-            }
-            return new Session(target.server().name(), target.server().tokenName(), client, ui, clock);
-        };
-    }
-
-    private Target target() {
+    private Attempt target() {
         URI address = address(url.get());
-        String label = name.get() == null || name.get().isBlank() ? address.getHost() + ":" + port(address)
-                : name.get().strip();
+        String label = name.get() == null || name.get().isBlank() ? AdminAddress.server(address) : name.get().strip();
         String who = tokenName.get() == null || tokenName.get().isBlank() ? "admin" : tokenName.get().strip();
         KnownServer previous = chosen.get() != null && chosen.get().name().equals(label) ? chosen.get() : null;
         String typed = token.get() == null ? "" : token.get().strip();
@@ -130,59 +128,102 @@ public final class ConnectViewModel {
             throw new IllegalArgumentException("paste the token (on the server: the state directory's admin-token, "
                     + "or one made with 'sluice-server token add NAME --role admin')");
         }
-        return new Target(server, secret, remember.get());
+        return new Attempt(server, address, secret, remember.get(), null);
     }
 
-    /** The admin URL as typed, checked: http or https, a host, nothing else. */
+    /** The admin URL as typed, checked ({@link AdminAddress}): https, or http on loopback only. */
     static URI address(String text) {
+        return AdminAddress.parse(text);
+    }
+
+    /** Clears the last outcome and returns the connection's work. */
+    private UiExecutor.Work<Session> start(Attempt attempt) {
+        certificateChanged.set(false);
+        offer(null, null);
+        current = attempt;
+        status.set("Connecting to " + attempt.server().url() + "…");
+        return () -> open(attempt);
+    }
+
+    /** Off the UI thread: the snapshot with the trust decided, then the server remembered. */
+    private Session open(Attempt attempt) throws AdminException {
+        String where = AdminAddress.server(attempt.address());
+        boolean https = "https".equalsIgnoreCase(attempt.address().getScheme());
+        CertificatePins pins = pins();
+        CertificatePin pin = !https ? null : attempt.pin() != null ? attempt.pin() : pins.pinned(where).orElse(null);
+        AdminClient client;
         try {
-            URI uri = new URI(text == null ? "" : text.strip());
-            String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-            if (!scheme.equals("https") && !scheme.equals("http") || uri.getHost() == null) {
-                throw new IllegalArgumentException("the admin URL is https://HOST:PORT/ (http:// only on loopback), "
-                        + "was '" + text + "'");
-            }
-            return uri.getPath() == null || uri.getPath().isEmpty() ? uri.resolve("/") : uri;
-        } catch (URISyntaxException e) {
-            throw new IllegalArgumentException("not a URL: " + e.getMessage());
+            client = new AdminClient(attempt.address(), attempt.secret(), operator, pin);
+        } catch (IllegalArgumentException e) {
+            throw new AdminException(AdminException.Kind.REJECTED, e.getMessage());
         }
-    }
-
-    private static int port(URI uri) {
-        return uri.getPort() >= 0 ? uri.getPort() : uri.getScheme().equalsIgnoreCase("https") ? 443 : 80;
-    }
-
-    private AdminClient client(KnownServer server, String secret) throws AdminException {
-        CertificatePins pins;
+        client.snapshot();
         try {
-            pins = CertificatePins.inFile(book.pinsFile());
+            if (attempt.pin() != null && https) {
+                // The certificate matched the pin the operator gave: kept, so the next connection needs no --pin.
+                pins.pin(where, attempt.pin());
+            }
+            if (attempt.rememberIt()) {
+                book.remember(attempt.server(), attempt.server().tokenFile() == null ? attempt.secret() : null);
+            }
+        } catch (IOException e) {
+            throw new AdminException(AdminException.Kind.PROTOCOL, "connected, but cannot remember "
+                    + attempt.server().name() + " in " + book.directory() + ": " + e.getMessage());
+        }
+        return new Session(attempt.server().name(), attempt.server().tokenName(), client, ui, clock);
+    }
+
+    private CertificatePins pins() throws AdminException {
+        try {
+            return CertificatePins.inFile(book.pinsFile());
         } catch (IllegalStateException e) {
             throw new AdminException(AdminException.Kind.PROTOCOL, e.getMessage());
         }
-        return new AdminClient(URI.create(server.url()), secret, operator, pins, (where, fingerprint) ->
-                ui.onUiThread(() -> firstPin.set("First connection to " + where + ": its self-signed certificate is "
-                        + "now pinned.\n\nSHA-256 " + fingerprint + "\n\nCompare it with what the server printed at "
-                        + "start (or with 'sluice-server tls fingerprint'). A different certificate will be refused "
-                        + "from now on.")));
     }
 
     /** Connects to {@code server} with {@code secret} at once, without the form (the command line's way). */
     public void connect(KnownServer server, String secret, boolean rememberIt) {
-        certificateChanged.set(false);
-        status.set("Connecting to " + server.url() + "…");
-        ui.run(() -> {
-            AdminClient client = client(server, secret);
-            client.snapshot();
-            if (rememberIt) {
-                try {
-                    book.remember(server, server.tokenFile() == null ? secret : null);
-                } catch (IOException e) {
-                    throw new AdminException(AdminException.Kind.PROTOCOL, "cannot remember " + server.name()
-                            + ": " + e.getMessage());
-                }
+        connect(server, secret, rememberIt, null);
+    }
+
+    /**
+     * Connects to {@code server} at once, trusting exactly the certificate {@code pin} names (the command line's
+     * {@code --pin}; null for the kept pin or an authority's signature).
+     */
+    public void connect(KnownServer server, String secret, boolean rememberIt, CertificatePin pin) {
+        UiExecutor.Work<Session> work;
+        try {
+            work = start(new Attempt(server, address(server.url()), secret, rememberIt, pin));
+        } catch (IllegalArgumentException e) {
+            failed(new AdminException(AdminException.Kind.REJECTED, e.getMessage()));
+            return;
+        }
+        ui.run(work, this::connected, this::failed);
+    }
+
+    /** The operator compared the fingerprint and trusts it: the pin is kept, then the same connection is made. */
+    private UiExecutor.Work<Session> trustOffered() {
+        OfferedCertificate certificate = offered.get();
+        Attempt trusted = new Attempt(waiting.server(), waiting.address(), waiting.secret(), waiting.rememberIt(),
+                certificate.pin());
+        UiExecutor.Work<Session> connecting = start(trusted);
+        return () -> {
+            try {
+                pins().pin(certificate.server(), certificate.pin());
+            } catch (IOException e) {
+                throw new AdminException(AdminException.Kind.PROTOCOL, "cannot keep the pin of "
+                        + certificate.server() + " in " + book.pinsFile() + ": " + e.getMessage());
             }
-            return new Session(server.name(), server.tokenName(), client, ui, clock);
-        }, this::connected, this::failed);
+            return connecting.call();
+        };
+    }
+
+    /** The operator does not trust the certificate: nothing was sent, nothing is kept. */
+    private void distrustOffered() {
+        OfferedCertificate certificate = offered.get();
+        offer(null, null);
+        status.set("Not connected: you did not trust the certificate of " + certificate.server() + " ("
+                + certificate.pin() + "). Nothing was sent to it and nothing was kept.");
     }
 
     private void connected(Session session) {
@@ -194,7 +235,37 @@ public final class ConnectViewModel {
     private void failed(AdminException why) {
         boolean changed = why.kind() == AdminException.Kind.CERTIFICATE_CHANGED;
         certificateChanged.set(changed);
-        status.set(changed ? "REFUSED: " + why.getMessage() : "Not connected: " + why.getMessage());
+        OfferedCertificate certificate = why.offered().orElse(null);
+        if (why.kind() == AdminException.Kind.CERTIFICATE_UNKNOWN && certificate != null && current != null
+                && certificate.server().equals(AdminAddress.server(current.address()))) {
+            offer(certificate, current);
+            status.set("First connection to " + certificate.server() + ": its certificate is not signed by an "
+                    + "authority this machine trusts. Nothing was sent to it. Compare its fingerprint with the one "
+                    + "the server printed at start, then trust it or not.");
+            return;
+        }
+        offer(null, null);
+        status.set(changed || why.kind() == AdminException.Kind.CERTIFICATE_WRONG_HOST
+                ? "REFUSED: " + why.getMessage() : "Not connected: " + why.getMessage());
+    }
+
+    private void offer(OfferedCertificate certificate, Attempt attempt) {
+        waiting = attempt;
+        offered.set(certificate);
+        trustQuestion.set(certificate == null ? "" : question(certificate));
+    }
+
+    /** What the operator reads before trusting a certificate. */
+    static String question(OfferedCertificate certificate) {
+        return "Trust the certificate of " + certificate.server() + "?\n\n"
+                + certificate.pin() + "\n\n"
+                + (certificate.selfSigned() ? "Self-signed: " + certificate.subject()
+                        : "Subject: " + certificate.subject() + "\nIssued by: " + certificate.issuer()) + "\n"
+                + "Valid for: " + String.join(", ", certificate.names()) + "\n"
+                + "Expires: " + certificate.notAfter() + "\n\n"
+                + "The server printed its pin at start (sluice-server: ... --pin SHA256:...), and "
+                + "'sluice-server tls fingerprint' prints it too. Trust it only if they are the same: from then on "
+                + "this console accepts this certificate only, for " + certificate.server() + ".";
     }
 
     private void forgetChosen() {
@@ -248,9 +319,24 @@ public final class ConnectViewModel {
         return certificateChanged.getReadOnlyProperty();
     }
 
-    /** Set when a certificate was pinned for the first time: what to tell the operator. */
-    public ReadOnlyStringProperty firstPinProperty() {
-        return firstPin.getReadOnlyProperty();
+    /** A certificate nobody vouches for, offered to the operator; null when none waits for a decision. */
+    public ReadOnlyObjectProperty<OfferedCertificate> offeredProperty() {
+        return offered.getReadOnlyProperty();
+    }
+
+    /** What to ask the operator about {@link #offeredProperty()}: the server, the fingerprint, what to compare. */
+    public ReadOnlyStringProperty trustQuestionProperty() {
+        return trustQuestion.getReadOnlyProperty();
+    }
+
+    /** Trusts the offered certificate (its pin is kept) and connects. */
+    public Command trust() {
+        return trust;
+    }
+
+    /** Refuses the offered certificate: nothing is sent, nothing kept. */
+    public Command distrust() {
+        return distrust;
     }
 
     public Command connect() {

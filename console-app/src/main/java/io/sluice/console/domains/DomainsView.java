@@ -7,6 +7,7 @@ import io.sluice.console.ui.Session;
 import java.util.function.Function;
 import javafx.beans.binding.Bindings;
 import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.collections.ListChangeListener;
 import javafx.fxml.FXML;
 import javafx.scene.Parent;
 import javafx.scene.control.Button;
@@ -87,7 +88,7 @@ public final class DomainsView implements Room {
                 model.select(row.domain());
             }
         });
-        model.rows().addListener((javafx.collections.ListChangeListener<DomainsViewModel.DomainRow>) c -> {
+        model.rows().addListener((ListChangeListener<DomainsViewModel.DomainRow>) c -> {
             // The rows are replaced with every fetch: keep the table's selection on the model's domain.
             DomainsViewModel.DomainRow chosen = model.selectedProperty().get();
             if (chosen != null) {

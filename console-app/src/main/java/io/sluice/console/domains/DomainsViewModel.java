@@ -1,13 +1,14 @@
 package io.sluice.console.domains;
 
-import io.sluice.engine.governor.BreakerState;
-import io.sluice.engine.governor.DomainView;
-import io.sluice.engine.governor.GovernorAlert;
-import io.sluice.engine.governor.GovernorSnapshot;
+import io.sluice.console.api.AdminException;
 import io.sluice.console.ui.Command;
 import io.sluice.console.ui.Feed;
 import io.sluice.console.ui.Session;
 import io.sluice.console.ui.UiExecutor;
+import io.sluice.engine.governor.BreakerState;
+import io.sluice.engine.governor.DomainView;
+import io.sluice.engine.governor.GovernorAlert;
+import io.sluice.engine.governor.GovernorSnapshot;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -17,6 +18,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import javafx.beans.property.ReadOnlyBooleanProperty;
 import javafx.beans.property.ReadOnlyBooleanWrapper;
@@ -26,6 +28,7 @@ import javafx.beans.property.ReadOnlyStringProperty;
 import javafx.beans.property.ReadOnlyStringWrapper;
 import javafx.beans.property.SimpleStringProperty;
 import javafx.beans.property.StringProperty;
+import javafx.beans.value.ObservableBooleanValue;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
 
@@ -61,7 +64,7 @@ public final class DomainsViewModel {
 
     /** One action on a domain, as the admin API offers it. */
     private interface DomainAction {
-        Object apply(String domain) throws io.sluice.console.api.AdminException;
+        Object apply(String domain) throws AdminException;
     }
 
     public DomainsViewModel(Session session) {
@@ -80,8 +83,8 @@ public final class DomainsViewModel {
         this.revive = action(session.ui(), revivable, () -> session.client()::reviveDomain, "Revived");
     }
 
-    private Command action(UiExecutor ui, javafx.beans.value.ObservableBooleanValue enabled,
-                           java.util.function.Supplier<DomainAction> prepare, String done) {
+    private Command action(UiExecutor ui, ObservableBooleanValue enabled,
+                           Supplier<DomainAction> prepare, String done) {
         return Command.admin(ui, enabled, () -> {
             String domain = selected.get().domain();
             DomainAction action = prepare.get();

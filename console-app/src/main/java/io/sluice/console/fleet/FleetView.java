@@ -1,19 +1,18 @@
 package io.sluice.console.fleet;
 
-import io.sluice.engine.telemetry.ClassCounts;
-import io.sluice.engine.telemetry.SecondCounts;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import io.sluice.console.chart.MarkedLineChart;
+import io.sluice.console.chart.OperatorMarks;
+import io.sluice.console.ui.Fxml;
+import io.sluice.console.ui.Room;
+import io.sluice.console.ui.Session;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
-import javafx.animation.KeyFrame;
-import javafx.animation.Timeline;
+import javafx.beans.binding.Bindings;
 import javafx.beans.property.ReadOnlyObjectWrapper;
 import javafx.fxml.FXML;
-import javafx.fxml.FXMLLoader;
 import javafx.scene.Parent;
-import javafx.scene.chart.LineChart;
 import javafx.scene.chart.XYChart;
 import javafx.scene.control.Button;
 import javafx.scene.control.Label;
@@ -22,23 +21,20 @@ import javafx.scene.control.TableCell;
 import javafx.scene.control.TableColumn;
 import javafx.scene.control.TableRow;
 import javafx.scene.control.TableView;
-import javafx.scene.layout.BorderPane;
-import javafx.util.Duration;
 
 /**
- * The fleet room's view ({@code Fleet.fxml}): binds {@link FleetViewModel} and does nothing else. A click on a
- * node shows its figures; "Cluster totals" goes back. {@link #start()} polls the fleet once a second until
- * {@link #dispose()}.
+ * The fleet room's view: binds {@code FleetView.fxml} to a {@link FleetViewModel} and does nothing else. A click
+ * on a node shows its figures; "Cluster totals" goes back. The fleet is read once a second while the room is seen,
+ * through the session's executor like every other room's feed.
  */
-public final class FleetView {
+public final class FleetView implements Room {
     /** How often the fleet is read: nodes publish every 100 ms, a silent one is marked after 2 s. */
-    static final Duration POLL = Duration.seconds(1);
+    static final Duration POLL = Duration.ofSeconds(1);
     private static final String SELECTED = "selected-node";
 
     private final FleetViewModel model;
-    private final Timeline poll;
+    private final Parent root;
 
-    @FXML private BorderPane root;
     @FXML private Label summary;
     @FXML private Label redisBanner;
     @FXML private Label error;
@@ -61,41 +57,47 @@ public final class FleetView {
     @FXML private TableColumn<FleetViewModel.ClassRow, String> classColumn;
     @FXML private TableColumn<FleetViewModel.ClassRow, String> classRequestsColumn;
     @FXML private TableColumn<FleetViewModel.ClassRow, String> classRefusedColumn;
-    @FXML private LineChart<Number, Number> focusChart;
+    @FXML private MarkedLineChart focusChart;
 
-    private FleetView(FleetViewModel model) {
+    public FleetView(Session session) {
+        this(new FleetViewModel(session.feed(session.client()::cluster, POLL),
+                new OperatorMarks(session.ui(), session.client()::audit)));
+    }
+
+    public FleetView(FleetViewModel model) {
         this.model = model;
-        this.poll = new Timeline(new KeyFrame(POLL, event -> model.refresh()));
-        poll.setCycleCount(Timeline.INDEFINITE);
+        this.root = Fxml.load(this);
     }
 
-    /** Loads {@code Fleet.fxml} bound to {@code model}; call on the FX thread. */
-    public static FleetView load(FleetViewModel model) {
-        FXMLLoader loader = new FXMLLoader(FleetView.class.getResource("Fleet.fxml"));
-        FleetView view = new FleetView(model);
-        loader.setController(view);
-        try {
-            loader.load();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot load Fleet.fxml", e);
-        }
-        return view;
+    public FleetViewModel model() {
+        return model;
     }
 
-    /** The room's root, to mount in the shell. */
-    public Parent root() {
+    @Override
+    public String id() {
+        return "fleet";
+    }
+
+    @Override
+    public String title() {
+        return "Fleet";
+    }
+
+    @Override
+    public Parent view() {
         return root;
     }
 
     /** Reads the fleet now and then once a second. */
-    public void start() {
-        model.refresh();
-        poll.play();
+    @Override
+    public void shown() {
+        model.start();
     }
 
-    /** Stops polling (leaving the room or closing the console). */
-    public void dispose() {
-        poll.stop();
+    /** No reading while the room is not seen. */
+    @Override
+    public void hidden() {
+        model.stop();
     }
 
     @FXML
@@ -107,7 +109,7 @@ public final class FleetView {
         redisBanner.visibleProperty().bind(model.redisDegradedProperty());
         redisBanner.managedProperty().bind(redisBanner.visibleProperty());
         alerts.setItems(model.alerts());
-        alerts.visibleProperty().bind(javafx.beans.binding.Bindings.isNotEmpty(model.alerts()));
+        alerts.visibleProperty().bind(Bindings.isNotEmpty(model.alerts()));
         alerts.managedProperty().bind(alerts.visibleProperty());
 
         nodes.setItems(model.nodes());
@@ -132,6 +134,8 @@ public final class FleetView {
         classColumn.setCellValueFactory(cell -> new ReadOnlyObjectWrapper<>(cell.getValue().requestClass().name()));
         text(classRequestsColumn, FleetViewModel.ClassRow::requests);
         text(classRefusedColumn, FleetViewModel.ClassRow::refused);
+        focusChart.marks().window(model.chartEndProperty(), FleetViewModel.CHART_SECONDS);
+        focusChart.marks().follow(model.marks());
         model.focusSecondsProperty().addListener((property, before, now) -> chart(now));
         chart(model.focusSecondsProperty().get());
     }
@@ -141,22 +145,14 @@ public final class FleetView {
         model.showTotals();
     }
 
-    private void chart(List<SecondCounts> seconds) {
+    private void chart(List<FleetViewModel.SecondRate> seconds) {
         XYChart.Series<Number, Number> requests = new XYChart.Series<>();
         requests.setName("requests/s");
         XYChart.Series<Number, Number> refused = new XYChart.Series<>();
         refused.setName("refused/s");
-        long newest = seconds.stream().mapToLong(SecondCounts::epochSecond).max().orElse(0);
-        for (SecondCounts second : seconds) {
-            long all = 0;
-            long refusals = 0;
-            for (ClassCounts counts : second.byClass().values()) {
-                long r = counts.refused().values().stream().mapToLong(Long::longValue).sum();
-                all += counts.admitted() + counts.delayed() + r;
-                refusals += r;
-            }
-            requests.getData().add(new XYChart.Data<>(second.epochSecond() - newest, all));
-            refused.getData().add(new XYChart.Data<>(second.epochSecond() - newest, refusals));
+        for (FleetViewModel.SecondRate second : seconds) {
+            requests.getData().add(new XYChart.Data<>(second.epochSecond(), second.requests()));
+            refused.getData().add(new XYChart.Data<>(second.epochSecond(), second.refused()));
         }
         focusChart.getData().setAll(List.of(requests, refused));
     }

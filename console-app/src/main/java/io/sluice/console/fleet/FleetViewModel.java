@@ -1,9 +1,12 @@
 package io.sluice.console.fleet;
 
-import io.sluice.console.api.AdminException;
 import io.sluice.console.api.Fleet;
 import io.sluice.console.api.FleetNode;
+import io.sluice.console.chart.AuditMark;
+import io.sluice.console.chart.OperatorMarks;
+import io.sluice.console.ui.Feed;
 import io.sluice.engine.RequestClass;
+import io.sluice.engine.telemetry.ClassCounts;
 import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.engine.telemetry.SecondCounts;
 import java.time.Duration;
@@ -11,13 +14,14 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicBoolean;
 import javafx.beans.property.ReadOnlyBooleanProperty;
 import javafx.beans.property.ReadOnlyBooleanWrapper;
+import javafx.beans.property.ReadOnlyLongProperty;
+import javafx.beans.property.ReadOnlyLongWrapper;
 import javafx.beans.property.ReadOnlyObjectProperty;
 import javafx.beans.property.ReadOnlyObjectWrapper;
 import javafx.beans.property.ReadOnlyStringProperty;
@@ -28,28 +32,28 @@ import javafx.collections.ObservableList;
 /**
  * The fleet room's state, from {@code GET /api/v1/cluster}: every node with its health, load and rates; the
  * cluster's totals, or one node's figures once it is selected; and what needs an operator's eye (a silent
- * node, a degraded one, a Redis the answering node cannot read) as alerts in words. No toolkit needed: the
- * properties change only on the {@code ui} executor (the FX thread in the console, the calling thread in
- * tests), and the server is read on the {@code background} one.
+ * node, a degraded one, a Redis the answering node cannot read) as alerts in words; the last minute per second
+ * with the operator's actions marked on it. Read through a {@link Feed} (the session's executor, once a second
+ * while the room is seen); no toolkit needed: the properties change only on the UI executor (the FX thread in the
+ * console, the calling thread in tests).
  */
 public final class FleetViewModel {
     private static final DateTimeFormatter CLOCK =
             DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneId.systemDefault());
 
-    /** Where the fleet comes from: {@code AdminClient::cluster} (empty when the server runs alone). */
-    @FunctionalInterface
-    public interface FleetSource {
-        Optional<Fleet> read() throws AdminException;
-    }
+    /** Seconds of history the chart shows: the fleet's per-second counts cover the last minute. */
+    public static final int CHART_SECONDS = 60;
 
     /** One class's rates in the focused figures. */
     public record ClassRow(RequestClass requestClass, String requests, String refused) {
     }
 
-    private final FleetSource source;
-    private final Executor ui;
-    private final Executor background;
-    private final AtomicBoolean reading = new AtomicBoolean();
+    /** One second of the focused figures, for the chart: all requests, and of those the refused. */
+    public record SecondRate(long epochSecond, long requests, long refused) {
+    }
+
+    private final Feed<Optional<Fleet>> fleet;
+    private final OperatorMarks marks;
 
     private final ObservableList<NodeRow> nodes = FXCollections.observableArrayList();
     private final ObservableList<String> alerts = FXCollections.observableArrayList();
@@ -63,13 +67,19 @@ public final class FleetViewModel {
     private final ReadOnlyStringWrapper focusInFlight = new ReadOnlyStringWrapper("—");
     private final ReadOnlyStringWrapper focusRequests = new ReadOnlyStringWrapper("—");
     private final ReadOnlyStringWrapper focusRefused = new ReadOnlyStringWrapper("—");
-    private final ReadOnlyObjectWrapper<List<SecondCounts>> focusSeconds = new ReadOnlyObjectWrapper<>(List.of());
+    private final ReadOnlyObjectWrapper<List<SecondRate>> focusSeconds = new ReadOnlyObjectWrapper<>(List.of());
+    private final ReadOnlyLongWrapper chartEnd = new ReadOnlyLongWrapper();
     private Fleet last;
 
-    public FleetViewModel(FleetSource source, Executor ui, Executor background) {
-        this.source = source;
-        this.ui = ui;
-        this.background = background;
+    /**
+     * @param fleet readings of {@code GET /api/v1/cluster} (empty when the server runs alone), handed over on the
+     *              UI executor; started and stopped by {@link #start()} and {@link #stop()}
+     * @param marks the operator's actions, read again when the fleet's newest policy version changes
+     */
+    public FleetViewModel(Feed<Optional<Fleet>> fleet, OperatorMarks marks) {
+        this.fleet = fleet;
+        this.marks = marks;
+        fleet.subscribe(this::show, failure -> error.set(failure.getMessage()));
     }
 
     /** Every node, by name; a row's {@link NodeRow#health()} says how it stands. */
@@ -130,34 +140,34 @@ public final class FleetViewModel {
         return focusRefused.getReadOnlyProperty();
     }
 
-    /** The focused per-second series, oldest first (for a chart). */
-    public ReadOnlyObjectProperty<List<SecondCounts>> focusSecondsProperty() {
+    /** The focused per-second figures, oldest first (for the chart). */
+    public ReadOnlyObjectProperty<List<SecondRate>> focusSecondsProperty() {
         return focusSeconds.getReadOnlyProperty();
     }
 
-    /**
-     * Command: reads the fleet on the background executor and shows it on the UI one. A reading still under
-     * way makes this a no-op, so a slow server is never asked twice at once.
-     */
+    /** The chart's newest second: the focused figures' newest complete one (the newest is still counted). */
+    public ReadOnlyLongProperty chartEndProperty() {
+        return chartEnd.getReadOnlyProperty();
+    }
+
+    /** The operator's actions, for the chart's marks, oldest first. */
+    public ObservableList<AuditMark> marks() {
+        return marks.marks();
+    }
+
+    /** The room is seen: reads the fleet now and then every period, on the session's executor. */
+    public void start() {
+        fleet.start();
+    }
+
+    /** The room was left: no more readings until {@link #start()}. */
+    public void stop() {
+        fleet.stop();
+    }
+
+    /** Command: reads the fleet now (the feed never asks a slow server twice at once). */
     public void refresh() {
-        if (!reading.compareAndSet(false, true)) {
-            return;
-        }
-        try {
-            background.execute(() -> {
-                try {
-                    Optional<Fleet> fleet = source.read();
-                    ui.execute(() -> show(fleet));
-                } catch (AdminException e) {
-                    ui.execute(() -> error.set(e.getMessage()));
-                } finally {
-                    reading.set(false);
-                }
-            });
-        } catch (RuntimeException e) {
-            reading.set(false);
-            throw e;
-        }
+        fleet.refreshSoon();
     }
 
     /** Command: show one node's figures (a click on its row). */
@@ -186,6 +196,7 @@ public final class FleetViewModel {
         }
         Fleet fleet = reading.get();
         last = fleet;
+        marks.policyVersion(fleet.nodes().stream().mapToLong(FleetNode::policyVersion).max().orElse(0));
         long newestPolicy = fleet.nodes().stream().filter(n -> n.state() != FleetNode.State.UNREACHABLE)
                 .mapToLong(FleetNode::policyVersion).max().orElse(0);
         nodes.setAll(fleet.nodes().stream().map(node -> row(node, fleet.at(), newestPolicy)).toList());
@@ -217,11 +228,28 @@ public final class FleetViewModel {
         focusInFlight.set(inFlight);
         focusRequests.set(seconds.isEmpty() ? "—" : perSecond(rates.requests()));
         focusRefused.set(seconds.isEmpty() ? "—" : perSecond(rates.refused()));
-        focusSeconds.set(List.copyOf(seconds));
+        focusSeconds.set(seconds.stream().map(FleetViewModel::rate).sorted(Comparator.comparingLong(
+                SecondRate::epochSecond)).toList());
+        long newest = seconds.stream().mapToLong(SecondCounts::epochSecond).max().orElse(0);
+        if (newest > 0) {
+            chartEnd.set(newest - 1);
+        }
         List<ClassRow> rows = new ArrayList<>();
         rates.byClass().forEach((requestClass, rate) -> rows.add(new ClassRow(requestClass,
                 perSecond(rate.requests()), perSecond(rate.refused()))));
         focusClasses.setAll(rows);
+    }
+
+    private static SecondRate rate(SecondCounts second) {
+        long requests = 0;
+        long refused = 0;
+        for (ClassCounts counts : second.byClass() == null ? List.<ClassCounts>of() : second.byClass().values()) {
+            long refusals = counts.refused() == null ? 0
+                    : counts.refused().values().stream().mapToLong(Long::longValue).sum();
+            requests += counts.admitted() + counts.delayed() + refusals;
+            refused += refusals;
+        }
+        return new SecondRate(second.epochSecond(), requests, refused);
     }
 
     static NodeRow row(FleetNode node, Instant now, long newestPolicy) {

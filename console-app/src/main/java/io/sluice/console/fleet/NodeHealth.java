@@ -17,7 +17,7 @@ public enum NodeHealth {
         this.styleClass = styleClass;
     }
 
-    /** The style class a row or badge in this state carries (colours in {@code Fleet.css}). */
+    /** The style class a row or badge in this state carries (colours in {@code FleetView.css}). */
     public String styleClass() {
         return styleClass;
     }

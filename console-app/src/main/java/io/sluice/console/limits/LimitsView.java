@@ -4,7 +4,10 @@ import io.sluice.console.ui.Command;
 import io.sluice.console.ui.Fxml;
 import io.sluice.console.ui.Room;
 import io.sluice.console.ui.Session;
+import io.sluice.console.whatif.WhatIfView;
+import java.util.List;
 import javafx.beans.property.StringProperty;
+import javafx.beans.value.ObservableValue;
 import javafx.collections.FXCollections;
 import javafx.collections.ListChangeListener;
 import javafx.fxml.FXML;
@@ -22,13 +25,15 @@ import javafx.scene.layout.HBox;
 import javafx.scene.layout.VBox;
 
 /**
- * The limits room's view: {@code LimitsView.fxml} is the shell (the form's box, the Apply bar, an empty slot for
- * a what-if preview); the form inside is generated from the {@link LimitsViewModel}'s fields and tables, each
- * input bound to its text and followed by its error.
+ * The limits room's view: {@code LimitsView.fxml} is the shell (the form's box, the Apply bar, a slot for the
+ * what-if panel); the form inside is generated from the {@link LimitsViewModel}'s fields and tables, each input
+ * bound to its text and followed by its error. Beside it, the what-if panel ({@link WhatIfView}) previews the
+ * edited form on live traffic; leaving the room removes the preview.
  */
 public final class LimitsView implements Room {
     private final LimitsViewModel model;
     private final Parent root;
+    private final WhatIfView preview;
 
     @FXML
     private VBox form;
@@ -46,6 +51,8 @@ public final class LimitsView implements Room {
     public LimitsView(Session session) {
         this.model = new LimitsViewModel(session);
         this.root = Fxml.load(this);
+        this.preview = new WhatIfView(session, () -> model.candidate().policy());
+        setPreview(preview.view());
     }
 
     @FXML
@@ -121,7 +128,7 @@ public final class LimitsView implements Room {
         return control;
     }
 
-    private static Label error(String id, javafx.beans.value.ObservableValue<String> message) {
+    private static Label error(String id, ObservableValue<String> message) {
         Label error = new Label();
         error.setId(id);
         error.getStyleClass().add("field-error");
@@ -204,7 +211,7 @@ public final class LimitsView implements Room {
      * the form through the model ({@link LimitsViewModel#candidate()}, {@link LimitsViewModel#editsProperty()}).
      */
     public void setPreview(Node panel) {
-        previewSlot.getChildren().setAll(panel == null ? java.util.List.of() : java.util.List.of(panel));
+        previewSlot.getChildren().setAll(panel == null ? List.of() : List.of(panel));
         previewSlot.setVisible(panel != null);
     }
 
@@ -220,7 +227,13 @@ public final class LimitsView implements Room {
 
     @Override
     public void hidden() {
+        preview.hidden(); // leaving the form: the shadow goes with it
         model.shown(false);
+    }
+
+    @Override
+    public void close() {
+        preview.close();
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.sluice.console.limits;
 import io.sluice.console.api.AdminClient;
 import io.sluice.console.ui.Command;
 import io.sluice.console.ui.Session;
+import io.sluice.console.ui.UiExecutor;
 import io.sluice.engine.policy.FieldError;
 import io.sluice.engine.policy.Policy;
 import java.util.ArrayList;
@@ -259,7 +260,7 @@ public final class LimitsViewModel {
         return PolicyFormModel.build(loaded, texts, rows);
     }
 
-    private io.sluice.console.ui.UiExecutor.Work<AdminClient.PolicyUpdate> prepareApply() {
+    private UiExecutor.Work<AdminClient.PolicyUpdate> prepareApply() {
         clearErrors();
         PolicyFormModel.Built built = candidate();
         if (built.policy() == null) {

@@ -14,6 +14,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Every field of the policy as the limits form shows it: text in, text out. The policy is edited as
@@ -115,8 +118,8 @@ public final class PolicyFormModel {
                         "prefix bits (32-128)", Kind.INTEGER),
                 new Field("crawlers.perCrawlerSeconds", "Crawlers", "Gap per crawler", "s", Kind.INTEGER),
                 new Field("crawlers.allCrawlersSeconds", "Crawlers", "Gap across crawlers", "s", Kind.INTEGER),
-                new Field("crawlers.verifySearchEngines", "Crawlers", "Verify search engines (reverse DNS)", "",
-                        Kind.BOOLEAN),
+                new Field("crawlers.verifySearchEngines", "Crawlers", "Verify crawlers (published ranges, reverse DNS)",
+                        "", Kind.BOOLEAN),
                 new Field("load.maxActive", "Load", "Upstream requests in flight", "requests", Kind.INTEGER),
                 new Field("load.maxWaiting", "Load", "Deferred requests waiting", "requests", Kind.INTEGER),
                 new Field("load.deferMillis", "Load", "Deferral wait", "ms", Kind.INTEGER),
@@ -306,20 +309,20 @@ public final class PolicyFormModel {
     public record Cell(String table, int row, String column) {
     }
 
-    private static final java.util.regex.Pattern CELL = java.util.regex.Pattern.compile(
+    private static final Pattern CELL = Pattern.compile(
             "([A-Za-z]+)(?:\\[(\\d+)\\](?:\\.([A-Za-z]+))?)?.*");
 
     /** The table cell a server error belongs to ({@code routes[1].limits.maxHits}: row 1, column limits), if any. */
-    public static java.util.Optional<Cell> cellFor(String errorPath) {
-        java.util.regex.Matcher m = CELL.matcher(errorPath);
+    public static Optional<Cell> cellFor(String errorPath) {
+        Matcher m = CELL.matcher(errorPath);
         if (!m.matches() || TABLES.stream().noneMatch(t -> t.path().equals(m.group(1)))) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
         Table table = TABLES.stream().filter(t -> t.path().equals(m.group(1))).findFirst().orElseThrow();
         int row = m.group(2) == null ? -1 : Integer.parseInt(m.group(2));
         String column = m.group(3) != null && table.columns().stream().anyMatch(c -> c.name().equals(m.group(3)))
                 ? m.group(3) : null;
-        return java.util.Optional.of(new Cell(table.path(), row, column));
+        return Optional.of(new Cell(table.path(), row, column));
     }
 
     private static String text(Kind kind, JsonNode node) {

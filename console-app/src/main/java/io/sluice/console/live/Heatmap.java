@@ -2,6 +2,7 @@ package io.sluice.console.live;
 
 import io.sluice.engine.telemetry.ClientRow;
 import java.util.List;
+import java.util.function.Function;
 import java.util.function.IntConsumer;
 import javafx.beans.property.IntegerProperty;
 import javafx.beans.property.ObjectProperty;
@@ -10,6 +11,7 @@ import javafx.beans.property.SimpleObjectProperty;
 import javafx.css.CssMetaData;
 import javafx.css.Styleable;
 import javafx.css.StyleableObjectProperty;
+import javafx.css.StyleableProperty;
 import javafx.css.StyleablePropertyFactory;
 import javafx.scene.control.Control;
 import javafx.scene.control.Skin;
@@ -49,7 +51,7 @@ public final class Heatmap extends Control {
      * and a heatmap without its stylesheet should look unstyled rather than carry a second copy of it.
      */
     private StyleableObjectProperty<Color> colour(String name, String css,
-            java.util.function.Function<Heatmap, javafx.css.StyleableProperty<Color>> property) {
+            Function<Heatmap, StyleableProperty<Color>> property) {
         return (StyleableObjectProperty<Color>) CSS.createStyleableColorProperty(this, name, css, property,
                 Color.GRAY);
     }

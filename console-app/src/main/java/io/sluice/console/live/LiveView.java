@@ -1,5 +1,9 @@
 package io.sluice.console.live;
 
+import io.sluice.console.chart.AuditMark;
+import io.sluice.console.chart.ChartMarks;
+import io.sluice.console.chart.MarkedAreaChart;
+import io.sluice.console.chart.MarkedLineChart;
 import io.sluice.console.ui.Command;
 import io.sluice.console.ui.Fxml;
 import io.sluice.console.ui.Room;
@@ -7,12 +11,12 @@ import io.sluice.console.ui.Session;
 import io.sluice.engine.RequestClass;
 import java.util.EnumMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import javafx.beans.value.ObservableDoubleValue;
 import javafx.collections.FXCollections;
 import javafx.fxml.FXML;
 import javafx.scene.Parent;
-import javafx.scene.chart.NumberAxis;
 import javafx.scene.chart.XYChart;
 import javafx.scene.control.Button;
 import javafx.scene.control.ChoiceBox;
@@ -31,9 +35,9 @@ public final class LiveView implements Room {
     private final Map<RefusalKind, XYChart.Series<Number, Number>> refused = new EnumMap<>(RefusalKind.class);
 
     @FXML
-    private ServedChart servedChart;
+    private MarkedLineChart servedChart;
     @FXML
-    private RefusedChart refusedChart;
+    private MarkedAreaChart refusedChart;
     @FXML
     private Label inFlightLabel;
     @FXML
@@ -78,7 +82,7 @@ public final class LiveView implements Room {
     private void initialize() {
         for (RequestClass requestClass : RequestClass.values()) {
             XYChart.Series<Number, Number> series = new XYChart.Series<>();
-            series.setName(requestClass.name().toLowerCase(java.util.Locale.ROOT));
+            series.setName(requestClass.name().toLowerCase(Locale.ROOT));
             served.put(requestClass, series);
             servedChart.getData().add(series);
         }
@@ -88,12 +92,10 @@ public final class LiveView implements Room {
             refused.put(kind, series);
             refusedChart.getData().add(series);
         }
-        for (NumberAxis time : List.of((NumberAxis) servedChart.getXAxis(), (NumberAxis) refusedChart.getXAxis())) {
-            time.upperBoundProperty().bind(model.chartEndProperty());
-            time.lowerBoundProperty().bind(model.chartEndProperty().subtract(LiveViewModel.CHART_SECONDS - 1));
+        for (ChartMarks marks : List.of(servedChart.marks(), refusedChart.marks())) {
+            marks.window(model.chartEndProperty(), LiveViewModel.CHART_SECONDS);
+            marks.follow(model.marks());
         }
-        servedChart.follow(model.marks());
-        refusedChart.follow(model.marks());
         model.snapshotProperty().addListener((o, was, now) -> showRates());
 
         inFlightLabel.textProperty().bind(model.inFlightProperty());

@@ -1,7 +1,7 @@
 package io.sluice.console.live;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import io.sluice.console.api.AdminException;
+import io.sluice.console.chart.AuditMark;
+import io.sluice.console.chart.OperatorMarks;
 import io.sluice.console.ui.Command;
 import io.sluice.console.ui.Session;
 import io.sluice.engine.Reason;
@@ -12,18 +12,21 @@ import io.sluice.engine.telemetry.LoadState;
 import io.sluice.engine.telemetry.SecondCounts;
 import io.sluice.engine.telemetry.Snapshot;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.ToLongFunction;
 import javafx.beans.binding.Bindings;
+import javafx.beans.binding.ObjectBinding;
 import javafx.beans.property.ObjectProperty;
 import javafx.beans.property.ReadOnlyDoubleProperty;
 import javafx.beans.property.ReadOnlyDoubleWrapper;
 import javafx.beans.property.ReadOnlyIntegerProperty;
 import javafx.beans.property.ReadOnlyIntegerWrapper;
+import javafx.beans.property.ReadOnlyLongProperty;
+import javafx.beans.property.ReadOnlyLongWrapper;
 import javafx.beans.property.ReadOnlyObjectProperty;
 import javafx.beans.property.ReadOnlyObjectWrapper;
 import javafx.beans.property.ReadOnlyStringProperty;
@@ -31,7 +34,7 @@ import javafx.beans.property.ReadOnlyStringWrapper;
 import javafx.beans.property.SimpleObjectProperty;
 import javafx.beans.property.SimpleStringProperty;
 import javafx.beans.property.StringProperty;
-import javafx.collections.FXCollections;
+import javafx.beans.value.ObservableBooleanValue;
 import javafx.collections.ObservableList;
 
 /**
@@ -42,8 +45,6 @@ import javafx.collections.ObservableList;
 public final class LiveViewModel {
     /** Seconds of history the rate chart shows. */
     public static final int CHART_SECONDS = 120;
-    /** Audit entries read for the chart's marks (more than two minutes of actions would ever produce). */
-    static final int MARKS_READ = 100;
     /** A bar this full reads "high". */
     static final double HIGH = 0.8;
 
@@ -53,7 +54,7 @@ public final class LiveViewModel {
     private final ReadOnlyDoubleWrapper inFlightShare = new ReadOnlyDoubleWrapper();
     private final ReadOnlyStringWrapper waiting = new ReadOnlyStringWrapper("waiting -");
     private final ReadOnlyDoubleWrapper waitingShare = new ReadOnlyDoubleWrapper();
-    private final javafx.beans.property.ReadOnlyLongWrapper chartEnd = new javafx.beans.property.ReadOnlyLongWrapper();
+    private final ReadOnlyLongWrapper chartEnd = new ReadOnlyLongWrapper();
     private final ReadOnlyStringWrapper latency = new ReadOnlyStringWrapper("-");
     private final ReadOnlyStringWrapper clients = new ReadOnlyStringWrapper("-");
     private final ReadOnlyStringWrapper refusals = new ReadOnlyStringWrapper("-");
@@ -63,14 +64,12 @@ public final class LiveViewModel {
     private final ObjectProperty<BanDuration> banDuration = new SimpleObjectProperty<>(BanDuration.ONE_HOUR);
     private final StringProperty banReason = new SimpleStringProperty("");
     private final ReadOnlyStringWrapper actionResult = new ReadOnlyStringWrapper("");
-    private final ObservableList<AuditMark> marks = FXCollections.observableArrayList();
-    private final ObservableList<AuditMark> marksView = FXCollections.unmodifiableObservableList(marks);
-    private final javafx.beans.binding.ObjectBinding<List<ClientRow>> rows = Bindings.createObjectBinding(
+    private final OperatorMarks marks;
+    private final ObjectBinding<List<ClientRow>> rows = Bindings.createObjectBinding(
             () -> snapshot.get() == null ? List.<ClientRow>of() : snapshot.get().topClients(), snapshot);
     private final Command banIp;
     private final Command banUserAgent;
     private final Command banClient;
-    private long marksForVersion = -1;
 
     private static final String NOTHING_SELECTED = "Select a client in the heatmap";
 
@@ -84,6 +83,7 @@ public final class LiveViewModel {
 
     public LiveViewModel(Session session) {
         this.session = session;
+        this.marks = new OperatorMarks(session.ui(), session.client()::audit);
         var anySelected = selected.isNotNull();
         this.banIp = banCommand(anySelected, LiveViewModel::banIp);
         this.banUserAgent = banCommand(anySelected, LiveViewModel::banUserAgent);
@@ -91,7 +91,7 @@ public final class LiveViewModel {
         session.snapshots().subscribe(this::apply, failure -> { });
     }
 
-    private Command banCommand(javafx.beans.value.ObservableBooleanValue enabled,
+    private Command banCommand(ObservableBooleanValue enabled,
                                Function<ClientRow, BanTarget> target) {
         return Command.admin(session.ui(), enabled, () -> {
             BanTarget what = target.apply(selected.get());
@@ -131,24 +131,7 @@ public final class LiveViewModel {
         int index = current == null ? -1 : indexOf(latest.topClients(), current);
         // Keep the selection on the same client, with its fresh row (or its last one, if it left the table).
         select(index >= 0 ? latest.topClients().get(index) : current, index);
-        if (latest.policyVersion() != marksForVersion) {
-            // Bans, unbans, pauses and edits all change the policy's version: read the audit only then.
-            marksForVersion = latest.policyVersion();
-            refreshMarks();
-        }
-    }
-
-    /** Reads the operator actions worth a mark from the audit. */
-    public void refreshMarks() {
-        session.ui().run(() -> session.client().audit(MARKS_READ), this::showMarks, (AdminException e) -> {
-            // The marks are a help, not the data: the next policy change tries again.
-            marksForVersion = -1;
-        });
-    }
-
-    private void showMarks(List<JsonNode> entries) {
-        marks.setAll(entries.stream().map(AuditMark::of).flatMap(java.util.Optional::stream)
-                .sorted(Comparator.comparingLong(AuditMark::seq)).toList());
+        marks.policyVersion(latest.policyVersion());
     }
 
     /** Selects the heatmap's row {@code index} of the current snapshot. */
@@ -195,7 +178,7 @@ public final class LiveViewModel {
         });
     }
 
-    private List<RatePoint> points(java.util.function.ToLongFunction<SecondCounts> count) {
+    private List<RatePoint> points(ToLongFunction<SecondCounts> count) {
         Snapshot latest = snapshot.get();
         if (latest == null) {
             return List.of();
@@ -268,7 +251,7 @@ public final class LiveViewModel {
             refused += i < row.refusedPerSecond().length ? row.refusedPerSecond()[i] : 0;
         }
         return "IP: " + row.ip() + "\nUser agent: " + row.userAgent() + "\nClass: " + row.requestClass()
-                + (row.crawlerName() == null ? "" : " (" + row.crawlerName() + ")")
+                + (row.crawlerName() == null ? "" : " (" + row.crawlerName() + identity(row, true) + ")")
                 + "\nStatus: " + row.status() + "\nHits in window: " + row.hitsInWindow() + "   in flight: "
                 + row.inFlight() + "\nLast 60 s: " + total + " hits, " + refused + " refused";
     }
@@ -288,7 +271,7 @@ public final class LiveViewModel {
      * operator acts on; an address too long for the line (IPv6) is shortened last.
      */
     public static String heatmapLabel(ClientRow row, int columns) {
-        String who = row.crawlerName() != null ? row.crawlerName() : row.userAgent();
+        String who = row.crawlerName() != null ? row.crawlerName() + identity(row, false) : row.userAgent();
         String prefix = row.requestClass().name().toLowerCase(Locale.ROOT) + " " + row.ip() + "  ";
         String suffix = "  " + row.hitsInWindow();
         int room = columns - prefix.length() - suffix.length();
@@ -296,6 +279,21 @@ public final class LiveViewModel {
             return prefix + shorten(who, room) + suffix;
         }
         return shorten(prefix.strip(), Math.max(1, columns - suffix.length())) + suffix;
+    }
+
+    /**
+     * What a crawler claim is worth, after its name: a verified crawler is the real one (its own spacing); a claimed
+     * one only says so (a bot keyed by its address, or believed unchecked when verification is off). Empty for a
+     * row without a claim, and from a server older than the field.
+     */
+    static String identity(ClientRow row, boolean explained) {
+        if (row.crawlerIdentity() == null) {
+            return "";
+        }
+        return switch (row.crawlerIdentity()) {
+            case VERIFIED -> explained ? ", verified: its address is the crawler's" : " (verified)";
+            case CLAIMED -> explained ? ", claimed: only its user agent says so" : " (claimed)";
+        };
     }
 
     private static String shorten(String text, int max) {
@@ -311,12 +309,12 @@ public final class LiveViewModel {
     }
 
     /** The heatmap's rows: the busiest clients of the latest snapshot. */
-    public javafx.beans.binding.ObjectBinding<List<ClientRow>> rows() {
+    public ObjectBinding<List<ClientRow>> rows() {
         return rows;
     }
 
     /** The newest complete second: the right end of the charts' time axis ({@link #CHART_SECONDS} wide). */
-    public javafx.beans.property.ReadOnlyLongProperty chartEndProperty() {
+    public ReadOnlyLongProperty chartEndProperty() {
         return chartEnd.getReadOnlyProperty();
     }
 
@@ -374,7 +372,7 @@ public final class LiveViewModel {
 
     /** The operator's actions on the chart, oldest first. */
     public ObservableList<AuditMark> marks() {
-        return marksView;
+        return marks.marks();
     }
 
     public Command banIp() {

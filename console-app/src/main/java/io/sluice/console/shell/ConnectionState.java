@@ -9,7 +9,7 @@ public enum ConnectionState {
     UNREACHABLE,
     /** The server refused the token. */
     UNAUTHORISED,
-    /** The server's certificate is not the one pinned for it: nothing is sent, not even the token. */
+    /** The server's certificate is not the trusted one (changed, unknown, or for another host): nothing is sent. */
     CERTIFICATE_CHANGED,
     /** The server answered something the console does not understand. */
     ERROR

@@ -5,6 +5,7 @@ import io.sluice.console.ui.Fxml;
 import io.sluice.console.ui.Room;
 import io.sluice.console.ui.Session;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import javafx.collections.FXCollections;
 import javafx.fxml.FXML;
@@ -108,7 +109,7 @@ public final class ShellView implements AutoCloseable {
 
     private void showState(ConnectionState state) {
         connectionStatus.getStyleClass().removeIf(c -> c.startsWith("state-"));
-        connectionStatus.getStyleClass().add("state-" + state.name().toLowerCase(java.util.Locale.ROOT)
+        connectionStatus.getStyleClass().add("state-" + state.name().toLowerCase(Locale.ROOT)
                 .replace('_', '-'));
     }
 

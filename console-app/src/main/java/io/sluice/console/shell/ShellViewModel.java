@@ -80,7 +80,8 @@ public final class ShellViewModel {
                 state.set(ConnectionState.UNREACHABLE);
                 connection.set("Unreachable, retrying: " + session.serverName());
             }
-            case CERTIFICATE_CHANGED -> {
+            // Mid-session, a certificate that is not the trusted one is refused the same way, whatever its kind.
+            case CERTIFICATE_CHANGED, CERTIFICATE_UNKNOWN, CERTIFICATE_WRONG_HOST -> {
                 state.set(ConnectionState.CERTIFICATE_CHANGED);
                 connection.set("REFUSED: " + failure.getMessage());
             }

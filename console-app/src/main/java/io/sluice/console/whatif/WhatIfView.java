@@ -1,37 +1,30 @@
 package io.sluice.console.whatif;
 
+import io.sluice.console.ui.Fxml;
+import io.sluice.console.ui.Session;
 import io.sluice.engine.policy.Policy;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.function.Function;
 import java.util.function.Supplier;
-import javafx.animation.KeyFrame;
-import javafx.animation.Timeline;
 import javafx.beans.property.ReadOnlyObjectWrapper;
 import javafx.fxml.FXML;
-import javafx.fxml.FXMLLoader;
 import javafx.scene.Parent;
 import javafx.scene.control.Button;
 import javafx.scene.control.Label;
 import javafx.scene.control.TableColumn;
 import javafx.scene.control.TableRow;
 import javafx.scene.control.TableView;
-import javafx.scene.layout.VBox;
-import javafx.util.Duration;
 
 /**
- * The what-if panel ({@code WhatIf.fxml}) the limits room embeds: binds {@link WhatIfViewModel} and polls its
- * report once a second while a preview runs. Preview asks the room for the edited policy.
+ * The what-if panel the limits room embeds beside its form: binds {@code WhatIfView.fxml} to a
+ * {@link WhatIfViewModel}, which reads the preview's report through the session's executor while it runs. Loaded
+ * like a room's view; the limits room tells it when the room is left ({@link #hidden()}) and closed
+ * ({@link #close()}). Preview asks the room for the edited policy.
  */
-public final class WhatIfView {
-    /** How often a running preview's report is read. */
-    static final Duration POLL = Duration.seconds(1);
-
+public final class WhatIfView implements AutoCloseable {
     private final WhatIfViewModel model;
     private final Supplier<Policy> candidate;
-    private final Timeline poll;
+    private final Parent root;
 
-    @FXML private VBox root;
     @FXML private Button preview;
     @FXML private Button apply;
     @FXML private Button stop;
@@ -48,39 +41,34 @@ public final class WhatIfView {
     @FXML private TableColumn<WhatIfSummary.ClientRow, String> clientRulesColumn;
     @FXML private TableColumn<WhatIfSummary.ClientRow, String> agentColumn;
 
-    private WhatIfView(WhatIfViewModel model, Supplier<Policy> candidate) {
-        this.model = model;
-        this.candidate = candidate;
-        this.poll = new Timeline(new KeyFrame(POLL, event -> model.refresh()));
-        poll.setCycleCount(Timeline.INDEFINITE);
+    /** @param candidate the limits form's edited policy, or null when the form has errors to fix first */
+    public WhatIfView(Session session, Supplier<Policy> candidate) {
+        this(new WhatIfViewModel(session), candidate);
     }
 
-    /**
-     * Loads the panel; call on the FX thread.
-     *
-     * @param candidate the limits form's edited policy, or null when the form has errors to fix first
-     */
-    public static WhatIfView load(WhatIfViewModel model, Supplier<Policy> candidate) {
-        FXMLLoader loader = new FXMLLoader(WhatIfView.class.getResource("WhatIf.fxml"));
-        WhatIfView view = new WhatIfView(model, candidate);
-        loader.setController(view);
-        try {
-            loader.load();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot load WhatIf.fxml", e);
-        }
-        view.poll.play();
-        return view;
+    public WhatIfView(WhatIfViewModel model, Supplier<Policy> candidate) {
+        this.model = model;
+        this.candidate = candidate;
+        this.root = Fxml.load(this);
     }
 
     /** The panel, to embed in the limits room. */
-    public Parent root() {
+    public Parent view() {
         return root;
     }
 
-    /** Leaving the limits room: stops polling and removes the shadow. */
-    public void dispose() {
-        poll.stop();
+    public WhatIfViewModel model() {
+        return model;
+    }
+
+    /** The limits room was left: the preview stops and its shadow is removed. */
+    public void hidden() {
+        model.stop();
+    }
+
+    /** The session ends: the shadow is removed, and a preview still being installed is removed when it is. */
+    @Override
+    public void close() {
         model.dispose();
     }
 

@@ -3,13 +3,15 @@ package io.sluice.console.whatif;
 import io.sluice.console.api.AdminClient;
 import io.sluice.console.api.AdminException;
 import io.sluice.console.api.ShadowView;
+import io.sluice.console.ui.Feed;
+import io.sluice.console.ui.Session;
+import io.sluice.console.ui.UiExecutor;
 import io.sluice.engine.policy.FieldError;
 import io.sluice.engine.policy.Policy;
+import java.time.Duration;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.Optional;
-import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicBoolean;
 import javafx.beans.property.ReadOnlyBooleanProperty;
 import javafx.beans.property.ReadOnlyBooleanWrapper;
 import javafx.beans.property.ReadOnlyObjectProperty;
@@ -21,16 +23,19 @@ import javafx.collections.ObservableList;
 
 /**
  * What-if before Apply, for the limits room. <em>Preview</em> installs the edited policy as the server's shadow
- * policy: it decides nothing, but every request is also judged by it, and {@link #refresh()} (polled while
- * previewing) shows how many requests and which clients it would refuse that the live policy serves, browsers
- * first, per rule. <em>Apply</em> promotes the shadow to live, with {@code If-Match} on the live version the
- * report was read against (a change made meanwhile to the same field is a conflict, never overwritten).
- * Leaving ({@link #dispose()}) removes the shadow. No toolkit needed: properties change only on the {@code ui}
- * executor, the server is called on the {@code background} one.
+ * policy: it decides nothing, but every request is also judged by it, and its report (read every second while
+ * previewing, or now with {@link #refresh()}) shows how many requests and which clients it would refuse that the
+ * live policy serves, browsers first, per rule. <em>Apply</em> promotes the shadow to live, with
+ * {@code If-Match} on the live version the report was read against (a change made meanwhile to the same field is
+ * a conflict, never overwritten). Leaving ({@link #dispose()}) removes the shadow. The report is read through a
+ * {@link Feed} on the session's executor. No toolkit needed: properties change only on the UI executor (the FX
+ * thread in the console, the calling thread in tests), the server is called off it.
  */
 public final class WhatIfViewModel {
     /** The differing clients the report lists at most: enough to show who is hit, bounded for the wire. */
     static final int CLIENTS = 100;
+    /** How often a running preview's report is read. */
+    static final Duration POLL = Duration.ofSeconds(1);
     private static final DateTimeFormatter CLOCK =
             DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneId.systemDefault());
 
@@ -49,9 +54,8 @@ public final class WhatIfViewModel {
     }
 
     private final AdminClient client;
-    private final Executor ui;
-    private final Executor background;
-    private final AtomicBoolean reading = new AtomicBoolean();
+    private final UiExecutor ui;
+    private final Feed<Optional<ShadowView>> report;
 
     private final ReadOnlyObjectWrapper<Phase> phase = new ReadOnlyObjectWrapper<>(Phase.IDLE);
     private final ReadOnlyStringWrapper headline = new ReadOnlyStringWrapper("");
@@ -69,10 +73,11 @@ public final class WhatIfViewModel {
     private long liveVersion;
     private volatile boolean disposed;
 
-    public WhatIfViewModel(AdminClient client, Executor ui, Executor background) {
-        this.client = client;
-        this.ui = ui;
-        this.background = background;
+    public WhatIfViewModel(Session session) {
+        this.client = session.client();
+        this.ui = session.ui();
+        this.report = session.feed(() -> client.shadow(CLIENTS), POLL);
+        report.subscribe(this::read, failure -> status.set("The report could not be read: " + failure.getMessage()));
     }
 
     public ReadOnlyObjectProperty<Phase> phaseProperty() {
@@ -127,12 +132,12 @@ public final class WhatIfViewModel {
     /** Command: install {@code candidate} as the shadow policy (replacing this console's earlier preview). */
     public void preview(Policy candidate) {
         busy("Installing the preview…");
-        background.execute(() -> {
+        ui.background(() -> {
             try {
                 AdminClient.ShadowUpdate update = client.installShadow(candidate);
-                ui.execute(() -> {
+                ui.onUiThread(() -> {
                     if (disposed) {
-                        background.execute(this::removeShadow); // the form was left while this was under way
+                        ui.background(this::removeShadow); // the form was left while this was under way
                         return;
                     }
                     if (update.installed() == null) {
@@ -147,39 +152,32 @@ public final class WhatIfViewModel {
                     show(update.installed());
                 });
             } catch (AdminException e) {
-                ui.execute(() -> fail("The preview failed: " + e.getMessage()));
+                ui.onUiThread(() -> fail("The preview failed: " + e.getMessage()));
             }
         });
     }
 
-    /** Command: read the shadow's report now (polled while previewing); a reading under way makes it a no-op. */
+    /** Command: read the shadow's report now (it is read every second while previewing). */
     public void refresh() {
-        if (phase.get() != Phase.PREVIEWING || !reading.compareAndSet(false, true)) {
+        if (phase.get() == Phase.PREVIEWING) {
+            report.refreshSoon();
+        }
+    }
+
+    /** A report read while previewing (on the UI executor). */
+    private void read(Optional<ShadowView> now) {
+        if (phase.get() != Phase.PREVIEWING) {
+            return; // applied or stopped meanwhile
+        }
+        if (now.isEmpty() || !now.get().installedAt().equals(installed.installedAt())) {
+            installed = null;
+            canApply.set(false);
+            enter(Phase.IDLE);
+            status.set(now.isEmpty() ? "The preview is gone: removed on the server, or the server restarted"
+                    : "Another operator replaced this preview with theirs: Preview again to see yours");
             return;
         }
-        background.execute(() -> {
-            try {
-                Optional<ShadowView> now = client.shadow(CLIENTS);
-                ui.execute(() -> {
-                    if (phase.get() != Phase.PREVIEWING) {
-                        return; // applied or stopped meanwhile
-                    }
-                    if (now.isEmpty() || !now.get().installedAt().equals(installed.installedAt())) {
-                        installed = null;
-                        canApply.set(false);
-                        phase.set(Phase.IDLE);
-                        status.set(now.isEmpty() ? "The preview is gone: removed on the server, or the server restarted"
-                                : "Another operator replaced this preview with theirs: Preview again to see yours");
-                        return;
-                    }
-                    show(now.get());
-                });
-            } catch (AdminException e) {
-                ui.execute(() -> status.set("The report could not be read: " + e.getMessage()));
-            } finally {
-                reading.set(false);
-            }
-        });
+        show(now.get());
     }
 
     /**
@@ -192,29 +190,29 @@ public final class WhatIfViewModel {
         }
         long basedOn = liveVersion;
         busy("Applying…");
-        background.execute(() -> {
+        ui.background(() -> {
             try {
                 AdminClient.PolicyUpdate update = client.promoteShadow(basedOn);
-                ui.execute(() -> {
+                ui.onUiThread(() -> {
                     if (update.installed() != null) {
                         installed = null;
                         applied.set(update.installed());
-                        phase.set(Phase.APPLIED);
+                        enter(Phase.APPLIED);
                         status.set("Applied: policy version " + update.installed().version());
                     } else if (update.conflict()) {
-                        phase.set(Phase.PREVIEWING);
+                        enter(Phase.PREVIEWING);
                         canApply.set(true);
                         status.set("Not applied: the live policy changed meanwhile (another operator changed the "
                                 + "same limits). Nothing changed; the preview goes on against the new version");
                     } else {
                         errors.setAll(update.errors());
-                        phase.set(Phase.PREVIEWING);
+                        enter(Phase.PREVIEWING);
                         canApply.set(true);
                         status.set("Not applied: the server refused the policy");
                     }
                 });
             } catch (AdminException e) {
-                ui.execute(() -> fail("Not applied: " + e.getMessage()));
+                ui.onUiThread(() -> fail("Not applied: " + e.getMessage()));
             }
         });
     }
@@ -229,9 +227,9 @@ public final class WhatIfViewModel {
         }
         installed = null;
         canApply.set(false);
-        phase.set(Phase.IDLE);
+        enter(Phase.IDLE);
         status.set("Preview stopped");
-        background.execute(this::removeShadow);
+        ui.background(this::removeShadow);
     }
 
     /** Leaving the form: the shadow is removed, so it does not go on counting for nobody. */
@@ -246,7 +244,7 @@ public final class WhatIfViewModel {
         try {
             client.removeShadow();
         } catch (AdminException e) {
-            ui.execute(() -> status.set("The preview could not be removed: " + e.getMessage()));
+            ui.onUiThread(() -> status.set("The preview could not be removed: " + e.getMessage()));
         }
     }
 
@@ -262,7 +260,7 @@ public final class WhatIfViewModel {
                 + view.liveVersion() + ": " + read.requests() + " request" + (read.requests() == 1 ? "" : "s")
                 + " judged by both" + (view.basedOnVersion() != view.liveVersion()
                 ? " (the live policy changed since the preview started)" : ""));
-        phase.set(Phase.PREVIEWING);
+        enter(Phase.PREVIEWING);
         canApply.set(true);
     }
 
@@ -279,15 +277,25 @@ public final class WhatIfViewModel {
                 : refused + "; " + read.relieved() + " refused now would be served";
     }
 
+    /** The preview's phase; the report is read while, and only while, previewing. */
+    private void enter(Phase next) {
+        phase.set(next);
+        if (next == Phase.PREVIEWING) {
+            report.start();
+        } else {
+            report.stop();
+        }
+    }
+
     private void busy(String text) {
         canApply.set(false);
-        phase.set(Phase.BUSY);
+        enter(Phase.BUSY);
         status.set(text);
     }
 
     private void fail(String text) {
         canApply.set(false);
-        phase.set(Phase.FAILED);
+        enter(Phase.FAILED);
         status.set(text);
     }
 }

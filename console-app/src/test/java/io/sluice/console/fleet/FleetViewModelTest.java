@@ -3,11 +3,17 @@ package io.sluice.console.fleet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.console.api.AdminException;
 import io.sluice.console.api.Fleet;
 import io.sluice.console.api.FleetNode;
+import io.sluice.console.chart.AuditMark;
+import io.sluice.console.chart.OperatorMarks;
+import io.sluice.console.ui.CurrentThreadUiExecutor;
+import io.sluice.console.ui.Feed;
 import io.sluice.engine.Reason;
 import io.sluice.engine.RequestClass;
+import io.sluice.engine.policy.PolicyJson;
 import io.sluice.engine.telemetry.ClassCounts;
 import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.engine.telemetry.SecondCounts;
@@ -16,18 +22,24 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 
-/** The fleet room's state without the toolkit: both executors run on the calling thread. */
+/** The fleet room's state without the toolkit: its feed and the audit are read on the calling thread. */
 class FleetViewModelTest {
     private static final Instant NOW = Instant.parse("2026-11-23T09:30:00.100Z");
     private static final long SECOND = NOW.getEpochSecond();
-    private static final Executor HERE = Runnable::run;
 
+    private final CurrentThreadUiExecutor ui = new CurrentThreadUiExecutor();
     private final List<Object> readings = new ArrayList<>();
-    private final FleetViewModel model = new FleetViewModel(this::next, HERE, HERE);
+    private final List<JsonNode> audit = new ArrayList<>();
+    private final AtomicInteger auditReads = new AtomicInteger();
+    private final FleetViewModel model = new FleetViewModel(new Feed<>(this::next, FleetView.POLL, ui),
+            new OperatorMarks(ui, limit -> {
+                auditReads.incrementAndGet();
+                return List.copyOf(audit);
+            }));
 
     private Optional<Fleet> next() throws AdminException {
         Object reading = readings.remove(0);
@@ -175,16 +187,45 @@ class FleetViewModelTest {
     }
 
     @Test
-    void aSlowServerIsNotAskedTwiceAtOnce() {
-        List<Runnable> queued = new ArrayList<>();
-        FleetViewModel slow = new FleetViewModel(this::next, HERE, queued::add);
-        slow.refresh();
-        slow.refresh();
-        assertThat(queued).hasSize(1);
+    void theFleetIsReadOnlyWhileTheRoomIsSeen() {
+        model.start();
         readings.add(Optional.empty());
-        queued.remove(0).run();
-        slow.refresh();
-        assertThat(queued).hasSize(1);
+        ui.tick();
+        assertThat(readings).as("read once a period while seen").isEmpty();
+
+        model.stop();
+        readings.add(Optional.empty());
+        ui.tick();
+        assertThat(readings).as("not read once the room was left").hasSize(1);
+
+        model.start();
+        ui.tick();
+        assertThat(readings).isEmpty();
+    }
+
+    @Test
+    void theChartShowsTheLastMinuteAndTheOperatorsActionsReadWhenThePolicyChanges() throws Exception {
+        audit.add(PolicyJson.mapper().readTree("{\"seq\":7,\"at\":\"" + NOW.minusSeconds(20)
+                + "\",\"who\":\"admin\",\"action\":\"ban.add\",\"detail\":\"ip 203.0.113.7\"}"));
+        Fleet fleet = fleet(ClusterState.HEALTHY, false, node("web-1", FleetNode.State.HEALTHY, 12, NOW,
+                traffic(20, 4)));
+        serverAnswers(fleet);
+
+        assertThat(model.chartEndProperty().get()).as("the newest complete second").isEqualTo(SECOND - 1);
+        assertThat(model.focusSecondsProperty().get()).extracting(FleetViewModel.SecondRate::epochSecond,
+                FleetViewModel.SecondRate::requests, FleetViewModel.SecondRate::refused)
+                .startsWith(tuple(SECOND - 5, 36L, 6L));
+        assertThat(model.marks()).singleElement().satisfies(mark -> {
+            assertThat(mark.kind()).isEqualTo(AuditMark.Kind.BAN);
+            assertThat(mark.epochSecond()).isEqualTo(SECOND - 20);
+        });
+
+        serverAnswers(fleet);
+        assertThat(auditReads).as("the same policy version: the audit is not read again").hasValue(1);
+        serverAnswers(new Fleet("web-1", ClusterState.HEALTHY, NOW, false, "redis://redis.internal:6379",
+                List.of(new FleetNode("web-1", "http://127.0.0.1:9090/", FleetNode.State.HEALTHY, NOW, 0, 43,
+                        NOW.minusSeconds(3600), List.of())), fleet.totals()));
+        assertThat(auditReads).as("a newer policy version: the audit is read").hasValue(2);
     }
 
     @Test

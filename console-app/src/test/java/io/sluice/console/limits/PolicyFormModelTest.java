@@ -8,6 +8,7 @@ import io.sluice.engine.policy.AllowEntry;
 import io.sluice.engine.policy.AllowType;
 import io.sluice.engine.policy.FieldError;
 import io.sluice.engine.policy.Policy;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -23,7 +24,7 @@ class PolicyFormModelTest {
     void everyFieldOfThePolicyHasAnInput() {
         Map<String, String> texts = PolicyFormModel.texts(base);
         assertThat(texts).containsEntry("hitStack.maxHits", "10")
-                .containsEntry("crawlers.verifySearchEngines", "false")
+                .containsEntry("crawlers.verifySearchEngines", "true")
                 .containsEntry("refusal.infoUrl", "")
                 .containsEntry("trustedProxies", "127.0.0.1, 10.1.0.0/16")
                 .containsEntry("classification.crawlerTags", "search-engine, ai-crawler, seo, archiver, academic, "
@@ -46,10 +47,10 @@ class PolicyFormModelTest {
     @Test
     void editsLandInTheirFieldsAndEverythingElseIsKept() {
         Policy paused = base.withPause(new Policy.Pause(false, List.of(RequestClass.BOT)));
-        Map<String, String> texts = new java.util.HashMap<>(PolicyFormModel.texts(paused));
+        Map<String, String> texts = new HashMap<>(PolicyFormModel.texts(paused));
         texts.put("governor.maxRate", "12.5");
         texts.put("refusal.infoUrl", "https://example.org/dump");
-        texts.put("crawlers.verifySearchEngines", "true");
+        texts.put("crawlers.verifySearchEngines", "false");
         texts.put("progressiveDelay.BOT", "");
         texts.put("progressiveDelay.CRAWLER", "1, 200, 3000");
         texts.put("allow", "agent Pingdom # monitoring\n\nip 192.0.2.7");
@@ -58,7 +59,7 @@ class PolicyFormModelTest {
 
         assertThat(edited.governor().maxRate()).isEqualTo(12.5);
         assertThat(edited.refusal().infoUrl()).isEqualTo("https://example.org/dump");
-        assertThat(edited.crawlers().verifySearchEngines()).isTrue();
+        assertThat(edited.crawlers().verifySearchEngines()).isFalse();
         assertThat(edited.progressiveDelay()).containsOnlyKeys(RequestClass.CRAWLER);
         assertThat(edited.allow()).containsExactly(new AllowEntry(AllowType.AGENT, "Pingdom", false, "monitoring"),
                 new AllowEntry(AllowType.IP, "192.0.2.7", false, null));
@@ -68,7 +69,7 @@ class PolicyFormModelTest {
 
     @Test
     void unreadableTextIsReportedByItsFieldAndNothingIsBuilt() {
-        Map<String, String> texts = new java.util.HashMap<>(PolicyFormModel.texts(base));
+        Map<String, String> texts = new HashMap<>(PolicyFormModel.texts(base));
         texts.put("hitStack.maxHits", "ten");
         texts.put("governor.decreaseFactor", "half");
         texts.put("progressiveDelay.BOT", "1, 2");

@@ -10,6 +10,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
+import javafx.geometry.Point2D;
+import javafx.geometry.Pos;
 import javafx.scene.control.ScrollBar;
 import javafx.scene.layout.StackPane;
 import javafx.scene.paint.Color;
@@ -60,8 +62,8 @@ class HeatmapTest {
     @Test
     void aClickSelectsTheRowUnderThePointerEvenWhenScrolled(FxRobot robot) {
         robot.interact(() -> robot.lookup(".heatmap .scroll-bar").queryAs(ScrollBar.class).setValue(5));
-        robot.clickOn(robot.offset(heatmap, javafx.geometry.Pos.TOP_LEFT,
-                new javafx.geometry.Point2D(100, 18 * 2 + 9)));
+        robot.clickOn(robot.offset(heatmap, Pos.TOP_LEFT,
+                new Point2D(100, 18 * 2 + 9)));
 
         assertThat(clicked).containsExactly(5 + 2);
     }

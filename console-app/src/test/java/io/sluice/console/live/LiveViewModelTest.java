@@ -2,6 +2,7 @@ package io.sluice.console.live;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.console.chart.AuditMark;
 import io.sluice.console.ui.CurrentThreadUiExecutor;
 import io.sluice.console.ui.TestSessions;
 import io.sluice.engine.Reason;
@@ -12,6 +13,7 @@ import io.sluice.engine.telemetry.ClassCounts;
 import io.sluice.engine.telemetry.ClientRow;
 import io.sluice.engine.telemetry.ClientStatus;
 import io.sluice.engine.telemetry.ClientTableStats;
+import io.sluice.engine.telemetry.CrawlerIdentity;
 import io.sluice.engine.telemetry.LatencySummary;
 import io.sluice.engine.telemetry.LoadState;
 import io.sluice.engine.telemetry.SecondCounts;
@@ -148,21 +150,6 @@ class LiveViewModelTest {
     }
 
     @Test
-    void onlyActionsThatChangeTrafficAreMarks() throws Exception {
-        var json = io.sluice.engine.policy.PolicyJson.mapper();
-        assertThat(AuditMark.of(json.readTree("{\"seq\":3,\"at\":\"2026-11-22T12:00:05Z\",\"who\":\"admin\","
-                + "\"action\":\"pause\",\"detail\":\"paused the whole service\"}"))).get()
-                .isEqualTo(new AuditMark(3, NOW.getEpochSecond() + 5, AuditMark.Kind.PAUSE, "admin",
-                        "paused the whole service"));
-        assertThat(AuditMark.of(json.readTree("{\"at\":\"2026-11-22T12:00:05Z\",\"action\":\"policy.promote\"}"))
-                .get().kind()).isEqualTo(AuditMark.Kind.POLICY);
-        assertThat(AuditMark.of(json.readTree("{\"at\":\"2026-11-22T12:00:05Z\",\"action\":\"ban.expire\"}"))
-                .get().kind()).isEqualTo(AuditMark.Kind.UNBAN);
-        assertThat(AuditMark.of(json.readTree("{\"at\":\"2026-11-22T12:00:05Z\",\"action\":\"token.add\"}")))
-                .isEmpty();
-    }
-
-    @Test
     void aHeatmapLabelShortensTheUserAgentButKeepsTheAddressAndTheCount() {
         ClientRow browser = new ClientRow("127.0.0.11", "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101",
                 RequestClass.BROWSER, null, 10, 0, new int[60], new int[60], ClientStatus.OK, NOW);
@@ -170,6 +157,20 @@ class LiveViewModelTest {
         assertThat(LiveViewModel.heatmapLabel(browser, 38))
                 .isEqualTo("browser 127.0.0.11  Mozilla/5.0 (…  10").hasSize(38);
         assertThat(LiveViewModel.heatmapLabel(COPIER, 38)).isEqualTo("bot 127.0.0.66  HTTrack  42");
+    }
+
+    @Test
+    void aCrawlerRowSaysWhetherItsClaimWasVerified() {
+        ClientRow real = new ClientRow("66.249.66.1", "Googlebot/2.1", RequestClass.CRAWLER, "Googlebot", 1, 0,
+                new int[60], new int[60], ClientStatus.OK, NOW, false, CrawlerIdentity.VERIFIED);
+        ClientRow fake = new ClientRow("203.0.113.66", "Googlebot/2.1", RequestClass.BOT, "Googlebot", 3, 0,
+                new int[60], new int[60], ClientStatus.OK, NOW, false, CrawlerIdentity.CLAIMED);
+
+        assertThat(LiveViewModel.heatmapLabel(real, 60)).isEqualTo("crawler 66.249.66.1  Googlebot (verified)  1");
+        assertThat(LiveViewModel.heatmapLabel(fake, 60)).isEqualTo("bot 203.0.113.66  Googlebot (claimed)  3");
+        assertThat(LiveViewModel.describe(fake))
+                .contains("Class: BOT (Googlebot, claimed: only its user agent says so)");
+        assertThat(LiveViewModel.describe(real)).contains("Class: CRAWLER (Googlebot, verified");
     }
 
     @Test

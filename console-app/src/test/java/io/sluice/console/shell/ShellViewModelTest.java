@@ -53,6 +53,10 @@ class ShellViewModelTest {
         model.failed(new AdminException(AdminException.Kind.CERTIFICATE_CHANGED, "THE CERTIFICATE OF h:1 CHANGED"));
         assertThat(model.stateProperty().get()).isEqualTo(ConnectionState.CERTIFICATE_CHANGED);
         assertThat(model.connectionProperty().get()).isEqualTo("REFUSED: THE CERTIFICATE OF h:1 CHANGED");
+        model.failed(new AdminException(AdminException.Kind.CERTIFICATE_UNKNOWN, "the certificate of h:1 is not "
+                + "trusted yet"));
+        assertThat(model.stateProperty().get()).as("an untrusted certificate mid-session: refused just as loudly")
+                .isEqualTo(ConnectionState.CERTIFICATE_CHANGED);
     }
 
     @Test

@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 class FeedTest {
@@ -24,8 +26,7 @@ class FeedTest {
         private final CurrentThreadUiExecutor direct = new CurrentThreadUiExecutor();
 
         @Override
-        public <T> void run(Work<T> work, java.util.function.Consumer<? super T> onDone,
-                            java.util.function.Consumer<? super AdminException> onFailure) {
+        public <T> void run(Work<T> work, Consumer<? super T> onDone, Consumer<? super AdminException> onFailure) {
             direct.run(work, onDone, onFailure);
         }
 
@@ -112,6 +113,55 @@ class FeedTest {
 
             assertThat(shown).containsExactly("snapshot 1", "snapshot 2");
             assertThat(second).isEqualTo(shown);
+        }
+    }
+
+    @Test
+    void aSlowServerIsNotAskedTwiceAtOnceAndWhatWasAskedMeanwhileIsOneMoreFetch() {
+        AtomicInteger running = new AtomicInteger();
+        AtomicInteger most = new AtomicInteger();
+        AtomicReference<Feed<String>> self = new AtomicReference<>();
+        try (Feed<String> feed = feed(() -> {
+            most.accumulateAndGet(running.incrementAndGet(), Math::max);
+            try {
+                if (fetches.incrementAndGet() == 1) {
+                    // while the server is slow to answer, the schedule comes round and an action asks for a refresh
+                    self.get().fetch();
+                    self.get().fetch();
+                }
+                return "snapshot " + fetches.get();
+            } finally {
+                running.decrementAndGet();
+            }
+        })) {
+            self.set(feed);
+            feed.fetch();
+            uiCatchesUp();
+
+            assertThat(most).as("fetches at once").hasValue(1);
+            assertThat(fetches).as("the two asked meanwhile are answered by one more").hasValue(2);
+            assertThat(shown).containsExactly("snapshot 2");
+
+            feed.fetch();
+            assertThat(fetches).as("nothing under way: fetched at once").hasValue(3);
+        }
+    }
+
+    @Test
+    void aStoppedFeedFetchesNothingUntilStartedAgain() {
+        CurrentThreadUiExecutor ui = new CurrentThreadUiExecutor();
+        try (Feed<String> feed = new Feed<>(() -> "snapshot " + fetches.incrementAndGet(), Duration.ofSeconds(1), ui)) {
+            feed.subscribe(shown::add, failures::add);
+            feed.start();
+            ui.tick();
+            feed.stop();
+            ui.tick();
+            ui.tick();
+            assertThat(shown).containsExactly("snapshot 1");
+
+            feed.start();
+            ui.tick();
+            assertThat(shown).containsExactly("snapshot 1", "snapshot 2");
         }
     }
 

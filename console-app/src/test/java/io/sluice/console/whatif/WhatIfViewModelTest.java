@@ -5,13 +5,14 @@ import static org.assertj.core.api.Assertions.tuple;
 
 import io.sluice.console.api.AdminClient;
 import io.sluice.console.testkit.Visitor;
+import io.sluice.console.ui.CurrentThreadUiExecutor;
+import io.sluice.console.ui.TestSessions;
 import io.sluice.engine.RequestClass;
 import io.sluice.engine.policy.FieldError;
 import io.sluice.engine.policy.Policy;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
 import java.nio.file.Path;
-import java.util.concurrent.Executor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -19,10 +20,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What-if before Apply against a real front end with real traffic through it; the ViewModel without the
- * toolkit (both executors run on the calling thread, so each command has finished when it returns).
+ * toolkit (its session's executor runs everything on the calling thread, so each command, and each reading of
+ * the report, has finished when it returns).
  */
 class WhatIfViewModelTest {
-    private static final Executor HERE = Runnable::run;
     private static final String HTTRACK = "Mozilla/4.5 (compatible; HTTrack 3.0x; Windows 98)";
     private static final String FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
 
@@ -37,7 +38,7 @@ class WhatIfViewModelTest {
     void start() throws Exception {
         server = SluiceServer.start(ServerConfig.demo(state));
         client = new AdminClient(server.adminUri(), server.adminToken(), "tester");
-        model = new WhatIfViewModel(client, HERE, HERE);
+        model = new WhatIfViewModel(TestSessions.on(server, new CurrentThreadUiExecutor()));
     }
 
     @AfterEach

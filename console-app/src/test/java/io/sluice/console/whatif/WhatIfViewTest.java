@@ -3,6 +3,8 @@ package io.sluice.console.whatif;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.console.api.AdminClient;
+import io.sluice.console.ui.FxUiExecutor;
+import io.sluice.console.ui.Session;
 import io.sluice.engine.policy.Policy;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
@@ -10,11 +12,9 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
+import java.time.Clock;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import javafx.application.Platform;
 import javafx.scene.Scene;
 import javafx.scene.control.Button;
 import javafx.scene.control.Label;
@@ -37,24 +37,27 @@ class WhatIfViewTest {
     private static final String COPIER = "SiteCopierUnderTest/1.0";
     private SluiceServer server;
     private AdminClient client;
-    private ExecutorService background;
+    private FxUiExecutor ui;
+    private Session session;
     private WhatIfView view;
 
     @Start
     void start(Stage stage) throws Exception {
         server = SluiceServer.start(ServerConfig.demo(Files.createTempDirectory("sluice-whatif")));
         client = new AdminClient(server.adminUri(), server.adminToken(), "tester");
-        background = Executors.newSingleThreadExecutor();
+        ui = new FxUiExecutor();
+        session = new Session("test", "admin", client, ui, Clock.systemUTC());
         Policy live = client.policy();
         Policy edited = live.withHitStack(new Policy.HitStack(live.hitStack().windowSeconds(), 4));
-        view = WhatIfView.load(new WhatIfViewModel(client, Platform::runLater, background), () -> edited);
-        stage.setScene(new Scene(view.root(), 900, 600));
+        view = new WhatIfView(session, () -> edited);
+        stage.setScene(new Scene(view.view(), 900, 600));
         stage.show();
     }
 
     @AfterEach
     void stop() {
-        background.shutdownNow();
+        session.close();
+        ui.close();
         server.close();
     }
 

@@ -46,12 +46,20 @@ public final class AdminHandler extends Handler.Wrapper {
      */
     public AdminHandler(ThrottleEngine engine, CrawlGovernor governor, LiveShadow shadow, StateDirectory state,
                         PolicyChanges changes, InstantSource clock, List<Handler> extraRoutes, Set<String> hostNames) {
+        this(engine, governor, shadow, state, changes, clock, extraRoutes, hostNames, ServerCounters.NONE);
+    }
+
+    /** @param counters what {@code /metrics} shows besides the engine's and the governor's numbers */
+    public AdminHandler(ThrottleEngine engine, CrawlGovernor governor, LiveShadow shadow, StateDirectory state,
+                        PolicyChanges changes, InstantSource clock, List<Handler> extraRoutes, Set<String> hostNames,
+                        ServerCounters counters) {
         PathMappingsHandler routes = new PathMappingsHandler();
+        TokenAuthentication authentication = new TokenAuthentication(state.tokens());
         routes.addMapping(new ServletPathSpec("/metrics"), new MetricsResource(
-                new SluiceMetrics(engine::snapshot, governor::snapshot)));
+                new SluiceMetrics(engine::snapshot, governor::snapshot, counters)));
         routes.addMapping(api("snapshot"), new SnapshotResource(engine::snapshot));
         routes.addMapping(api("stream"), new StreamResource(engine::snapshot, StreamResource.DEFAULT_MAX_STREAMS,
-                StreamResource.DEFAULT_MAX_LIFETIME));
+                StreamResource.DEFAULT_MAX_LIFETIME, authentication::stillValid));
         routes.addMapping(api("policy"), new PolicyResource(changes));
         routes.addMapping(api("bans"), new BansResource(changes, clock));
         routes.addMapping(api("bans/{id}"), new BanResource(changes));
@@ -72,7 +80,8 @@ public final class AdminHandler extends Handler.Wrapper {
         routes.addMapping(new ServletPathSpec("/"), new OtherRoutes(extraRoutes));
 
         SizeLimitHandler sizeLimit = new SizeLimitHandler(MAX_BODY_BYTES, -1);
-        sizeLimit.setHandler(new TokenAuthentication(state.tokens(), new ApiErrorHandler(routes)));
+        authentication.setHandler(new ApiErrorHandler(routes));
+        sizeLimit.setHandler(authentication);
         setHandler(new HostCheck(hostNames, sizeLimit));
     }
 

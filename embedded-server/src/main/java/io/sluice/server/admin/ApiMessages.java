@@ -1,6 +1,7 @@
 package io.sluice.server.admin;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
@@ -67,20 +68,37 @@ final class ApiMessages {
         return parse(body, type);
     }
 
+    /**
+     * {@code body} read as a {@code type}; whatever the text, the answer is that value or a 400 naming the field at
+     * fault (the JSON path Jackson reached, or {@code body}), never another exception.
+     */
     static <T> T parse(String body, Class<T> type) {
+        T value;
         try {
-            return JSON.readValue(body, type);
+            value = JSON.readValue(body, type);
         } catch (MismatchedInputException e) {
-            String field = e.getPath().stream()
-                    .map(ref -> ref.getFieldName() != null ? ref.getFieldName() : "[" + ref.getIndex() + "]")
-                    .collect(Collectors.joining(".")).replace(".[", "[");
             String message = e instanceof InvalidFormatException invalid
                     ? "'" + invalid.getValue() + "' is not a valid " + invalid.getTargetType().getSimpleName()
                     : e.getOriginalMessage();
-            throw ApiError.field(field.isEmpty() ? "body" : field, message);
+            throw ApiError.field(field(e), message);
+        } catch (JsonMappingException e) {
+            // e.g. a value a record's constructor refused, or a number out of an int's range: named by its path
+            throw ApiError.field(field(e), e.getOriginalMessage());
         } catch (JsonProcessingException e) {
             throw ApiError.field("body", "malformed JSON: " + e.getOriginalMessage());
         }
+        if (value == null) {
+            throw ApiError.field("body", "a JSON object is required, was null");
+        }
+        return value;
+    }
+
+    /** The JSON path of the field Jackson failed at ({@code bans[2].value}), or {@code body} for the top level. */
+    private static String field(JsonMappingException e) {
+        String field = e.getPath().stream()
+                .map(ref -> ref.getFieldName() != null ? ref.getFieldName() : "[" + ref.getIndex() + "]")
+                .collect(Collectors.joining(".")).replace(".[", "[");
+        return field.isEmpty() ? "body" : field;
     }
 
     /**

@@ -1,10 +1,10 @@
 package io.sluice.server.admin;
 
+import io.sluice.engine.PolicyValidator;
 import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.BanType;
 import io.sluice.engine.policy.FieldError;
 import io.sluice.server.change.PolicyChanges;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -22,6 +22,47 @@ final class BansResource extends Resource {
 
     /** What {@code POST /api/v1/bans} accepts. */
     record BanRequest(String type, String value, String reason, Long durationSeconds) {
+
+        /**
+         * The ban this asks for, made by {@code author} at {@code now}.
+         *
+         * @throws ApiError 400 naming every bad field, the ban's own rules (a valid address, a pattern within its
+         *                  budget) included; whether it fits among the other bans is checked when it is applied
+         */
+        Ban toBan(Instant now, String author) {
+            List<FieldError> errors = new ArrayList<>();
+            BanType type = null;
+            if (type() == null) {
+                errors.add(new FieldError("type", "is required: ip, agent or client"));
+            } else {
+                try {
+                    type = BanType.valueOf(type().toUpperCase(Locale.ROOT));
+                } catch (IllegalArgumentException e) {
+                    errors.add(new FieldError("type", "must be ip, agent or client, not '" + type() + "'"));
+                }
+            }
+            if (value() == null || value().isBlank()) {
+                errors.add(new FieldError("value", "is required"));
+            }
+            // Bounded so that now + duration is always a time every clock sum handles (2^63-1 was a 500).
+            if (durationSeconds() != null
+                    && (durationSeconds() <= 0 || durationSeconds() > PolicyValidator.MAX_BAN_DURATION_SECONDS)) {
+                errors.add(new FieldError("durationSeconds", "must be between 1 and "
+                        + PolicyValidator.MAX_BAN_DURATION_SECONDS + " seconds (ten years), or left out for a "
+                        + "permanent ban; was " + durationSeconds()));
+            }
+            if (!errors.isEmpty()) {
+                throw new ApiError(400, errors);
+            }
+            Ban ban = new Ban(UUID.randomUUID().toString(), type, value().trim(), reason() == null ? "" : reason(),
+                    author, now, durationSeconds() == null ? null : now.plusSeconds(durationSeconds()));
+            // The ban's own problems named as this call's fields (value, not bans[17].value).
+            List<FieldError> own = PolicyValidator.validateBan(ban);
+            if (!own.isEmpty()) {
+                throw new ApiError(400, own);
+            }
+            return ban;
+        }
     }
 
     BansResource(PolicyChanges changes, InstantSource clock) {
@@ -36,31 +77,8 @@ final class BansResource extends Resource {
             return ApiMessages.json(response, callback, 200, changes.live().bans());
         }
         BanRequest body = ApiMessages.read(request, BanRequest.class);
-        List<FieldError> errors = new ArrayList<>();
-        BanType type = null;
-        if (body.type() == null) {
-            errors.add(new FieldError("type", "is required: ip, agent or client"));
-        } else {
-            try {
-                type = BanType.valueOf(body.type().toUpperCase(Locale.ROOT));
-            } catch (IllegalArgumentException e) {
-                errors.add(new FieldError("type", "must be ip, agent or client, not '" + body.type() + "'"));
-            }
-        }
-        if (body.value() == null || body.value().isBlank()) {
-            errors.add(new FieldError("value", "is required"));
-        }
-        if (body.durationSeconds() != null && body.durationSeconds() <= 0) {
-            errors.add(new FieldError("durationSeconds", "must be positive, or left out for a permanent ban"));
-        }
-        if (!errors.isEmpty()) {
-            throw new ApiError(400, errors);
-        }
         Caller caller = Caller.of(request);
-        Instant now = clock.instant();
-        Ban ban = new Ban(UUID.randomUUID().toString(), type, body.value().trim(),
-                body.reason() == null ? "" : body.reason(), caller.displayName(), now,
-                body.durationSeconds() == null ? null : now.plus(Duration.ofSeconds(body.durationSeconds())));
+        Ban ban = body.toBan(clock.instant(), caller.displayName());
         changes.apply(caller.author(), "ban.add", "banned " + body.type() + " " + ban.value()
                 + (ban.expiresAt() == null ? "" : " until " + ban.expiresAt()), p -> {
                     List<Ban> bans = new ArrayList<>(p.bans());

@@ -12,6 +12,7 @@ import io.sluice.engine.telemetry.ClassCounts;
 import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.engine.telemetry.SecondCounts;
 import io.sluice.engine.telemetry.Snapshot;
+import io.sluice.server.front.AccessLog;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.Comparator;
@@ -31,9 +32,42 @@ final class SluiceMetrics {
     private Snapshot current;
     private GovernorSnapshot governor;
 
-    SluiceMetrics(Supplier<Snapshot> snapshots, Supplier<GovernorSnapshot> governorSnapshots) {
+    SluiceMetrics(Supplier<Snapshot> snapshots, Supplier<GovernorSnapshot> governorSnapshots,
+                  ServerCounters counters) {
         this.snapshots = snapshots;
         this.governorSnapshots = governorSnapshots;
+        CounterWithCallback.builder().name("sluice_access_log_dropped_lines_total")
+                .help("Access log lines dropped since start: queue_full (the writer could not keep up), write_failed "
+                        + "(the log could not be written, e.g. a full disk)")
+                .labelNames("reason")
+                .callback(cb -> {
+                    AccessLog.Drops drops = counters.accessLog().get();
+                    cb.call(drops.queueFull(), "queue_full");
+                    cb.call(drops.writeFailed(), "write_failed");
+                })
+                .register(registry);
+        CounterWithCallback.builder().name("sluice_admin_connections_closed_total")
+                .help("Admin connections closed before presenting a live token: per_address (one address held too "
+                        + "many), full (every connection was an operator's), evicted (the oldest, to make room), "
+                        + "deadline (no request with a live token in time)")
+                .labelNames("reason")
+                .callback(cb -> {
+                    AdminConnections.Counts connections = counters.adminConnections().get();
+                    cb.call(connections.refusedPerAddress(), "per_address");
+                    cb.call(connections.refusedFull(), "full");
+                    cb.call(connections.evicted(), "evicted");
+                    cb.call(connections.expired(), "deadline");
+                })
+                .register(registry);
+        GaugeWithCallback.builder().name("sluice_admin_connections")
+                .help("Admin connections open: stranger (no live token presented yet) or operator")
+                .labelNames("kind")
+                .callback(cb -> {
+                    AdminConnections.Counts connections = counters.adminConnections().get();
+                    cb.call(connections.strangers(), "stranger");
+                    cb.call(connections.operators(), "operator");
+                })
+                .register(registry);
         CounterWithCallback.builder().name("sluice_requests_total")
                 .help("Requests since start, by class and outcome (ADMITTED, DELAYED or the refusal reason)")
                 .labelNames("class", "outcome")

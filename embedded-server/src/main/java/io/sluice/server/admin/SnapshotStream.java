@@ -6,6 +6,7 @@ import io.sluice.engine.telemetry.Snapshot;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
@@ -16,18 +17,28 @@ import org.eclipse.jetty.util.Callback;
  * {@code GET /api/v1/stream}: one server-sent event a second, each a snapshot. No thread is held between
  * events: each write's completion schedules the next on Jetty's scheduler, and a failed write (the client
  * went away) ends the stream, as does reaching its lifetime.
+ *
+ * <p>The caller's token is checked again before every event, so a token revoked while its stream is open (through
+ * the API or the CLI, which only changes the token file) ends the stream within a period: one last event named
+ * {@code revoked} says why, then the response ends. Checking per event costs one hash a second per stream and
+ * needs no notice from the token store to reach every open stream.
  */
 final class SnapshotStream {
     private static final long PERIOD_MILLIS = 1_000;
+    private static final byte[] REVOKED = ("event: revoked\ndata: {\"error\":\"the token was revoked\"}\n\n")
+            .getBytes(StandardCharsets.UTF_8);
     private final Supplier<Snapshot> snapshots;
     private final Request request;
     private final Response response;
     private final Callback callback;
     private final long endNanos;
+    private final BooleanSupplier authorized;
 
+    /** @param authorized whether the caller's token still opens the stream, asked before every event */
     SnapshotStream(Supplier<Snapshot> snapshots, Request request, Response response, Callback callback,
-                   java.time.Duration lifetime) {
+                   java.time.Duration lifetime, BooleanSupplier authorized) {
         this.snapshots = snapshots;
+        this.authorized = authorized;
         this.request = request;
         this.response = response;
         this.callback = callback;
@@ -44,6 +55,10 @@ final class SnapshotStream {
     private void send() {
         if (System.nanoTime() - endNanos > 0) {
             response.write(true, null, callback);
+            return;
+        }
+        if (!authorized.getAsBoolean()) {
+            response.write(true, ByteBuffer.wrap(REVOKED), callback);
             return;
         }
         String event;

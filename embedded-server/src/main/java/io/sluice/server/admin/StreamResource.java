@@ -3,6 +3,7 @@ package io.sluice.server.admin;
 import io.sluice.engine.telemetry.Snapshot;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -11,7 +12,8 @@ import org.eclipse.jetty.util.Callback;
 /**
  * {@code GET /api/v1/stream}: the snapshot as server-sent events. At most {@code maxStreams} are open at
  * once (each costs a snapshot a second), and each ends after {@code maxLifetime}; an event-stream client
- * reconnects by itself, and a stream a vanished client left behind does not live for ever.
+ * reconnects by itself, and a stream a vanished client left behind does not live for ever. A stream whose token is
+ * revoked ends within a second ({@link SnapshotStream}).
  */
 final class StreamResource extends Resource {
     static final int DEFAULT_MAX_STREAMS = 16;
@@ -20,9 +22,13 @@ final class StreamResource extends Resource {
     private final int maxStreams;
     private final Duration maxLifetime;
     private final AtomicInteger open = new AtomicInteger();
+    private final Predicate<Request> authorized;
 
-    StreamResource(Supplier<Snapshot> snapshots, int maxStreams, Duration maxLifetime) {
+    /** @param authorized whether a stream's request still carries a live token (asked before every event) */
+    StreamResource(Supplier<Snapshot> snapshots, int maxStreams, Duration maxLifetime,
+                   Predicate<Request> authorized) {
         super("GET");
+        this.authorized = authorized;
         this.snapshots = snapshots;
         this.maxStreams = maxStreams;
         this.maxLifetime = maxLifetime;
@@ -49,7 +55,7 @@ final class StreamResource extends Resource {
                 callback.failed(failure);
             }
         };
-        new SnapshotStream(snapshots, request, response, closing, maxLifetime).start();
+        new SnapshotStream(snapshots, request, response, closing, maxLifetime, () -> authorized.test(request)).start();
         return true;
     }
 

@@ -11,21 +11,21 @@ import org.eclipse.jetty.util.Callback;
 
 /**
  * Every admin call carries {@code Authorization: Bearer <token>}: an unknown or revoked token is 401, a
- * token whose role does not open the call 403. What passes carries its {@link Caller} to the resources.
+ * token whose role does not open the call 403. What passes carries its {@link Caller} to the resources. Either way the
+ * listener's {@link AdminConnections} learns whether the connection is an operator's.
  */
 final class TokenAuthentication extends Handler.Wrapper {
     private final TokenStore tokens;
 
-    TokenAuthentication(TokenStore tokens, Handler next) {
-        super(next);
+    /** Handing on to the handler set with {@link #setHandler}. */
+    TokenAuthentication(TokenStore tokens) {
         this.tokens = tokens;
     }
 
     @Override
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
-        String header = request.getHeaders().get(HttpHeader.AUTHORIZATION);
-        Optional<TokenStore.Grant> grant = header != null && header.regionMatches(true, 0, "Bearer ", 0, 7)
-                ? tokens.authenticate(header.substring(7).trim()) : Optional.empty();
+        Optional<TokenStore.Grant> grant = grant(request);
+        AdminConnections.authenticated(request, grant.isPresent());
         if (grant.isEmpty()) {
             closeIfBodyUnread(request, response);
             response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, "Bearer realm=\"sluice\"");
@@ -41,6 +41,22 @@ final class TokenAuthentication extends Handler.Wrapper {
                 ? operatorName(request.getHeaders().get(Caller.OPERATOR_HEADER)) : null;
         new Caller(grant.get().name(), grant.get().role(), operator).attachTo(request);
         return super.handle(request, response, callback);
+    }
+
+    /**
+     * True while the token {@code request} was let in with is still live: a long response (the snapshot stream)
+     * asks again as it goes, so revoking a token ends what it had opened.
+     */
+    boolean stillValid(Request request) {
+        Optional<TokenStore.Grant> now = grant(request);
+        Caller caller = Caller.of(request);
+        return now.isPresent() && now.get().name().equals(caller.token()) && now.get().role() == caller.role();
+    }
+
+    private Optional<TokenStore.Grant> grant(Request request) {
+        String header = request.getHeaders().get(HttpHeader.AUTHORIZATION);
+        return header != null && header.regionMatches(true, 0, "Bearer ", 0, 7)
+                ? tokens.authenticate(header.substring(7).trim()) : Optional.empty();
     }
 
     /**

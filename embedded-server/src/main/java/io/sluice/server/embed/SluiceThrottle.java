@@ -2,14 +2,18 @@ package io.sluice.server.embed;
 
 import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.classify.SearchEngineVerifier;
+import io.sluice.server.AdminListener;
+import io.sluice.server.ConnectionLimits;
+import io.sluice.server.HostPort;
 import io.sluice.server.NodeEngine;
 import io.sluice.server.admin.AdminHandler;
 import io.sluice.server.change.LocalPolicyStore;
 import io.sluice.server.change.PolicyChanges;
 import io.sluice.server.front.AccessLog;
-import io.sluice.server.front.PublicConnector;
 import io.sluice.server.front.ThrottleHandler;
 import io.sluice.server.state.StateDirectory;
+import io.sluice.server.tls.AdminCertificate;
+import io.sluice.server.tls.AdminTls;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -19,16 +23,17 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import org.eclipse.jetty.server.Handler;
-import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.component.ContainerLifeCycle;
-import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.slf4j.LoggerFactory;
 
 /**
  * Sluice inside a Java site's own Jetty 12 server: the throttle as a {@link Handler} in front of the site's
- * handlers (no proxy hop at all), and the admin API on its own loopback listener, so the console connects
- * to it as to any Sluice.
+ * handlers (no proxy hop at all), and the admin API on its own listener, so the console connects to it as to
+ * any Sluice. The admin listener is the front end's ({@link AdminListener}): the same connection limit, header
+ * size and idle timeouts, plain HTTP on loopback only, HTTPS with {@link Builder#adminTls} (the pin for the
+ * console is logged at start and given by {@link #adminCertificate()}).
  *
  * <pre>{@code
  * SluiceThrottle sluice = SluiceThrottle.builder()
@@ -50,25 +55,23 @@ public final class SluiceThrottle extends ContainerLifeCycle {
     private final Server admin;
     private final NodeEngine node;
     private final ServerConnector adminConnector;
+    private final AdminCertificate adminCertificate;
     private volatile boolean stopped;
 
     private SluiceThrottle(Builder builder) throws IOException {
         this.clock = builder.clock;
         this.state = StateDirectory.open(builder.stateDirectory, builder.initialPolicy);
+        this.adminCertificate = builder.adminTls == null ? null
+                : AdminTls.load(builder.adminTls, state.path(), builder.adminHost, Set.of());
         this.node = NodeEngine.start(state, builder.crawlerList, builder.dns, clock, null);
         this.engine = node.engine();
         this.accessLog = builder.accessLog == null ? null : AccessLog.open(builder.accessLog);
-        QueuedThreadPool adminThreads = new QueuedThreadPool(16, 2);
-        adminThreads.setName("sluice-admin");
-        this.admin = new Server(adminThreads);
-        this.adminConnector = new ServerConnector(admin, 1, 1,
-                new HttpConnectionFactory(PublicConnector.anonymousHttp()));
-        adminConnector.setHost(builder.adminHost);
-        adminConnector.setPort(builder.adminPort);
-        admin.addConnector(adminConnector);
         PolicyChanges changes = node.policyChanges(new LocalPolicyStore(state, node.history(), clock), clock);
-        admin.setHandler(new AdminHandler(engine, node.governor(), node.shadow(), state, changes, clock, List.of(),
-                Set.of(builder.adminHost)));
+        AdminListener listener = AdminListener.create(new HostPort(builder.adminHost, builder.adminPort),
+                ConnectionLimits.DEFAULTS, adminCertificate, new AdminHandler(engine, node.governor(), node.shadow(),
+                        state, changes, clock, List.of(), Set.of(builder.adminHost)));
+        this.admin = listener.server();
+        this.adminConnector = listener.connector();
         addBean(admin, true);
     }
 
@@ -92,8 +95,13 @@ public final class SluiceThrottle extends ContainerLifeCycle {
     /** Where the console connects, once started. */
     public URI adminUri() {
         String host = adminConnector.getHost();
-        return URI.create("http://" + (host.contains(":") ? "[" + host + "]" : host) + ":"
-                + adminConnector.getLocalPort() + "/");
+        return URI.create((adminCertificate == null ? "http://" : "https://")
+                + (host.contains(":") ? "[" + host + "]" : host) + ":" + adminConnector.getLocalPort() + "/");
+    }
+
+    /** The admin listener's TLS certificate ({@link AdminCertificate#pin()} is what the console takes), or null. */
+    public AdminCertificate adminCertificate() {
+        return adminCertificate;
     }
 
     /** The admin token the console needs (kept in the state directory, readable by its owner only). */
@@ -112,6 +120,9 @@ public final class SluiceThrottle extends ContainerLifeCycle {
                     + "DNS lookups and access log are closed): build a new one");
         }
         super.doStart();
+        LoggerFactory.getLogger(SluiceThrottle.class).info("Sluice admin API on {}; connect the console with: {}",
+                adminUri(), AdminListener.consoleCommand(adminUri(), state.path().resolve("admin-token"),
+                        adminCertificate));
     }
 
     @Override
@@ -132,6 +143,7 @@ public final class SluiceThrottle extends ContainerLifeCycle {
         private String accessLog;
         private String adminHost = "127.0.0.1";
         private int adminPort = 9090;
+        private AdminTls.Settings adminTls;
         private InstantSource clock = InstantSource.system();
         private SearchEngineVerifier.Resolver dns;
 
@@ -162,11 +174,23 @@ public final class SluiceThrottle extends ContainerLifeCycle {
             return this;
         }
 
-        /** The admin API's listener (default {@code 127.0.0.1:9090}; port 0 picks a free one). */
+        /**
+         * The admin API's listener (default {@code 127.0.0.1:9090}; port 0 picks a free one). An address other
+         * than loopback needs {@link #adminTls}: plain HTTP would carry the tokens in clear text.
+         */
         public Builder admin(String host, int port) {
             InetSocketAddress checked = new InetSocketAddress(host, port);
             this.adminHost = checked.getHostString();
             this.adminPort = port;
+            return this;
+        }
+
+        /**
+         * Serves the admin API over HTTPS: with {@link AdminTls.Settings#SELF_SIGNED}, a certificate made in the
+         * state directory at the first start and kept (the console pins it), or with the operator's own.
+         */
+        public Builder adminTls(AdminTls.Settings settings) {
+            this.adminTls = Objects.requireNonNull(settings, "settings");
             return this;
         }
 
@@ -188,12 +212,16 @@ public final class SluiceThrottle extends ContainerLifeCycle {
         /**
          * Opens the state directory and builds the engine.
          *
-         * @throws IOException          the state directory or a file named cannot be read or created
-         * @throws IllegalStateException no state directory was given
+         * @throws IOException              the state directory or a file named cannot be read or created
+         * @throws IllegalStateException     no state directory was given
+         * @throws IllegalArgumentException  the admin API would serve plain HTTP on an address other than loopback
          */
         public SluiceThrottle build() throws IOException {
             if (stateDirectory == null) {
                 throw new IllegalStateException("a state directory is required (policy, bans, audit, tokens)");
+            }
+            if (adminTls == null) {
+                AdminListener.refusePlainHttp(new HostPort(adminHost, adminPort));
             }
             return new SluiceThrottle(this);
         }

@@ -1,38 +1,70 @@
 package io.sluice.server.front;
 
-import java.io.BufferedWriter;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.IOException;
-import java.io.OutputStreamWriter;
-import java.io.Writer;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.WritableByteChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * NCSA combined log lines with the decision appended ({@code sluice=ADMIT}, {@code sluice=REFUSE:HIT_STACK}).
  * Lines are queued and written by one daemon thread, so a slow disk never slows the request path;
  * when the queue is full a line is dropped and counted rather than blocking a request.
+ *
+ * <p>A write that fails (the disk is full: {@code ENOSPC}; a closed pipe) drops the lines it did not finish, counts
+ * them, and the writer goes on with the next lines, so the log starts again by itself once there is room; the server
+ * is never held up by its log. The failures are reported at most once a {@link #REPORT_EVERY} (with the count so
+ * far), and the recovery once. A line cut in the middle by a failure is ended before the next one, so every line
+ * after it starts on a line of its own.
  */
 public final class AccessLog implements AutoCloseable {
+    /** Least time between two reports of failed writes. */
+    static final Duration REPORT_EVERY = Duration.ofMinutes(1);
     private static final DateTimeFormatter NCSA =
             DateTimeFormatter.ofPattern("dd/MMM/yyyy:HH:mm:ss Z", Locale.ROOT).withZone(ZoneOffset.UTC);
+    /** Most lines written by one write: a batch lost to a failure is at most this many. */
+    private static final int BATCH = 256;
 
     private final BlockingQueue<String> lines = new ArrayBlockingQueue<>(65_536);
-    private final Writer out;
+    private final WritableByteChannel out;
+    private final String target;
+    private final InstantSource clock;
+    private final Consumer<String> reports;
     private final Thread writer;
+    private final AtomicLong queueFull = new AtomicLong();
+    private final AtomicLong writeFailed = new AtomicLong();
     private volatile boolean open = true;
-    private long dropped;
+    // Written by the writer thread only.
+    private boolean failing;
+    private boolean tornTail;
+    private Instant reported;
 
-    private AccessLog(Writer out) {
+    /** Lines dropped since start, by why. */
+    public record Drops(long queueFull, long writeFailed) {
+    }
+
+    AccessLog(WritableByteChannel out, String target, InstantSource clock, Consumer<String> reports) {
         this.out = out;
+        this.target = target;
+        this.clock = clock;
+        this.reports = reports;
         this.writer = new Thread(this::drain, "sluice-access-log");
         writer.setDaemon(true);
         writer.start();
@@ -40,11 +72,32 @@ public final class AccessLog implements AutoCloseable {
 
     /** {@code "-"} for standard output, else a file appended to. */
     public static AccessLog open(String target) throws IOException {
+        System.Logger logger = System.getLogger(AccessLog.class.getName());
+        Consumer<String> reports = message -> logger.log(System.Logger.Level.WARNING, message);
         if ("-".equals(target)) {
-            return new AccessLog(new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8)));
+            // The descriptor itself, not System.out: a PrintStream hides write errors, and they must be counted.
+            // Closing the log leaves standard output open.
+            FileChannel stdout = new FileOutputStream(FileDescriptor.out).getChannel();
+            WritableByteChannel unclosed = new WritableByteChannel() {
+                @Override
+                public int write(ByteBuffer bytes) throws IOException {
+                    return stdout.write(bytes);
+                }
+
+                @Override
+                public boolean isOpen() {
+                    return true;
+                }
+
+                @Override
+                public void close() {
+                    // Standard output is the process's, not the log's.
+                }
+            };
+            return new AccessLog(unclosed, "standard output", InstantSource.system(), reports);
         }
-        return new AccessLog(Files.newBufferedWriter(Path.of(target), StandardCharsets.UTF_8,
-                StandardOpenOption.CREATE, StandardOpenOption.APPEND));
+        return new AccessLog(FileChannel.open(Path.of(target), StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.APPEND), target, InstantSource.system(), reports);
     }
 
     void log(String ip, Instant at, String method, String target, String protocol, int status, long bytes,
@@ -53,15 +106,13 @@ public final class AccessLog implements AutoCloseable {
                 + status + ' ' + (bytes < 0 ? "-" : Long.toString(bytes)) + " \"" + quote(referer) + "\" \""
                 + quote(userAgent) + "\" sluice=" + decision;
         if (!lines.offer(line)) {
-            synchronized (this) {
-                dropped++;
-            }
+            queueFull.incrementAndGet();
         }
     }
 
-    /** Lines dropped because the writer could not keep up. */
-    public synchronized long dropped() {
-        return dropped;
+    /** Lines dropped since start: the queue was full, or writing them failed. */
+    public Drops drops() {
+        return new Drops(queueFull.get(), writeFailed.get());
     }
 
     private static String quote(String value) {
@@ -72,23 +123,72 @@ public final class AccessLog implements AutoCloseable {
     }
 
     private void drain() {
-        try {
-            while (open || !lines.isEmpty()) {
-                String line = lines.poll(200, TimeUnit.MILLISECONDS);
-                if (line == null) {
-                    out.flush();
+        List<String> batch = new ArrayList<>(BATCH);
+        while (open || !lines.isEmpty()) {
+            try {
+                String first = lines.poll(200, TimeUnit.MILLISECONDS);
+                if (first == null) {
                     continue;
                 }
-                out.write(line);
-                out.write('\n');
-                if (lines.isEmpty()) {
-                    out.flush();
-                }
+                batch.add(first);
+                lines.drainTo(batch, BATCH - 1);
+                write(batch);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                // Whatever else goes wrong with one batch, the next is written: the log must outlive it.
+                dropped(batch.size(), e);
             }
-            out.flush();
-        } catch (IOException | InterruptedException e) {
-            open = false;
+            batch.clear();
         }
+    }
+
+    /** Writes the batch; on a failure counts the lines whose end did not reach the log. */
+    private void write(List<String> batch) {
+        StringBuilder text = new StringBuilder(batch.size() * 160 + 1);
+        boolean endsCut = tornTail;
+        if (endsCut) {
+            text.append('\n');
+        }
+        for (String line : batch) {
+            text.append(line).append('\n');
+        }
+        ByteBuffer bytes = ByteBuffer.wrap(text.toString().getBytes(StandardCharsets.UTF_8));
+        try {
+            while (bytes.hasRemaining()) {
+                out.write(bytes);
+            }
+            tornTail = false;
+            if (failing) {
+                failing = false;
+                reports.accept("access log " + target + ": writing again; " + writeFailed.get()
+                        + " lines dropped since start");
+            }
+        } catch (IOException e) {
+            int ended = 0;
+            for (int i = 0; i < bytes.position(); i++) {
+                ended += bytes.get(i) == '\n' ? 1 : 0;
+            }
+            if (endsCut && bytes.position() > 0) {
+                ended--;
+            }
+            if (bytes.position() > 0) {
+                tornTail = bytes.get(bytes.position() - 1) != '\n';
+            }
+            dropped(batch.size() - ended, e);
+        }
+    }
+
+    private void dropped(int count, Exception cause) {
+        long total = writeFailed.addAndGet(count);
+        Instant now = clock.instant();
+        if (!failing || reported == null || !now.isBefore(reported.plus(REPORT_EVERY))) {
+            reported = now;
+            reports.accept("access log " + target + ": cannot write (" + cause.getMessage() + "); " + total
+                    + " lines dropped since start; the server goes on and the log resumes when it can be written");
+        }
+        failing = true;
     }
 
     @Override
@@ -98,6 +198,11 @@ public final class AccessLog implements AutoCloseable {
             writer.join(2_000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        try {
+            out.close();
+        } catch (IOException e) {
+            reports.accept("access log " + target + ": " + e.getMessage());
         }
     }
 }

@@ -1,11 +1,15 @@
 package io.sluice.server.state;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import io.sluice.engine.policy.PolicyJson;
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -182,23 +186,52 @@ public final class AuditLog {
 
     /** Up to {@code limit} entries older than {@code beforeSeq}, newest first, across rotated files. */
     public List<AuditEntry> page(int limit, long beforeSeq) {
+        return page(limit, beforeSeq, Long.MAX_VALUE).entries();
+    }
+
+    /**
+     * One page of the log, newest first.
+     *
+     * @param entries the entries, newest first
+     * @param more    true when older entries remain past the page (it was cut by its limit or its size)
+     */
+    public record Page(List<AuditEntry> entries, boolean more) {
+    }
+
+    /**
+     * Up to {@code limit} entries older than {@code beforeSeq}, newest first, across rotated files, and no more
+     * than {@code maxChars} characters of entries (but at least one entry): an entry holds a policy before and
+     * after, so a page of a thousand can be a gigabyte. What it costs is the page, not the log: files read from
+     * their end a block at a time, a file whose oldest entry is not older than {@code beforeSeq} skipped without
+     * reading it, and a newer entry in the file {@code beforeSeq} falls in read for its {@code seq} alone.
+     */
+    public Page page(int limit, long beforeSeq, long maxChars) {
         List<AuditEntry> page = new ArrayList<>(Math.min(limit, 1000));
         List<Path> files = new ArrayList<>();
         synchronized (this) {
             files.add(file);
             files.addAll(rotated());
         }
+        long[] chars = {0};
+        boolean[] more = {false};
         for (Path each : files) {
-            if (page.size() >= limit) {
+            if (more[0]) {
                 break;
             }
             try {
+                if (beforeSeq != Long.MAX_VALUE && oldestSeq(each) >= beforeSeq) {
+                    continue;
+                }
                 readBackward(each, line -> {
-                    AuditEntry entry = parse(line, each, -1);
-                    if (entry.seq() < beforeSeq) {
-                        page.add(entry);
+                    if (page.size() >= limit || (!page.isEmpty() && chars[0] + line.length() > maxChars)) {
+                        more[0] = true;
+                        return false;
                     }
-                    return page.size() < limit;
+                    if (seqOf(line, each) < beforeSeq) {
+                        page.add(parse(line, each, -1));
+                        chars[0] += line.length();
+                    }
+                    return true;
                 });
             } catch (java.nio.file.NoSuchFileException e) {
                 // Rotated away between listing and reading: its entries are in the next file.
@@ -206,7 +239,44 @@ public final class AuditLog {
                 throw new StateException("cannot read audit log " + each + ": " + e.getMessage(), e);
             }
         }
-        return page;
+        return new Page(page, more[0]);
+    }
+
+    /**
+     * The {@code seq} of a file's first (oldest) entry, read from the start of its first line; 0 for none or for a
+     * first line still being written (then the file is read, not skipped).
+     */
+    private static long oldestSeq(Path path) throws IOException {
+        try (InputStream in = Files.newInputStream(path, LinkOption.NOFOLLOW_LINKS);
+             JsonParser parser = JSON.getFactory().createParser(in)) {
+            return seqOf(parser);
+        } catch (JsonProcessingException e) {
+            return 0;
+        }
+    }
+
+    /** An entry's {@code seq} without reading the rest of it (written first, so it is the first field). */
+    private static long seqOf(String line, Path path) {
+        try (JsonParser parser = JSON.getFactory().createParser(line)) {
+            return seqOf(parser);
+        } catch (IOException e) {
+            throw new StateException("corrupt audit log " + path + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static long seqOf(JsonParser parser) throws IOException {
+        if (parser.nextToken() != JsonToken.START_OBJECT) {
+            return 0;
+        }
+        for (JsonToken token = parser.nextToken(); token == JsonToken.FIELD_NAME; token = parser.nextToken()) {
+            String name = parser.currentName();
+            parser.nextToken();
+            if ("seq".equals(name)) {
+                return parser.getValueAsLong();
+            }
+            parser.skipChildren();
+        }
+        return 0;
     }
 
     private static AuditEntry newestIn(Path path) throws IOException {
@@ -238,8 +308,9 @@ public final class AuditLog {
                 int length = (int) Math.min(BLOCK, position);
                 position -= length;
                 ByteBuffer block = ByteBuffer.allocate(length + carry.length);
-                block.limit(length); // read this block only: the carry follows it
-                while (block.position() < length) {
+                // Read this block's bytes only: the room after them is the carry's, which follows them in the file.
+                block.limit(length);
+                while (block.hasRemaining()) {
                     if (channel.read(block, position + block.position()) < 0) {
                         throw new IOException("the file shrank while being read");
                     }

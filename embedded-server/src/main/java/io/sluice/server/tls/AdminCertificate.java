@@ -26,6 +26,14 @@ public record AdminCertificate(KeyStore keyStore, char[] password, X509Certifica
         return fingerprint(certificate);
     }
 
+    /**
+     * The pin a console takes ({@code --pin}): {@code SHA256:} and the fingerprint. The console then trusts this
+     * certificate and no other for the server, without asking (docs/manual/console.md).
+     */
+    public String pin() {
+        return "SHA256:" + fingerprint();
+    }
+
     public static String fingerprint(X509Certificate certificate) {
         try {
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(certificate.getEncoded());

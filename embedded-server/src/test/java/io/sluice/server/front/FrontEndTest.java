@@ -128,7 +128,9 @@ class FrontEndTest {
 
     @Test
     void aCrawlerIsSpacedOutAndToldWhenToComeBack() throws Exception {
-        URI front = frontFor(echoUpstream(), Policy.defaults());
+        // a verified Googlebot: loopback declared as its address (a copy of its user agent elsewhere is a bot)
+        URI front = frontFor(echoUpstream(), Policy.defaults().withCrawlers(new Policy.Crawlers(30, 2, true,
+                java.util.Map.of("Googlebot", List.of("127.0.0.1")))));
         String googlebot = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
 
         assertThat(get(front, "/", googlebot, null).getStatus()).isEqualTo(200);

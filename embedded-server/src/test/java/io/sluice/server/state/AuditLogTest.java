@@ -87,4 +87,42 @@ class AuditLogTest {
         assertThat(next.seq()).isEqualTo(3);
         assertThat(log.newestFirst(10)).extracting(AuditEntry::seq).containsExactly(3L, 2L, 1L);
     }
+
+    @Test
+    void aPageOfALargeLogCostsThePageNotTheLog() throws Exception {
+        // Four files of 6 MB: 400 entries of a 60 KB policy each.
+        int total = LargeAudit.write(dir, 4, 100, 60_000);
+        AuditLog log = new AuditLog(dir.resolve("audit.log"), 8L << 20, 10);
+
+        long[] newest = new long[1];
+        long newestBytes = allocatedBy(() -> newest[0] = log.page(1000, Long.MAX_VALUE, 4 << 20).entries().size());
+        long[] deep = new long[1];
+        long deepBytes = allocatedBy(() -> deep[0] = log.page(10, 50, 4 << 20).entries().get(0).seq());
+
+        assertThat(newestBytes).as("bytes allocated for the newest page").isLessThan(24L << 20);
+        assertThat(newest[0]).as("a page stops at its size").isBetween(60L, 70L);
+        assertThat(deep[0]).isEqualTo(49);
+        assertThat(deepBytes).as("bytes allocated for a page in the oldest file").isLessThan(24L << 20);
+
+        List<Long> seen = new ArrayList<>();
+        long before = Long.MAX_VALUE;
+        for (AuditLog.Page page = log.page(1000, before, 4 << 20); ; page = log.page(1000, before, 4 << 20)) {
+            page.entries().forEach(e -> seen.add(e.seq()));
+            if (!page.more()) {
+                break;
+            }
+            before = page.entries().get(page.entries().size() - 1).seq();
+        }
+        assertThat(seen).as("the pages together: every entry once, newest first")
+                .containsExactlyElementsOf(LongStream.iterate(total, s -> s >= 1, s -> s - 1).boxed().toList());
+    }
+
+    /** Bytes the current thread allocates running {@code action}. */
+    private static long allocatedBy(Runnable action) {
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long start = threads.getCurrentThreadAllocatedBytes();
+        action.run();
+        return threads.getCurrentThreadAllocatedBytes() - start;
+    }
 }

@@ -12,16 +12,16 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Checks that a client claiming to be a major search engine's crawler really is, by forward-confirmed
- * reverse DNS, the method the engines themselves document: the address's PTR name must lie in one of
- * the engine's domains, and that name must resolve back to the same address.
+ * Checks that a client claiming to be a crawler really is, by forward-confirmed reverse DNS, the method the
+ * operators that publish host names document (Google, Bing, Apple, Yandex, Baidu...): the address's PTR name
+ * must lie in one of the domains the operator publishes ({@link CrawlerRanges}), and that name must resolve back
+ * to the same address. {@link CrawlerVerifier} asks it only when the address is not in the published ranges.
  *
  * <p>It never blocks the request path, and its work is bounded: at most {@code maxEntries} answers are kept, each
  * lookup runs on the given (bounded) executor and counts as failed after {@code lookupTimeout}; a lookup the
@@ -56,23 +56,11 @@ public final class SearchEngineVerifier {
         List<IpAddress> forward(String hostName) throws Exception;
     }
 
-    /**
-     * User-agent tokens of engines that publish a reverse-DNS check, with the domains their PTR names
-     * must end in. A user agent containing the token claims to be that engine.
-     */
-    public static final Map<String, List<String>> DOMAINS = Map.of(
-            "Googlebot", List.of("googlebot.com", "google.com", "googleusercontent.com"),
-            "bingbot", List.of("search.msn.com"),
-            "Applebot", List.of("applebot.apple.com"),
-            "YandexBot", List.of("yandex.ru", "yandex.net", "yandex.com"),
-            "Baiduspider", List.of("baidu.com", "baidu.jp"));
-
     /** How long one check may take by default before it counts as failed. */
     public static final Duration DEFAULT_LOOKUP_TIMEOUT = Duration.ofSeconds(5);
 
-    private static final String[] TOKENS = DOMAINS.keySet().stream().sorted().toArray(String[]::new);
-
-    private record Key(String engine, IpAddress address) {
+    /** One claim: the crawler's list name, the domains its operator publishes, the claimant's address. */
+    private record Key(String crawler, List<String> domains, IpAddress address) {
     }
 
     private final Resolver resolver;
@@ -142,30 +130,16 @@ public final class SearchEngineVerifier {
                 });
     }
 
-    /** The engine token ({@code Googlebot}, ...) a user agent claims, or null when it claims none. */
-    public static String claimedEngine(String userAgent) {
-        if (userAgent == null) {
-            return null;
-        }
-        for (String token : TOKENS) {
-            if (userAgent.contains(token)) {
-                return token;
-            }
-        }
-        return null;
-    }
-
     /**
-     * The cached answer for a client whose user agent claims a verifiable engine, or
-     * {@link Status#PENDING} while a lookup runs (one is started if none is). A user agent that claims
-     * no verifiable engine is {@link Status#FAILED}: ask {@link #claimedEngine} first. Never blocks.
+     * The cached answer for a client claiming to be the crawler named {@code crawlerName}, whose operator publishes
+     * {@code domains} ({@link CrawlerRanges.Published#reverseDns()}), or {@link Status#PENDING} while a lookup runs
+     * (one is started if none is). No domains, or no address, is {@link Status#FAILED}. Never blocks.
      */
-    public Status status(String userAgent, IpAddress address) {
-        String engine = claimedEngine(userAgent);
-        if (engine == null || address == null) {
+    public Status status(String crawlerName, List<String> domains, IpAddress address) {
+        if (crawlerName == null || domains == null || domains.isEmpty() || address == null) {
             return Status.FAILED;
         }
-        CompletableFuture<Status> answer = cache.get(new Key(engine, address));
+        CompletableFuture<Status> answer = cache.get(new Key(crawlerName, domains, address));
         if (!answer.isDone()) {
             return Status.PENDING;
         }
@@ -176,7 +150,7 @@ public final class SearchEngineVerifier {
         try {
             for (String name : resolver.reverse(key.address())) {
                 String host = normalise(name);
-                if (!inDomains(host, DOMAINS.get(key.engine()))) {
+                if (!inDomains(host, key.domains())) {
                     continue;
                 }
                 if (resolver.forward(host).contains(key.address())) {

@@ -36,6 +36,8 @@ public final class CompiledPolicy {
     /** Longer user agents are matched every time rather than remembered. */
     static final int AGENT_MEMO_MAX_LENGTH = 512;
     private static final BanRule[] NO_BANS = new BanRule[0];
+    /** User agents are matched without regard to case. */
+    public static final int AGENT_FLAGS = Pattern.CASE_INSENSITIVE;
 
     private final Policy policy;
     private final ClientAddressResolver resolver;
@@ -173,15 +175,21 @@ public final class CompiledPolicy {
      * A regular expression when written {@code /.../}, else a case-insensitive substring. RE2/J: matching takes
      * time linear in the user agent (itself cut to {@link io.sluice.engine.ThrottleEngine#MAX_USER_AGENT}), so no
      * pattern can stall a request thread by backtracking; constructs that need backtracking (back-references,
-     * look-around) are refused when the policy is validated.
+     * look-around) are refused when the policy is validated, and so is a program whose size times that length is
+     * too much work for one request ({@link RegexBudget}).
      *
-     * @throws com.google.re2j.PatternSyntaxException when the expression is not valid RE2 syntax
+     * @throws IllegalArgumentException when the expression is not valid RE2 syntax or over {@link RegexBudget#AGENT}
      */
     public static Pattern agentMatcher(String value) {
         if (isRegex(value)) {
-            return Pattern.compile(value.substring(1, value.length() - 1), Pattern.CASE_INSENSITIVE);
+            return RegexBudget.AGENT.compile(agentExpression(value), AGENT_FLAGS);
         }
         return Pattern.compile(Pattern.quote(value), Pattern.CASE_INSENSITIVE);
+    }
+
+    /** The regular expression of an agent ban written {@code /.../}, without its slashes. */
+    public static String agentExpression(String value) {
+        return value.substring(1, value.length() - 1);
     }
 
     public static boolean isRegex(String value) {

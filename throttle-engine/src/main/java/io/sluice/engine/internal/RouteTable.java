@@ -84,6 +84,20 @@ public final class RouteTable {
     }
 
     /**
+     * The regular expression {@code route} runs on every request's path, or null when it runs none (a prefix, a
+     * glob that only names extensions): what {@link RegexBudget#ROUTE} bounds.
+     *
+     * @throws IllegalArgumentException for a glob with an unclosed or nested brace
+     */
+    public static String regexOf(Route route) {
+        return switch (route.match()) {
+            case PREFIX -> null;
+            case GLOB -> extensionsOnly(route.path()) != null ? null : globToRegex(route.path());
+            case REGEX -> route.path();
+        };
+    }
+
+    /**
      * The extensions of a glob that only names extensions ({@code **.{a,b}}, {@code **.a}, {@code **}{@code /*.{a,b}},
      * {@code **}{@code /*.a}), each without its dot; null for any other glob.
      */
@@ -175,9 +189,9 @@ public final class RouteTable {
                     if (extensions != null) {
                         return new ExtensionMatcher(extensions);
                     }
-                    return regex(globToRegex(route.path()), literalPrefix(route.path(), "*?{"));
+                    return regex(regexOf(route), literalPrefix(route.path(), "*?{"));
                 default:
-                    return regex(route.path(), literalPrefix(route.path(), "\\.[]{}()*+?^$|"));
+                    return regex(regexOf(route), literalPrefix(route.path(), "\\.[]{}()*+?^$|"));
             }
         }
 
@@ -187,7 +201,7 @@ public final class RouteTable {
          * without running the expression.
          */
         private static PathMatcher regex(String expression, String literalPrefix) {
-            Pattern pattern = Pattern.compile(expression);
+            Pattern pattern = RegexBudget.ROUTE.compile(expression, 0);
             return path -> path.startsWith(literalPrefix) && pattern.matches(path);
         }
 

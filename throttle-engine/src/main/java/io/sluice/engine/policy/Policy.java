@@ -1,5 +1,6 @@
 package io.sluice.engine.policy;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.sluice.engine.RequestClass;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -14,7 +15,7 @@ import java.util.Map;
  *
  * @param version          increases by one with every accepted change; the ETag of the admin API
  * @param hitStack         rule 4
- * @param crawlers         rule 3 and search-engine verification
+ * @param crawlers         rule 3 and crawler verification
  * @param load             rule 6
  * @param perClient        rule 5
  * @param progressiveDelay rule 7, per class; a class without an entry is never delayed
@@ -83,7 +84,7 @@ public record Policy(
     public static Policy defaults() {
         return new Policy(1,
                 new HitStack(15, 10),
-                new Crawlers(30, 2, false),
+                new Crawlers(30, 2, true),
                 new Load(15, 10, 500),
                 new PerClient(8),
                 Map.of(),
@@ -191,10 +192,35 @@ public record Policy(
 
     /**
      * Rule 3: a crawler is refused if it was served within {@code perCrawlerSeconds}, or any crawler
-     * was served within {@code allCrawlersSeconds}. With {@code verifySearchEngines}, a user agent
-     * claiming a major search engine is a {@code CRAWLER} only after forward-confirmed reverse DNS.
+     * was served within {@code allCrawlersSeconds}.
+     *
+     * @param verifySearchEngines on (the default, also when absent): a user agent claiming a listed crawler is a
+     *                            {@code CRAWLER} only when its address is verified (the crawler's published ranges,
+     *                            {@code verifiedRanges}, or forward-confirmed reverse DNS), else a {@code BOT};
+     *                            off: every claim is believed (for a site behind a CDN that hides addresses).
+     *                            The name is older than the ranges: it covers every crawler now
+     * @param verifiedRanges      addresses or CIDRs that verify a crawler, by its crawler-list name, beside the
+     *                            published ranges shipped with Sluice (a partner's crawler, a test); empty when absent,
+     *                            and left out of the JSON when empty so that a reader older than the field still
+     *                            reads a policy that does not use it
      */
-    public record Crawlers(int perCrawlerSeconds, int allCrawlersSeconds, boolean verifySearchEngines) {
+    public record Crawlers(int perCrawlerSeconds, int allCrawlersSeconds, Boolean verifySearchEngines,
+                           @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, List<String>> verifiedRanges) {
+
+        public Crawlers {
+            // Optional so that a policy written by hand, or before verification was on by default, reads as on
+            verifySearchEngines = verifySearchEngines == null ? Boolean.TRUE : verifySearchEngines;
+            Map<String, List<String>> copy = new LinkedHashMap<>();
+            if (verifiedRanges != null) {
+                verifiedRanges.forEach((name, ranges) -> copy.put(name, ranges == null ? null : immutable(ranges)));
+            }
+            verifiedRanges = Collections.unmodifiableMap(copy);
+        }
+
+        /** With no ranges of the policy's own. */
+        public Crawlers(int perCrawlerSeconds, int allCrawlersSeconds, boolean verifySearchEngines) {
+            this(perCrawlerSeconds, allCrawlersSeconds, verifySearchEngines, Map.of());
+        }
     }
 
     /** Rule 6: load deferral for {@code CRAWLER} and {@code BOT}. */

@@ -19,6 +19,8 @@ import java.time.Instant;
  * @param address          true for an address aggregate (every user agent of {@code ip}, which is then the address
  *                         or its prefix, e.g. {@code 2001:db8:1:2::/64}; {@code userAgent} is empty), shown when it
  *                         holds more than its busiest client or was refused by the address rules
+ * @param crawlerIdentity  for a client whose user agent claims a crawler: whether the claim was verified; null for
+ *                         any other row (and from a server older than the field)
  */
 public record ClientRow(
         String ip,
@@ -31,7 +33,16 @@ public record ClientRow(
         int[] refusedPerSecond,
         ClientStatus status,
         Instant lastSeen,
-        boolean address) {
+        boolean address,
+        CrawlerIdentity crawlerIdentity) {
+
+    /** A row without a crawler claim, or an address aggregate. */
+    public ClientRow(String ip, String userAgent, RequestClass requestClass, String crawlerName, int hitsInWindow,
+                     int inFlight, int[] hitsPerSecond, int[] refusedPerSecond, ClientStatus status, Instant lastSeen,
+                     boolean address) {
+        this(ip, userAgent, requestClass, crawlerName, hitsInWindow, inFlight, hitsPerSecond, refusedPerSecond, status,
+                lastSeen, address, null);
+    }
 
     /** A client's row (not an address aggregate). */
     public ClientRow(String ip, String userAgent, RequestClass requestClass, String crawlerName, int hitsInWindow,

@@ -143,15 +143,17 @@ public final class LogReplay {
         return tally.report("replay", baselineName, from, to, options.limit(), 0, skipped, notes);
     }
 
+    /**
+     * A replay makes no DNS lookups: crawler claims are still verified by the published ranges and the policy's own
+     * (as live), but one from a crawler that publishes only host names counts as unverified; the report says so.
+     */
     private static Policy withoutDns(Policy policy, String which, List<String> notes) {
-        if (!policy.crawlers().verifySearchEngines()) {
-            return policy;
+        if (policy.crawlers().verifySearchEngines()) {
+            notes.add("The " + which + " policy verifies crawlers; a replay makes no DNS lookups, so only published "
+                    + "and policy address ranges verify a claim (a crawler that publishes only host names, such as "
+                    + "Yandex or Baidu, counts as a bot).");
         }
-        notes.add("The " + which + " policy verifies search engines; a replay makes no DNS lookups, so search-"
-                + "engine claims are taken at their word.");
-        Policy.Crawlers crawlers = policy.crawlers();
-        return policy.withCrawlers(new Policy.Crawlers(crawlers.perCrawlerSeconds(), crawlers.allCrawlersSeconds(),
-                false));
+        return policy;
     }
 
     /** Groups the lines of one logged second, spreads them over it and feeds them to the run. */

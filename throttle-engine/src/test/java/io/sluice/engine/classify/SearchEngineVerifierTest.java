@@ -4,41 +4,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.engine.ManualClock;
+import io.sluice.engine.ManualExecutor;
 import io.sluice.engine.classify.SearchEngineVerifier.Status;
 import io.sluice.engine.net.IpAddress;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Queue;
-import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class SearchEngineVerifierTest {
 
     private static final IpAddress GOOGLE = IpAddress.parse("66.249.66.1");
-    private static final String GOOGLEBOT_UA =
-            "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
-    private static final String BINGBOT_UA = "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)";
+    private static final List<String> GOOGLE_DOMAINS = List.of("googlebot.com", "google.com");
     private static final IpAddress SPOOFER = IpAddress.parse("203.0.113.9");
-
-    /** Runs queued lookups only when told: proves the request path never waits for DNS. */
-    private static final class ManualExecutor implements Executor {
-        final Queue<Runnable> tasks = new ArrayDeque<>();
-
-        @Override
-        public void execute(Runnable command) {
-            tasks.add(command);
-        }
-
-        void runAll() {
-            while (!tasks.isEmpty()) {
-                tasks.poll().run();
-            }
-        }
-    }
 
     private final Map<IpAddress, List<String>> ptr = new HashMap<>();
     private final Map<String, List<IpAddress>> a = new HashMap<>();
@@ -67,10 +47,10 @@ class SearchEngineVerifierTest {
     void forwardConfirmedReverseDnsVerifiesWithoutBlocking() {
         ptr.put(GOOGLE, List.of("crawl-66-249-66-1.googlebot.com."));
         a.put("crawl-66-249-66-1.googlebot.com", List.of(GOOGLE));
-        assertThat(verifier.status(GOOGLEBOT_UA, GOOGLE)).isEqualTo(Status.PENDING);
-        assertThat(verifier.status(GOOGLEBOT_UA, GOOGLE)).isEqualTo(Status.PENDING);
+        assertThat(verifier.status("Googlebot", GOOGLE_DOMAINS, GOOGLE)).isEqualTo(Status.PENDING);
+        assertThat(verifier.status("Googlebot", GOOGLE_DOMAINS, GOOGLE)).isEqualTo(Status.PENDING);
         executor.runAll();
-        assertThat(verifier.status(GOOGLEBOT_UA, GOOGLE)).isEqualTo(Status.VERIFIED);
+        assertThat(verifier.status("Googlebot", GOOGLE_DOMAINS, GOOGLE)).isEqualTo(Status.VERIFIED);
         assertThat(lookups).hasValue(1); // concurrent misses shared one lookup
     }
 
@@ -79,12 +59,12 @@ class SearchEngineVerifierTest {
         // the executor holds the task and never runs it, as a hung resolver would
         SearchEngineVerifier timed = new SearchEngineVerifier(fakeDns, executor, clock, Duration.ofHours(1),
                 Duration.ofMinutes(5), 1000, Duration.ofMillis(50));
-        assertThat(timed.status(GOOGLEBOT_UA, GOOGLE)).isEqualTo(Status.PENDING);
+        assertThat(timed.status("Googlebot", GOOGLE_DOMAINS, GOOGLE)).isEqualTo(Status.PENDING);
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (timed.status(GOOGLEBOT_UA, GOOGLE) == Status.PENDING && System.nanoTime() < deadline) {
+        while (timed.status("Googlebot", GOOGLE_DOMAINS, GOOGLE) == Status.PENDING && System.nanoTime() < deadline) {
             Thread.sleep(10);
         }
-        assertThat(timed.status(GOOGLEBOT_UA, GOOGLE)).isEqualTo(Status.FAILED);
+        assertThat(timed.status("Googlebot", GOOGLE_DOMAINS, GOOGLE)).isEqualTo(Status.FAILED);
     }
 
     @Test
@@ -92,7 +72,7 @@ class SearchEngineVerifierTest {
         SearchEngineVerifier full = new SearchEngineVerifier(fakeDns, task -> {
             throw new java.util.concurrent.RejectedExecutionException("queue full");
         }, clock, Duration.ofHours(1), Duration.ofMinutes(5), 1000, Duration.ofSeconds(5));
-        assertThat(full.status(GOOGLEBOT_UA, GOOGLE)).isEqualTo(Status.FAILED);
+        assertThat(full.status("Googlebot", GOOGLE_DOMAINS, GOOGLE)).isEqualTo(Status.FAILED);
     }
 
     @Test
@@ -105,37 +85,38 @@ class SearchEngineVerifierTest {
         ptr.put(lookalike, List.of("googlebot.com.evil.example", "evilgooglebot.com"));
         a.put("googlebot.com.evil.example", List.of(lookalike));
         a.put("evilgooglebot.com", List.of(lookalike));
-        verifier.status(GOOGLEBOT_UA, SPOOFER);
-        verifier.status(GOOGLEBOT_UA, lookalike);
-        verifier.status(GOOGLEBOT_UA, IpAddress.parse("192.0.2.66")); // resolver error
+        verifier.status("Googlebot", GOOGLE_DOMAINS, SPOOFER);
+        verifier.status("Googlebot", GOOGLE_DOMAINS, lookalike);
+        verifier.status("Googlebot", GOOGLE_DOMAINS, IpAddress.parse("192.0.2.66")); // resolver error
         executor.runAll();
-        assertThat(verifier.status(GOOGLEBOT_UA, SPOOFER)).isEqualTo(Status.FAILED);
-        assertThat(verifier.status(GOOGLEBOT_UA, lookalike)).isEqualTo(Status.FAILED);
-        assertThat(verifier.status(GOOGLEBOT_UA, IpAddress.parse("192.0.2.66"))).isEqualTo(Status.FAILED);
+        assertThat(verifier.status("Googlebot", GOOGLE_DOMAINS, SPOOFER)).isEqualTo(Status.FAILED);
+        assertThat(verifier.status("Googlebot", GOOGLE_DOMAINS, lookalike)).isEqualTo(Status.FAILED);
+        assertThat(verifier.status("Googlebot", GOOGLE_DOMAINS, IpAddress.parse("192.0.2.66")))
+                .isEqualTo(Status.FAILED);
         // a Google address claiming to be bingbot is not bingbot
         ptr.put(GOOGLE, List.of("crawl-66-249-66-1.googlebot.com"));
         a.put("crawl-66-249-66-1.googlebot.com", List.of(GOOGLE));
-        verifier.status(BINGBOT_UA, GOOGLE);
+        verifier.status("bingbot", List.of("search.msn.com"), GOOGLE);
         executor.runAll();
-        assertThat(verifier.status(BINGBOT_UA, GOOGLE)).isEqualTo(Status.FAILED);
-        assertThat(verifier.status("SomeSeoBot/1.0", GOOGLE)).isEqualTo(Status.FAILED);
-        assertThat(verifier.status(GOOGLEBOT_UA, null)).isEqualTo(Status.FAILED);
+        assertThat(verifier.status("bingbot", List.of("search.msn.com"), GOOGLE)).isEqualTo(Status.FAILED);
+        assertThat(verifier.status("SomeSeoBot", List.of(), GOOGLE)).isEqualTo(Status.FAILED);
+        assertThat(verifier.status("Googlebot", GOOGLE_DOMAINS, null)).isEqualTo(Status.FAILED);
     }
 
     @Test
     void answersExpireOnTheInjectedClock() {
-        assertThat(verifier.status(GOOGLEBOT_UA, GOOGLE)).isEqualTo(Status.PENDING);
+        assertThat(verifier.status("Googlebot", GOOGLE_DOMAINS, GOOGLE)).isEqualTo(Status.PENDING);
         executor.runAll();
-        assertThat(verifier.status(GOOGLEBOT_UA, GOOGLE)).isEqualTo(Status.FAILED);
+        assertThat(verifier.status("Googlebot", GOOGLE_DOMAINS, GOOGLE)).isEqualTo(Status.FAILED);
         // DNS is fixed; the failure is remembered for 5 minutes, then checked again
         ptr.put(GOOGLE, List.of("crawl-66-249-66-1.googlebot.com"));
         a.put("crawl-66-249-66-1.googlebot.com", List.of(GOOGLE));
         clock.advance(Duration.ofSeconds(299));
-        assertThat(verifier.status(GOOGLEBOT_UA, GOOGLE)).isEqualTo(Status.FAILED);
+        assertThat(verifier.status("Googlebot", GOOGLE_DOMAINS, GOOGLE)).isEqualTo(Status.FAILED);
         clock.advance(Duration.ofSeconds(2));
-        assertThat(verifier.status(GOOGLEBOT_UA, GOOGLE)).isEqualTo(Status.PENDING);
+        assertThat(verifier.status("Googlebot", GOOGLE_DOMAINS, GOOGLE)).isEqualTo(Status.PENDING);
         executor.runAll();
-        assertThat(verifier.status(GOOGLEBOT_UA, GOOGLE)).isEqualTo(Status.VERIFIED);
+        assertThat(verifier.status("Googlebot", GOOGLE_DOMAINS, GOOGLE)).isEqualTo(Status.VERIFIED);
         assertThat(lookups).hasValue(2);
     }
 
@@ -149,11 +130,16 @@ class SearchEngineVerifierTest {
     }
 
     @Test
-    void claimsAreReadFromTheUserAgent() {
-        assertThat(SearchEngineVerifier.claimedEngine(GOOGLEBOT_UA)).isEqualTo("Googlebot");
-        assertThat(SearchEngineVerifier.claimedEngine("Mozilla/5.0 (compatible; YandexBot/3.0; "
-                + "+http://yandex.com/bots)")).isEqualTo("YandexBot");
-        assertThat(SearchEngineVerifier.claimedEngine("curl/8")).isNull();
-        assertThat(SearchEngineVerifier.claimedEngine(null)).isNull();
+    void aCloudCustomersReverseDnsUnderGooglesDomainsDoesNotMakeAGooglebot() {
+        // a Google Cloud VM's PTR is under googleusercontent.com and confirms forward: the bundled domains for
+        // Googlebot leave that domain out, so renting a VM buys nothing
+        IpAddress vm = IpAddress.parse("198.51.100.7");
+        ptr.put(vm, List.of("7.100.51.198.bc.googleusercontent.com."));
+        a.put("7.100.51.198.bc.googleusercontent.com", List.of(vm));
+        List<String> domains = CrawlerRanges.bundled().of("Googlebot").reverseDns();
+        verifier.status("Googlebot", domains, vm);
+        executor.runAll();
+        assertThat(verifier.status("Googlebot", domains, vm)).isEqualTo(Status.FAILED);
+        assertThat(domains).containsExactly("googlebot.com", "google.com");
     }
 }

@@ -1,4 +1,4 @@
-package io.sluice.console.live;
+package io.sluice.console.chart;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Instant;

@@ -1,4 +1,4 @@
-package io.sluice.console.live;
+package io.sluice.console.chart;
 
 import java.time.Instant;
 import java.time.ZoneId;
@@ -6,16 +6,16 @@ import java.time.format.DateTimeFormatter;
 import javafx.scene.chart.NumberAxis;
 import javafx.util.StringConverter;
 
-/** The axes the two rate charts share: epoch seconds as clock time, and a count per second. */
-final class RateAxes {
+/** The axes the console's charts share: epoch seconds as clock time, and a count per second. */
+final class TimeAxes {
     private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss")
             .withZone(ZoneId.systemDefault());
 
-    private RateAxes() {
+    private TimeAxes() {
     }
 
-    /** Epoch seconds, labelled as the local clock; the range follows the data (set by the view). */
-    static NumberAxis time() {
+    /** Epoch seconds, labelled as the local clock; the range is set by {@link ChartMarks#window}. */
+    static NumberAxis clock() {
         NumberAxis axis = new NumberAxis();
         axis.setAutoRanging(false);
         axis.setForceZeroInRange(false);
