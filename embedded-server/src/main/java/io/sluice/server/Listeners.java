@@ -1,6 +1,8 @@
 package io.sluice.server;
 
+import io.sluice.engine.policy.Policy;
 import io.sluice.server.admin.AdminConnections;
+import io.sluice.server.front.ConnectionGuard;
 import io.sluice.server.front.LeanConnector;
 import io.sluice.server.front.LeanForwarding;
 import io.sluice.server.front.PublicConnector;
@@ -8,6 +10,7 @@ import io.sluice.server.tls.AdminCertificate;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.function.Supplier;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
@@ -48,20 +51,19 @@ final class Listeners {
         return LONGEST_POLICY_WAIT.plus(upstreamTimeout).plusSeconds(10);
     }
 
-    /** The public listener: connection limit and header size for the open internet. */
-    static ServerConnector front(Server server, HostPort address, ConnectionLimits limits) {
-        return front(server, address, limits, null);
-    }
-
     /**
      * The public listener, forwarding the common case on the lean path when {@code lean} is given (the rest goes
-     * on to the server's handlers), else every request through the handlers.
+     * on to the server's handlers), else every request through the handlers. Its limits are for the open internet:
+     * the connections at once, then per address (the live {@code policy}'s trusted proxies aside), the header size,
+     * the request head's deadline and the body's minimum rate ({@link ConnectionGuard}).
      */
-    static ServerConnector front(Server server, HostPort address, ConnectionLimits limits, LeanForwarding lean) {
+    static ServerConnector front(Server server, HostPort address, ConnectionLimits limits, LeanForwarding lean,
+                                 Supplier<Policy> policy) {
         HttpConfiguration http = http(PublicConnector.httpConfiguration(), limits);
-        ServerConnector connector = lean == null ? new ServerConnector(server, new HttpConnectionFactory(http))
+        ServerConnector connector = lean == null ? PublicConnector.create(server, http)
                 : LeanConnector.create(server, http, lean);
         bind(connector, address);
+        limits.frontGuard().install(connector, policy);
         server.addConnector(connector);
         server.addBean(new NetworkConnectionLimit(limits.frontMaxConnections(), connector));
         return connector;

@@ -94,6 +94,22 @@ public final class Main implements Callable<Integer> {
             description = "Connections the public listener holds at once (default: ${DEFAULT-VALUE}).")
     int maxConnections;
 
+    @Option(names = "--max-connections-per-address", paramLabel = "N", defaultValue = "64",
+            description = "Connections one address (IPv6: one /64) holds on the public listener at once; a new "
+                    + "one past it is closed on arrival. Trusted proxies are not capped (default: ${DEFAULT-VALUE}).")
+    int maxConnectionsPerAddress;
+
+    @Option(names = "--request-head-timeout", paramLabel = "SECONDS", defaultValue = "10",
+            description = "Time a request's line and headers have to arrive whole on the public listener; a slower "
+                    + "connection is closed (default: ${DEFAULT-VALUE}).")
+    int requestHeadTimeoutSeconds;
+
+    @Option(names = "--min-body-rate", paramLabel = "BYTES_PER_SECOND", defaultValue = "500",
+            description = "Slowest a request body may arrive on the public listener, after an allowance of "
+                    + "--request-head-timeout; a slower connection is closed. 0: no minimum "
+                    + "(default: ${DEFAULT-VALUE}).")
+    long minBodyRate;
+
     @Option(names = "--admin-max-connections", paramLabel = "N", defaultValue = "256",
             description = "Connections the admin listener holds at once (default: ${DEFAULT-VALUE}).")
     int adminMaxConnections;
@@ -156,8 +172,14 @@ public final class Main implements Callable<Integer> {
                 adminCertPasswordFile), adminInsecure, Set.copyOf(adminHostNames), (long) auditMaxMb << 20,
                 auditKeep, new AdminConnections.Rules(adminMaxPerAddress,
                 java.time.Duration.ofSeconds(adminHeadTimeoutSeconds)));
+        if (maxConnectionsPerAddress < 1 || requestHeadTimeoutSeconds < 1 || minBodyRate < 0) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--max-connections-per-address and "
+                    + "--request-head-timeout must be positive, --min-body-rate 0 or more");
+        }
         ConnectionLimits limits = new ConnectionLimits(maxConnections, adminMaxConnections,
-                ConnectionLimits.DEFAULTS.adminThreads(), ConnectionLimits.DEFAULTS.requestHeaderBytes());
+                ConnectionLimits.DEFAULTS.adminThreads(), ConnectionLimits.DEFAULTS.requestHeaderBytes())
+                .withFrontPacing(maxConnectionsPerAddress, java.time.Duration.ofSeconds(requestHeadTimeoutSeconds),
+                        minBodyRate);
         ServerConfig config = new ServerConfig(listen, upstream, admin, state, policy, demo, demoTraffic,
                 accessLog, java.time.Duration.ofSeconds(upstreamTimeoutSeconds), crawlerList, adminOptions, limits,
                 cluster(), forwardingPath);

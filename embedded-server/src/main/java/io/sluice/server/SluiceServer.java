@@ -18,6 +18,7 @@ import io.sluice.server.demo.DemoCrawlers;
 import io.sluice.server.demo.DemoSite;
 import io.sluice.server.demo.DemoScenario;
 import io.sluice.server.front.AccessLog;
+import io.sluice.server.front.ConnectionGuard;
 import io.sluice.server.front.LeanForwarding;
 import io.sluice.server.front.PublicConnector;
 import io.sluice.server.front.ThrottleHandler;
@@ -138,7 +139,7 @@ public final class SluiceServer implements AutoCloseable {
                 ? new LeanForwarding(engine, clock, accessLog, upstream, config.upstreamTimeout(),
                         Listeners.frontRequestIdle(config.upstreamTimeout()))
                 : null;
-        ServerConnector front = Listeners.front(server, config.listen(), config.limits(), lean);
+        ServerConnector front = Listeners.front(server, config.listen(), config.limits(), lean, engine::policy);
         front.setName("front");
 
         // The cluster node starts once the listeners are bound (its default name and its admin address need
@@ -166,7 +167,7 @@ public final class SluiceServer implements AutoCloseable {
         ServerConnector admin = Listeners.admin(adminServer, config.admin(), config.limits(), certificate,
                 adminOptions.strangers());
         ServerCounters counters = new ServerCounters(accessLog == null ? null : accessLog::drops,
-                admin.getBean(AdminConnections.class)::counts);
+                admin.getBean(AdminConnections.class)::counts, front.getBean(ConnectionGuard.class).shed()::counts);
         adminServer.setHandler(new GracefulHandler(Listeners.patient(new AdminHandler(engine, governor, node.shadow(),
                 state, changes, clock, extraAdminRoutes, hostNames(config), counters), Listeners.ADMIN_REQUEST_IDLE)));
         try {

@@ -13,6 +13,7 @@ import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.engine.telemetry.SecondCounts;
 import io.sluice.engine.telemetry.Snapshot;
 import io.sluice.server.front.AccessLog;
+import io.sluice.server.front.ShedConnections;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.Comparator;
@@ -101,6 +102,18 @@ final class SluiceMetrics {
         gauge("sluice_governor_breakers_open", "Domains whose breaker is open or half-open",
                 () -> governor.domains().stream().filter(d -> d.breaker() != BreakerState.CLOSED).count());
         gauge("sluice_governor_alerts", "Give-up alerts held (the newest 100)", () -> governor.alerts().size());
+        CounterWithCallback.builder().name("sluice_front_connections_shed_total")
+                .help("Public-listener connections closed to protect it, since start: over_address_cap (closed on "
+                        + "arrival, its address held its share), head_timeout (request head not whole in time), "
+                        + "slow_body (request body below the minimum rate)")
+                .labelNames("reason")
+                .callback(cb -> {
+                    ShedConnections.Counts shed = counters.frontConnections().get();
+                    cb.call(shed.overAddressCap(), "over_address_cap");
+                    cb.call(shed.headTimeouts(), "head_timeout");
+                    cb.call(shed.slowBodies(), "slow_body");
+                })
+                .register(registry);
         GaugeWithCallback.builder().name("sluice_upstream_latency_seconds")
                 .help("Upstream latency over the last minute")
                 .labelNames("quantile")

@@ -14,12 +14,15 @@ import org.eclipse.jetty.http.PreEncodedHttpField;
  * {@code X-Forwarded-Host}, RFC 7239 {@code Forwarded} and {@code Via}, built from the address the
  * engine resolved, never from the client's own claims.
  *
- * <p>The client's forwarding headers (and {@code X-Real-IP}) are dropped on the way in, whoever sent
+ * <p>The client's forwarding headers (and {@code X-Real-IP}, and the header the policy names in
+ * {@code forwardedHeader}, e.g. {@code CF-Connecting-IP}) are dropped on the way in, whoever sent
  * them: an upstream that believes {@code X-Forwarded-For} must see one value, the one Sluice decided
  * on. That value is the peer for a direct client, or the address a trusted proxy reported (the engine
  * walks the header and believes only trusted hops). Only when the engine did believe a trusted proxy
  * (the resolved address is not the peer) are that proxy's {@code X-Forwarded-Proto} and
- * {@code X-Forwarded-Host} passed on, since a TLS-terminating proxy in front knows the original scheme.
+ * {@code X-Forwarded-Host} passed on, since a TLS-terminating proxy in front knows the original scheme,
+ * and the policy's header sent again, holding the address the engine resolved: an upstream that reads
+ * it, as it did behind that proxy, reads Sluice's answer, never a client's own claim.
  *
  * <p>No regular expressions and no string formatting per request: the {@code Via} fields are built
  * once, the rest is concatenation of a few short strings.
@@ -27,6 +30,8 @@ import org.eclipse.jetty.http.PreEncodedHttpField;
 final class ForwardedHeaders {
     /** The request attribute under which the throttle handler leaves the client address it resolved. */
     static final String CLIENT_ADDRESS = ForwardedHeaders.class.getName() + ".clientAddress";
+    /** The request attribute under which the throttle handler leaves the policy's forwarding header's name. */
+    static final String POLICY_HEADER = ForwardedHeaders.class.getName() + ".policyHeader";
 
     private static final Set<HttpHeader> CLIENT_CLAIMS = EnumSet.of(
             HttpHeader.X_FORWARDED_FOR,
@@ -45,10 +50,17 @@ final class ForwardedHeaders {
         this.via10 = new PreEncodedHttpField(HttpHeader.VIA, "1.0 " + viaName);
     }
 
-    /** True for a header the client may have forged about where it comes from: never forwarded as sent. */
-    static boolean isClientClaim(HttpField field) {
+    /**
+     * True for a header the client may have forged about where it comes from: never forwarded as sent.
+     *
+     * @param policyHeader the header the policy names for trusted proxies' reports, or null
+     */
+    static boolean isClientClaim(HttpField field, String policyHeader) {
         HttpHeader header = field.getHeader();
-        return header != null ? CLIENT_CLAIMS.contains(header) : field.is("X-Real-IP");
+        if (header != null && CLIENT_CLAIMS.contains(header)) {
+            return true;
+        }
+        return field.is("X-Real-IP") || policyHeader != null && field.is(policyHeader);
     }
 
     /**
@@ -59,9 +71,10 @@ final class ForwardedHeaders {
      * @param resolved   the client address the engine resolved, or null when no engine ran (then the peer)
      * @param secure     whether the client's connection to Sluice is TLS
      * @param version    the client's HTTP version, for {@code Via}
+     * @param policyHeader the header the policy names for trusted proxies' reports (null: none)
      */
     void add(HttpFields client, HttpFields.Mutable upstream, String peer, String resolved, boolean secure,
-             HttpVersion version) {
+             HttpVersion version, String policyHeader) {
         String address = resolved == null ? peer : resolved;
         boolean fromTrustedProxy = resolved != null && !resolved.equals(peer) && !sameAddress(resolved, peer);
         String proto = secure ? "https" : "http";
@@ -77,6 +90,14 @@ final class ForwardedHeaders {
         }
         upstream.add(HttpHeader.FORWARDED, forwarded(address, host, proto));
         upstream.add(version == HttpVersion.HTTP_1_0 ? via10 : via11);
+        if (fromTrustedProxy && policyHeader != null && !isRewritten(policyHeader)) {
+            upstream.add(policyHeader, address);
+        }
+    }
+
+    /** True for a header this class writes anyway ({@code X-Forwarded-For}, {@code Forwarded}). */
+    private static boolean isRewritten(String name) {
+        return HttpHeader.X_FORWARDED_FOR.is(name) || HttpHeader.FORWARDED.is(name);
     }
 
     /** The one value a trusted proxy sent for {@code header} when it is sane, else {@code fallback}. */

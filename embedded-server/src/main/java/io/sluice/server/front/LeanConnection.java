@@ -63,6 +63,8 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
     private final LeanForwarding forwarding;
     private final ByteBufferPool bufferPool;
     private final HttpParser parser;
+    /** The deadlines of request heads and bodies (null: the connector has no {@link ConnectionGuard}). */
+    private final RequestTimer timer;
     private final String peer;
     private UpstreamPool pool;
 
@@ -114,7 +116,9 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
         this.fallback = fallback;
         this.forwarding = forwarding;
         this.bufferPool = connector.getByteBufferPool();
-        this.parser = new HttpParser(this, http.getRequestHeaderSize(), http.getHttpCompliance());
+        this.timer = ConnectionGuard.timerFor(connector, endPoint);
+        this.parser = timer == null ? new HttpParser(this, http.getRequestHeaderSize(), http.getHttpCompliance())
+                : new TimedHttpParser(this, http.getRequestHeaderSize(), http.getHttpCompliance(), timer);
         parser.setHeaderCacheSize(http.getHeaderCacheSize());
         parser.setHeaderCacheCaseSensitive(http.isHeaderCacheCaseSensitive());
         this.peer = peerAddress(endPoint.getRemoteSocketAddress());
@@ -130,6 +134,10 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
 
     @Override
     public void onOpen() {
+        // Before any read can parse the first request: its head is due from the opening.
+        if (timer != null) {
+            timer.opened();
+        }
         super.onOpen();
         fillInterested();
     }
@@ -514,6 +522,11 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
             // While awaiting, the request's bytes are the answer's to forward or let go.
             serve();
         }
+    }
+
+    /** This connection's request deadlines, which Jetty's connection keeps if it is handed over; null: none. */
+    RequestTimer requestTimer() {
+        return timer;
     }
 
     /** The client's address as Jetty reports it. */

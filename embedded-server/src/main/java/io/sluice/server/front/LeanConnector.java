@@ -39,6 +39,7 @@ public final class LeanConnector extends ServerConnector {
     private LeanConnector(Server server, LeanForwarding forwarding, ConnectionFactory... factories) {
         super(server, factories);
         this.forwarding = forwarding;
+        addBean(forwarding.upstreamAddressBook(), true);
     }
 
     /**
@@ -46,7 +47,7 @@ public final class LeanConnector extends ServerConnector {
      * reads its parsing rules and limits there, so both refuse the same requests).
      */
     public static LeanConnector create(Server server, HttpConfiguration http, LeanForwarding forwarding) {
-        HttpConnectionFactory fallback = new HttpConnectionFactory(http);
+        HttpConnectionFactory fallback = new GuardedHttpConnectionFactory(http);
         LeanConnectionFactory lean = new LeanConnectionFactory(http, fallback, forwarding);
         return new LeanConnector(server, forwarding, lean, fallback);
     }

@@ -422,13 +422,14 @@ final class LeanExchange extends IteratingCallback {
     private RetainableByteBuffer generateRequest() throws IOException {
         HttpFields.Mutable fields = HttpFields.build(clientFields.size() + 6);
         HopByHop hopByHop = HopByHop.of(clientFields);
+        String policyHeader = forwarding.engine().forwardedHeader();
         for (HttpField field : clientFields) {
-            if (!hopByHop.strips(field) && !ForwardedHeaders.isClientClaim(field)) {
+            if (!hopByHop.strips(field) && !ForwardedHeaders.isClientClaim(field, policyHeader)) {
                 fields.add(field);
             }
         }
         forwarding.forwarded().add(clientFields, fields, clientPeer(), admit.client().ip(), false,
-                HttpVersion.HTTP_1_1);
+                HttpVersion.HTTP_1_1, policyHeader);
         String path = forwarding.basePath().isEmpty() ? uri.getPath() : forwarding.basePath() + uri.getPath();
         String query = uri.getQuery();
         if (query != null) {

@@ -1,6 +1,7 @@
 package io.sluice.server.front;
 
 import io.sluice.engine.ThrottleEngine;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.time.Duration;
@@ -31,7 +32,7 @@ public final class LeanForwarding {
     private final ThrottleEngine engine;
     private final InstantSource clock;
     private final AccessLog accessLog;
-    private final InetSocketAddress upstreamAddress;
+    private final UpstreamAddress upstreamAddress;
     private final String basePath;
     private final long upstreamTimeoutMillis;
     private final long requestIdleMillis;
@@ -46,6 +47,17 @@ public final class LeanForwarding {
      */
     public LeanForwarding(ThrottleEngine engine, InstantSource clock, AccessLog accessLog, URI upstream,
                           Duration upstreamTimeout, Duration requestIdle) {
+        this(engine, clock, accessLog, upstream, upstreamTimeout, requestIdle, InetAddress::getByName,
+                UpstreamAddress.DEFAULT_TTL);
+    }
+
+    /**
+     * @param resolver    looks the upstream's host name up (the system's resolver, or a test's)
+     * @param lookupEvery how long an address looked up is used before it is looked up again
+     */
+    LeanForwarding(ThrottleEngine engine, InstantSource clock, AccessLog accessLog, URI upstream,
+                   Duration upstreamTimeout, Duration requestIdle, UpstreamAddress.Resolver resolver,
+                   Duration lookupEvery) {
         if (!supports(upstream)) {
             throw new IllegalArgumentException("the lean path forwards to http:// upstreams only: " + upstream);
         }
@@ -53,7 +65,7 @@ public final class LeanForwarding {
         this.clock = clock;
         this.accessLog = accessLog;
         int port = upstream.getPort() < 0 ? 80 : upstream.getPort();
-        this.upstreamAddress = new InetSocketAddress(upstream.getHost(), port);
+        this.upstreamAddress = new UpstreamAddress(upstream.getHost(), port, lookupEvery, resolver);
         String path = upstream.getRawPath();
         this.basePath = path == null || "/".equals(path) ? "" : path.endsWith("/")
                 ? path.substring(0, path.length() - 1) : path;
@@ -81,7 +93,13 @@ public final class LeanForwarding {
         return accessLog;
     }
 
+    /** Where a new upstream connection goes now; the same object until the upstream's address changes. */
     InetSocketAddress upstreamAddress() {
+        return upstreamAddress.get();
+    }
+
+    /** The upstream's address book, a bean of the connector (its lookups run while the connector does). */
+    UpstreamAddress upstreamAddressBook() {
         return upstreamAddress;
     }
 

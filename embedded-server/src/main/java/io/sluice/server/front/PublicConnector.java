@@ -3,7 +3,6 @@ package io.sluice.server.front;
 import org.eclipse.jetty.http.HttpCompliance;
 import org.eclipse.jetty.http.UriCompliance;
 import org.eclipse.jetty.server.HttpConfiguration;
-import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 
@@ -48,10 +47,18 @@ public final class PublicConnector {
 
     /** A connector on {@code host:port} (port 0: any free port) with {@link #httpConfiguration()}. */
     public static ServerConnector create(Server server, String host, int port) {
-        ServerConnector connector = new ServerConnector(server, new HttpConnectionFactory(httpConfiguration()));
+        ServerConnector connector = create(server, httpConfiguration());
         connector.setHost(host);
         connector.setPort(port);
         return connector;
+    }
+
+    /**
+     * A connector whose HTTP/1.1 connections have the request deadlines of the {@link ConnectionGuard} installed on
+     * it (none without one).
+     */
+    public static ServerConnector create(Server server, HttpConfiguration http) {
+        return new ServerConnector(server, new GuardedHttpConnectionFactory(http));
     }
 
     /**

@@ -130,6 +130,8 @@ public final class ThrottleHandler extends Handler.Wrapper {
         }
         // The proxy tells the upstream this address, not whatever forwarding headers the client sent.
         request.setAttribute(ForwardedHeaders.CLIENT_ADDRESS, admit.client().ip());
+        // ... and drops the client's own copy of the header the policy names (sent again only for a trusted proxy).
+        request.setAttribute(ForwardedHeaders.POLICY_HEADER, engine.forwardedHeader());
         long started = System.nanoTime();
         String decision = waited ? "DELAYED" : "ADMIT";
         // The admission is reported to the engine exactly once, on whichever completion comes first.

@@ -1,6 +1,7 @@
 package io.sluice.server.front;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeoutException;
@@ -22,16 +23,24 @@ final class UpstreamConnection extends AbstractConnection.NonBlocking implements
     /** One parser for the connection's life, as Jetty's client has: its header cache serves every response. */
     private final HttpParser parser;
     private LeanExchange waiter;
+    /** The upstream's address this connection was opened to (the pool reuses it while that is still the address). */
+    private final InetSocketAddress target;
     // Guarded by this.
     private LeanExchange exchange;
     private boolean waiting;
     private Throwable failure;
 
-    UpstreamConnection(EndPoint endPoint, Executor executor, UpstreamPool pool, LeanExchange waiter) {
+    UpstreamConnection(EndPoint endPoint, Executor executor, UpstreamPool pool, LeanExchange waiter,
+                       InetSocketAddress target) {
         super(endPoint, executor);
         this.pool = pool;
         this.waiter = waiter;
+        this.target = target;
         this.parser = new HttpParser(this, -1, pool.forwarding().upstreamCompliance());
+    }
+
+    InetSocketAddress target() {
+        return target;
     }
 
     /** The response parser, ready for the attached exchange's response. */

@@ -1,6 +1,7 @@
 package io.sluice.server.front;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayDeque;
 import org.eclipse.jetty.io.Connection;
@@ -30,13 +31,18 @@ final class UpstreamPool {
         return forwarding;
     }
 
-    /** An idle open connection, or null. */
+    /** An idle open connection to the upstream's address now, or null; idle ones to an address it left are closed. */
     synchronized UpstreamConnection acquire() {
+        InetSocketAddress target = forwarding.upstreamAddress();
         UpstreamConnection connection;
         while ((connection = idle.pollFirst()) != null) {
-            if (connection.getEndPoint().isOpen()) {
+            if (!connection.getEndPoint().isOpen()) {
+                continue;
+            }
+            if (connection.target() == target) {
                 return connection;
             }
+            connection.close();
         }
         return null;
     }
@@ -67,8 +73,9 @@ final class UpstreamPool {
             channel = SocketChannel.open();
             channel.socket().setTcpNoDelay(true);
             channel.configureBlocking(false);
-            boolean connected = channel.connect(forwarding.upstreamAddress());
-            connector.register(selector, channel, connected, new Attempt(waiter));
+            InetSocketAddress target = forwarding.upstreamAddress();
+            boolean connected = channel.connect(target);
+            connector.register(selector, channel, connected, new Attempt(waiter, target));
         } catch (IOException | RuntimeException failure) {
             IO.close(channel);
             waiter.connectFailed(failure);
@@ -78,13 +85,15 @@ final class UpstreamPool {
     /** One connection being opened, and the exchange waiting for it. */
     final class Attempt {
         private final LeanExchange waiter;
+        private final InetSocketAddress target;
 
-        Attempt(LeanExchange waiter) {
+        Attempt(LeanExchange waiter, InetSocketAddress target) {
             this.waiter = waiter;
+            this.target = target;
         }
 
         Connection newConnection(EndPoint endPoint) {
-            return new UpstreamConnection(endPoint, connector.getExecutor(), UpstreamPool.this, waiter);
+            return new UpstreamConnection(endPoint, connector.getExecutor(), UpstreamPool.this, waiter, target);
         }
 
         void failed(Throwable failure) {

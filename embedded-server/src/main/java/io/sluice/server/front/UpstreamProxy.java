@@ -133,9 +133,10 @@ public final class UpstreamProxy {
         protected void copyRequestHeaders(Request clientToProxy, org.eclipse.jetty.client.Request proxyToServer) {
             HttpFields client = clientToProxy.getHeaders();
             HopByHop hopByHop = HopByHop.of(client);
+            String policyHeader = (String) clientToProxy.getAttribute(ForwardedHeaders.POLICY_HEADER);
             proxyToServer.headers(upstream -> {
                 for (HttpField field : client) {
-                    if (!hopByHop.strips(field) && !ForwardedHeaders.isClientClaim(field)) {
+                    if (!hopByHop.strips(field) && !ForwardedHeaders.isClientClaim(field, policyHeader)) {
                         upstream.add(field);
                     }
                 }
@@ -146,8 +147,9 @@ public final class UpstreamProxy {
         protected void addProxyHeaders(Request clientToProxy, org.eclipse.jetty.client.Request proxyToServer) {
             String resolved = (String) clientToProxy.getAttribute(ForwardedHeaders.CLIENT_ADDRESS);
             HttpVersion version = HttpVersion.fromString(clientToProxy.getConnectionMetaData().getProtocol());
+            String policyHeader = (String) clientToProxy.getAttribute(ForwardedHeaders.POLICY_HEADER);
             proxyToServer.headers(upstream -> forwarded.add(clientToProxy.getHeaders(), upstream,
-                    Request.getRemoteAddr(clientToProxy), resolved, clientToProxy.isSecure(), version));
+                    Request.getRemoteAddr(clientToProxy), resolved, clientToProxy.isSecure(), version, policyHeader));
         }
 
         @Override

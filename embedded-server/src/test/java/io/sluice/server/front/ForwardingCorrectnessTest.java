@@ -463,6 +463,36 @@ class ForwardingCorrectnessTest {
     }
 
     @Test
+    void thePolicysForwardingHeaderFromAnUntrustedClientNeverReachesTheUpstream() throws Exception {
+        RawMessage seen = upstreamSeesWithCfConnectingIp("192.0.2.1",
+                "CF-Connecting-IP: 6.6.6.6\r\ncf-connecting-ip: 7.7.7.7\r\n");
+
+        assertThat(seen.names()).doesNotContain("cf-connecting-ip");
+        assertThat(seen.all("X-Forwarded-For")).containsExactly("127.0.0.1");
+    }
+
+    @Test
+    void aTrustedProxysForwardingHeaderReachesTheUpstreamAsTheAddressSluiceResolved() throws Exception {
+        RawMessage seen = upstreamSeesWithCfConnectingIp("127.0.0.1",
+                "CF-Connecting-IP: 6.6.6.6, 203.0.113.7\r\nX-Forwarded-For: 1.2.3.4\r\n");
+
+        assertThat(seen.all("CF-Connecting-IP")).containsExactly("203.0.113.7");
+        assertThat(seen.all("X-Forwarded-For")).containsExactly("203.0.113.7");
+    }
+
+    /** What the upstream receives of a request with {@code headerLines}, the policy naming CF-Connecting-IP. */
+    private RawMessage upstreamSeesWithCfConnectingIp(String trustedProxy, String headerLines) throws Exception {
+        RawUpstream upstream = upstream(RawUpstream.answering(request -> RawUpstream.ok("ok")));
+        FrontUnderTest front = front(upstream, FrontUnderTest.ADMIT_ALL.withForwardedHeader("CF-Connecting-IP")
+                .withTrustedProxies(List.of(trustedProxy)));
+        try (RawClient client = new RawClient(front.port())) {
+            client.send("GET / HTTP/1.1\r\n" + HOST + headerLines + "\r\n");
+            assertThat(client.response().status()).isEqualTo(200);
+        }
+        return upstream.requests().get(0);
+    }
+
+    @Test
     void theClientSeesTheUpstreamsDateAndServerOnceAndNeverJettys() throws Exception {
         RawUpstream upstream = upstream(RawUpstream.answering(request -> RawUpstream.ok("ok",
                 "Date: Sun, 22 Nov 2026 12:00:00 GMT", "Server: site/1.0")));

@@ -26,9 +26,24 @@ public final class RawClient implements AutoCloseable {
 
     /** @param receiveBuffer the socket's receive buffer in bytes, or 0 for the system's default */
     public RawClient(int port, int receiveBuffer) throws IOException {
+        this(null, port, receiveBuffer);
+    }
+
+    /**
+     * A client from {@code localAddress} (a loopback address such as 127.0.0.2: a distinct client address on one
+     * machine), to port {@code port} of 127.0.0.1.
+     */
+    public RawClient(String localAddress, int port) throws IOException {
+        this(localAddress, port, 0);
+    }
+
+    private RawClient(String localAddress, int port, int receiveBuffer) throws IOException {
         socket = new Socket();
         if (receiveBuffer > 0) {
             socket.setReceiveBufferSize(receiveBuffer);
+        }
+        if (localAddress != null) {
+            socket.bind(new InetSocketAddress(localAddress, 0));
         }
         socket.connect(new InetSocketAddress("127.0.0.1", port), READ_TIMEOUT_MILLIS);
         socket.setSoTimeout(READ_TIMEOUT_MILLIS);
@@ -77,6 +92,21 @@ public final class RawClient implements AutoCloseable {
             return false;
         } catch (SocketException e) {
             return true;
+        }
+    }
+
+    /** True when the server neither sent anything nor closed the connection for {@code millis}. */
+    public boolean quietFor(int millis) throws IOException {
+        socket.setSoTimeout(millis);
+        try {
+            socket.getInputStream().read();
+            return false;
+        } catch (SocketTimeoutException e) {
+            return true;
+        } catch (SocketException e) {
+            return false;
+        } finally {
+            socket.setSoTimeout(READ_TIMEOUT_MILLIS);
         }
     }
 

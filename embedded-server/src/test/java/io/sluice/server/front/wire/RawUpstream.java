@@ -51,7 +51,16 @@ public final class RawUpstream implements AutoCloseable {
 
     /** @param sendBuffer the accepted sockets' send buffer in bytes, or 0 for the system's default */
     public RawUpstream(Script script, int sendBuffer) throws IOException {
-        listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        this(script, sendBuffer, InetAddress.getLoopbackAddress(), 0);
+    }
+
+    /** An upstream on {@code address:port} (port 0: a free one), e.g. a second host on 127.0.0.2. */
+    public RawUpstream(Script script, InetAddress address, int port) throws IOException {
+        this(script, 0, address, port);
+    }
+
+    private RawUpstream(Script script, int sendBuffer, InetAddress address, int port) throws IOException {
+        listener = new ServerSocket(port, 50, address);
         threads.execute(() -> {
             while (!listener.isClosed()) {
                 try {
@@ -77,7 +86,12 @@ public final class RawUpstream implements AutoCloseable {
 
     /** An upstream that answers every request on every connection with {@code answer}. */
     public static RawUpstream answering(Answer answer) throws IOException {
-        return new RawUpstream((connection, index) -> {
+        return new RawUpstream(answers(answer));
+    }
+
+    /** The script of an upstream that answers every request on every connection with {@code answer}. */
+    public static Script answers(Answer answer) {
+        return (connection, index) -> {
             RawMessage request;
             while ((request = connection.readRequest()) != null) {
                 byte[] bytes = answer.to(request);
@@ -86,7 +100,7 @@ public final class RawUpstream implements AutoCloseable {
                 }
                 connection.write(bytes);
             }
-        });
+        };
     }
 
     /** A complete response with a {@code Content-Length} body. */
