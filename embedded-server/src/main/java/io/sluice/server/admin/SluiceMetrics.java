@@ -29,6 +29,8 @@ import java.util.function.Supplier;
  */
 final class SluiceMetrics {
     private final PrometheusRegistry registry = new PrometheusRegistry();
+    /** Counters named correctly beside an old gauge of the same base name, which the library refuses in one. */
+    private final PrometheusRegistry besideOldNames = new PrometheusRegistry();
     private final Supplier<Snapshot> snapshots;
     private final Supplier<GovernorSnapshot> governorSnapshots;
     private Snapshot current;
@@ -96,7 +98,15 @@ final class SluiceMetrics {
         gauge("sluice_load_max_active", "The policy's load.maxActive", () -> current.load().maxActive());
         gauge("sluice_clients_tracked", "Clients held in the client table", () -> current.clients().tracked());
         gauge("sluice_clients_capacity", "Most clients the table holds", () -> current.clients().capacity());
-        gauge("sluice_clients_evicted", "Clients evicted since start", () -> current.clients().evicted());
+        gauge("sluice_clients_evicted", "Clients evicted since start (kept for existing dashboards: "
+                + "sluice_clients_evicted_total is the same count as a counter)", () -> current.clients().evicted());
+        // A count since start is a counter: rate() and increase() need the _total name and type to treat a restart
+        // as a reset. The gauge above stays, it is a public name; the client library takes both for one metric
+        // (it strips _total), so the counter lives in a registry of its own, written after the first.
+        CounterWithCallback.builder().name("sluice_clients_evicted_total")
+                .help("Clients evicted from the client table since start (it was full: their counts are lost)")
+                .callback(cb -> cb.call(current.clients().evicted()))
+                .register(besideOldNames);
         gauge("sluice_policy_version", "Version of the live policy", () -> current.policyVersion());
         gauge("sluice_bans", "Bans in force", () -> current.bans().size());
         gauge("sluice_paused", "1 when the whole service is paused", () -> current.pause().all() ? 1 : 0);
@@ -170,7 +180,9 @@ final class SluiceMetrics {
         current = snapshots.get();
         governor = governorSnapshots.get();
         ByteArrayOutputStream out = new ByteArrayOutputStream(4096);
-        PrometheusTextFormatWriter.create().write(out, registry.scrape());
+        PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
+        writer.write(out, registry.scrape());
+        writer.write(out, besideOldNames.scrape());
         return out.toString(java.nio.charset.StandardCharsets.UTF_8);
     }
 }
