@@ -4,52 +4,34 @@ import io.sluice.engine.classify.CrawlerRanges;
 import io.sluice.engine.classify.CrawlerVerifier;
 import io.sluice.engine.classify.SearchEngineVerifier;
 import io.sluice.engine.internal.AggregateLink;
-import io.sluice.engine.internal.AutomaticBanSet;
 import io.sluice.engine.store.ClientKey;
-import io.sluice.engine.internal.ClientSample;
 import io.sluice.engine.internal.ClientStateStore;
 import io.sluice.engine.internal.ClientStores;
 import io.sluice.engine.internal.CompiledPolicy;
 import io.sluice.engine.internal.CrawlerGate;
 import io.sluice.engine.internal.CrawlerSlot;
-import io.sluice.engine.internal.EscalationTracker;
 import io.sluice.engine.internal.HitStackState;
-import io.sluice.engine.internal.LatencyTracker;
 import io.sluice.engine.internal.LoadGate;
 import io.sluice.engine.internal.LocalClientStateStore;
-import io.sluice.engine.internal.OutcomeCounters;
 import io.sluice.engine.internal.RouteTable;
 import io.sluice.engine.store.SharedClientStore;
 import io.sluice.engine.net.IpAddress;
 import io.sluice.engine.policy.Ban;
-import io.sluice.engine.policy.BanType;
-import io.sluice.engine.policy.Escalation;
 import io.sluice.engine.policy.FieldError;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.PolicyConflictException;
 import io.sluice.engine.policy.PolicyValidationException;
-import io.sluice.engine.telemetry.ClientRow;
-import io.sluice.engine.telemetry.ClientStatus;
-import io.sluice.engine.telemetry.ClientTableStats;
 import io.sluice.engine.telemetry.ClusterStatus;
-import io.sluice.engine.telemetry.CrawlerIdentity;
-import io.sluice.engine.telemetry.LoadState;
 import io.sluice.engine.telemetry.Snapshot;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
@@ -134,9 +116,6 @@ import java.util.function.UnaryOperator;
  */
 public final class ThrottleEngine {
 
-    /** A client refused or delayed this recently is shown as {@link ClientStatus#LIMITED}. */
-    private static final long LIMITED_SHOWN_MILLIS = 5_000;
-    private static final int HISTORY_SECONDS = 300;
     /**
      * The longest user agent kept: a longer one is cut before it keys, classifies or matches anything. HTTP
      * header values are ISO-8859-1 on the wire, so this is 512 bytes of the header.
@@ -147,7 +126,6 @@ public final class ThrottleEngine {
     /** The most automatic bans in force at once; beyond it an offender is only refused, not banned. */
     public static final int MAX_AUTOMATIC_BANS = 10_000;
     private static final System.Logger LOG = System.getLogger(ThrottleEngine.class.getName());
-    private static final int LATENCY_SECONDS = 60;
     private static final VarHandle COMPLETED;
 
     static {
@@ -169,21 +147,12 @@ public final class ThrottleEngine {
     private final ClientStores<?, ?, ?, ?> stores;
     /** Route limits: one hit stack per (client, route), keyed by the client with the route's id appended. */
     private final ClientStateStore<?, ?> routeStacks;
-    private final EscalationTracker escalations = new EscalationTracker();
-    /** Automatic bans in force here and not yet in the policy (see "Automatic bans" in the essay). */
-    private final AutomaticBanSet pendingBans = new AutomaticBanSet();
-    /** The policy writer automatic bans are proposed to, or null (the engine alone: they stay in memory). */
-    private volatile AutomaticBanProposals proposals;
-    /** Automatic bans in the live policy, counted when it is installed (off the request path). */
-    private volatile int installedAutomaticBans;
-    /** Added to this engine's clock when judging a ban's expiry: 0 alone, Redis's clock in a cluster. */
-    private volatile long banClockOffsetMillis;
-    private final AtomicLong automaticBansDropped = new AtomicLong();
-    private final AtomicLong automaticBansUnwritten = new AtomicLong();
+    /** Rule 2's bans and the automatic bans (see "Automatic bans" in the essay). */
+    private final AutomaticBans bans;
     private final LoadGate load = new LoadGate();
     private final CrawlerGate crawlerGate = new CrawlerGate();
-    private final OutcomeCounters counters = new OutcomeCounters(HISTORY_SECONDS);
-    private final LatencyTracker latency = new LatencyTracker(LATENCY_SECONDS);
+    /** Outcome counts, latency and the snapshot's rows. */
+    private final EngineTelemetry telemetry;
     /** Whether a crawler's claim is true: its published ranges, the policy's, reverse DNS (see {@link #verified}). */
     private final CrawlerVerifier crawlerVerifier;
     /** Sees every decision (the what-if shadow), or null. */
@@ -232,13 +201,14 @@ public final class ThrottleEngine {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.classifier = Objects.requireNonNull(classifier, "classifier");
         this.current = new AtomicReference<>(compile(initialPolicy, clock.millis()));
-        this.installedAutomaticBans = countAutomatic(initialPolicy);
+        this.bans = new AutomaticBans(initialPolicy);
         Duration idle = Duration.ofSeconds(config.idleSeconds());
         LocalClientStateStore clients = new LocalClientStateStore(config.maxTrackedClients(), idle, clock);
         LocalClientStateStore aggregates = LocalClientStateStore.ofAggregates(config.maxTrackedClients(), idle, clock);
         this.stores = ClientStores.local(clients, aggregates);
         this.store = clients;
         this.addresses = aggregates;
+        this.telemetry = new EngineTelemetry(config, classifier, clients, aggregates, load, bans);
         this.routeStacks = new LocalClientStateStore(Math.max(1_000, config.maxTrackedClients() / 10), idle, clock);
     }
 
@@ -256,7 +226,7 @@ public final class ThrottleEngine {
      * the request path. Without a writer automatic bans stay in this engine's memory until they expire.
      */
     public void proposeAutomaticBansTo(AutomaticBanProposals writer) {
-        this.proposals = Objects.requireNonNull(writer, "writer");
+        bans.proposeTo(Objects.requireNonNull(writer, "writer"));
     }
 
     /**
@@ -264,27 +234,27 @@ public final class ThrottleEngine {
      * clock and this node's, so that every node ends a ban at the same moment (docs/architecture-cluster.md).
      */
     public void judgeBanExpiryWithOffset(long millis) {
-        this.banClockOffsetMillis = millis;
+        bans.judgeExpiryWithOffset(millis);
     }
 
     /** The time bans are judged at: this engine's clock, plus the cluster's offset. */
     public Instant banClock() {
-        return Instant.ofEpochMilli(clock.millis() + banClockOffsetMillis);
+        return Instant.ofEpochMilli(bans.banMillis(clock.millis()));
     }
 
     /** Automatic bans in force here that the live policy does not hold yet (the writer has them in hand). */
     public List<Ban> pendingAutomaticBans() {
-        return pendingBans.inForce(clock.millis() + banClockOffsetMillis);
+        return bans.pending(clock.millis());
     }
 
     /** Offenders not banned because {@link #MAX_AUTOMATIC_BANS} were in force (they are refused by their rule). */
     public long automaticBansDropped() {
-        return automaticBansDropped.get();
+        return bans.dropped();
     }
 
     /** Automatic bans in force here that the writer could not take (its queue was full): never written. */
     public long automaticBansUnwritten() {
-        return automaticBansUnwritten.get();
+        return bans.unwritten();
     }
 
     /** The live policy's automatic bans that have expired, at {@link #banClock()}: for the writer to remove. */
@@ -299,7 +269,7 @@ public final class ThrottleEngine {
      * cost the request path nothing. For the policy writer's timer; a request never compiles.
      */
     public void refreshExpiredBans() {
-        long now = clock.millis() + banClockOffsetMillis;
+        long now = bans.banMillis(clock.millis());
         CompiledPolicy seen = current.get();
         if (now >= seen.nextBanExpiryMillis()) {
             current.compareAndSet(seen, new CompiledPolicy(seen.policy(), now));
@@ -381,7 +351,7 @@ public final class ThrottleEngine {
                     policy.pause().all() ? "The service is paused." : "Service to " + cls + " clients is paused.");
         }
         // 2. bans: the policy's, then automatic bans not in it yet
-        Ban ban = banned(compiled, address, key, now);
+        Ban ban = bans.banned(compiled, address, key, now);
         if (ban != null) {
             return refuseBanned(client, key, ban, policy, now);
         }
@@ -526,13 +496,13 @@ public final class ThrottleEngine {
     }
 
     private Decision admit(Pending<?, ?> pending, long now, boolean afterWait) {
-        counters.admitted(pending.client.requestClass(), now, afterWait);
+        telemetry.admitted(pending.client.requestClass(), now, afterWait);
         return new Decision.Admit(pending.client, pending, pending.rate);
     }
 
     private Decision refuse(ClientInfo client, ClientKey key, Reason reason, long retryAfterSeconds,
                             RateLimitStatus rate, long now, String detail) {
-        counters.refused(client.requestClass(), reason, now);
+        telemetry.refused(client.requestClass(), reason, now);
         store.recordLimited(key, now, true);
         return new Decision.Refuse(client, reason, reason.httpStatus(), retryAfterSeconds, rate, detail);
     }
@@ -544,16 +514,7 @@ public final class ThrottleEngine {
     private Decision refuseRule(CompiledPolicy compiled, ClientInfo client, ClientKey key, ClientKey addressKey,
                                 Reason reason, long retryAfterSeconds, RateLimitStatus rate, long now, String detail) {
         Decision refusal = refuse(client, key, reason, retryAfterSeconds, rate, now, detail);
-        Escalation[] rules = compiled.escalation();
-        for (Escalation rule : rules) {
-            boolean byAddress = rule.scope() == Escalation.Scope.ADDRESS;
-            long banSeconds = escalations.refused(rule, byAddress ? addressKey : key, now);
-            if (banSeconds > 0) {
-                String value = byAddress ? addressBanValue(addressKey, compiled.policy().perAddress())
-                        : key.ip() + "|" + key.userAgent();
-                banAutomatically(rule, byAddress ? addressKey : key, value, banSeconds, now);
-            }
-        }
+        bans.offended(compiled, key, addressKey, now);
         return refusal;
     }
 
@@ -562,83 +523,10 @@ public final class ThrottleEngine {
      * operators, and may name the rule or the incident).
      */
     private Decision refuseBanned(ClientInfo client, ClientKey key, Ban ban, Policy policy, long now) {
-        long retry = ban.expiresAt() == null ? -1
-                : ceilSeconds(ban.expiresAt().toEpochMilli() - now - banClockOffsetMillis);
+        long retry = bans.retryAfterSeconds(ban, now);
         String published = policy.refusal().bannedMessage();
         return refuse(client, key, Reason.BANNED, retry, null, now,
                 published == null || published.isBlank() ? "This client is banned." : published);
-    }
-
-    // ---------------------------------------------------------------- automatic bans
-
-    /** The {@code ip} ban value of an address aggregate: the address, or the prefix when it is shorter. */
-    private static String addressBanValue(ClientKey addressKey, Policy.PerAddress perAddress) {
-        IpAddress masked = addressKey.address();
-        int prefix = masked.isIpv4() ? perAddress.ipv4Prefix() : perAddress.ipv6Prefix();
-        return prefix == masked.bitLength() ? masked.toString() : masked + "/" + prefix;
-    }
-
-    /**
-     * Rule 2: the policy's ban of the client or its address, else an automatic ban in force here that the policy
-     * does not hold yet; expiry judged at the ban clock ({@link #banClock()}).
-     */
-    private Ban banned(CompiledPolicy compiled, IpAddress address, ClientKey key, long now) {
-        long banNow = now + banClockOffsetMillis;
-        Ban ban = compiled.findBan(address, key, banNow);
-        return ban != null ? ban : pendingBans.find(address, key, banNow);
-    }
-
-    /**
-     * An escalation ban: an ordinary ban by {@link #AUTOMATIC_BAN_AUTHOR}, the rule in its reason, with an expiry. It
-     * is in force at once (the pending set, a hash lookup in rule 2), then proposed to the policy writer, which
-     * writes, audits and installs it off this thread. No I/O, no compile, no lock held by another thread here.
-     *
-     * @param target the client's key, or its address's ({@link ClientKey#ofAddress})
-     */
-    private void banAutomatically(Escalation rule, ClientKey target, String value, long seconds, long now) {
-        if (installedAutomaticBans + pendingBans.size() >= MAX_AUTOMATIC_BANS) {
-            long dropped = automaticBansDropped.incrementAndGet();
-            if (Long.bitCount(dropped) == 1) { // the 1st, 2nd, 4th, 8th...: said, never a line per request
-                LOG.log(System.Logger.Level.WARNING, "escalation: " + MAX_AUTOMATIC_BANS + " automatic bans in force;"
-                        + " " + value + " is refused by its rule but not banned (" + dropped + " so far)");
-            }
-            return;
-        }
-        long banNow = now + banClockOffsetMillis;
-        Instant at = Instant.ofEpochMilli(banNow);
-        BanType type = target.isAggregate() ? BanType.IP : BanType.CLIENT;
-        Ban ban = new Ban("auto-" + UUID.randomUUID(), type, value,
-                "escalation: " + rule.refusals() + " refusals within " + rule.withinSeconds() + " s ("
-                        + rule.scope().name().toLowerCase(java.util.Locale.ROOT) + "), banned for " + seconds + " s",
-                AUTOMATIC_BAN_AUTHOR, at, at.plusSeconds(seconds));
-        if (!pendingBans.add(target, ban, banNow + seconds * 1000L)) {
-            return; // banned a moment ago by another thread
-        }
-        AutomaticBanProposals writer = proposals;
-        if (writer != null && !writer.propose(ban)) {
-            long unwritten = automaticBansUnwritten.incrementAndGet();
-            if (Long.bitCount(unwritten) == 1) {
-                LOG.log(System.Logger.Level.WARNING, "escalation: the policy writer's queue is full; " + value
-                        + " is banned in memory until " + ban.expiresAt() + " but not written (" + unwritten
-                        + " so far)");
-            }
-        }
-    }
-
-    /** A version was installed: counts its automatic bans, and settles the pending ones it holds. */
-    private void installed(CompiledPolicy next) {
-        installedAutomaticBans = countAutomatic(next.policy());
-        pendingBans.settle(next.policy(), clock.millis() + banClockOffsetMillis);
-    }
-
-    private static int countAutomatic(Policy policy) {
-        int count = 0;
-        for (Ban ban : policy.bans()) {
-            if (AUTOMATIC_BAN_AUTHOR.equals(ban.author())) {
-                count++;
-            }
-        }
-        return count;
     }
 
     private static RateLimitStatus rateLimit(Policy.HitStack limits, HitStackState<?> hits) {
@@ -713,7 +601,7 @@ public final class ThrottleEngine {
             }
             load.exit();
             releaseInFlight();
-            latency.record(upstreamLatencyNanos);
+            telemetry.completed(upstreamLatencyNanos);
         }
 
         /** A pause or ban installed while the request waited refuses it; else null. */
@@ -723,7 +611,7 @@ public final class ThrottleEngine {
                 return refuse(client, key, Reason.PAUSED, compiled.policy().refusal().retryAfterSeconds(), rate,
                         now, "The service was paused while this request waited.");
             }
-            Ban ban = banned(compiled, address, key, now);
+            Ban ban = bans.banned(compiled, address, key, now);
             if (ban != null) {
                 release();
                 return refuseBanned(client, key, ban, compiled.policy(), now);
@@ -886,7 +774,7 @@ public final class ThrottleEngine {
                     policy.pause().all() ? "The service is paused." : "Service to " + cls + " clients is paused.");
         }
         // 2. bans: the policy's, then automatic bans not in it yet
-        Ban ban = banned(compiled, address, key, now);
+        Ban ban = bans.banned(compiled, address, key, now);
         if (ban != null) {
             return refuseBanned(client, key, ban, policy, now);
         }
@@ -1157,9 +1045,9 @@ public final class ThrottleEngine {
                 throw new PolicyConflictException(expectedVersion, version);
             }
             CompiledPolicy next = new CompiledPolicy(proposed.withVersion(version + 1),
-                    clock.millis() + banClockOffsetMillis);
+                    bans.banMillis(clock.millis()));
             if (current.compareAndSet(live, next)) {
-                installed(next);
+                bans.installed(next.policy(), clock.millis());
                 return next.policy();
             }
         }
@@ -1181,9 +1069,9 @@ public final class ThrottleEngine {
                 throw new PolicyValidationException(errors);
             }
             CompiledPolicy next = new CompiledPolicy(proposed.withVersion(version + 1),
-                    clock.millis() + banClockOffsetMillis);
+                    bans.banMillis(clock.millis()));
             if (current.compareAndSet(live, next)) {
-                installed(next);
+                bans.installed(next.policy(), clock.millis());
                 return next.policy();
             }
         }
@@ -1208,7 +1096,7 @@ public final class ThrottleEngine {
                 return false;
             }
             if (current.compareAndSet(live, next)) {
-                installed(next);
+                bans.installed(next.policy(), clock.millis());
                 return true;
             }
         }
@@ -1236,79 +1124,6 @@ public final class ThrottleEngine {
 
     /** Everything the console shows, now. Costs the request path nothing; call it about once a second. */
     public Snapshot snapshot() {
-        Instant nowInstant = clock.instant();
-        long now = nowInstant.toEpochMilli();
-        CompiledPolicy compiled = current.get();
-        Policy policy = compiled.policy();
-        List<ClientRow> rows = new ArrayList<>();
-        Policy.PerAddress perAddress = policy.perAddress();
-        Map<ClientKey, Integer> busiestPerAddress = new HashMap<>();
-        for (ClientSample sample : store.busiest(config.topClients(), now, policy.hitStack().windowSeconds())) {
-            rows.add(row(sample, compiled, nowInstant, null));
-            busiestPerAddress.merge(ClientKey.ofAddress(sample.key().address(), perAddress.ipv4Prefix(),
-                    perAddress.ipv6Prefix()), sample.hitsInWindow(), Math::max);
-        }
-        // An address is shown as its own row when it is more than its busiest client (several user agents, or
-        // several addresses of one /64) or was refused as an address; else its row would repeat its client's.
-        for (ClientSample sample : addresses.busiest(config.topClients(), now, perAddress.windowSeconds())) {
-            boolean refusedAsAddress = sample.lastLimitedMillis() != Long.MIN_VALUE
-                    && now - sample.lastLimitedMillis() < LIMITED_SHOWN_MILLIS;
-            if (refusedAsAddress || sample.hitsInWindow() > busiestPerAddress.getOrDefault(sample.key(), 0)) {
-                rows.add(row(sample, compiled, nowInstant, perAddress));
-            }
-        }
-        rows.sort(Comparator.comparingInt(ClientRow::hitsInWindow).reversed());
-        if (rows.size() > config.topClients()) {
-            rows.subList(config.topClients(), rows.size()).clear();
-        }
-        Instant banNow = nowInstant.plusMillis(banClockOffsetMillis);
-        List<Ban> bans = new ArrayList<>(policy.bans().stream().filter(b -> b.activeAt(banNow)).toList());
-        bans.addAll(pendingBans.inForce(banNow.toEpochMilli()));
-        DecisionTap shadow = tap;
-        return new Snapshot(nowInstant, policy.version(), policy.pause(), counters.lastSeconds(now),
-                new LoadState(load.inFlight(), load.waiting(), policy.load().maxActive(), policy.load().maxWaiting()),
-                latency.summary(now), List.copyOf(rows),
-                new ClientTableStats(store.tracked(), store.capacity(), store.evicted()), List.copyOf(bans),
-                counters.totals(),
-                shadow == null ? null : shadow.summary(now), clusterStatus.get());
-    }
-
-    /** @param perAddress the aggregate's settings for an address row, null for a client's */
-    private ClientRow row(ClientSample sample, CompiledPolicy compiled, Instant now, Policy.PerAddress perAddress) {
-        ClientKey key = sample.key();
-        ClientStatus status;
-        if (banned(compiled, key.address(), key, now.toEpochMilli()) != null) {
-            status = ClientStatus.BANNED;
-        } else if (sample.allowListed()) {
-            status = ClientStatus.ALLOWED;
-        } else if (sample.lastLimitedMillis() != Long.MIN_VALUE
-                && now.toEpochMilli() - sample.lastLimitedMillis() < LIMITED_SHOWN_MILLIS) {
-            status = ClientStatus.LIMITED;
-        } else {
-            status = ClientStatus.OK;
-        }
-        boolean isAddress = perAddress != null;
-        return new ClientRow(isAddress ? addressBanValue(key, perAddress) : key.ip(), key.userAgent(),
-                sample.requestClass(), isAddress ? null : sample.crawlerName(), sample.hitsInWindow(),
-                sample.inFlight(), sample.hitsPerSecond(), sample.refusedPerSecond(), status,
-                Instant.ofEpochMilli(sample.lastSeenMillis()), isAddress,
-                isAddress ? null : crawlerIdentity(sample, compiled.policy()));
-    }
-
-    /**
-     * Verified or claimed, from the class the client's last request was given ({@link #verified}): a {@code CRAWLER}
-     * passed verification unless the policy turned it off; a {@code BOT} whose user agent the list makes a crawler
-     * did not. Classifying again is a cache hit, and only for the heatmap's rows.
-     */
-    private CrawlerIdentity crawlerIdentity(ClientSample sample, Policy policy) {
-        if (sample.crawlerName() == null) {
-            return null;
-        }
-        if (sample.requestClass() == RequestClass.CRAWLER) {
-            return policy.crawlers().verifySearchEngines() ? CrawlerIdentity.VERIFIED : CrawlerIdentity.CLAIMED;
-        }
-        String userAgent = sample.key().userAgent();
-        return classifier.classify(userAgent.isEmpty() ? null : userAgent, policy.classification()).requestClass()
-                == RequestClass.CRAWLER ? CrawlerIdentity.CLAIMED : null;
+        return telemetry.snapshot(clock.instant(), current.get(), tap, clusterStatus.get());
     }
 }
