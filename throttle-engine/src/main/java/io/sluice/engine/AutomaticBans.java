@@ -78,7 +78,7 @@ final class AutomaticBans {
     /** Whole seconds until {@code ban} ends at the ban clock, or -1 when it never does. */
     long retryAfterSeconds(Ban ban, long now) {
         return ban.expiresAt() == null ? -1
-                : ThrottleEngine.ceilSeconds(ban.expiresAt().toEpochMilli() - banMillis(now));
+                : Outcomes.ceilSeconds(ban.expiresAt().toEpochMilli() - banMillis(now));
     }
 
     /**

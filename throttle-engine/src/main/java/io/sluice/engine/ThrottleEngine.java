@@ -1,5 +1,8 @@
 package io.sluice.engine;
 
+import static io.sluice.engine.Outcomes.ceilDiv;
+import static io.sluice.engine.Outcomes.ceilSeconds;
+
 import io.sluice.engine.classify.CrawlerRanges;
 import io.sluice.engine.classify.CrawlerVerifier;
 import io.sluice.engine.classify.SearchEngineVerifier;
@@ -23,15 +26,12 @@ import io.sluice.engine.policy.PolicyConflictException;
 import io.sluice.engine.policy.PolicyValidationException;
 import io.sluice.engine.telemetry.ClusterStatus;
 import io.sluice.engine.telemetry.Snapshot;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
@@ -126,16 +126,6 @@ public final class ThrottleEngine {
     /** The most automatic bans in force at once; beyond it an offender is only refused, not banned. */
     public static final int MAX_AUTOMATIC_BANS = 10_000;
     private static final System.Logger LOG = System.getLogger(ThrottleEngine.class.getName());
-    private static final VarHandle COMPLETED;
-
-    static {
-        try {
-            COMPLETED = MethodHandles.lookup().findVarHandle(Pending.class, "completed", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
     private final EngineConfig config;
     private final InstantSource clock;
     private final UserAgentClassifier classifier;
@@ -151,6 +141,8 @@ public final class ThrottleEngine {
     private final AutomaticBans bans;
     private final LoadGate load = new LoadGate();
     private final CrawlerGate crawlerGate = new CrawlerGate();
+    /** How decisions end: admissions, refusals, waits and the last rules (7, 6). */
+    private final Outcomes outcomes;
     /** Outcome counts, latency and the snapshot's rows. */
     private final EngineTelemetry telemetry;
     /** Whether a crawler's claim is true: its published ranges, the policy's, reverse DNS (see {@link #verified}). */
@@ -209,6 +201,7 @@ public final class ThrottleEngine {
         this.store = clients;
         this.addresses = aggregates;
         this.telemetry = new EngineTelemetry(config, classifier, clients, aggregates, load, bans);
+        this.outcomes = new Outcomes(clock, current, clients, load, crawlerGate, bans, telemetry);
         this.routeStacks = new LocalClientStateStore(Math.max(1_000, config.maxTrackedClients() / 10), idle, clock);
     }
 
@@ -347,13 +340,13 @@ public final class ThrottleEngine {
 
         // 1. pause
         if (compiled.pauses(cls) && allowance != CompiledPolicy.Allowance.EXEMPT_INCLUDING_PAUSE) {
-            return refuse(client, key, Reason.PAUSED, policy.refusal().retryAfterSeconds(), null, now,
+            return outcomes.refuse(client, key, Reason.PAUSED, policy.refusal().retryAfterSeconds(), null, now,
                     policy.pause().all() ? "The service is paused." : "Service to " + cls + " clients is paused.");
         }
         // 2. bans: the policy's, then automatic bans not in it yet
         Ban ban = bans.banned(compiled, address, key, now);
         if (ban != null) {
-            return refuseBanned(client, key, ban, policy, now);
+            return outcomes.refuseBanned(client, key, ban, policy, now);
         }
         // every request that passes 1-2 is pushed on its hit stacks, with its route's weight (rule 4 counts
         // refused ones too)
@@ -364,9 +357,8 @@ public final class ThrottleEngine {
         HitStackState<C> hits = store.pushHit(key, client, now, limits, weight);
         RateLimitStatus rate = rateLimit(limits, hits);
         if (allowListed) {
-            load.enter();
-            return admit(new Pending<>(store, client, key, address, null, null, null, addresses, null, null, rate),
-                    now, false);
+            return outcomes.admitExempt(new Pending<>(outcomes, store, client, key, address, null, null, null,
+                    addresses, null, null, rate), now);
         }
         Policy.PerAddress perAddress = policy.perAddress();
         ClientKey addressKey = ClientKey.ofAddress(address, perAddress.ipv4Prefix(), perAddress.ipv6Prefix());
@@ -383,35 +375,35 @@ public final class ThrottleEngine {
             Policy.Crawlers crawlers = policy.crawlers();
             slot = store.reserveCrawler(crawlerIdentity(client), now, crawlers.perCrawlerSeconds() * 1000L);
             if (!slot.granted()) {
-                return refuseRule(compiled, client, key, addressKey, Reason.CRAWLER_SPACING,
+                return outcomes.refuseRule(compiled, client, key, addressKey, Reason.CRAWLER_SPACING,
                         ceilSeconds(slot.waitMillis()), rate, now,
                         "This crawler was served less than " + crawlers.perCrawlerSeconds() + " s ago.");
             }
             turn = crawlerGate.take(now, crawlers.allCrawlersSeconds() * 1000L);
             if (!turn.granted()) {
                 store.releaseCrawler(slot);
-                return refuse(client, key, Reason.CRAWLERS_BUSY, ceilSeconds(turn.waitMillis()), rate, now,
+                return outcomes.refuse(client, key, Reason.CRAWLERS_BUSY, ceilSeconds(turn.waitMillis()), rate, now,
                         "Another crawler was served less than " + crawlers.allCrawlersSeconds() + " s ago.");
             }
         }
         // 4. hit stacks: the client's, the route's, the address's
         if (hits.hitsInWindow() > limits.maxHits()) {
-            giveBackCrawler(store, slot, turn);
-            return refuseRule(compiled, client, key, addressKey, Reason.HIT_STACK,
+            outcomes.giveBackCrawler(store, slot, turn);
+            return outcomes.refuseRule(compiled, client, key, addressKey, Reason.HIT_STACK,
                     ceilSeconds(hits.millisUntilBelow()), rate, now,
                     "More than " + limits.maxHits() + " requests in " + limits.windowSeconds() + " s.");
         }
         if (routeHits != null && routeHits.hitsInWindow() > route.limits().maxHits()) {
-            giveBackCrawler(store, slot, turn);
-            return refuseRule(compiled, client, key, addressKey, Reason.ROUTE_LIMIT,
+            outcomes.giveBackCrawler(store, slot, turn);
+            return outcomes.refuseRule(compiled, client, key, addressKey, Reason.ROUTE_LIMIT,
                     ceilSeconds(routeHits.millisUntilBelow()), rate, now,
                     "More than " + route.limits().maxHits() + " requests to this part of the site in "
                             + route.limits().windowSeconds() + " s.");
         }
         if (addressHits.hitsInWindow() > addressLimits.maxHits()) {
-            giveBackCrawler(store, slot, turn);
+            outcomes.giveBackCrawler(store, slot, turn);
             addresses.recordLimited(addressKey, now, true);
-            return refuseRule(compiled, client, key, addressKey, Reason.ADDRESS_HIT_STACK,
+            return outcomes.refuseRule(compiled, client, key, addressKey, Reason.ADDRESS_HIT_STACK,
                     ceilSeconds(addressHits.millisUntilBelow()), rate, now,
                     "More than " + addressLimits.maxHits() + " requests from this network address in "
                             + addressLimits.windowSeconds() + " s.");
@@ -420,44 +412,29 @@ public final class ThrottleEngine {
         int maxConcurrent = policy.perClient().maxConcurrent();
         L inFlight = store.acquireInFlight(key, hits.client(), maxConcurrent);
         if (inFlight == null) {
-            giveBackCrawler(store, slot, turn);
-            return refuseRule(compiled, client, key, addressKey, Reason.CLIENT_CONCURRENCY,
+            outcomes.giveBackCrawler(store, slot, turn);
+            return outcomes.refuseRule(compiled, client, key, addressKey, Reason.CLIENT_CONCURRENCY,
                     policy.refusal().retryAfterSeconds(), rate, now,
                     "Already " + maxConcurrent + " requests in progress from this client.");
         }
         M addressInFlight = addresses.acquireInFlight(addressKey, addressHits.client(), perAddress.maxConcurrent());
         if (addressInFlight == null) {
             store.releaseInFlight(inFlight);
-            giveBackCrawler(store, slot, turn);
+            outcomes.giveBackCrawler(store, slot, turn);
             addresses.recordLimited(addressKey, now, true);
-            return refuseRule(compiled, client, key, addressKey, Reason.ADDRESS_CONCURRENCY,
+            return outcomes.refuseRule(compiled, client, key, addressKey, Reason.ADDRESS_CONCURRENCY,
                     policy.refusal().retryAfterSeconds(), rate, now,
                     "Already " + perAddress.maxConcurrent() + " requests in progress from this network address.");
         }
-        Pending<L, M> pending = new Pending<>(store, client, key, address, slot, turn, inFlight, addresses,
+        Pending<L, M> pending = new Pending<>(outcomes, store, client, key, address, slot, turn, inFlight, addresses,
                 addressKey, addressInFlight, rate);
-        // 7. progressive delay (before 6: see the essay above)
-        Policy.ProgressiveDelay progressive = compiled.progressiveDelay(cls);
-        if (progressive != null && hits.hitsInWindow() > progressive.softHits()) {
-            long delay = Math.min(progressive.maxDelayMillis(),
-                    (long) (hits.hitsInWindow() - progressive.softHits()) * progressive.delayMillisPerHit());
-            store.recordLimited(key, now, false);
-            return new Decision.Wait(client, Reason.DELAYED, delay, new DelayDeferral(pending));
-        }
-        // 6. load deferral
-        return loadStage(pending, policy, now, false);
+        // 7. progressive delay (before 6: see the essay above), 6. load deferral
+        return outcomes.delayOrLoad(compiled, pending, hits.hitsInWindow(), 1, now);
     }
 
     /** Rule 3 keys a crawler by its list entry: every address and user agent of one crawler share its gap. */
     private static String crawlerIdentity(ClientInfo client) {
         return client.crawlerName() != null ? client.crawlerName() : client.userAgent();
-    }
-
-    private void giveBackCrawler(ClientStateStore<?, ?> store, CrawlerSlot slot, CrawlerGate.Turn turn) {
-        if (slot != null) {
-            store.releaseCrawler(slot);
-        }
-        crawlerGate.giveBack(turn);
     }
 
     /**
@@ -476,226 +453,9 @@ public final class ThrottleEngine {
                 == CrawlerVerifier.Verdict.VERIFIED ? RequestClass.CRAWLER : RequestClass.BOT;
     }
 
-    private Decision loadStage(Pending<?, ?> pending, Policy policy, long now, boolean afterWait) {
-        RequestClass cls = pending.client.requestClass();
-        if (cls == RequestClass.BROWSER) {
-            load.enter(); // a browser is served whatever the load
-            return admit(pending, now, afterWait);
-        }
-        Policy.Load limits = policy.load();
-        if (load.tryEnter(limits.maxActive())) {
-            return admit(pending, now, afterWait);
-        }
-        if (load.tryWait(limits.maxWaiting())) {
-            store.recordLimited(pending.key, now, false);
-            return new Decision.Wait(pending.client, Reason.LOAD, limits.deferMillis(), new LoadDeferral(pending));
-        }
-        pending.release();
-        return refuse(pending.client, pending.key, Reason.LOAD, policy.refusal().retryAfterSeconds(),
-                pending.rate, now, "The site is busy: " + limits.maxWaiting() + " requests are already waiting.");
-    }
-
-    private Decision admit(Pending<?, ?> pending, long now, boolean afterWait) {
-        telemetry.admitted(pending.client.requestClass(), now, afterWait);
-        return new Decision.Admit(pending.client, pending, pending.rate);
-    }
-
-    private Decision refuse(ClientInfo client, ClientKey key, Reason reason, long retryAfterSeconds,
-                            RateLimitStatus rate, long now, String detail) {
-        telemetry.refused(client.requestClass(), reason, now);
-        store.recordLimited(key, now, true);
-        return new Decision.Refuse(client, reason, reason.httpStatus(), retryAfterSeconds, rate, detail);
-    }
-
-    /**
-     * A refusal by a rule the client brought on itself (spacing, hit stacks, concurrency): counted towards the
-     * policy's escalation rules, which may ban it.
-     */
-    private Decision refuseRule(CompiledPolicy compiled, ClientInfo client, ClientKey key, ClientKey addressKey,
-                                Reason reason, long retryAfterSeconds, RateLimitStatus rate, long now, String detail) {
-        Decision refusal = refuse(client, key, reason, retryAfterSeconds, rate, now, detail);
-        bans.offended(compiled, key, addressKey, now);
-        return refusal;
-    }
-
-    /**
-     * What a banned client is told: the operator's published message, never the ban's reason (that is for
-     * operators, and may name the rule or the incident).
-     */
-    private Decision refuseBanned(ClientInfo client, ClientKey key, Ban ban, Policy policy, long now) {
-        long retry = bans.retryAfterSeconds(ban, now);
-        String published = policy.refusal().bannedMessage();
-        return refuse(client, key, Reason.BANNED, retry, null, now,
-                published == null || published.isBlank() ? "This client is banned." : published);
-    }
-
     private static RateLimitStatus rateLimit(Policy.HitStack limits, HitStackState<?> hits) {
         return new RateLimitStatus(limits.maxHits(), Math.max(0, limits.maxHits() - hits.hitsInWindow()),
                 ceilSeconds(hits.millisUntilReset()), limits.windowSeconds());
-    }
-
-    /** Whole seconds, rounded up, for {@code Retry-After}: never tell a client to come back too early. */
-    static long ceilSeconds(long millis) {
-        return millis <= 0 ? 0 : (millis + 999) / 1000;
-    }
-
-    /**
-     * What a decision holds between its rules and its admission (the client's concurrency and crawler
-     * slots), and once admitted, the admission itself: its slots are released exactly once, guarded by a
-     * compare-and-set on {@link #completed}, so a duplicate {@code complete} is harmless.
-     */
-    private class Pending<L, M> implements Decision.Admission {
-        final ClientStateStore<?, L> store;
-        final ClientStateStore<?, M> addressStore;
-        final ClientKey addressKey;
-        /** The address store's lease, or null when none was taken (allow-listed). */
-        final M addressInFlight;
-        final ClientInfo client;
-        final ClientKey key;
-        final IpAddress address;
-        final CrawlerSlot crawlerSlot;
-        final CrawlerGate.Turn crawlerTurn;
-        /** The store's lease on the client's in-flight slot, or null when none was taken (allow-listed). */
-        final L inFlight;
-        final RateLimitStatus rate;
-        /** 1 once completed; only through {@link #COMPLETED}. */
-        @SuppressWarnings("unused")
-        private volatile int completed;
-
-        Pending(ClientStateStore<?, L> store, ClientInfo client, ClientKey key, IpAddress address,
-                CrawlerSlot crawlerSlot, CrawlerGate.Turn crawlerTurn, L inFlight, ClientStateStore<?, M> addressStore,
-                ClientKey addressKey, M addressInFlight, RateLimitStatus rate) {
-            this.store = store;
-            this.addressStore = addressStore;
-            this.addressKey = addressKey;
-            this.addressInFlight = addressInFlight;
-            this.crawlerTurn = crawlerTurn;
-            this.client = client;
-            this.key = key;
-            this.address = address;
-            this.crawlerSlot = crawlerSlot;
-            this.inFlight = inFlight;
-            this.rate = rate;
-        }
-
-        /** The request will not be served: give its slots back. Called at most once per pending. */
-        void release() {
-            releaseInFlight();
-            giveBackCrawler(store, crawlerSlot, crawlerTurn);
-        }
-
-        void releaseInFlight() {
-            if (inFlight != null) {
-                store.releaseInFlight(inFlight);
-            }
-            if (addressInFlight != null) {
-                addressStore.releaseInFlight(addressInFlight);
-            }
-        }
-
-        /** The admitted request finished: frees its load and concurrency slots, once. */
-        @Override
-        public void complete(int status, long upstreamLatencyNanos) {
-            if (!COMPLETED.compareAndSet(this, 0, 1)) {
-                return;
-            }
-            load.exit();
-            releaseInFlight();
-            telemetry.completed(upstreamLatencyNanos);
-        }
-
-        /** A pause or ban installed while the request waited refuses it; else null. */
-        Decision refusedMeanwhile(CompiledPolicy compiled, long now) {
-            if (compiled.pauses(client.requestClass())) {
-                release();
-                return refuse(client, key, Reason.PAUSED, compiled.policy().refusal().retryAfterSeconds(), rate,
-                        now, "The service was paused while this request waited.");
-            }
-            Ban ban = bans.banned(compiled, address, key, now);
-            if (ban != null) {
-                release();
-                return refuseBanned(client, key, ban, compiled.policy(), now);
-            }
-            return null;
-        }
-    }
-
-    /** Shared resume/cancel bookkeeping: exactly one of them takes effect, once. */
-    private abstract class Parked implements Decision.Deferral {
-        private static final int WAITING = 0;
-        private static final int RESUMED = 1;
-        private static final int CANCELLED = 2;
-        final Pending<?, ?> pending;
-        private final AtomicInteger state = new AtomicInteger(WAITING);
-
-        Parked(Pending<?, ?> pending) {
-            this.pending = pending;
-        }
-
-        @Override
-        public final Decision resume() {
-            if (!state.compareAndSet(WAITING, RESUMED)) {
-                throw new IllegalStateException("this wait was already " + (state.get() == RESUMED
-                        ? "resumed" : "cancelled"));
-            }
-            leaveWait();
-            long now = clock.millis();
-            CompiledPolicy compiled = current.get();
-            Decision refused = pending.refusedMeanwhile(compiled, now);
-            return refused != null ? refused : proceed(compiled.policy(), now);
-        }
-
-        @Override
-        public final void cancel() {
-            if (state.compareAndSet(WAITING, CANCELLED)) {
-                leaveWait();
-                pending.release();
-            }
-        }
-
-        abstract void leaveWait();
-
-        abstract Decision proceed(Policy policy, long now);
-    }
-
-    /** Rule 7's wait: afterwards the remaining rule (load deferral) decides. */
-    private final class DelayDeferral extends Parked {
-        DelayDeferral(Pending<?, ?> pending) {
-            super(pending);
-        }
-
-        @Override
-        void leaveWait() {
-            // a progressive delay holds no waiting place
-        }
-
-        @Override
-        Decision proceed(Policy policy, long now) {
-            return loadStage(pending, policy, now, true);
-        }
-    }
-
-    /** Rule 6's wait: holds a waiting place; afterwards admitted if the load allows, else refused. */
-    private final class LoadDeferral extends Parked {
-        LoadDeferral(Pending<?, ?> pending) {
-            super(pending);
-        }
-
-        @Override
-        void leaveWait() {
-            load.endWait();
-        }
-
-        @Override
-        Decision proceed(Policy policy, long now) {
-            if (load.tryEnter(policy.load().maxActive())) {
-                return admit(pending, now, true);
-            }
-            pending.release();
-            return refuse(pending.client, pending.key, Reason.LOAD, policy.refusal().retryAfterSeconds(),
-                    pending.rate, now, "The site is busy: " + policy.load().maxActive()
-                            + " requests are in progress.");
-        }
     }
 
     // ---------------------------------------------------------------- cluster mode: rules 3-5 in a shared store
@@ -726,10 +486,6 @@ public final class ThrottleEngine {
         static Policy.HitStack divided(Policy.HitStack limits, int nodes) {
             return nodes == 1 ? limits : new Policy.HitStack(limits.windowSeconds(), ceilDiv(limits.maxHits(), nodes));
         }
-    }
-
-    private static int ceilDiv(int value, int by) {
-        return (int) ((value + (long) by - 1) / by);
     }
 
     private Scaled scaled(CompiledPolicy compiled, int nodes) {
@@ -770,13 +526,13 @@ public final class ThrottleEngine {
 
         // 1. pause
         if (compiled.pauses(cls) && allowance != CompiledPolicy.Allowance.EXEMPT_INCLUDING_PAUSE) {
-            return refuse(client, key, Reason.PAUSED, policy.refusal().retryAfterSeconds(), null, now,
+            return outcomes.refuse(client, key, Reason.PAUSED, policy.refusal().retryAfterSeconds(), null, now,
                     policy.pause().all() ? "The service is paused." : "Service to " + cls + " clients is paused.");
         }
         // 2. bans: the policy's, then automatic bans not in it yet
         Ban ban = bans.banned(compiled, address, key, now);
         if (ban != null) {
-            return refuseBanned(client, key, ban, policy, now);
+            return outcomes.refuseBanned(client, key, ban, policy, now);
         }
         RouteTable.Compiled route = compiled.routes().match(request.method(), request.path(), request.query(),
                 request.secFetchDest(), cls);
@@ -785,9 +541,8 @@ public final class ThrottleEngine {
         HitStackState<C> hits = store.pushHit(key, client, now, alone.hitStack(), weight);
         if (allowListed) {
             // exempt from rules 3-7: nothing to ask the cluster
-            load.enter();
-            return admit(new Pending<>(store, client, key, address, null, null, null, addresses, null, null,
-                    rateLimit(policy.hitStack(), hits)), now, false);
+            return outcomes.admitExempt(new Pending<>(outcomes, store, client, key, address, null, null, null,
+                    addresses, null, null, rateLimit(policy.hitStack(), hits)), now);
         }
         Policy.PerAddress perAddress = policy.perAddress();
         ClientKey addressKey = ClientKey.ofAddress(address, perAddress.ipv4Prefix(), perAddress.ipv6Prefix());
@@ -843,28 +598,14 @@ public final class ThrottleEngine {
             L inFlight = store.acquireInFlight(asked.key(), asked.hits().client(), Integer.MAX_VALUE);
             M addressInFlight = addresses.acquireInFlight(asked.addressKey(), asked.addressHits().client(),
                     Integer.MAX_VALUE);
-            SharedPending<L, M, S> pending = new SharedPending<>(store, asked.client(), asked.key(), asked.address(),
-                    null, null, inFlight, addresses, asked.addressKey(), addressInFlight, rate, shared,
+            SharedPending<L, M, S> pending = new SharedPending<>(outcomes, store, asked.client(), asked.key(),
+                    asked.address(), inFlight, addresses, asked.addressKey(), addressInFlight, rate, shared,
                     verdict.lease());
-            return delayOrLoad(asked, pending, verdict.hitsInWindow(), 1, now);
+            return outcomes.delayOrLoad(asked.compiled(), pending, verdict.hitsInWindow(), 1, now);
         } catch (RuntimeException e) {
             shared.release(verdict.lease(), false);
             throw e;
         }
-    }
-
-    /** Rules 7 and 6, after rules 3-5 passed; {@code nodes} divides the progressive delay's threshold. */
-    private Decision delayOrLoad(Asked<?, ?, ?, ?> asked, Pending<?, ?> pending, int hitsInWindow, int nodes,
-                                 long now) {
-        Policy.ProgressiveDelay progressive = asked.compiled().progressiveDelay(asked.client().requestClass());
-        int softHits = progressive == null ? 0 : ceilDiv(progressive.softHits(), nodes);
-        if (progressive != null && hitsInWindow > softHits) {
-            long delay = Math.min(progressive.maxDelayMillis(),
-                    (long) (hitsInWindow - softHits) * nodes * progressive.delayMillisPerHit());
-            store.recordLimited(asked.key(), now, false);
-            return new Decision.Wait(asked.client(), Reason.DELAYED, delay, new DelayDeferral(pending));
-        }
-        return loadStage(pending, asked.compiled().policy(), now, false);
     }
 
     /** The refusal for a rule of 3-5, with judge's words and the limits of {@code ask} (as judged). */
@@ -875,7 +616,7 @@ public final class ThrottleEngine {
         String detail;
         switch (reason) {
             case CRAWLERS_BUSY:
-                return refuse(asked.client(), asked.key(), reason, retry, rate, now,
+                return outcomes.refuse(asked.client(), asked.key(), reason, retry, rate, now,
                         "Another crawler was served less than " + ask.allCrawlersMillis() / 1000 + " s ago.");
             case CRAWLER_SPACING:
                 detail = "This crawler was served less than " + ask.perCrawlerMillis() / 1000 + " s ago.";
@@ -905,8 +646,8 @@ public final class ThrottleEngine {
             default:
                 throw new IllegalStateException("a shared store cannot refuse for " + reason);
         }
-        return refuseRule(asked.compiled(), asked.client(), asked.key(), asked.addressKey(), reason, retry, rate, now,
-                detail);
+        return outcomes.refuseRule(asked.compiled(), asked.client(), asked.key(), asked.addressKey(), reason, retry,
+                rate, now, detail);
     }
 
     /**
@@ -950,25 +691,25 @@ public final class ThrottleEngine {
             retryMillis = asked.addressHits().millisUntilBelow();
         }
         if (refusal != null) {
-            giveBackCrawler(store, slot, turn);
+            outcomes.giveBackCrawler(store, slot, turn);
             return refuseShared(asked, ask, refusal, retryMillis, rate, now);
         }
         // 5. concurrency: the client's, the address's
         L inFlight = store.acquireInFlight(asked.key(), hits.client(), ask.maxConcurrent());
         if (inFlight == null) {
-            giveBackCrawler(store, slot, turn);
+            outcomes.giveBackCrawler(store, slot, turn);
             return refuseShared(asked, ask, Reason.CLIENT_CONCURRENCY, 0, rate, now);
         }
         M addressInFlight = addresses.acquireInFlight(asked.addressKey(), asked.addressHits().client(),
                 ask.addressMaxConcurrent());
         if (addressInFlight == null) {
             store.releaseInFlight(inFlight);
-            giveBackCrawler(store, slot, turn);
+            outcomes.giveBackCrawler(store, slot, turn);
             return refuseShared(asked, ask, Reason.ADDRESS_CONCURRENCY, 0, rate, now);
         }
-        Pending<L, M> pending = new Pending<>(store, asked.client(), asked.key(), asked.address(), slot, turn, inFlight,
-                addresses, asked.addressKey(), addressInFlight, rate);
-        return delayOrLoad(asked, pending, hits.hitsInWindow(), alone.nodes(), now);
+        Pending<L, M> pending = new Pending<>(outcomes, store, asked.client(), asked.key(), asked.address(), slot,
+                turn, inFlight, addresses, asked.addressKey(), addressInFlight, rate);
+        return outcomes.delayOrLoad(asked.compiled(), pending, hits.hitsInWindow(), alone.nodes(), now);
     }
 
     /**
@@ -985,37 +726,6 @@ public final class ThrottleEngine {
                 Scaled.divided(ask.addressLimits(), nodes), ceilDiv(ask.maxConcurrent(), nodes),
                 ceilDiv(ask.addressMaxConcurrent(), nodes), ask.crawler(), ask.perCrawlerMillis() * nodes,
                 ask.allCrawlersMillis() * nodes, ask.policyVersion(), ask.nowMillis());
-    }
-
-    /** A request admitted by the shared store: its lease there, besides this node's own slots. */
-    private final class SharedPending<L, M, S> extends Pending<L, M> {
-        private final SharedClientStore<S> shared;
-        private final S lease;
-
-        SharedPending(ClientStateStore<?, L> store, ClientInfo client, ClientKey key, IpAddress address,
-                      CrawlerSlot crawlerSlot, CrawlerGate.Turn crawlerTurn, L inFlight,
-                      ClientStateStore<?, M> addressStore, ClientKey addressKey, M addressInFlight,
-                      RateLimitStatus rate, SharedClientStore<S> shared, S lease) {
-            super(store, client, key, address, crawlerSlot, crawlerTurn, inFlight, addressStore, addressKey,
-                    addressInFlight, rate);
-            this.shared = shared;
-            this.lease = lease;
-        }
-
-        /** Served: the slots go back. */
-        @Override
-        void releaseInFlight() {
-            super.releaseInFlight();
-            shared.release(lease, true);
-        }
-
-        /** Not served after all: the slots and the crawler's turn go back. */
-        @Override
-        void release() {
-            super.releaseInFlight();
-            giveBackCrawler(store, crawlerSlot, crawlerTurn);
-            shared.release(lease, false);
-        }
     }
 
     // ---------------------------------------------------------------- policy
