@@ -128,7 +128,6 @@ public final class ThrottleEngine {
     private static final System.Logger LOG = System.getLogger(ThrottleEngine.class.getName());
     private final EngineConfig config;
     private final InstantSource clock;
-    private final UserAgentClassifier classifier;
     private final AtomicReference<CompiledPolicy> current;
     private final ClientStateStore<?, ?> store;
     /** Per-address aggregates: every user agent of an IPv4 address or an IPv6 prefix, keyed by the masked address. */
@@ -145,13 +144,15 @@ public final class ThrottleEngine {
     private final Outcomes outcomes;
     /** Outcome counts, latency and the snapshot's rows. */
     private final EngineTelemetry telemetry;
-    /** Whether a crawler's claim is true: its published ranges, the policy's, reverse DNS (see {@link #verified}). */
-    private final CrawlerVerifier crawlerVerifier;
     /** Sees every decision (the what-if shadow), or null. */
     private volatile DecisionTap tap;
     private volatile Supplier<ClusterStatus> clusterStatus = () -> ClusterStatus.standalone(load.inFlight());
     /** Rules 3-5 for the cluster (cluster mode), or null: this node decides alone, on its local stores. */
     private final SharedClientStore<?> shared;
+    /** Classification, allow-list, rules 1 and 2: the same on both paths. */
+    private final Prelude prelude;
+    /** What follows the prelude: rules 3-5 on this node's stores ({@link #judge}), or the cluster's. */
+    private final Prelude.Next clientRules;
     /** The live policy's limits divided by the nodes last seen, for cluster mode (see {@link #scaled}). */
     private volatile Scaled scaled;
 
@@ -188,10 +189,9 @@ public final class ThrottleEngine {
                           UserAgentClassifier classifier, SearchEngineVerifier verifier,
                           SharedClientStore<?> shared) {
         this.shared = shared;
-        this.crawlerVerifier = new CrawlerVerifier(CrawlerRanges.bundled(), verifier);
         this.config = Objects.requireNonNull(config, "config");
         this.clock = Objects.requireNonNull(clock, "clock");
-        this.classifier = Objects.requireNonNull(classifier, "classifier");
+        Objects.requireNonNull(classifier, "classifier");
         this.current = new AtomicReference<>(compile(initialPolicy, clock.millis()));
         this.bans = new AutomaticBans(initialPolicy);
         Duration idle = Duration.ofSeconds(config.idleSeconds());
@@ -202,6 +202,12 @@ public final class ThrottleEngine {
         this.addresses = aggregates;
         this.telemetry = new EngineTelemetry(config, classifier, clients, aggregates, load, bans);
         this.outcomes = new Outcomes(clock, current, clients, load, crawlerGate, bans, telemetry);
+        this.prelude = new Prelude(classifier, new CrawlerVerifier(CrawlerRanges.bundled(), verifier), bans, outcomes);
+        this.clientRules = shared == null
+                ? (compiled, client, key, address, route, at) -> judge(stores, compiled, client, key, address, route,
+                        at)
+                : (compiled, client, key, address, route, at) -> judgeShared(shared, stores, compiled, client, key,
+                        address, route, at);
         this.routeStacks = new LocalClientStateStore(Math.max(1_000, config.maxTrackedClients() / 10), idle, clock);
     }
 
@@ -297,7 +303,7 @@ public final class ThrottleEngine {
      */
     public Decision decide(Request request) {
         long now = clock.millis();
-        Decision decision = shared == null ? judge(stores, request, now) : judgeShared(shared, stores, request, now);
+        Decision decision = prelude.decide(current.get(), request, now, clientRules);
         DecisionTap observer = tap;
         if (observer == null) {
             return decision;
@@ -322,36 +328,18 @@ public final class ThrottleEngine {
      * The decision, with each store's handle and lease types named (see {@link ClientStateStore}): {@code C}/{@code L}
      * for clients, {@code A}/{@code M} for address aggregates.
      */
-    private <C extends AggregateLink<A>, L, A, M> Decision judge(ClientStores<C, L, A, M> stores, Request request,
-                                                                 long now) {
+    private <C extends AggregateLink<A>, L, A, M> Decision judge(ClientStores<C, L, A, M> stores,
+                                                                 CompiledPolicy compiled, ClientInfo client,
+                                                                 ClientKey key, IpAddress address,
+                                                                 RouteTable.Compiled route, long now) {
         ClientStateStore<C, L> store = stores.clients();
         ClientStateStore<A, M> addresses = stores.addresses();
-        CompiledPolicy compiled = current.get();
         Policy policy = compiled.policy();
-        IpAddress address = compiled.resolver().resolve(request);
-        String rawAgent = boundedUserAgent(request.userAgent());
-        String userAgent = rawAgent == null ? "" : rawAgent;
-        UserAgentMatch match = classifier.classify(rawAgent, policy.classification());
-        RequestClass cls = verified(match, policy, address);
-        CompiledPolicy.Allowance allowance = compiled.allowance(address, userAgent);
-        boolean allowListed = allowance != CompiledPolicy.Allowance.NONE;
-        ClientKey key = new ClientKey(address, userAgent);
-        ClientInfo client = new ClientInfo(address.toString(), userAgent, cls, match.crawlerName(), allowListed);
-
-        // 1. pause
-        if (compiled.pauses(cls) && allowance != CompiledPolicy.Allowance.EXEMPT_INCLUDING_PAUSE) {
-            return outcomes.refuse(client, key, Reason.PAUSED, policy.refusal().retryAfterSeconds(), null, now,
-                    policy.pause().all() ? "The service is paused." : "Service to " + cls + " clients is paused.");
-        }
-        // 2. bans: the policy's, then automatic bans not in it yet
-        Ban ban = bans.banned(compiled, address, key, now);
-        if (ban != null) {
-            return outcomes.refuseBanned(client, key, ban, policy, now);
-        }
+        String userAgent = key.userAgent();
+        RequestClass cls = client.requestClass();
+        boolean allowListed = client.allowListed();
         // every request that passes 1-2 is pushed on its hit stacks, with its route's weight (rule 4 counts
         // refused ones too)
-        RouteTable.Compiled route = compiled.routes().match(request.method(), request.path(), request.query(),
-                request.secFetchDest(), cls);
         int weight = route.weight();
         Policy.HitStack limits = policy.hitStack();
         HitStackState<C> hits = store.pushHit(key, client, now, limits, weight);
@@ -437,22 +425,6 @@ public final class ThrottleEngine {
         return client.crawlerName() != null ? client.crawlerName() : client.userAgent();
     }
 
-    /**
-     * A {@code CRAWLER} stays one only when its claim is verified (its address in the crawler's published ranges or
-     * the policy's, or forward-confirmed reverse DNS; {@link CrawlerVerifier}). Any other claim is a {@code BOT}, so
-     * it is keyed by its address like any bot and never reaches rule 3: it cannot take the real crawler's slot nor
-     * the all-crawlers gap. While a reverse-DNS lookup is pending the claimant is a {@code BOT} too, whoever it
-     * turns out to be: believing it meanwhile would let a fake from a fresh address take the real one's slot once
-     * per address, and the cost to the real crawler is a request or two counted as a bot's.
-     */
-    private RequestClass verified(UserAgentMatch match, Policy policy, IpAddress address) {
-        if (match.requestClass() != RequestClass.CRAWLER || !policy.crawlers().verifySearchEngines()) {
-            return match.requestClass();
-        }
-        return crawlerVerifier.verify(match.crawlerName(), address, policy.crawlers())
-                == CrawlerVerifier.Verdict.VERIFIED ? RequestClass.CRAWLER : RequestClass.BOT;
-    }
-
     private static RateLimitStatus rateLimit(Policy.HitStack limits, HitStackState<?> hits) {
         return new RateLimitStatus(limits.maxHits(), Math.max(0, limits.maxHits() - hits.hitsInWindow()),
                 ceilSeconds(hits.millisUntilReset()), limits.windowSeconds());
@@ -509,33 +481,15 @@ public final class ThrottleEngine {
 
     private <C extends AggregateLink<A>, L, A, M, S> Decision judgeShared(SharedClientStore<S> shared,
                                                                        ClientStores<C, L, A, M> stores,
-                                                                       Request request, long now) {
+                                                                       CompiledPolicy compiled, ClientInfo client,
+                                                                       ClientKey key, IpAddress address,
+                                                                       RouteTable.Compiled route, long now) {
         ClientStateStore<C, L> store = stores.clients();
         ClientStateStore<A, M> addresses = stores.addresses();
-        CompiledPolicy compiled = current.get();
         Policy policy = compiled.policy();
-        IpAddress address = compiled.resolver().resolve(request);
-        String rawAgent = boundedUserAgent(request.userAgent());
-        String userAgent = rawAgent == null ? "" : rawAgent;
-        UserAgentMatch match = classifier.classify(rawAgent, policy.classification());
-        RequestClass cls = verified(match, policy, address);
-        CompiledPolicy.Allowance allowance = compiled.allowance(address, userAgent);
-        boolean allowListed = allowance != CompiledPolicy.Allowance.NONE;
-        ClientKey key = new ClientKey(address, userAgent);
-        ClientInfo client = new ClientInfo(address.toString(), userAgent, cls, match.crawlerName(), allowListed);
-
-        // 1. pause
-        if (compiled.pauses(cls) && allowance != CompiledPolicy.Allowance.EXEMPT_INCLUDING_PAUSE) {
-            return outcomes.refuse(client, key, Reason.PAUSED, policy.refusal().retryAfterSeconds(), null, now,
-                    policy.pause().all() ? "The service is paused." : "Service to " + cls + " clients is paused.");
-        }
-        // 2. bans: the policy's, then automatic bans not in it yet
-        Ban ban = bans.banned(compiled, address, key, now);
-        if (ban != null) {
-            return outcomes.refuseBanned(client, key, ban, policy, now);
-        }
-        RouteTable.Compiled route = compiled.routes().match(request.method(), request.path(), request.query(),
-                request.secFetchDest(), cls);
+        String userAgent = key.userAgent();
+        RequestClass cls = client.requestClass();
+        boolean allowListed = client.allowListed();
         int weight = route.weight();
         Scaled alone = scaled(compiled, Math.max(1, shared.nodes()));
         HitStackState<C> hits = store.pushHit(key, client, now, alone.hitStack(), weight);
