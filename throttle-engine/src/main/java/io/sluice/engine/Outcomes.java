@@ -41,6 +41,11 @@ final class Outcomes {
         return load;
     }
 
+    /** Rule 3's "any crawler served in the last N s" gate. */
+    CrawlerGate crawlerGate() {
+        return crawlerGate;
+    }
+
     /** Whole seconds, rounded up, for {@code Retry-After}: never tell a client to come back too early. */
     static long ceilSeconds(long millis) {
         return millis <= 0 ? 0 : (millis + 999) / 1000;

@@ -1,24 +1,16 @@
 package io.sluice.engine;
 
-import static io.sluice.engine.Outcomes.ceilDiv;
-import static io.sluice.engine.Outcomes.ceilSeconds;
 
 import io.sluice.engine.classify.CrawlerRanges;
 import io.sluice.engine.classify.CrawlerVerifier;
 import io.sluice.engine.classify.SearchEngineVerifier;
 import io.sluice.engine.internal.AggregateLink;
-import io.sluice.engine.store.ClientKey;
-import io.sluice.engine.internal.ClientStateStore;
 import io.sluice.engine.internal.ClientStores;
 import io.sluice.engine.internal.CompiledPolicy;
 import io.sluice.engine.internal.CrawlerGate;
-import io.sluice.engine.internal.CrawlerSlot;
-import io.sluice.engine.internal.HitStackState;
 import io.sluice.engine.internal.LoadGate;
 import io.sluice.engine.internal.LocalClientStateStore;
-import io.sluice.engine.internal.RouteTable;
 import io.sluice.engine.store.SharedClientStore;
-import io.sluice.engine.net.IpAddress;
 import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.FieldError;
 import io.sluice.engine.policy.Policy;
@@ -31,7 +23,6 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
@@ -126,35 +117,21 @@ public final class ThrottleEngine {
     /** The most automatic bans in force at once; beyond it an offender is only refused, not banned. */
     public static final int MAX_AUTOMATIC_BANS = 10_000;
     private static final System.Logger LOG = System.getLogger(ThrottleEngine.class.getName());
-    private final EngineConfig config;
     private final InstantSource clock;
     private final AtomicReference<CompiledPolicy> current;
-    private final ClientStateStore<?, ?> store;
-    /** Per-address aggregates: every user agent of an IPv4 address or an IPv6 prefix, keyed by the masked address. */
-    private final ClientStateStore<?, ?> addresses;
-    /** {@link #store} and {@link #addresses}, typed together for the decision. */
-    private final ClientStores<?, ?, ?, ?> stores;
-    /** Route limits: one hit stack per (client, route), keyed by the client with the route's id appended. */
-    private final ClientStateStore<?, ?> routeStacks;
     /** Rule 2's bans and the automatic bans (see "Automatic bans" in the essay). */
     private final AutomaticBans bans;
+    /** Requests in flight and waiting on this node (rule 6). */
     private final LoadGate load = new LoadGate();
-    private final CrawlerGate crawlerGate = new CrawlerGate();
-    /** How decisions end: admissions, refusals, waits and the last rules (7, 6). */
-    private final Outcomes outcomes;
     /** Outcome counts, latency and the snapshot's rows. */
     private final EngineTelemetry telemetry;
     /** Sees every decision (the what-if shadow), or null. */
     private volatile DecisionTap tap;
     private volatile Supplier<ClusterStatus> clusterStatus = () -> ClusterStatus.standalone(load.inFlight());
-    /** Rules 3-5 for the cluster (cluster mode), or null: this node decides alone, on its local stores. */
-    private final SharedClientStore<?> shared;
-    /** Classification, allow-list, rules 1 and 2: the same on both paths. */
+    /** Classification, allow-list, rules 1 and 2: the same on a single node and in a cluster. */
     private final Prelude prelude;
-    /** What follows the prelude: rules 3-5 on this node's stores ({@link #judge}), or the cluster's. */
+    /** What follows the prelude: rules 3-5 on this node's stores or the cluster's, then 7 and 6. */
     private final Prelude.Next clientRules;
-    /** The live policy's limits divided by the nodes last seen, for cluster mode (see {@link #scaled}). */
-    private volatile Scaled scaled;
 
     /**
      * An engine without reverse DNS: with {@code crawlers.verifySearchEngines} on (the default), a crawler's claim is
@@ -188,8 +165,7 @@ public final class ThrottleEngine {
     public ThrottleEngine(EngineConfig config, InstantSource clock, Policy initialPolicy,
                           UserAgentClassifier classifier, SearchEngineVerifier verifier,
                           SharedClientStore<?> shared) {
-        this.shared = shared;
-        this.config = Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(config, "config");
         this.clock = Objects.requireNonNull(clock, "clock");
         Objects.requireNonNull(classifier, "classifier");
         this.current = new AtomicReference<>(compile(initialPolicy, clock.millis()));
@@ -197,18 +173,26 @@ public final class ThrottleEngine {
         Duration idle = Duration.ofSeconds(config.idleSeconds());
         LocalClientStateStore clients = new LocalClientStateStore(config.maxTrackedClients(), idle, clock);
         LocalClientStateStore aggregates = LocalClientStateStore.ofAggregates(config.maxTrackedClients(), idle, clock);
-        this.stores = ClientStores.local(clients, aggregates);
-        this.store = clients;
-        this.addresses = aggregates;
+        LocalClientStateStore routeStacks = new LocalClientStateStore(Math.max(1_000, config.maxTrackedClients() / 10),
+                idle, clock);
         this.telemetry = new EngineTelemetry(config, classifier, clients, aggregates, load, bans);
-        this.outcomes = new Outcomes(clock, current, clients, load, crawlerGate, bans, telemetry);
+        Outcomes outcomes = new Outcomes(clock, current, clients, load, new CrawlerGate(), bans, telemetry);
         this.prelude = new Prelude(classifier, new CrawlerVerifier(CrawlerRanges.bundled(), verifier), bans, outcomes);
-        this.clientRules = shared == null
-                ? (compiled, client, key, address, route, at) -> judge(stores, compiled, client, key, address, route,
-                        at)
-                : (compiled, client, key, address, route, at) -> judgeShared(shared, stores, compiled, client, key,
-                        address, route, at);
-        this.routeStacks = new LocalClientStateStore(Math.max(1_000, config.maxTrackedClients() / 10), idle, clock);
+        ClientRules rules = new ClientRules(outcomes, outcomes.crawlerGate(), routeStacks);
+        this.clientRules = next(ClientStores.local(clients, aggregates), rules,
+                shared == null ? null : new SharedRules<>(shared, rules, outcomes, clock));
+    }
+
+    /** The stage after the prelude: this node's client rules, or the cluster's when {@code cluster} is given. */
+    private static <C extends AggregateLink<A>, L, A, M> Prelude.Next next(ClientStores<C, L, A, M> stores,
+                                                                           ClientRules rules,
+                                                                           SharedRules<?> cluster) {
+        if (cluster == null) {
+            return (compiled, client, key, address, route, now) -> rules.judge(stores, compiled, client, key,
+                    address, route, now);
+        }
+        return (compiled, client, key, address, route, now) -> cluster.judge(stores, compiled, client, key, address,
+                route, now);
     }
 
     private static CompiledPolicy compile(Policy policy, long nowMillis) {
@@ -322,364 +306,6 @@ public final class ThrottleEngine {
      */
     public void tap(DecisionTap newTap) {
         tap = newTap;
-    }
-
-    /**
-     * The decision, with each store's handle and lease types named (see {@link ClientStateStore}): {@code C}/{@code L}
-     * for clients, {@code A}/{@code M} for address aggregates.
-     */
-    private <C extends AggregateLink<A>, L, A, M> Decision judge(ClientStores<C, L, A, M> stores,
-                                                                 CompiledPolicy compiled, ClientInfo client,
-                                                                 ClientKey key, IpAddress address,
-                                                                 RouteTable.Compiled route, long now) {
-        ClientStateStore<C, L> store = stores.clients();
-        ClientStateStore<A, M> addresses = stores.addresses();
-        Policy policy = compiled.policy();
-        String userAgent = key.userAgent();
-        RequestClass cls = client.requestClass();
-        boolean allowListed = client.allowListed();
-        // every request that passes 1-2 is pushed on its hit stacks, with its route's weight (rule 4 counts
-        // refused ones too)
-        int weight = route.weight();
-        Policy.HitStack limits = policy.hitStack();
-        HitStackState<C> hits = store.pushHit(key, client, now, limits, weight);
-        RateLimitStatus rate = rateLimit(limits, hits);
-        if (allowListed) {
-            return outcomes.admitExempt(new Pending<>(outcomes, store, client, key, address, null, null, null,
-                    addresses, null, null, rate), now);
-        }
-        Policy.PerAddress perAddress = policy.perAddress();
-        ClientKey addressKey = ClientKey.ofAddress(address, perAddress.ipv4Prefix(), perAddress.ipv6Prefix());
-        Policy.HitStack addressLimits = compiled.addressLimits();
-        HitStackState<A> addressHits = addresses.pushAggregateHit(addressKey, hits.client(), client, now, addressLimits,
-                weight);
-        HitStackState<?> routeHits = route.limits() == null ? null
-                : routeStacks.pushHit(new ClientKey(address, userAgent + '\u0000' + route.id()), client, now,
-                        route.limits(), Math.max(1, weight));
-        // 3. crawler spacing: this crawler (its list entry), then any crawler
-        CrawlerSlot slot = null;
-        CrawlerGate.Turn turn = null;
-        if (cls == RequestClass.CRAWLER) {
-            Policy.Crawlers crawlers = policy.crawlers();
-            slot = store.reserveCrawler(crawlerIdentity(client), now, crawlers.perCrawlerSeconds() * 1000L);
-            if (!slot.granted()) {
-                return outcomes.refuseRule(compiled, client, key, addressKey, Reason.CRAWLER_SPACING,
-                        ceilSeconds(slot.waitMillis()), rate, now,
-                        "This crawler was served less than " + crawlers.perCrawlerSeconds() + " s ago.");
-            }
-            turn = crawlerGate.take(now, crawlers.allCrawlersSeconds() * 1000L);
-            if (!turn.granted()) {
-                store.releaseCrawler(slot);
-                return outcomes.refuse(client, key, Reason.CRAWLERS_BUSY, ceilSeconds(turn.waitMillis()), rate, now,
-                        "Another crawler was served less than " + crawlers.allCrawlersSeconds() + " s ago.");
-            }
-        }
-        // 4. hit stacks: the client's, the route's, the address's
-        if (hits.hitsInWindow() > limits.maxHits()) {
-            outcomes.giveBackCrawler(store, slot, turn);
-            return outcomes.refuseRule(compiled, client, key, addressKey, Reason.HIT_STACK,
-                    ceilSeconds(hits.millisUntilBelow()), rate, now,
-                    "More than " + limits.maxHits() + " requests in " + limits.windowSeconds() + " s.");
-        }
-        if (routeHits != null && routeHits.hitsInWindow() > route.limits().maxHits()) {
-            outcomes.giveBackCrawler(store, slot, turn);
-            return outcomes.refuseRule(compiled, client, key, addressKey, Reason.ROUTE_LIMIT,
-                    ceilSeconds(routeHits.millisUntilBelow()), rate, now,
-                    "More than " + route.limits().maxHits() + " requests to this part of the site in "
-                            + route.limits().windowSeconds() + " s.");
-        }
-        if (addressHits.hitsInWindow() > addressLimits.maxHits()) {
-            outcomes.giveBackCrawler(store, slot, turn);
-            addresses.recordLimited(addressKey, now, true);
-            return outcomes.refuseRule(compiled, client, key, addressKey, Reason.ADDRESS_HIT_STACK,
-                    ceilSeconds(addressHits.millisUntilBelow()), rate, now,
-                    "More than " + addressLimits.maxHits() + " requests from this network address in "
-                            + addressLimits.windowSeconds() + " s.");
-        }
-        // 5. concurrency: the client's, the address's
-        int maxConcurrent = policy.perClient().maxConcurrent();
-        L inFlight = store.acquireInFlight(key, hits.client(), maxConcurrent);
-        if (inFlight == null) {
-            outcomes.giveBackCrawler(store, slot, turn);
-            return outcomes.refuseRule(compiled, client, key, addressKey, Reason.CLIENT_CONCURRENCY,
-                    policy.refusal().retryAfterSeconds(), rate, now,
-                    "Already " + maxConcurrent + " requests in progress from this client.");
-        }
-        M addressInFlight = addresses.acquireInFlight(addressKey, addressHits.client(), perAddress.maxConcurrent());
-        if (addressInFlight == null) {
-            store.releaseInFlight(inFlight);
-            outcomes.giveBackCrawler(store, slot, turn);
-            addresses.recordLimited(addressKey, now, true);
-            return outcomes.refuseRule(compiled, client, key, addressKey, Reason.ADDRESS_CONCURRENCY,
-                    policy.refusal().retryAfterSeconds(), rate, now,
-                    "Already " + perAddress.maxConcurrent() + " requests in progress from this network address.");
-        }
-        Pending<L, M> pending = new Pending<>(outcomes, store, client, key, address, slot, turn, inFlight, addresses,
-                addressKey, addressInFlight, rate);
-        // 7. progressive delay (before 6: see the essay above), 6. load deferral
-        return outcomes.delayOrLoad(compiled, pending, hits.hitsInWindow(), 1, now);
-    }
-
-    /** Rule 3 keys a crawler by its list entry: every address and user agent of one crawler share its gap. */
-    private static String crawlerIdentity(ClientInfo client) {
-        return client.crawlerName() != null ? client.crawlerName() : client.userAgent();
-    }
-
-    private static RateLimitStatus rateLimit(Policy.HitStack limits, HitStackState<?> hits) {
-        return new RateLimitStatus(limits.maxHits(), Math.max(0, limits.maxHits() - hits.hitsInWindow()),
-                ceilSeconds(hits.millisUntilReset()), limits.windowSeconds());
-    }
-
-    // ---------------------------------------------------------------- cluster mode: rules 3-5 in a shared store
-
-    /*
-     * A separate path, taken only when the engine was built with a SharedClientStore; judge() above is the single
-     * node's and is left exactly as it is (its cost is measured on its own). Rules 1-2 and the classification are
-     * the same lines as judge's, kept apart on purpose while judge's cost is being worked on.
-     *
-     * Every request still pushes its hits on this node's local stores: they are this node's view of its clients
-     * (the snapshot's heatmap) and what it decides on when the shared store cannot answer. Those pushes use the
-     * limits divided by the nodes last seen (Scaled), so a local verdict is ready without recomputing anything. A
-     * request admitted by the shared store also takes a slot in the local stores, without a limit: this node's
-     * in-flight count stays right for telemetry and for the moment it has to decide alone.
-     */
-
-    /**
-     * The live policy's hit stacks divided by {@code nodes} (rounded up): what the local pushes report against, so a
-     * node that has to decide alone finds its verdict ready.
-     */
-    private record Scaled(CompiledPolicy of, int nodes, Policy.HitStack hitStack, Policy.HitStack address) {
-
-        static Scaled of(CompiledPolicy compiled, int nodes) {
-            return new Scaled(compiled, nodes, divided(compiled.policy().hitStack(), nodes),
-                    divided(compiled.addressLimits(), nodes));
-        }
-
-        static Policy.HitStack divided(Policy.HitStack limits, int nodes) {
-            return nodes == 1 ? limits : new Policy.HitStack(limits.windowSeconds(), ceilDiv(limits.maxHits(), nodes));
-        }
-    }
-
-    private Scaled scaled(CompiledPolicy compiled, int nodes) {
-        Scaled known = scaled;
-        if (known != null && known.of() == compiled && known.nodes() == nodes) {
-            return known;
-        }
-        Scaled fresh = Scaled.of(compiled, nodes);
-        scaled = fresh;
-        return fresh;
-    }
-
-    /** What a shared decision carries from the request to the store's answer. */
-    private record Asked<C extends AggregateLink<A>, L, A, M>(ClientStores<C, L, A, M> stores, CompiledPolicy compiled,
-                                                              Scaled scaled, ClientInfo client, ClientKey key,
-                                                              IpAddress address, ClientKey addressKey,
-                                                              RouteTable.Compiled route, HitStackState<C> hits,
-                                                              HitStackState<A> addressHits, HitStackState<?> routeHits,
-                                                              SharedClientStore.Ask ask) {
-    }
-
-    private <C extends AggregateLink<A>, L, A, M, S> Decision judgeShared(SharedClientStore<S> shared,
-                                                                       ClientStores<C, L, A, M> stores,
-                                                                       CompiledPolicy compiled, ClientInfo client,
-                                                                       ClientKey key, IpAddress address,
-                                                                       RouteTable.Compiled route, long now) {
-        ClientStateStore<C, L> store = stores.clients();
-        ClientStateStore<A, M> addresses = stores.addresses();
-        Policy policy = compiled.policy();
-        String userAgent = key.userAgent();
-        RequestClass cls = client.requestClass();
-        boolean allowListed = client.allowListed();
-        int weight = route.weight();
-        Scaled alone = scaled(compiled, Math.max(1, shared.nodes()));
-        HitStackState<C> hits = store.pushHit(key, client, now, alone.hitStack(), weight);
-        if (allowListed) {
-            // exempt from rules 3-7: nothing to ask the cluster
-            return outcomes.admitExempt(new Pending<>(outcomes, store, client, key, address, null, null, null,
-                    addresses, null, null, rateLimit(policy.hitStack(), hits)), now);
-        }
-        Policy.PerAddress perAddress = policy.perAddress();
-        ClientKey addressKey = ClientKey.ofAddress(address, perAddress.ipv4Prefix(), perAddress.ipv6Prefix());
-        HitStackState<A> addressHits = addresses.pushAggregateHit(addressKey, hits.client(), client, now,
-                alone.address(), weight);
-        HitStackState<?> routeHits = route.limits() == null ? null
-                : routeStacks.pushHit(new ClientKey(address, userAgent + '\u0000' + route.id()), client, now,
-                        Scaled.divided(route.limits(), alone.nodes()), Math.max(1, weight));
-        Policy.Crawlers crawlers = policy.crawlers();
-        SharedClientStore.Ask ask = new SharedClientStore.Ask(key, addressKey,
-                route.limits() == null ? null : route.id(), weight, policy.hitStack(), route.limits(),
-                compiled.addressLimits(), policy.perClient().maxConcurrent(), perAddress.maxConcurrent(),
-                cls == RequestClass.CRAWLER ? crawlerIdentity(client) : null, crawlers.perCrawlerSeconds() * 1000L,
-                crawlers.allCrawlersSeconds() * 1000L, policy.version(), now);
-        Asked<C, L, A, M> asked = new Asked<>(stores, compiled, alone, client, key, address, addressKey, route, hits,
-                addressHits, routeHits, ask);
-        if (!shared.available()) {
-            return decideAlone(asked, now);
-        }
-        CompletableFuture<SharedClientStore.Verdict<S>> answer;
-        try {
-            answer = shared.admit(ask);
-        } catch (RuntimeException e) {
-            return decideAlone(asked, now);
-        }
-        if (answer.isDone()) {
-            // answered from what the store already knew (a client refused until a known time): no round trip
-            return answer.handle((verdict, failure) -> settle(shared, asked, verdict, failure, now)).join();
-        }
-        return new Decision.Pending(client,
-                answer.handle((verdict, failure) -> settle(shared, asked, verdict, failure, clock.millis())));
-    }
-
-    /** The store answered (or failed to): the decision from there on. Never throws. */
-    private <C extends AggregateLink<A>, L, A, M, S> Decision settle(SharedClientStore<S> shared,
-                                                                  Asked<C, L, A, M> asked,
-                                                                  SharedClientStore.Verdict<S> verdict,
-                                                                  Throwable failure, long now) {
-        if (failure != null || verdict == null) {
-            return decideAlone(asked, now); // slow or gone: this node decides alone, at once
-        }
-        Policy policy = asked.compiled().policy();
-        Policy.HitStack limits = policy.hitStack();
-        RateLimitStatus rate = new RateLimitStatus(limits.maxHits(), Math.max(0, limits.maxHits()
-                - verdict.hitsInWindow()), ceilSeconds(verdict.millisUntilReset()), limits.windowSeconds());
-        if (!verdict.admitted()) {
-            return refuseShared(asked, asked.ask(), verdict.refusal(), verdict.retryAfterMillis(), rate, now);
-        }
-        try {
-            ClientStateStore<C, L> store = asked.stores().clients();
-            ClientStateStore<A, M> addresses = asked.stores().addresses();
-            // this node's own count of the client's requests in flight (telemetry; deciding alone later), no limit
-            L inFlight = store.acquireInFlight(asked.key(), asked.hits().client(), Integer.MAX_VALUE);
-            M addressInFlight = addresses.acquireInFlight(asked.addressKey(), asked.addressHits().client(),
-                    Integer.MAX_VALUE);
-            SharedPending<L, M, S> pending = new SharedPending<>(outcomes, store, asked.client(), asked.key(),
-                    asked.address(), inFlight, addresses, asked.addressKey(), addressInFlight, rate, shared,
-                    verdict.lease());
-            return outcomes.delayOrLoad(asked.compiled(), pending, verdict.hitsInWindow(), 1, now);
-        } catch (RuntimeException e) {
-            shared.release(verdict.lease(), false);
-            throw e;
-        }
-    }
-
-    /** The refusal for a rule of 3-5, with judge's words and the limits of {@code ask} (as judged). */
-    private Decision refuseShared(Asked<?, ?, ?, ?> asked, SharedClientStore.Ask ask, Reason reason,
-                                  long retryAfterMillis, RateLimitStatus rate, long now) {
-        Policy policy = asked.compiled().policy();
-        long retry = ceilSeconds(retryAfterMillis);
-        String detail;
-        switch (reason) {
-            case CRAWLERS_BUSY:
-                return outcomes.refuse(asked.client(), asked.key(), reason, retry, rate, now,
-                        "Another crawler was served less than " + ask.allCrawlersMillis() / 1000 + " s ago.");
-            case CRAWLER_SPACING:
-                detail = "This crawler was served less than " + ask.perCrawlerMillis() / 1000 + " s ago.";
-                break;
-            case HIT_STACK:
-                detail = "More than " + ask.clientLimits().maxHits() + " requests in "
-                        + ask.clientLimits().windowSeconds() + " s.";
-                break;
-            case ROUTE_LIMIT:
-                detail = "More than " + ask.routeLimits().maxHits() + " requests to this part of the site in "
-                        + ask.routeLimits().windowSeconds() + " s.";
-                break;
-            case ADDRESS_HIT_STACK:
-                asked.stores().addresses().recordLimited(asked.addressKey(), now, true);
-                detail = "More than " + ask.addressLimits().maxHits() + " requests from this network address in "
-                        + ask.addressLimits().windowSeconds() + " s.";
-                break;
-            case CLIENT_CONCURRENCY:
-                retry = policy.refusal().retryAfterSeconds();
-                detail = "Already " + ask.maxConcurrent() + " requests in progress from this client.";
-                break;
-            case ADDRESS_CONCURRENCY:
-                asked.stores().addresses().recordLimited(asked.addressKey(), now, true);
-                retry = policy.refusal().retryAfterSeconds();
-                detail = "Already " + ask.addressMaxConcurrent() + " requests in progress from this network address.";
-                break;
-            default:
-                throw new IllegalStateException("a shared store cannot refuse for " + reason);
-        }
-        return outcomes.refuseRule(asked.compiled(), asked.client(), asked.key(), asked.addressKey(), reason, retry,
-                rate, now, detail);
-    }
-
-    /**
-     * Rules 3-5 on this node's state alone, with the limits divided by the nodes last seen (rounded up) and the
-     * crawler gaps multiplied by them, while the shared store cannot answer: a client the load balancer spreads
-     * over the nodes gets about its cluster allowance in total. The hits were pushed with those limits already.
-     */
-    private <C extends AggregateLink<A>, L, A, M> Decision decideAlone(Asked<C, L, A, M> asked, long now) {
-        ClientStateStore<C, L> store = asked.stores().clients();
-        ClientStateStore<A, M> addresses = asked.stores().addresses();
-        Scaled alone = asked.scaled();
-        SharedClientStore.Ask ask = alone(asked.ask(), alone.nodes());
-        HitStackState<C> hits = asked.hits();
-        RateLimitStatus rate = rateLimit(ask.clientLimits(), hits);
-        CrawlerSlot slot = null;
-        CrawlerGate.Turn turn = null;
-        // 3. crawler spacing
-        if (ask.crawler() != null) {
-            slot = store.reserveCrawler(ask.crawler(), now, ask.perCrawlerMillis());
-            if (!slot.granted()) {
-                return refuseShared(asked, ask, Reason.CRAWLER_SPACING, slot.waitMillis(), rate, now);
-            }
-            turn = crawlerGate.take(now, ask.allCrawlersMillis());
-            if (!turn.granted()) {
-                store.releaseCrawler(slot);
-                return refuseShared(asked, ask, Reason.CRAWLERS_BUSY, turn.waitMillis(), rate, now);
-            }
-        }
-        // 4. hit stacks: the client's, the route's, the address's
-        Reason refusal = null;
-        long retryMillis = 0;
-        HitStackState<?> routeHits = asked.routeHits();
-        if (hits.hitsInWindow() > ask.clientLimits().maxHits()) {
-            refusal = Reason.HIT_STACK;
-            retryMillis = hits.millisUntilBelow();
-        } else if (routeHits != null && routeHits.hitsInWindow() > ask.routeLimits().maxHits()) {
-            refusal = Reason.ROUTE_LIMIT;
-            retryMillis = routeHits.millisUntilBelow();
-        } else if (asked.addressHits().hitsInWindow() > ask.addressLimits().maxHits()) {
-            refusal = Reason.ADDRESS_HIT_STACK;
-            retryMillis = asked.addressHits().millisUntilBelow();
-        }
-        if (refusal != null) {
-            outcomes.giveBackCrawler(store, slot, turn);
-            return refuseShared(asked, ask, refusal, retryMillis, rate, now);
-        }
-        // 5. concurrency: the client's, the address's
-        L inFlight = store.acquireInFlight(asked.key(), hits.client(), ask.maxConcurrent());
-        if (inFlight == null) {
-            outcomes.giveBackCrawler(store, slot, turn);
-            return refuseShared(asked, ask, Reason.CLIENT_CONCURRENCY, 0, rate, now);
-        }
-        M addressInFlight = addresses.acquireInFlight(asked.addressKey(), asked.addressHits().client(),
-                ask.addressMaxConcurrent());
-        if (addressInFlight == null) {
-            store.releaseInFlight(inFlight);
-            outcomes.giveBackCrawler(store, slot, turn);
-            return refuseShared(asked, ask, Reason.ADDRESS_CONCURRENCY, 0, rate, now);
-        }
-        Pending<L, M> pending = new Pending<>(outcomes, store, asked.client(), asked.key(), asked.address(), slot,
-                turn, inFlight, addresses, asked.addressKey(), addressInFlight, rate);
-        return outcomes.delayOrLoad(asked.compiled(), pending, hits.hitsInWindow(), alone.nodes(), now);
-    }
-
-    /**
-     * The rules' limits as one node of {@code nodes} applies them alone: counts divided (rounded up), crawler gaps
-     * multiplied.
-     */
-    private static SharedClientStore.Ask alone(SharedClientStore.Ask ask, int nodes) {
-        if (nodes == 1) {
-            return ask;
-        }
-        return new SharedClientStore.Ask(ask.client(), ask.address(), ask.route(), ask.weight(),
-                Scaled.divided(ask.clientLimits(), nodes),
-                ask.routeLimits() == null ? null : Scaled.divided(ask.routeLimits(), nodes),
-                Scaled.divided(ask.addressLimits(), nodes), ceilDiv(ask.maxConcurrent(), nodes),
-                ceilDiv(ask.addressMaxConcurrent(), nodes), ask.crawler(), ask.perCrawlerMillis() * nodes,
-                ask.allCrawlersMillis() * nodes, ask.policyVersion(), ask.nowMillis());
     }
 
     // ---------------------------------------------------------------- policy
