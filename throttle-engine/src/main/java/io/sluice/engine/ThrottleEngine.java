@@ -1,6 +1,5 @@
 package io.sluice.engine;
 
-
 import io.sluice.engine.classify.CrawlerRanges;
 import io.sluice.engine.classify.CrawlerVerifier;
 import io.sluice.engine.classify.SearchEngineVerifier;
@@ -45,6 +44,18 @@ import java.util.function.UnaryOperator;
  * The rules run in the order of docs/architecture.md ("Rules") and the first refusal wins:
  *   allow-list lookup, 1 pause, 2 bans, (push the hit), 3 crawler spacing, 4 hit stack,
  *   5 per-client concurrency, 7 progressive delay, 6 load deferral.
+ * A decision is a short pipeline, one class a stage, each rule written once:
+ *   Prelude        classification (the crawler's claim verified), allow-list, 1 pause, 2 bans; the same
+ *                  on a single node and on a node of a cluster.
+ *   ClientRules    3-5 on this node's stores, under ClientRules.Limits: the policy's on a single node, the
+ *                  same limits scaled to the nodes last seen on a cluster node that has to decide alone.
+ *   SharedRules    cluster mode only: asks 3-5 of the SharedClientStore every node asks (a Decision.Pending),
+ *                  and falls back to ClientRules when it cannot answer. Its refusals are worded by ClientRules.
+ *   Outcomes       7 and 6, and how a decision ends: admitted (Pending, the admission), refused, or parked
+ *                  (Parked: the two waits, which meet 1, 2 and 6 again on resume).
+ * Beside the pipeline: AutomaticBans (rule 2's lookup, escalation and its bans, the ban clock) and
+ * EngineTelemetry (counters, latency, the snapshot's rows). ThrottleEngine assembles them and keeps the
+ * policy's lifecycle.
  * Progressive delay is evaluated before load deferral on purpose: a delayed request should not hold
  * an upstream slot while it waits, and load is best judged at the moment the request would go. It
  * never refuses, so evaluating it earlier cannot change which rule refuses a request.
@@ -52,7 +63,7 @@ import java.util.function.UnaryOperator;
  * State, and who guards it.
  *  - Hit stacks, requests in flight and each crawler's last service live behind ClientStateStore (bounded
  *    Caffeine tables locally: one for newcomers, one for clients seen twice; in cluster mode rules 3-5 are asked
- *    of a SharedClientStore instead, on a path of its own: see "cluster mode" below). The store
+ *    of a SharedClientStore first: see SharedRules). The store
  *    hands out typed handles and leases (its own types, checked by the compiler), so a second implementation
  *    cannot be handed another's objects. Each client's state is guarded by its own monitor, held for a few
  *    array operations; distinct clients never contend.
@@ -71,15 +82,15 @@ import java.util.function.UnaryOperator;
  *
  * Telemetry is written on the request path only as increments: one counter in a per-second slot
  * (OutcomeCounters), a wait-free HdrHistogram Recorder for latency, and the per-client ring that the
- * hit stack already keeps (it is the heatmap row). snapshot() does the reading, copying and sorting,
- * on the caller's thread, so the console looking costs requests nothing.
+ * hit stack already keeps (it is the heatmap row). snapshot() (EngineTelemetry) does the reading, copying
+ * and sorting, on the caller's thread, so the console looking costs requests nothing.
  *
- * Automatic bans. An offence (EscalationTracker) bans the offender on the request thread that saw it, in a set of
- * its own (AutomaticBanSet: hash lookups by exact client and by masked address, consulted in rule 2 beside the
- * compiled bans), so it is refused from its next request on. The ban is then proposed to the one writer of the
- * policy (AutomaticBanProposals: in the server, PolicyChanges), which batches proposals, writes and audits them and
- * installs a version holding them; installing settles the set. The request thread never writes, compiles, nor waits
- * for a lock the writer holds. Expired bans are the writer's too: it asks expiredAutomaticBans() and
+ * Automatic bans (AutomaticBans). An offence (EscalationTracker) bans the offender on the request thread that saw
+ * it, in a set of its own (AutomaticBanSet: hash lookups by exact client and by masked address, consulted in rule 2
+ * beside the compiled bans), so it is refused from its next request on. The ban is then proposed to the one writer
+ * of the policy (AutomaticBanProposals: in the server, PolicyChanges), which batches proposals, writes and audits
+ * them and installs a version holding them; installing settles the set. The request thread never writes, compiles,
+ * nor waits for a lock the writer holds. Expired bans are the writer's too: it asks expiredAutomaticBans() and
  * refreshExpiredBans() on a timer, and a ban's expiry is judged on one clock (banClock(): the engine's, plus
  * Redis's offset in a cluster), so the nodes of a cluster end a ban together.
  *
@@ -116,7 +127,6 @@ public final class ThrottleEngine {
     public static final String AUTOMATIC_BAN_AUTHOR = "sluice";
     /** The most automatic bans in force at once; beyond it an offender is only refused, not banned. */
     public static final int MAX_AUTOMATIC_BANS = 10_000;
-    private static final System.Logger LOG = System.getLogger(ThrottleEngine.class.getName());
     private final InstantSource clock;
     private final AtomicReference<CompiledPolicy> current;
     /** Rule 2's bans and the automatic bans (see "Automatic bans" in the essay). */
