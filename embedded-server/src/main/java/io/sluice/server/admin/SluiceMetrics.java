@@ -5,6 +5,7 @@ import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.sluice.engine.RequestClass;
+import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.governor.BreakerState;
 import io.sluice.engine.governor.DomainView;
 import io.sluice.engine.governor.GovernorSnapshot;
@@ -33,10 +34,20 @@ final class SluiceMetrics {
     private Snapshot current;
     private GovernorSnapshot governor;
 
-    SluiceMetrics(Supplier<Snapshot> snapshots, Supplier<GovernorSnapshot> governorSnapshots,
-                  ServerCounters counters) {
-        this.snapshots = snapshots;
+    SluiceMetrics(ThrottleEngine engine, Supplier<GovernorSnapshot> governorSnapshots, ServerCounters counters) {
+        this.snapshots = engine::snapshot;
         this.governorSnapshots = governorSnapshots;
+        CounterWithCallback.builder().name("sluice_automatic_bans_not_made_total")
+                .help("Offenders escalation did not ban as it should have, since start: limit (the most "
+                        + "automatic bans were in force: refused by their rule, not banned), queue_full (banned in "
+                        + "memory on this node but never written, audited nor shared: the policy writer's queue was "
+                        + "full)")
+                .labelNames("reason")
+                .callback(cb -> {
+                    cb.call(engine.automaticBansDropped(), "limit");
+                    cb.call(engine.automaticBansUnwritten(), "queue_full");
+                })
+                .register(registry);
         CounterWithCallback.builder().name("sluice_access_log_dropped_lines_total")
                 .help("Access log lines dropped since start: queue_full (the writer could not keep up), write_failed "
                         + "(the log could not be written, e.g. a full disk)")
