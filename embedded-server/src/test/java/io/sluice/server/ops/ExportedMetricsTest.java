@@ -58,21 +58,35 @@ class ExportedMetricsTest {
         assertThat(exported()).containsAll(used);
     }
 
-    /** The names of the samples of one scrape, after a request so that the per-class counters have series. */
+    @Test
+    void theEvictionsCounterStandsBesideTheOldGauge() throws Exception {
+        String body = scrape();
+
+        assertThat(body).contains("# TYPE sluice_clients_evicted_total counter\n",
+                "# TYPE sluice_clients_evicted gauge\n");
+        assertThat(exported()).contains("sluice_clients_evicted_total", "sluice_clients_evicted");
+    }
+
+    /** The names of the samples of one scrape. */
     private Set<String> exported() throws Exception {
+        Set<String> names = new TreeSet<>();
+        for (String line : scrape().split("\n")) {
+            if (!line.isBlank() && !line.startsWith("#")) {
+                names.add(line.split("[{ ]", 2)[0]);
+            }
+        }
+        return names;
+    }
+
+    /** One scrape of {@code /metrics}, after a request so that the per-class counters have series. */
+    private String scrape() throws Exception {
         http.send(HttpRequest.newBuilder(server.frontUri().resolve("/")).timeout(Duration.ofSeconds(10))
                 .header("User-Agent", AlertsFireTest.FIREFOX).build(), HttpResponse.BodyHandlers.discarding());
         HttpResponse<String> metrics = http.send(HttpRequest.newBuilder(server.adminUri().resolve("/metrics"))
                 .timeout(Duration.ofSeconds(10)).header("Authorization", "Bearer " + server.adminToken()).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(metrics.statusCode()).isEqualTo(200);
-        Set<String> names = new TreeSet<>();
-        for (String line : metrics.body().split("\n")) {
-            if (!line.isBlank() && !line.startsWith("#")) {
-                names.add(line.split("[{ ]", 2)[0]);
-            }
-        }
-        return names;
+        return metrics.body();
     }
 
     private static Set<String> without(Set<String> names, Set<String> others) {
