@@ -57,6 +57,9 @@ import java.util.concurrent.TimeoutException;
  * node's copy (engine, {@code policy.json}, audit log: whatever the listener does) in step with it.
  */
 public final class SharedPolicy implements AutoCloseable {
+    /** A script's answer when Redis holds no document: a node seeds it within a moment. */
+    private static final Unavailable NOT_SEEDED =
+            new Unavailable("Redis holds no cluster policy yet (restarted empty?); a node seeds it within a moment");
     private static final System.Logger LOG = System.getLogger(SharedPolicy.class.getName());
     private static final ObjectMapper JSON = PolicyJson.mapper();
     private static final TypeReference<List<Ban>> BAN_LIST = new TypeReference<>() { };
@@ -147,8 +150,7 @@ public final class SharedPolicy implements AutoCloseable {
         }
         long status = (Long) reply.get(0);
         if (status == -1) {
-            return new Unavailable("Redis holds no cluster policy yet (restarted empty?); a node seeds it "
-                    + "within a moment");
+            return NOT_SEEDED;
         }
         if (status == 0) {
             return new Conflict((Long) reply.get(1));
@@ -183,8 +185,7 @@ public final class SharedPolicy implements AutoCloseable {
         }
         long status = (Long) reply.get(0);
         if (status == -1) {
-            return new Unavailable("Redis holds no cluster policy yet (restarted empty?); a node seeds it "
-                    + "within a moment");
+            return NOT_SEEDED;
         }
         if (status == 0) {
             return new BansApplied((Long) reply.get(1), new BanChange(List.of(), List.of()));
