@@ -7,7 +7,10 @@ import io.sluice.engine.classify.SearchEngineVerifier;
 import io.sluice.engine.governor.CrawlGovernor;
 import io.sluice.engine.store.SharedClientStore;
 import io.sluice.engine.whatif.LiveShadow;
+import io.sluice.server.change.AutomaticBanWriter;
+import io.sluice.server.change.PolicyChanges;
 import io.sluice.server.change.PolicyHistory;
+import io.sluice.server.change.PolicyStore;
 import io.sluice.server.state.DomainSettingsWriter;
 import io.sluice.server.state.StateDirectory;
 import java.io.IOException;
@@ -22,25 +25,25 @@ import java.util.random.RandomGenerator;
 
 /**
  * The engine of one node and what runs beside it: the crawler classifier, the search-engine verifier and its DNS
- * threads, the live what-if shadow, the recorder that persists and audits automatic bans, and the crawl governor
- * with its settings writer. The standalone server and embedded mode both build it here, so that neither lacks a
- * piece the other has (embedded mode once had no verifier and lost its automatic bans at a restart).
+ * threads, the live what-if shadow, the policy's one writer (its changes, and the thread that writes automatic bans)
+ * and the crawl governor with its settings writer. The standalone server and embedded mode both build it here, so
+ * that neither lacks a piece the other has (embedded mode once had no verifier and lost its automatic bans at a
+ * restart).
  */
 public final class NodeEngine implements AutoCloseable {
     private final ThrottleEngine engine;
     private final CrawlGovernor governor;
     private final LiveShadow shadow;
-    private final AutomaticBanRecorder automaticBans;
+    private volatile AutomaticBanWriter automaticBans;
     private final ThreadPoolExecutor dnsLookups;
     private final PolicyHistory history;
 
-    private NodeEngine(ThrottleEngine engine, CrawlGovernor governor, LiveShadow shadow,
-                       AutomaticBanRecorder automaticBans, ThreadPoolExecutor dnsLookups, PolicyHistory history) {
+    private NodeEngine(ThrottleEngine engine, CrawlGovernor governor, LiveShadow shadow, ThreadPoolExecutor dnsLookups,
+                       PolicyHistory history) {
         this.history = history;
         this.engine = engine;
         this.governor = governor;
         this.shadow = shadow;
-        this.automaticBans = automaticBans;
         this.dnsLookups = dnsLookups;
     }
 
@@ -61,13 +64,11 @@ public final class NodeEngine implements AutoCloseable {
                 verifier, shared);
         LiveShadow shadow = new LiveShadow(engine, EngineConfig.defaults(), classifier, verifier, clock);
         PolicyHistory history = new PolicyHistory(engine.policy());
-        AutomaticBanRecorder automaticBans = new AutomaticBanRecorder(engine, state, clock, history);
-        engine.onAutomaticBans(automaticBans);
         CrawlGovernor governor = new CrawlGovernor(clock, () -> engine.policy().governor(),
                 RandomGenerator.of("L64X128MixRandom"), CrawlGovernor.DEFAULT_MAX_DOMAINS, state.loadDomainSettings());
         // An operator's change to a domain (rate, minimum delay, revival) survives a restart.
         governor.onSettingsChanged(new DomainSettingsWriter(state, governor::settings)::save);
-        return new NodeEngine(engine, governor, shadow, automaticBans, dnsLookups, history);
+        return new NodeEngine(engine, governor, shadow, dnsLookups, history);
     }
 
     /**
@@ -108,10 +109,26 @@ public final class NodeEngine implements AutoCloseable {
         return history;
     }
 
+    /**
+     * The one writer of this node's policy, recording through {@code store} (this machine's files, or the cluster's
+     * Redis): operators' changes, and the engine's automatic bans, batched by a thread of its own. Call once.
+     */
+    public PolicyChanges policyChanges(PolicyStore store, InstantSource clock) {
+        if (automaticBans != null) {
+            throw new IllegalStateException("the policy has one writer: already made");
+        }
+        PolicyChanges changes = new PolicyChanges(engine, store, clock);
+        automaticBans = AutomaticBanWriter.start(engine, changes);
+        return changes;
+    }
+
     /** Writes the automatic bans still queued, then stops the DNS lookups and the shadow's thread. */
     @Override
     public void close() {
-        automaticBans.close();
+        AutomaticBanWriter writer = automaticBans;
+        if (writer != null) {
+            writer.close();
+        }
         dnsLookups.shutdownNow();
         shadow.close();
     }

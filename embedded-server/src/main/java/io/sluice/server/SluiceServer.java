@@ -1,7 +1,9 @@
 package io.sluice.server;
 
 import io.sluice.engine.ThrottleEngine;
+import io.sluice.engine.classify.CrawlerListClassifier;
 import io.sluice.engine.governor.CrawlGovernor;
+import io.sluice.engine.policy.Policy;
 import io.sluice.server.admin.AdminConnections;
 import io.sluice.server.admin.AdminHandler;
 import io.sluice.server.admin.ServerCounters;
@@ -34,7 +36,9 @@ import java.net.BindException;
 import java.net.URI;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
@@ -69,7 +73,6 @@ public final class SluiceServer implements AutoCloseable {
     private DemoSite demoPages;
     private DemoCrawlers crawlers;
     private NodeEngine node;
-    private ClusterAutomaticBans clusterBans;
     private ClusterNode cluster;
 
     private SluiceServer(Server server, Server adminServer, AdminCertificate adminCertificate,
@@ -160,14 +163,9 @@ public final class SluiceServer implements AutoCloseable {
         // the versions this node ran are remembered for merging edits made from them.
         PolicyHistory history = node.history();
         AtomicReference<SharedPolicy> sharedPolicy = new AtomicReference<>();
-        PolicyChanges changes = new PolicyChanges(engine, config.cluster() == null
+        PolicyChanges changes = node.policyChanges(config.cluster() == null
                 ? new LocalPolicyStore(state, history, clock)
                 : new ClusterPolicyStore(sharedPolicy::get, () -> engine.policy().version(), history), clock);
-        ClusterAutomaticBans clusterBans = null;
-        if (config.cluster() != null) {
-            clusterBans = new ClusterAutomaticBans(changes, clock);
-            engine.delegateAutomaticBans(clusterBans);
-        }
         Server adminServer = Listeners.adminServer(config.limits());
         adminServer.setStopTimeout(STOP_TIMEOUT_MILLIS);
         ServerConnector admin = Listeners.admin(adminServer, config.admin(), config.limits(), certificate,
@@ -184,16 +182,12 @@ public final class SluiceServer implements AutoCloseable {
             if (demoSite != null) {
                 demoSite.stop();
             }
-            if (clusterBans != null) {
-                clusterBans.close();
-            }
             node.close();
             throw e;
         }
         SluiceServer running = new SluiceServer(server, adminServer, certificate, changes, demoSite, front, admin,
                 state, engine, governor, accessLog);
         running.node = node; // its threads go with the server
-        running.clusterBans = clusterBans;
         if (config.cluster() != null) {
             running.cluster = ClusterNode.start(config.cluster().nodeNameOr(front.getLocalPort()),
                     config.cluster().redis(), running.adminUri().toString(), new EngineLoad(engine),
@@ -210,10 +204,28 @@ public final class SluiceServer implements AutoCloseable {
         }
         running.demoPages = demoPages;
         if (config.demoTraffic()) {
+            verifyDemoCrawlers(changes);
             running.traffic = DemoScenario.start(List.of(running.frontUri()), demoPages, DemoScenario.DEFAULT_PHASE);
             running.crawlers = DemoCrawlers.start(running.adminUri(), state.workerToken());
         }
         return running;
+    }
+
+    /**
+     * The demo's crawlers send from loopback addresses that no crawler operator publishes: its policy declares them
+     * verified there, as an operator would a partner's crawler, so the demo shows crawler spacing and not only bots.
+     */
+    private static void verifyDemoCrawlers(PolicyChanges changes) {
+        Map<String, List<String>> cast = DemoScenario.crawlerAddresses(CrawlerListClassifier.bundled(),
+                changes.live().classification());
+        changes.applyIfChanged(new PolicyChanges.Author("demo", null), "crawlers.verify",
+                "the demo's crawlers are verified at their loopback addresses", p -> {
+                    Policy.Crawlers crawlers = p.crawlers();
+                    Map<String, List<String>> ranges = new LinkedHashMap<>(crawlers.verifiedRanges());
+                    ranges.putAll(cast);
+                    return p.withCrawlers(new Policy.Crawlers(crawlers.perCrawlerSeconds(),
+                            crawlers.allCrawlersSeconds(), crawlers.verifySearchEngines(), ranges));
+                }, Policy::crawlers);
     }
 
     /** The names the admin listener answers to: the operator's, the listen host's, this machine's. */
@@ -325,9 +337,7 @@ public final class SluiceServer implements AutoCloseable {
         try {
             server.stop();
             adminServer.stop();
-            if (clusterBans != null) {
-                clusterBans.close();
-            }
+            node.close(); // the policy writer, before the cluster's links it writes through
             if (cluster != null) {
                 cluster.close();
             }

@@ -169,7 +169,7 @@ class SiteLimitsEndToEndTest {
         HttpResponse<String> banned = get("/page/1", "HTTrack 3.0");
         assertThat(reason(banned)).isEqualTo("BANNED");
         assertThat(banned.body()).doesNotContain("escalation");
-        Ban ban = server.engine().policy().bans().get(0);
+        Ban ban = server.engine().snapshot().bans().get(0); // in force at once, written a moment later
         assertThat(ban.author()).isEqualTo("sluice");
         Path policyFile = state.resolve("policy.json");
         Path audit = state.resolve("audit.log");

@@ -4,54 +4,25 @@ import io.sluice.engine.classify.CrawlerRanges;
 import io.sluice.engine.classify.CrawlerVerifier;
 import io.sluice.engine.classify.SearchEngineVerifier;
 import io.sluice.engine.internal.AggregateLink;
-import io.sluice.engine.store.ClientKey;
-import io.sluice.engine.internal.ClientSample;
-import io.sluice.engine.internal.ClientStateStore;
 import io.sluice.engine.internal.ClientStores;
 import io.sluice.engine.internal.CompiledPolicy;
 import io.sluice.engine.internal.CrawlerGate;
-import io.sluice.engine.internal.CrawlerSlot;
-import io.sluice.engine.internal.EscalationTracker;
-import io.sluice.engine.internal.HitStackState;
-import io.sluice.engine.internal.LatencyTracker;
 import io.sluice.engine.internal.LoadGate;
 import io.sluice.engine.internal.LocalClientStateStore;
-import io.sluice.engine.internal.OutcomeCounters;
-import io.sluice.engine.internal.RouteTable;
 import io.sluice.engine.store.SharedClientStore;
-import io.sluice.engine.net.IpAddress;
 import io.sluice.engine.policy.Ban;
-import io.sluice.engine.policy.BanType;
-import io.sluice.engine.policy.Escalation;
 import io.sluice.engine.policy.FieldError;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.PolicyConflictException;
 import io.sluice.engine.policy.PolicyValidationException;
-import io.sluice.engine.telemetry.ClientRow;
-import io.sluice.engine.telemetry.ClientStatus;
-import io.sluice.engine.telemetry.ClientTableStats;
 import io.sluice.engine.telemetry.ClusterStatus;
-import io.sluice.engine.telemetry.CrawlerIdentity;
-import io.sluice.engine.telemetry.LoadState;
 import io.sluice.engine.telemetry.Snapshot;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.Lock;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
@@ -73,6 +44,18 @@ import java.util.function.UnaryOperator;
  * The rules run in the order of docs/architecture.md ("Rules") and the first refusal wins:
  *   allow-list lookup, 1 pause, 2 bans, (push the hit), 3 crawler spacing, 4 hit stack,
  *   5 per-client concurrency, 7 progressive delay, 6 load deferral.
+ * A decision is a short pipeline, one class a stage, each rule written once:
+ *   Prelude        classification (the crawler's claim verified), allow-list, 1 pause, 2 bans; the same
+ *                  on a single node and on a node of a cluster.
+ *   ClientRules    3-5 on this node's stores, under ClientRules.Limits: the policy's on a single node, the
+ *                  same limits scaled to the nodes last seen on a cluster node that has to decide alone.
+ *   SharedRules    cluster mode only: asks 3-5 of the SharedClientStore every node asks (a Decision.Pending),
+ *                  and falls back to ClientRules when it cannot answer. Its refusals are worded by ClientRules.
+ *   Outcomes       7 and 6, and how a decision ends: admitted (Pending, the admission), refused, or parked
+ *                  (Parked: the two waits, which meet 1, 2 and 6 again on resume).
+ * Beside the pipeline: AutomaticBans (rule 2's lookup, escalation and its bans, the ban clock) and
+ * EngineTelemetry (counters, latency, the snapshot's rows). ThrottleEngine assembles them and keeps the
+ * policy's lifecycle.
  * Progressive delay is evaluated before load deferral on purpose: a delayed request should not hold
  * an upstream slot while it waits, and load is best judged at the moment the request would go. It
  * never refuses, so evaluating it earlier cannot change which rule refuses a request.
@@ -80,7 +63,7 @@ import java.util.function.UnaryOperator;
  * State, and who guards it.
  *  - Hit stacks, requests in flight and each crawler's last service live behind ClientStateStore (bounded
  *    Caffeine tables locally: one for newcomers, one for clients seen twice; in cluster mode rules 3-5 are asked
- *    of a SharedClientStore instead, on a path of its own: see "cluster mode" below). The store
+ *    of a SharedClientStore first: see SharedRules). The store
  *    hands out typed handles and leases (its own types, checked by the compiler), so a second implementation
  *    cannot be handed another's objects. Each client's state is guarded by its own monitor, held for a few
  *    array operations; distinct clients never contend.
@@ -99,8 +82,17 @@ import java.util.function.UnaryOperator;
  *
  * Telemetry is written on the request path only as increments: one counter in a per-second slot
  * (OutcomeCounters), a wait-free HdrHistogram Recorder for latency, and the per-client ring that the
- * hit stack already keeps (it is the heatmap row). snapshot() does the reading, copying and sorting,
- * on the caller's thread, so the console looking costs requests nothing.
+ * hit stack already keeps (it is the heatmap row). snapshot() (EngineTelemetry) does the reading, copying
+ * and sorting, on the caller's thread, so the console looking costs requests nothing.
+ *
+ * Automatic bans (AutomaticBans). An offence (EscalationTracker) bans the offender on the request thread that saw
+ * it, in a set of its own (AutomaticBanSet: hash lookups by exact client and by masked address, consulted in rule 2
+ * beside the compiled bans), so it is refused from its next request on. The ban is then proposed to the one writer
+ * of the policy (AutomaticBanProposals: in the server, PolicyChanges), which batches proposals, writes and audits
+ * them and installs a version holding them; installing settles the set. The request thread never writes, compiles,
+ * nor waits for a lock the writer holds. Expired bans are the writer's too: it asks expiredAutomaticBans() and
+ * refreshExpiredBans() on a timer, and a ban's expiry is judged on one clock (banClock(): the engine's, plus
+ * Redis's offset in a cluster), so the nodes of a cluster end a ban together.
  *
  * Live edits and state already counted (the engine's "token inheritance" decision):
  *  - Limits apply to the next decision using the state already counted: lowering maxHits refuses at
@@ -126,9 +118,6 @@ import java.util.function.UnaryOperator;
  */
 public final class ThrottleEngine {
 
-    /** A client refused or delayed this recently is shown as {@link ClientStatus#LIMITED}. */
-    private static final long LIMITED_SHOWN_MILLIS = 5_000;
-    private static final int HISTORY_SECONDS = 300;
     /**
      * The longest user agent kept: a longer one is cut before it keys, classifies or matches anything. HTTP
      * header values are ISO-8859-1 on the wire, so this is 512 bytes of the header.
@@ -138,51 +127,21 @@ public final class ThrottleEngine {
     public static final String AUTOMATIC_BAN_AUTHOR = "sluice";
     /** The most automatic bans in force at once; beyond it an offender is only refused, not banned. */
     public static final int MAX_AUTOMATIC_BANS = 10_000;
-    /** Expired bans are purged from the compiled policy at most this often. */
-    private static final long PURGE_INTERVAL_MILLIS = 1_000;
-    private static final int LATENCY_SECONDS = 60;
-    private static final VarHandle COMPLETED;
-
-    static {
-        try {
-            COMPLETED = MethodHandles.lookup().findVarHandle(Pending.class, "completed", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
-    private final EngineConfig config;
     private final InstantSource clock;
-    private final UserAgentClassifier classifier;
     private final AtomicReference<CompiledPolicy> current;
-    private final ClientStateStore<?, ?> store;
-    /** Per-address aggregates: every user agent of an IPv4 address or an IPv6 prefix, keyed by the masked address. */
-    private final ClientStateStore<?, ?> addresses;
-    /** {@link #store} and {@link #addresses}, typed together for the decision. */
-    private final ClientStores<?, ?, ?, ?> stores;
-    /** Route limits: one hit stack per (client, route), keyed by the client with the route's id appended. */
-    private final ClientStateStore<?, ?> routeStacks;
-    private final EscalationTracker escalations = new EscalationTracker();
-    /** Serialises automatic bans, so two offenders banned at once are installed one after the other. */
-    private final ReentrantLock automaticChanges = new ReentrantLock();
-    private final AtomicBoolean purging = new AtomicBoolean();
-    private volatile long lastPurgeMillis = Long.MIN_VALUE;
-    private volatile AutomaticBanListener automaticBanListener;
-    /** True when the listener installs automatic bans itself (a cluster: on every node, as one version). */
-    private volatile boolean automaticBansDelegated;
+    /** Rule 2's bans and the automatic bans (see "Automatic bans" in the essay). */
+    private final AutomaticBans bans;
+    /** Requests in flight and waiting on this node (rule 6). */
     private final LoadGate load = new LoadGate();
-    private final CrawlerGate crawlerGate = new CrawlerGate();
-    private final OutcomeCounters counters = new OutcomeCounters(HISTORY_SECONDS);
-    private final LatencyTracker latency = new LatencyTracker(LATENCY_SECONDS);
-    /** Whether a crawler's claim is true: its published ranges, the policy's, reverse DNS (see {@link #verified}). */
-    private final CrawlerVerifier crawlerVerifier;
+    /** Outcome counts, latency and the snapshot's rows. */
+    private final EngineTelemetry telemetry;
     /** Sees every decision (the what-if shadow), or null. */
     private volatile DecisionTap tap;
     private volatile Supplier<ClusterStatus> clusterStatus = () -> ClusterStatus.standalone(load.inFlight());
-    /** Rules 3-5 for the cluster (cluster mode), or null: this node decides alone, on its local stores. */
-    private final SharedClientStore<?> shared;
-    /** The live policy's limits divided by the nodes last seen, for cluster mode (see {@link #scaled}). */
-    private volatile Scaled scaled;
+    /** Classification, allow-list, rules 1 and 2: the same on a single node and in a cluster. */
+    private final Prelude prelude;
+    /** What follows the prelude: rules 3-5 on this node's stores or the cluster's, then 7 and 6. */
+    private final Prelude.Next clientRules;
 
     /**
      * An engine without reverse DNS: with {@code crawlers.verifySearchEngines} on (the default), a crawler's claim is
@@ -216,19 +175,34 @@ public final class ThrottleEngine {
     public ThrottleEngine(EngineConfig config, InstantSource clock, Policy initialPolicy,
                           UserAgentClassifier classifier, SearchEngineVerifier verifier,
                           SharedClientStore<?> shared) {
-        this.shared = shared;
-        this.crawlerVerifier = new CrawlerVerifier(CrawlerRanges.bundled(), verifier);
-        this.config = Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(config, "config");
         this.clock = Objects.requireNonNull(clock, "clock");
-        this.classifier = Objects.requireNonNull(classifier, "classifier");
+        Objects.requireNonNull(classifier, "classifier");
         this.current = new AtomicReference<>(compile(initialPolicy, clock.millis()));
+        this.bans = new AutomaticBans(initialPolicy);
         Duration idle = Duration.ofSeconds(config.idleSeconds());
         LocalClientStateStore clients = new LocalClientStateStore(config.maxTrackedClients(), idle, clock);
         LocalClientStateStore aggregates = LocalClientStateStore.ofAggregates(config.maxTrackedClients(), idle, clock);
-        this.stores = ClientStores.local(clients, aggregates);
-        this.store = clients;
-        this.addresses = aggregates;
-        this.routeStacks = new LocalClientStateStore(Math.max(1_000, config.maxTrackedClients() / 10), idle, clock);
+        LocalClientStateStore routeStacks = new LocalClientStateStore(Math.max(1_000, config.maxTrackedClients() / 10),
+                idle, clock);
+        this.telemetry = new EngineTelemetry(config, classifier, clients, aggregates, load, bans);
+        Outcomes outcomes = new Outcomes(clock, current, clients, load, new CrawlerGate(), bans, telemetry);
+        this.prelude = new Prelude(classifier, new CrawlerVerifier(CrawlerRanges.bundled(), verifier), bans, outcomes);
+        ClientRules rules = new ClientRules(outcomes, outcomes.crawlerGate(), routeStacks);
+        this.clientRules = next(ClientStores.local(clients, aggregates), rules,
+                shared == null ? null : new SharedRules<>(shared, rules, outcomes, clock));
+    }
+
+    /** The stage after the prelude: this node's client rules, or the cluster's when {@code cluster} is given. */
+    private static <C extends AggregateLink<A>, L, A, M> Prelude.Next next(ClientStores<C, L, A, M> stores,
+                                                                           ClientRules rules,
+                                                                           SharedRules<?> cluster) {
+        if (cluster == null) {
+            return (compiled, client, key, address, route, now) -> rules.judge(stores, compiled, client, key,
+                    address, route, now);
+        }
+        return (compiled, client, key, address, route, now) -> cluster.judge(stores, compiled, client, key, address,
+                route, now);
     }
 
     private static CompiledPolicy compile(Policy policy, long nowMillis) {
@@ -240,36 +214,59 @@ public final class ThrottleEngine {
     }
 
     /**
-     * Tells {@code listener} about every automatic ban the engine installs (escalation) and every expired one it
-     * removes, so the server can persist and audit them like an operator's. Called on the request thread that
-     * made the change, right after it is in force: hand the work to another thread.
+     * Sends every automatic ban (escalation) to {@code writer}, the one writer of the policy, once it is in force
+     * here: the offender is refused from its next request on, and the writer writes, audits and installs the ban off
+     * the request path. Without a writer automatic bans stay in this engine's memory until they expire.
      */
-    public void onAutomaticBans(AutomaticBanListener listener) {
-        this.automaticBansDelegated = false;
-        this.automaticBanListener = listener;
+    public void proposeAutomaticBansTo(AutomaticBanProposals writer) {
+        bans.proposeTo(Objects.requireNonNull(writer, "writer"));
     }
 
     /**
-     * Hands the automatic bans (escalation) and the removal of expired ones to {@code installer} instead of
-     * installing them here: in a cluster the policy's versions are the cluster's, so a node must not make one of
-     * its own; the installer changes the cluster's policy, which comes back to this engine like any change. The
-     * listener's {@code installed} argument is then the live policy, without the change. A removal is proposed
-     * again every second until the policy no longer holds the expired ban, so the installer must ignore bans
-     * already added or already gone. Called on a request thread: hand the work to another thread.
+     * Ban expiry is judged at this engine's clock plus {@code millis}: in a cluster the difference between Redis's
+     * clock and this node's, so that every node ends a ban at the same moment (docs/architecture-cluster.md).
      */
-    public void delegateAutomaticBans(AutomaticBanListener installer) {
-        this.automaticBanListener = Objects.requireNonNull(installer, "installer");
-        this.automaticBansDelegated = true;
+    public void judgeBanExpiryWithOffset(long millis) {
+        bans.judgeExpiryWithOffset(millis);
+    }
+
+    /** The time bans are judged at: this engine's clock, plus the cluster's offset. */
+    public Instant banClock() {
+        return Instant.ofEpochMilli(bans.banMillis(clock.millis()));
+    }
+
+    /** Automatic bans in force here that the live policy does not hold yet (the writer has them in hand). */
+    public List<Ban> pendingAutomaticBans() {
+        return bans.pending(clock.millis());
+    }
+
+    /** Offenders not banned because {@link #MAX_AUTOMATIC_BANS} were in force (they are refused by their rule). */
+    public long automaticBansDropped() {
+        return bans.dropped();
+    }
+
+    /** Automatic bans in force here that the writer could not take (its queue was full): never written. */
+    public long automaticBansUnwritten() {
+        return bans.unwritten();
+    }
+
+    /** The live policy's automatic bans that have expired, at {@link #banClock()}: for the writer to remove. */
+    public List<Ban> expiredAutomaticBans() {
+        Instant at = banClock();
+        return current.get().policy().bans().stream()
+                .filter(b -> AUTOMATIC_BAN_AUTHOR.equals(b.author()) && !b.activeAt(at)).toList();
     }
 
     /**
-     * The lock the engine's own changes of the policy take (automatic bans, and the removal of expired ones, when
-     * not delegated). Whoever reads the live policy, writes a change of it to disk and swaps it in holds it meanwhile,
-     * so that none of them lands in between: the change is not refused for a version it never saw, and the file
-     * written is the live policy. Never held on the request path but by a thread making an automatic ban.
+     * Compiles the live policy again, without its bans expired since it was compiled, when one has: so expired bans
+     * cost the request path nothing. For the policy writer's timer; a request never compiles.
      */
-    public Lock automaticChanges() {
-        return automaticChanges;
+    public void refreshExpiredBans() {
+        long now = bans.banMillis(clock.millis());
+        CompiledPolicy seen = current.get();
+        if (now >= seen.nextBanExpiryMillis()) {
+            current.compareAndSet(seen, new CompiledPolicy(seen.policy(), now));
+        }
     }
 
     /** The header trusted proxies set with the client's address, as the live policy names it. */
@@ -300,7 +297,7 @@ public final class ThrottleEngine {
      */
     public Decision decide(Request request) {
         long now = clock.millis();
-        Decision decision = shared == null ? judge(stores, request, now) : judgeShared(shared, stores, request, now);
+        Decision decision = prelude.decide(current.get(), request, now, clientRules);
         DecisionTap observer = tap;
         if (observer == null) {
             return decision;
@@ -319,803 +316,6 @@ public final class ThrottleEngine {
      */
     public void tap(DecisionTap newTap) {
         tap = newTap;
-    }
-
-    /**
-     * The decision, with each store's handle and lease types named (see {@link ClientStateStore}): {@code C}/{@code L}
-     * for clients, {@code A}/{@code M} for address aggregates.
-     */
-    private <C extends AggregateLink<A>, L, A, M> Decision judge(ClientStores<C, L, A, M> stores, Request request,
-                                                                 long now) {
-        ClientStateStore<C, L> store = stores.clients();
-        ClientStateStore<A, M> addresses = stores.addresses();
-        CompiledPolicy compiled = current.get();
-        if (now >= compiled.nextBanExpiryMillis()) {
-            compiled = purgeExpiredBans(compiled, now);
-        }
-        Policy policy = compiled.policy();
-        IpAddress address = compiled.resolver().resolve(request);
-        String rawAgent = boundedUserAgent(request.userAgent());
-        String userAgent = rawAgent == null ? "" : rawAgent;
-        UserAgentMatch match = classifier.classify(rawAgent, policy.classification());
-        RequestClass cls = verified(match, policy, address);
-        CompiledPolicy.Allowance allowance = compiled.allowance(address, userAgent);
-        boolean allowListed = allowance != CompiledPolicy.Allowance.NONE;
-        ClientKey key = new ClientKey(address, userAgent);
-        ClientInfo client = new ClientInfo(address.toString(), userAgent, cls, match.crawlerName(), allowListed);
-
-        // 1. pause
-        if (compiled.pauses(cls) && allowance != CompiledPolicy.Allowance.EXEMPT_INCLUDING_PAUSE) {
-            return refuse(client, key, Reason.PAUSED, policy.refusal().retryAfterSeconds(), null, now,
-                    policy.pause().all() ? "The service is paused." : "Service to " + cls + " clients is paused.");
-        }
-        // 2. bans
-        Ban ban = compiled.findBan(address, key, now);
-        if (ban != null) {
-            return refuseBanned(client, key, ban, policy, now);
-        }
-        // every request that passes 1-2 is pushed on its hit stacks, with its route's weight (rule 4 counts
-        // refused ones too)
-        RouteTable.Compiled route = compiled.routes().match(request.method(), request.path(), request.query(),
-                request.secFetchDest(), cls);
-        int weight = route.weight();
-        Policy.HitStack limits = policy.hitStack();
-        HitStackState<C> hits = store.pushHit(key, client, now, limits, weight);
-        RateLimitStatus rate = rateLimit(limits, hits);
-        if (allowListed) {
-            load.enter();
-            return admit(new Pending<>(store, client, key, address, null, null, null, addresses, null, null, rate),
-                    now, false);
-        }
-        Policy.PerAddress perAddress = policy.perAddress();
-        ClientKey addressKey = ClientKey.ofAddress(address, perAddress.ipv4Prefix(), perAddress.ipv6Prefix());
-        Policy.HitStack addressLimits = compiled.addressLimits();
-        HitStackState<A> addressHits = addresses.pushAggregateHit(addressKey, hits.client(), client, now, addressLimits,
-                weight);
-        HitStackState<?> routeHits = route.limits() == null ? null
-                : routeStacks.pushHit(new ClientKey(address, userAgent + '\u0000' + route.id()), client, now,
-                        route.limits(), Math.max(1, weight));
-        // 3. crawler spacing: this crawler (its list entry), then any crawler
-        CrawlerSlot slot = null;
-        CrawlerGate.Turn turn = null;
-        if (cls == RequestClass.CRAWLER) {
-            Policy.Crawlers crawlers = policy.crawlers();
-            slot = store.reserveCrawler(crawlerIdentity(client), now, crawlers.perCrawlerSeconds() * 1000L);
-            if (!slot.granted()) {
-                return refuseRule(compiled, client, key, addressKey, Reason.CRAWLER_SPACING,
-                        ceilSeconds(slot.waitMillis()), rate, now,
-                        "This crawler was served less than " + crawlers.perCrawlerSeconds() + " s ago.");
-            }
-            turn = crawlerGate.take(now, crawlers.allCrawlersSeconds() * 1000L);
-            if (!turn.granted()) {
-                store.releaseCrawler(slot);
-                return refuse(client, key, Reason.CRAWLERS_BUSY, ceilSeconds(turn.waitMillis()), rate, now,
-                        "Another crawler was served less than " + crawlers.allCrawlersSeconds() + " s ago.");
-            }
-        }
-        // 4. hit stacks: the client's, the route's, the address's
-        if (hits.hitsInWindow() > limits.maxHits()) {
-            giveBackCrawler(store, slot, turn);
-            return refuseRule(compiled, client, key, addressKey, Reason.HIT_STACK,
-                    ceilSeconds(hits.millisUntilBelow()), rate, now,
-                    "More than " + limits.maxHits() + " requests in " + limits.windowSeconds() + " s.");
-        }
-        if (routeHits != null && routeHits.hitsInWindow() > route.limits().maxHits()) {
-            giveBackCrawler(store, slot, turn);
-            return refuseRule(compiled, client, key, addressKey, Reason.ROUTE_LIMIT,
-                    ceilSeconds(routeHits.millisUntilBelow()), rate, now,
-                    "More than " + route.limits().maxHits() + " requests to this part of the site in "
-                            + route.limits().windowSeconds() + " s.");
-        }
-        if (addressHits.hitsInWindow() > addressLimits.maxHits()) {
-            giveBackCrawler(store, slot, turn);
-            addresses.recordLimited(addressKey, now, true);
-            return refuseRule(compiled, client, key, addressKey, Reason.ADDRESS_HIT_STACK,
-                    ceilSeconds(addressHits.millisUntilBelow()), rate, now,
-                    "More than " + addressLimits.maxHits() + " requests from this network address in "
-                            + addressLimits.windowSeconds() + " s.");
-        }
-        // 5. concurrency: the client's, the address's
-        int maxConcurrent = policy.perClient().maxConcurrent();
-        L inFlight = store.acquireInFlight(key, hits.client(), maxConcurrent);
-        if (inFlight == null) {
-            giveBackCrawler(store, slot, turn);
-            return refuseRule(compiled, client, key, addressKey, Reason.CLIENT_CONCURRENCY,
-                    policy.refusal().retryAfterSeconds(), rate, now,
-                    "Already " + maxConcurrent + " requests in progress from this client.");
-        }
-        M addressInFlight = addresses.acquireInFlight(addressKey, addressHits.client(), perAddress.maxConcurrent());
-        if (addressInFlight == null) {
-            store.releaseInFlight(inFlight);
-            giveBackCrawler(store, slot, turn);
-            addresses.recordLimited(addressKey, now, true);
-            return refuseRule(compiled, client, key, addressKey, Reason.ADDRESS_CONCURRENCY,
-                    policy.refusal().retryAfterSeconds(), rate, now,
-                    "Already " + perAddress.maxConcurrent() + " requests in progress from this network address.");
-        }
-        Pending<L, M> pending = new Pending<>(store, client, key, address, slot, turn, inFlight, addresses,
-                addressKey, addressInFlight, rate);
-        // 7. progressive delay (before 6: see the essay above)
-        Policy.ProgressiveDelay progressive = compiled.progressiveDelay(cls);
-        if (progressive != null && hits.hitsInWindow() > progressive.softHits()) {
-            long delay = Math.min(progressive.maxDelayMillis(),
-                    (long) (hits.hitsInWindow() - progressive.softHits()) * progressive.delayMillisPerHit());
-            store.recordLimited(key, now, false);
-            return new Decision.Wait(client, Reason.DELAYED, delay, new DelayDeferral(pending));
-        }
-        // 6. load deferral
-        return loadStage(pending, policy, now, false);
-    }
-
-    /** Rule 3 keys a crawler by its list entry: every address and user agent of one crawler share its gap. */
-    private static String crawlerIdentity(ClientInfo client) {
-        return client.crawlerName() != null ? client.crawlerName() : client.userAgent();
-    }
-
-    private void giveBackCrawler(ClientStateStore<?, ?> store, CrawlerSlot slot, CrawlerGate.Turn turn) {
-        if (slot != null) {
-            store.releaseCrawler(slot);
-        }
-        crawlerGate.giveBack(turn);
-    }
-
-    /**
-     * A {@code CRAWLER} stays one only when its claim is verified (its address in the crawler's published ranges or
-     * the policy's, or forward-confirmed reverse DNS; {@link CrawlerVerifier}). Any other claim is a {@code BOT}, so
-     * it is keyed by its address like any bot and never reaches rule 3: it cannot take the real crawler's slot nor
-     * the all-crawlers gap. While a reverse-DNS lookup is pending the claimant is a {@code BOT} too, whoever it
-     * turns out to be: believing it meanwhile would let a fake from a fresh address take the real one's slot once
-     * per address, and the cost to the real crawler is a request or two counted as a bot's.
-     */
-    private RequestClass verified(UserAgentMatch match, Policy policy, IpAddress address) {
-        if (match.requestClass() != RequestClass.CRAWLER || !policy.crawlers().verifySearchEngines()) {
-            return match.requestClass();
-        }
-        return crawlerVerifier.verify(match.crawlerName(), address, policy.crawlers())
-                == CrawlerVerifier.Verdict.VERIFIED ? RequestClass.CRAWLER : RequestClass.BOT;
-    }
-
-    private Decision loadStage(Pending<?, ?> pending, Policy policy, long now, boolean afterWait) {
-        RequestClass cls = pending.client.requestClass();
-        if (cls == RequestClass.BROWSER) {
-            load.enter(); // a browser is served whatever the load
-            return admit(pending, now, afterWait);
-        }
-        Policy.Load limits = policy.load();
-        if (load.tryEnter(limits.maxActive())) {
-            return admit(pending, now, afterWait);
-        }
-        if (load.tryWait(limits.maxWaiting())) {
-            store.recordLimited(pending.key, now, false);
-            return new Decision.Wait(pending.client, Reason.LOAD, limits.deferMillis(), new LoadDeferral(pending));
-        }
-        pending.release();
-        return refuse(pending.client, pending.key, Reason.LOAD, policy.refusal().retryAfterSeconds(),
-                pending.rate, now, "The site is busy: " + limits.maxWaiting() + " requests are already waiting.");
-    }
-
-    private Decision admit(Pending<?, ?> pending, long now, boolean afterWait) {
-        counters.admitted(pending.client.requestClass(), now, afterWait);
-        return new Decision.Admit(pending.client, pending, pending.rate);
-    }
-
-    private Decision refuse(ClientInfo client, ClientKey key, Reason reason, long retryAfterSeconds,
-                            RateLimitStatus rate, long now, String detail) {
-        counters.refused(client.requestClass(), reason, now);
-        store.recordLimited(key, now, true);
-        return new Decision.Refuse(client, reason, reason.httpStatus(), retryAfterSeconds, rate, detail);
-    }
-
-    /**
-     * A refusal by a rule the client brought on itself (spacing, hit stacks, concurrency): counted towards the
-     * policy's escalation rules, which may ban it.
-     */
-    private Decision refuseRule(CompiledPolicy compiled, ClientInfo client, ClientKey key, ClientKey addressKey,
-                                Reason reason, long retryAfterSeconds, RateLimitStatus rate, long now, String detail) {
-        Decision refusal = refuse(client, key, reason, retryAfterSeconds, rate, now, detail);
-        Escalation[] rules = compiled.escalation();
-        for (Escalation rule : rules) {
-            boolean byAddress = rule.scope() == Escalation.Scope.ADDRESS;
-            long banSeconds = escalations.refused(rule, byAddress ? addressKey : key, now);
-            if (banSeconds > 0) {
-                banAutomatically(rule, byAddress ? addressBanValue(addressKey, compiled.policy().perAddress())
-                        : key.ip() + "|" + key.userAgent(), byAddress, banSeconds, now);
-            }
-        }
-        return refusal;
-    }
-
-    /**
-     * What a banned client is told: the operator's published message, never the ban's reason (that is for
-     * operators, and may name the rule or the incident).
-     */
-    private Decision refuseBanned(ClientInfo client, ClientKey key, Ban ban, Policy policy, long now) {
-        long retry = ban.expiresAt() == null ? -1 : ceilSeconds(ban.expiresAt().toEpochMilli() - now);
-        String published = policy.refusal().bannedMessage();
-        return refuse(client, key, Reason.BANNED, retry, null, now,
-                published == null || published.isBlank() ? "This client is banned." : published);
-    }
-
-    // ---------------------------------------------------------------- automatic bans
-
-    /** The {@code ip} ban value of an address aggregate: the address, or the prefix when it is shorter. */
-    private static String addressBanValue(ClientKey addressKey, Policy.PerAddress perAddress) {
-        IpAddress masked = addressKey.address();
-        int prefix = masked.isIpv4() ? perAddress.ipv4Prefix() : perAddress.ipv6Prefix();
-        return prefix == masked.bitLength() ? masked.toString() : masked + "/" + prefix;
-    }
-
-    /**
-     * Installs an escalation ban: an ordinary ban by {@link #AUTOMATIC_BAN_AUTHOR}, the rule in its reason, with an
-     * expiry; then tells the listener so the server persists and audits it. Rare (an offence takes many
-     * refusals), so it is installed here, under a lock that keeps two offenders' bans from racing each other.
-     */
-    private void banAutomatically(Escalation rule, String value, boolean byAddress, long seconds, long now) {
-        Instant at = Instant.ofEpochMilli(now);
-        Ban ban = new Ban("auto-" + UUID.randomUUID(), byAddress ? BanType.IP : BanType.CLIENT, value,
-                "escalation: " + rule.refusals() + " refusals within " + rule.withinSeconds() + " s ("
-                        + rule.scope().name().toLowerCase(java.util.Locale.ROOT) + "), banned for " + seconds + " s",
-                AUTOMATIC_BAN_AUTHOR, at, at.plusSeconds(seconds));
-        AutomaticBanListener listener = automaticBanListener;
-        if (automaticBansDelegated && listener != null) {
-            listener.changed(current.get().policy(), List.of(ban), List.of());
-            return;
-        }
-        Policy installed;
-        automaticChanges.lock();
-        try {
-            long automatic = current.get().policy().bans().stream()
-                    .filter(b -> AUTOMATIC_BAN_AUTHOR.equals(b.author()) && b.activeAt(at)).count();
-            if (automatic >= MAX_AUTOMATIC_BANS) {
-                return;
-            }
-            installed = updatePolicy(p -> p.withBans(appended(p.bans(), ban)));
-        } finally {
-            automaticChanges.unlock();
-        }
-        if (listener != null) {
-            listener.changed(installed, List.of(ban), List.of());
-        }
-    }
-
-    private static List<Ban> appended(List<Ban> bans, Ban ban) {
-        List<Ban> copy = new ArrayList<>(bans.size() + 1);
-        copy.addAll(bans);
-        copy.add(ban);
-        return copy;
-    }
-
-    /**
-     * A compiled ban expired: compiles the policy again without it (at most once a second, by one thread; the
-     * others go on with the version they hold, whose expired bans no longer match). Expired automatic bans are
-     * also removed from the policy itself (a new version the listener persists and audits), so escalation never
-     * grows the ban list without bound; an operator's expired ban stays listed until an operator removes it.
-     */
-    private CompiledPolicy purgeExpiredBans(CompiledPolicy seen, long now) {
-        if (now < lastPurgeMillis + PURGE_INTERVAL_MILLIS || !purging.compareAndSet(false, true)) {
-            return seen;
-        }
-        try {
-            lastPurgeMillis = now;
-            Instant at = Instant.ofEpochMilli(now);
-            List<Ban> expired = seen.policy().bans().stream()
-                    .filter(b -> AUTOMATIC_BAN_AUTHOR.equals(b.author()) && !b.activeAt(at)).toList();
-            AutomaticBanListener listener = automaticBanListener;
-            boolean delegated = automaticBansDelegated && listener != null;
-            if (expired.isEmpty() || delegated) {
-                current.compareAndSet(seen, new CompiledPolicy(seen.policy(), now));
-                if (delegated && !expired.isEmpty()) {
-                    listener.changed(seen.policy(), List.of(), expired);
-                }
-                return current.get();
-            }
-            Policy installed;
-            automaticChanges.lock();
-            try {
-                installed = updatePolicy(p -> p.withBans(p.bans().stream()
-                        .filter(b -> !(AUTOMATIC_BAN_AUTHOR.equals(b.author()) && !b.activeAt(at))).toList()));
-            } finally {
-                automaticChanges.unlock();
-            }
-            if (listener != null) {
-                listener.changed(installed, List.of(), expired);
-            }
-            return current.get();
-        } finally {
-            purging.set(false);
-        }
-    }
-
-    private static RateLimitStatus rateLimit(Policy.HitStack limits, HitStackState<?> hits) {
-        return new RateLimitStatus(limits.maxHits(), Math.max(0, limits.maxHits() - hits.hitsInWindow()),
-                ceilSeconds(hits.millisUntilReset()), limits.windowSeconds());
-    }
-
-    /** Whole seconds, rounded up, for {@code Retry-After}: never tell a client to come back too early. */
-    static long ceilSeconds(long millis) {
-        return millis <= 0 ? 0 : (millis + 999) / 1000;
-    }
-
-    /**
-     * What a decision holds between its rules and its admission (the client's concurrency and crawler
-     * slots), and once admitted, the admission itself: its slots are released exactly once, guarded by a
-     * compare-and-set on {@link #completed}, so a duplicate {@code complete} is harmless.
-     */
-    private class Pending<L, M> implements Decision.Admission {
-        final ClientStateStore<?, L> store;
-        final ClientStateStore<?, M> addressStore;
-        final ClientKey addressKey;
-        /** The address store's lease, or null when none was taken (allow-listed). */
-        final M addressInFlight;
-        final ClientInfo client;
-        final ClientKey key;
-        final IpAddress address;
-        final CrawlerSlot crawlerSlot;
-        final CrawlerGate.Turn crawlerTurn;
-        /** The store's lease on the client's in-flight slot, or null when none was taken (allow-listed). */
-        final L inFlight;
-        final RateLimitStatus rate;
-        /** 1 once completed; only through {@link #COMPLETED}. */
-        @SuppressWarnings("unused")
-        private volatile int completed;
-
-        Pending(ClientStateStore<?, L> store, ClientInfo client, ClientKey key, IpAddress address,
-                CrawlerSlot crawlerSlot, CrawlerGate.Turn crawlerTurn, L inFlight, ClientStateStore<?, M> addressStore,
-                ClientKey addressKey, M addressInFlight, RateLimitStatus rate) {
-            this.store = store;
-            this.addressStore = addressStore;
-            this.addressKey = addressKey;
-            this.addressInFlight = addressInFlight;
-            this.crawlerTurn = crawlerTurn;
-            this.client = client;
-            this.key = key;
-            this.address = address;
-            this.crawlerSlot = crawlerSlot;
-            this.inFlight = inFlight;
-            this.rate = rate;
-        }
-
-        /** The request will not be served: give its slots back. Called at most once per pending. */
-        void release() {
-            releaseInFlight();
-            giveBackCrawler(store, crawlerSlot, crawlerTurn);
-        }
-
-        void releaseInFlight() {
-            if (inFlight != null) {
-                store.releaseInFlight(inFlight);
-            }
-            if (addressInFlight != null) {
-                addressStore.releaseInFlight(addressInFlight);
-            }
-        }
-
-        /** The admitted request finished: frees its load and concurrency slots, once. */
-        @Override
-        public void complete(int status, long upstreamLatencyNanos) {
-            if (!COMPLETED.compareAndSet(this, 0, 1)) {
-                return;
-            }
-            load.exit();
-            releaseInFlight();
-            latency.record(upstreamLatencyNanos);
-        }
-
-        /** A pause or ban installed while the request waited refuses it; else null. */
-        Decision refusedMeanwhile(CompiledPolicy compiled, long now) {
-            if (compiled.pauses(client.requestClass())) {
-                release();
-                return refuse(client, key, Reason.PAUSED, compiled.policy().refusal().retryAfterSeconds(), rate,
-                        now, "The service was paused while this request waited.");
-            }
-            Ban ban = compiled.findBan(address, key, now);
-            if (ban != null) {
-                release();
-                return refuseBanned(client, key, ban, compiled.policy(), now);
-            }
-            return null;
-        }
-    }
-
-    /** Shared resume/cancel bookkeeping: exactly one of them takes effect, once. */
-    private abstract class Parked implements Decision.Deferral {
-        private static final int WAITING = 0;
-        private static final int RESUMED = 1;
-        private static final int CANCELLED = 2;
-        final Pending<?, ?> pending;
-        private final AtomicInteger state = new AtomicInteger(WAITING);
-
-        Parked(Pending<?, ?> pending) {
-            this.pending = pending;
-        }
-
-        @Override
-        public final Decision resume() {
-            if (!state.compareAndSet(WAITING, RESUMED)) {
-                throw new IllegalStateException("this wait was already " + (state.get() == RESUMED
-                        ? "resumed" : "cancelled"));
-            }
-            leaveWait();
-            long now = clock.millis();
-            CompiledPolicy compiled = current.get();
-            Decision refused = pending.refusedMeanwhile(compiled, now);
-            return refused != null ? refused : proceed(compiled.policy(), now);
-        }
-
-        @Override
-        public final void cancel() {
-            if (state.compareAndSet(WAITING, CANCELLED)) {
-                leaveWait();
-                pending.release();
-            }
-        }
-
-        abstract void leaveWait();
-
-        abstract Decision proceed(Policy policy, long now);
-    }
-
-    /** Rule 7's wait: afterwards the remaining rule (load deferral) decides. */
-    private final class DelayDeferral extends Parked {
-        DelayDeferral(Pending<?, ?> pending) {
-            super(pending);
-        }
-
-        @Override
-        void leaveWait() {
-            // a progressive delay holds no waiting place
-        }
-
-        @Override
-        Decision proceed(Policy policy, long now) {
-            return loadStage(pending, policy, now, true);
-        }
-    }
-
-    /** Rule 6's wait: holds a waiting place; afterwards admitted if the load allows, else refused. */
-    private final class LoadDeferral extends Parked {
-        LoadDeferral(Pending<?, ?> pending) {
-            super(pending);
-        }
-
-        @Override
-        void leaveWait() {
-            load.endWait();
-        }
-
-        @Override
-        Decision proceed(Policy policy, long now) {
-            if (load.tryEnter(policy.load().maxActive())) {
-                return admit(pending, now, true);
-            }
-            pending.release();
-            return refuse(pending.client, pending.key, Reason.LOAD, policy.refusal().retryAfterSeconds(),
-                    pending.rate, now, "The site is busy: " + policy.load().maxActive()
-                            + " requests are in progress.");
-        }
-    }
-
-    // ---------------------------------------------------------------- cluster mode: rules 3-5 in a shared store
-
-    /*
-     * A separate path, taken only when the engine was built with a SharedClientStore; judge() above is the single
-     * node's and is left exactly as it is (its cost is measured on its own). Rules 1-2 and the classification are
-     * the same lines as judge's, kept apart on purpose while judge's cost is being worked on.
-     *
-     * Every request still pushes its hits on this node's local stores: they are this node's view of its clients
-     * (the snapshot's heatmap) and what it decides on when the shared store cannot answer. Those pushes use the
-     * limits divided by the nodes last seen (Scaled), so a local verdict is ready without recomputing anything. A
-     * request admitted by the shared store also takes a slot in the local stores, without a limit: this node's
-     * in-flight count stays right for telemetry and for the moment it has to decide alone.
-     */
-
-    /**
-     * The live policy's hit stacks divided by {@code nodes} (rounded up): what the local pushes report against, so a
-     * node that has to decide alone finds its verdict ready.
-     */
-    private record Scaled(CompiledPolicy of, int nodes, Policy.HitStack hitStack, Policy.HitStack address) {
-
-        static Scaled of(CompiledPolicy compiled, int nodes) {
-            return new Scaled(compiled, nodes, divided(compiled.policy().hitStack(), nodes),
-                    divided(compiled.addressLimits(), nodes));
-        }
-
-        static Policy.HitStack divided(Policy.HitStack limits, int nodes) {
-            return nodes == 1 ? limits : new Policy.HitStack(limits.windowSeconds(), ceilDiv(limits.maxHits(), nodes));
-        }
-    }
-
-    private static int ceilDiv(int value, int by) {
-        return (int) ((value + (long) by - 1) / by);
-    }
-
-    private Scaled scaled(CompiledPolicy compiled, int nodes) {
-        Scaled known = scaled;
-        if (known != null && known.of() == compiled && known.nodes() == nodes) {
-            return known;
-        }
-        Scaled fresh = Scaled.of(compiled, nodes);
-        scaled = fresh;
-        return fresh;
-    }
-
-    /** What a shared decision carries from the request to the store's answer. */
-    private record Asked<C extends AggregateLink<A>, L, A, M>(ClientStores<C, L, A, M> stores, CompiledPolicy compiled,
-                                                              Scaled scaled, ClientInfo client, ClientKey key,
-                                                              IpAddress address, ClientKey addressKey,
-                                                              RouteTable.Compiled route, HitStackState<C> hits,
-                                                              HitStackState<A> addressHits, HitStackState<?> routeHits,
-                                                              SharedClientStore.Ask ask) {
-    }
-
-    private <C extends AggregateLink<A>, L, A, M, S> Decision judgeShared(SharedClientStore<S> shared,
-                                                                       ClientStores<C, L, A, M> stores,
-                                                                       Request request, long now) {
-        ClientStateStore<C, L> store = stores.clients();
-        ClientStateStore<A, M> addresses = stores.addresses();
-        CompiledPolicy compiled = current.get();
-        if (now >= compiled.nextBanExpiryMillis()) {
-            compiled = purgeExpiredBans(compiled, now);
-        }
-        Policy policy = compiled.policy();
-        IpAddress address = compiled.resolver().resolve(request);
-        String rawAgent = boundedUserAgent(request.userAgent());
-        String userAgent = rawAgent == null ? "" : rawAgent;
-        UserAgentMatch match = classifier.classify(rawAgent, policy.classification());
-        RequestClass cls = verified(match, policy, address);
-        CompiledPolicy.Allowance allowance = compiled.allowance(address, userAgent);
-        boolean allowListed = allowance != CompiledPolicy.Allowance.NONE;
-        ClientKey key = new ClientKey(address, userAgent);
-        ClientInfo client = new ClientInfo(address.toString(), userAgent, cls, match.crawlerName(), allowListed);
-
-        // 1. pause
-        if (compiled.pauses(cls) && allowance != CompiledPolicy.Allowance.EXEMPT_INCLUDING_PAUSE) {
-            return refuse(client, key, Reason.PAUSED, policy.refusal().retryAfterSeconds(), null, now,
-                    policy.pause().all() ? "The service is paused." : "Service to " + cls + " clients is paused.");
-        }
-        // 2. bans
-        Ban ban = compiled.findBan(address, key, now);
-        if (ban != null) {
-            return refuseBanned(client, key, ban, policy, now);
-        }
-        RouteTable.Compiled route = compiled.routes().match(request.method(), request.path(), request.query(),
-                request.secFetchDest(), cls);
-        int weight = route.weight();
-        Scaled alone = scaled(compiled, Math.max(1, shared.nodes()));
-        HitStackState<C> hits = store.pushHit(key, client, now, alone.hitStack(), weight);
-        if (allowListed) {
-            // exempt from rules 3-7: nothing to ask the cluster
-            load.enter();
-            return admit(new Pending<>(store, client, key, address, null, null, null, addresses, null, null,
-                    rateLimit(policy.hitStack(), hits)), now, false);
-        }
-        Policy.PerAddress perAddress = policy.perAddress();
-        ClientKey addressKey = ClientKey.ofAddress(address, perAddress.ipv4Prefix(), perAddress.ipv6Prefix());
-        HitStackState<A> addressHits = addresses.pushAggregateHit(addressKey, hits.client(), client, now,
-                alone.address(), weight);
-        HitStackState<?> routeHits = route.limits() == null ? null
-                : routeStacks.pushHit(new ClientKey(address, userAgent + '\u0000' + route.id()), client, now,
-                        Scaled.divided(route.limits(), alone.nodes()), Math.max(1, weight));
-        Policy.Crawlers crawlers = policy.crawlers();
-        SharedClientStore.Ask ask = new SharedClientStore.Ask(key, addressKey,
-                route.limits() == null ? null : route.id(), weight, policy.hitStack(), route.limits(),
-                compiled.addressLimits(), policy.perClient().maxConcurrent(), perAddress.maxConcurrent(),
-                cls == RequestClass.CRAWLER ? crawlerIdentity(client) : null, crawlers.perCrawlerSeconds() * 1000L,
-                crawlers.allCrawlersSeconds() * 1000L, policy.version(), now);
-        Asked<C, L, A, M> asked = new Asked<>(stores, compiled, alone, client, key, address, addressKey, route, hits,
-                addressHits, routeHits, ask);
-        if (!shared.available()) {
-            return decideAlone(asked, now);
-        }
-        CompletableFuture<SharedClientStore.Verdict<S>> answer;
-        try {
-            answer = shared.admit(ask);
-        } catch (RuntimeException e) {
-            return decideAlone(asked, now);
-        }
-        if (answer.isDone()) {
-            // answered from what the store already knew (a client refused until a known time): no round trip
-            return answer.handle((verdict, failure) -> settle(shared, asked, verdict, failure, now)).join();
-        }
-        return new Decision.Pending(client,
-                answer.handle((verdict, failure) -> settle(shared, asked, verdict, failure, clock.millis())));
-    }
-
-    /** The store answered (or failed to): the decision from there on. Never throws. */
-    private <C extends AggregateLink<A>, L, A, M, S> Decision settle(SharedClientStore<S> shared,
-                                                                  Asked<C, L, A, M> asked,
-                                                                  SharedClientStore.Verdict<S> verdict,
-                                                                  Throwable failure, long now) {
-        if (failure != null || verdict == null) {
-            return decideAlone(asked, now); // slow or gone: this node decides alone, at once
-        }
-        Policy policy = asked.compiled().policy();
-        Policy.HitStack limits = policy.hitStack();
-        RateLimitStatus rate = new RateLimitStatus(limits.maxHits(), Math.max(0, limits.maxHits()
-                - verdict.hitsInWindow()), ceilSeconds(verdict.millisUntilReset()), limits.windowSeconds());
-        if (!verdict.admitted()) {
-            return refuseShared(asked, asked.ask(), verdict.refusal(), verdict.retryAfterMillis(), rate, now);
-        }
-        try {
-            ClientStateStore<C, L> store = asked.stores().clients();
-            ClientStateStore<A, M> addresses = asked.stores().addresses();
-            // this node's own count of the client's requests in flight (telemetry; deciding alone later), no limit
-            L inFlight = store.acquireInFlight(asked.key(), asked.hits().client(), Integer.MAX_VALUE);
-            M addressInFlight = addresses.acquireInFlight(asked.addressKey(), asked.addressHits().client(),
-                    Integer.MAX_VALUE);
-            SharedPending<L, M, S> pending = new SharedPending<>(store, asked.client(), asked.key(), asked.address(),
-                    null, null, inFlight, addresses, asked.addressKey(), addressInFlight, rate, shared,
-                    verdict.lease());
-            return delayOrLoad(asked, pending, verdict.hitsInWindow(), 1, now);
-        } catch (RuntimeException e) {
-            shared.release(verdict.lease(), false);
-            throw e;
-        }
-    }
-
-    /** Rules 7 and 6, after rules 3-5 passed; {@code nodes} divides the progressive delay's threshold. */
-    private Decision delayOrLoad(Asked<?, ?, ?, ?> asked, Pending<?, ?> pending, int hitsInWindow, int nodes,
-                                 long now) {
-        Policy.ProgressiveDelay progressive = asked.compiled().progressiveDelay(asked.client().requestClass());
-        int softHits = progressive == null ? 0 : ceilDiv(progressive.softHits(), nodes);
-        if (progressive != null && hitsInWindow > softHits) {
-            long delay = Math.min(progressive.maxDelayMillis(),
-                    (long) (hitsInWindow - softHits) * nodes * progressive.delayMillisPerHit());
-            store.recordLimited(asked.key(), now, false);
-            return new Decision.Wait(asked.client(), Reason.DELAYED, delay, new DelayDeferral(pending));
-        }
-        return loadStage(pending, asked.compiled().policy(), now, false);
-    }
-
-    /** The refusal for a rule of 3-5, with judge's words and the limits of {@code ask} (as judged). */
-    private Decision refuseShared(Asked<?, ?, ?, ?> asked, SharedClientStore.Ask ask, Reason reason,
-                                  long retryAfterMillis, RateLimitStatus rate, long now) {
-        Policy policy = asked.compiled().policy();
-        long retry = ceilSeconds(retryAfterMillis);
-        String detail;
-        switch (reason) {
-            case CRAWLERS_BUSY:
-                return refuse(asked.client(), asked.key(), reason, retry, rate, now,
-                        "Another crawler was served less than " + ask.allCrawlersMillis() / 1000 + " s ago.");
-            case CRAWLER_SPACING:
-                detail = "This crawler was served less than " + ask.perCrawlerMillis() / 1000 + " s ago.";
-                break;
-            case HIT_STACK:
-                detail = "More than " + ask.clientLimits().maxHits() + " requests in "
-                        + ask.clientLimits().windowSeconds() + " s.";
-                break;
-            case ROUTE_LIMIT:
-                detail = "More than " + ask.routeLimits().maxHits() + " requests to this part of the site in "
-                        + ask.routeLimits().windowSeconds() + " s.";
-                break;
-            case ADDRESS_HIT_STACK:
-                asked.stores().addresses().recordLimited(asked.addressKey(), now, true);
-                detail = "More than " + ask.addressLimits().maxHits() + " requests from this network address in "
-                        + ask.addressLimits().windowSeconds() + " s.";
-                break;
-            case CLIENT_CONCURRENCY:
-                retry = policy.refusal().retryAfterSeconds();
-                detail = "Already " + ask.maxConcurrent() + " requests in progress from this client.";
-                break;
-            case ADDRESS_CONCURRENCY:
-                asked.stores().addresses().recordLimited(asked.addressKey(), now, true);
-                retry = policy.refusal().retryAfterSeconds();
-                detail = "Already " + ask.addressMaxConcurrent() + " requests in progress from this network address.";
-                break;
-            default:
-                throw new IllegalStateException("a shared store cannot refuse for " + reason);
-        }
-        return refuseRule(asked.compiled(), asked.client(), asked.key(), asked.addressKey(), reason, retry, rate, now,
-                detail);
-    }
-
-    /**
-     * Rules 3-5 on this node's state alone, with the limits divided by the nodes last seen (rounded up) and the
-     * crawler gaps multiplied by them, while the shared store cannot answer: a client the load balancer spreads
-     * over the nodes gets about its cluster allowance in total. The hits were pushed with those limits already.
-     */
-    private <C extends AggregateLink<A>, L, A, M> Decision decideAlone(Asked<C, L, A, M> asked, long now) {
-        ClientStateStore<C, L> store = asked.stores().clients();
-        ClientStateStore<A, M> addresses = asked.stores().addresses();
-        Scaled alone = asked.scaled();
-        SharedClientStore.Ask ask = alone(asked.ask(), alone.nodes());
-        HitStackState<C> hits = asked.hits();
-        RateLimitStatus rate = rateLimit(ask.clientLimits(), hits);
-        CrawlerSlot slot = null;
-        CrawlerGate.Turn turn = null;
-        // 3. crawler spacing
-        if (ask.crawler() != null) {
-            slot = store.reserveCrawler(ask.crawler(), now, ask.perCrawlerMillis());
-            if (!slot.granted()) {
-                return refuseShared(asked, ask, Reason.CRAWLER_SPACING, slot.waitMillis(), rate, now);
-            }
-            turn = crawlerGate.take(now, ask.allCrawlersMillis());
-            if (!turn.granted()) {
-                store.releaseCrawler(slot);
-                return refuseShared(asked, ask, Reason.CRAWLERS_BUSY, turn.waitMillis(), rate, now);
-            }
-        }
-        // 4. hit stacks: the client's, the route's, the address's
-        Reason refusal = null;
-        long retryMillis = 0;
-        HitStackState<?> routeHits = asked.routeHits();
-        if (hits.hitsInWindow() > ask.clientLimits().maxHits()) {
-            refusal = Reason.HIT_STACK;
-            retryMillis = hits.millisUntilBelow();
-        } else if (routeHits != null && routeHits.hitsInWindow() > ask.routeLimits().maxHits()) {
-            refusal = Reason.ROUTE_LIMIT;
-            retryMillis = routeHits.millisUntilBelow();
-        } else if (asked.addressHits().hitsInWindow() > ask.addressLimits().maxHits()) {
-            refusal = Reason.ADDRESS_HIT_STACK;
-            retryMillis = asked.addressHits().millisUntilBelow();
-        }
-        if (refusal != null) {
-            giveBackCrawler(store, slot, turn);
-            return refuseShared(asked, ask, refusal, retryMillis, rate, now);
-        }
-        // 5. concurrency: the client's, the address's
-        L inFlight = store.acquireInFlight(asked.key(), hits.client(), ask.maxConcurrent());
-        if (inFlight == null) {
-            giveBackCrawler(store, slot, turn);
-            return refuseShared(asked, ask, Reason.CLIENT_CONCURRENCY, 0, rate, now);
-        }
-        M addressInFlight = addresses.acquireInFlight(asked.addressKey(), asked.addressHits().client(),
-                ask.addressMaxConcurrent());
-        if (addressInFlight == null) {
-            store.releaseInFlight(inFlight);
-            giveBackCrawler(store, slot, turn);
-            return refuseShared(asked, ask, Reason.ADDRESS_CONCURRENCY, 0, rate, now);
-        }
-        Pending<L, M> pending = new Pending<>(store, asked.client(), asked.key(), asked.address(), slot, turn, inFlight,
-                addresses, asked.addressKey(), addressInFlight, rate);
-        return delayOrLoad(asked, pending, hits.hitsInWindow(), alone.nodes(), now);
-    }
-
-    /**
-     * The rules' limits as one node of {@code nodes} applies them alone: counts divided (rounded up), crawler gaps
-     * multiplied.
-     */
-    private static SharedClientStore.Ask alone(SharedClientStore.Ask ask, int nodes) {
-        if (nodes == 1) {
-            return ask;
-        }
-        return new SharedClientStore.Ask(ask.client(), ask.address(), ask.route(), ask.weight(),
-                Scaled.divided(ask.clientLimits(), nodes),
-                ask.routeLimits() == null ? null : Scaled.divided(ask.routeLimits(), nodes),
-                Scaled.divided(ask.addressLimits(), nodes), ceilDiv(ask.maxConcurrent(), nodes),
-                ceilDiv(ask.addressMaxConcurrent(), nodes), ask.crawler(), ask.perCrawlerMillis() * nodes,
-                ask.allCrawlersMillis() * nodes, ask.policyVersion(), ask.nowMillis());
-    }
-
-    /** A request admitted by the shared store: its lease there, besides this node's own slots. */
-    private final class SharedPending<L, M, S> extends Pending<L, M> {
-        private final SharedClientStore<S> shared;
-        private final S lease;
-
-        SharedPending(ClientStateStore<?, L> store, ClientInfo client, ClientKey key, IpAddress address,
-                      CrawlerSlot crawlerSlot, CrawlerGate.Turn crawlerTurn, L inFlight,
-                      ClientStateStore<?, M> addressStore, ClientKey addressKey, M addressInFlight,
-                      RateLimitStatus rate, SharedClientStore<S> shared, S lease) {
-            super(store, client, key, address, crawlerSlot, crawlerTurn, inFlight, addressStore, addressKey,
-                    addressInFlight, rate);
-            this.shared = shared;
-            this.lease = lease;
-        }
-
-        /** Served: the slots go back. */
-        @Override
-        void releaseInFlight() {
-            super.releaseInFlight();
-            shared.release(lease, true);
-        }
-
-        /** Not served after all: the slots and the crawler's turn go back. */
-        @Override
-        void release() {
-            super.releaseInFlight();
-            giveBackCrawler(store, crawlerSlot, crawlerTurn);
-            shared.release(lease, false);
-        }
     }
 
     // ---------------------------------------------------------------- policy
@@ -1144,8 +344,10 @@ public final class ThrottleEngine {
             if (version != expectedVersion) {
                 throw new PolicyConflictException(expectedVersion, version);
             }
-            CompiledPolicy next = new CompiledPolicy(proposed.withVersion(version + 1), clock.millis());
+            CompiledPolicy next = new CompiledPolicy(proposed.withVersion(version + 1),
+                    bans.banMillis(clock.millis()));
             if (current.compareAndSet(live, next)) {
+                bans.installed(next.policy(), clock.millis());
                 return next.policy();
             }
         }
@@ -1166,8 +368,10 @@ public final class ThrottleEngine {
             if (!errors.isEmpty()) {
                 throw new PolicyValidationException(errors);
             }
-            CompiledPolicy next = new CompiledPolicy(proposed.withVersion(version + 1), clock.millis());
+            CompiledPolicy next = new CompiledPolicy(proposed.withVersion(version + 1),
+                    bans.banMillis(clock.millis()));
             if (current.compareAndSet(live, next)) {
+                bans.installed(next.policy(), clock.millis());
                 return next.policy();
             }
         }
@@ -1192,6 +396,7 @@ public final class ThrottleEngine {
                 return false;
             }
             if (current.compareAndSet(live, next)) {
+                bans.installed(next.policy(), clock.millis());
                 return true;
             }
         }
@@ -1219,76 +424,6 @@ public final class ThrottleEngine {
 
     /** Everything the console shows, now. Costs the request path nothing; call it about once a second. */
     public Snapshot snapshot() {
-        Instant nowInstant = clock.instant();
-        long now = nowInstant.toEpochMilli();
-        CompiledPolicy compiled = current.get();
-        Policy policy = compiled.policy();
-        List<ClientRow> rows = new ArrayList<>();
-        Policy.PerAddress perAddress = policy.perAddress();
-        Map<ClientKey, Integer> busiestPerAddress = new HashMap<>();
-        for (ClientSample sample : store.busiest(config.topClients(), now, policy.hitStack().windowSeconds())) {
-            rows.add(row(sample, compiled, nowInstant, null));
-            busiestPerAddress.merge(ClientKey.ofAddress(sample.key().address(), perAddress.ipv4Prefix(),
-                    perAddress.ipv6Prefix()), sample.hitsInWindow(), Math::max);
-        }
-        // An address is shown as its own row when it is more than its busiest client (several user agents, or
-        // several addresses of one /64) or was refused as an address; else its row would repeat its client's.
-        for (ClientSample sample : addresses.busiest(config.topClients(), now, perAddress.windowSeconds())) {
-            boolean refusedAsAddress = sample.lastLimitedMillis() != Long.MIN_VALUE
-                    && now - sample.lastLimitedMillis() < LIMITED_SHOWN_MILLIS;
-            if (refusedAsAddress || sample.hitsInWindow() > busiestPerAddress.getOrDefault(sample.key(), 0)) {
-                rows.add(row(sample, compiled, nowInstant, perAddress));
-            }
-        }
-        rows.sort(Comparator.comparingInt(ClientRow::hitsInWindow).reversed());
-        if (rows.size() > config.topClients()) {
-            rows.subList(config.topClients(), rows.size()).clear();
-        }
-        List<Ban> bans = policy.bans().stream().filter(b -> b.activeAt(nowInstant)).toList();
-        DecisionTap shadow = tap;
-        return new Snapshot(nowInstant, policy.version(), policy.pause(), counters.lastSeconds(now),
-                new LoadState(load.inFlight(), load.waiting(), policy.load().maxActive(), policy.load().maxWaiting()),
-                latency.summary(now), List.copyOf(rows),
-                new ClientTableStats(store.tracked(), store.capacity(), store.evicted()), bans, counters.totals(),
-                shadow == null ? null : shadow.summary(now), clusterStatus.get());
-    }
-
-    /** @param perAddress the aggregate's settings for an address row, null for a client's */
-    private ClientRow row(ClientSample sample, CompiledPolicy compiled, Instant now, Policy.PerAddress perAddress) {
-        ClientKey key = sample.key();
-        ClientStatus status;
-        if (compiled.findBan(key.address(), key, now.toEpochMilli()) != null) {
-            status = ClientStatus.BANNED;
-        } else if (sample.allowListed()) {
-            status = ClientStatus.ALLOWED;
-        } else if (sample.lastLimitedMillis() != Long.MIN_VALUE
-                && now.toEpochMilli() - sample.lastLimitedMillis() < LIMITED_SHOWN_MILLIS) {
-            status = ClientStatus.LIMITED;
-        } else {
-            status = ClientStatus.OK;
-        }
-        boolean isAddress = perAddress != null;
-        return new ClientRow(isAddress ? addressBanValue(key, perAddress) : key.ip(), key.userAgent(),
-                sample.requestClass(), isAddress ? null : sample.crawlerName(), sample.hitsInWindow(),
-                sample.inFlight(), sample.hitsPerSecond(), sample.refusedPerSecond(), status,
-                Instant.ofEpochMilli(sample.lastSeenMillis()), isAddress,
-                isAddress ? null : crawlerIdentity(sample, compiled.policy()));
-    }
-
-    /**
-     * Verified or claimed, from the class the client's last request was given ({@link #verified}): a {@code CRAWLER}
-     * passed verification unless the policy turned it off; a {@code BOT} whose user agent the list makes a crawler
-     * did not. Classifying again is a cache hit, and only for the heatmap's rows.
-     */
-    private CrawlerIdentity crawlerIdentity(ClientSample sample, Policy policy) {
-        if (sample.crawlerName() == null) {
-            return null;
-        }
-        if (sample.requestClass() == RequestClass.CRAWLER) {
-            return policy.crawlers().verifySearchEngines() ? CrawlerIdentity.VERIFIED : CrawlerIdentity.CLAIMED;
-        }
-        String userAgent = sample.key().userAgent();
-        return classifier.classify(userAgent.isEmpty() ? null : userAgent, policy.classification()).requestClass()
-                == RequestClass.CRAWLER ? CrawlerIdentity.CLAIMED : null;
+        return telemetry.snapshot(clock.instant(), current.get(), tap, clusterStatus.get());
     }
 }

@@ -382,21 +382,27 @@ class SiteLimitsTest {
     class Escalating {
 
         private final Escalation fiveInAMinute = new Escalation(Escalation.Scope.CLIENT, 5, 60, 600, 2.0, 1_500);
-        private final List<List<Ban>> added = new CopyOnWriteArrayList<>();
-        private final List<List<Ban>> removed = new CopyOnWriteArrayList<>();
+        private final List<Ban> proposed = new CopyOnWriteArrayList<>();
 
+        /** An engine whose automatic bans go to {@link #proposed} (a writer that takes them and writes nothing). */
         private ThrottleEngine escalating(Escalation rule) {
             ThrottleEngine engine = engine(Policy.defaults().withHitStack(new Policy.HitStack(15, 1))
                     .withEscalation(List.of(rule)));
-            engine.onAutomaticBans((policy, add, remove) -> {
-                added.add(add);
-                removed.add(remove);
-            });
+            engine.proposeAutomaticBansTo(proposed::add);
             return engine;
         }
 
+        /** What the server's policy writer does with a proposal: a version holding the ban. */
+        private void install(ThrottleEngine engine, Ban ban) {
+            engine.updatePolicy(p -> {
+                List<Ban> bans = new ArrayList<>(p.bans());
+                bans.add(ban);
+                return p.withBans(bans);
+            });
+        }
+
         @Test
-        void aClientRefusedFiveTimesInAMinuteIsBannedByAnOrdinaryBan() {
+        void aClientRefusedFiveTimesInAMinuteIsBannedAtOnceAndTheBanIsProposedToTheWriter() {
             ThrottleEngine engine = escalating(fiveInAMinute);
             served(decide(engine, "192.0.2.1", CURL));
             for (int i = 0; i < 5; i++) {
@@ -406,14 +412,21 @@ class SiteLimitsTest {
             Decision.Refuse banned = refused(decide(engine, "192.0.2.1", CURL), Reason.BANNED);
             assertThat(banned.retryAfterSeconds()).isEqualTo(599); // banned at the fifth refusal, 1 s ago
             assertThat(banned.detail()).isEqualTo("This client is banned.").doesNotContain("escalation");
-            Ban ban = engine.policy().bans().get(0);
+            assertThat(engine.policy().bans()).as("the writer installs it, not the request thread").isEmpty();
+            Ban ban = proposed.get(0);
             assertThat(ban.author()).isEqualTo("sluice");
             assertThat(ban.type()).isEqualTo(BanType.CLIENT);
             assertThat(ban.value()).isEqualTo("192.0.2.1|" + CURL);
             assertThat(ban.reason()).contains("5 refusals within 60 s");
             assertThat(ban.expiresAt()).isEqualTo(ban.createdAt().plusSeconds(600));
-            assertThat(added).containsExactly(List.of(ban));
+            assertThat(proposed).containsExactly(ban);
+            assertThat(engine.pendingAutomaticBans()).containsExactly(ban);
+            assertThat(engine.snapshot().bans()).containsExactly(ban);
             served(decide(engine, "192.0.2.2", CURL)); // nobody else
+
+            install(engine, ban);
+            assertThat(engine.pendingAutomaticBans()).as("the policy holds it now").isEmpty();
+            refused(decide(engine, "192.0.2.1", CURL), Reason.BANNED);
         }
 
         @Test
@@ -424,55 +437,76 @@ class SiteLimitsTest {
                 refused(decide(engine, "192.0.2.1", CURL), Reason.HIT_STACK);
                 clock.advance(Duration.ofSeconds(16));
             }
-            assertThat(engine.policy().bans()).isEmpty();
+            assertThat(proposed).isEmpty();
         }
 
         @Test
-        void repeatOffendersAreBannedLongerUpToTheCapAndExpiredBansArePurged() {
+        void repeatOffendersAreBannedLongerUpToTheCapAndExpiredBansAreForTheWriterToRemove() {
             ThrottleEngine engine = escalating(fiveInAMinute);
             List<Long> lengths = new ArrayList<>();
             for (int offence = 0; offence < 3; offence++) {
                 for (int i = 0; i < 6; i++) {
                     decide(engine, "192.0.2.1", CURL);
                 }
-                Ban ban = engine.policy().bans().get(engine.policy().bans().size() - 1);
+                Ban ban = proposed.get(proposed.size() - 1);
+                install(engine, ban);
                 lengths.add(Duration.between(ban.createdAt(), ban.expiresAt()).toSeconds());
                 clock.advance(Duration.between(ban.createdAt(), ban.expiresAt()).plusSeconds(16));
-                served(decide(engine, "192.0.2.1", CURL)); // the ban expired: purged, then served
-                assertThat(engine.policy().bans()).isEmpty();
+                served(decide(engine, "192.0.2.1", CURL)); // the ban expired: no longer matches
+                assertThat(engine.expiredAutomaticBans()).containsExactly(ban);
+                engine.updatePolicy(p -> p.withBans(List.of()));
                 clock.advance(Duration.ofSeconds(16));
             }
             assertThat(lengths).containsExactly(600L, 1_200L, 1_500L);
-            assertThat(removed.stream().mapToInt(List::size).sum()).isEqualTo(3);
         }
 
         @Test
-        void delegatedBansAreProposedNotInstalledSoTheClusterKeepsTheOnlyVersions() {
-            ThrottleEngine engine = engine(Policy.defaults().withHitStack(new Policy.HitStack(15, 1))
-                    .withEscalation(List.of(fiveInAMinute)));
-            List<Policy> seen = new CopyOnWriteArrayList<>();
-            engine.delegateAutomaticBans((policy, add, remove) -> {
-                seen.add(policy);
-                added.add(add);
-                removed.add(remove);
-            });
+        void aRepeatOffenderWhoseExpiredBanIsStillInThePolicyIsBannedAgainUntilTheWriterInstallsIt() {
+            ThrottleEngine engine = escalating(fiveInAMinute);
             for (int i = 0; i < 6; i++) {
                 decide(engine, "192.0.2.1", CURL);
             }
-            assertThat(engine.policy().version()).isEqualTo(1);
-            assertThat(engine.policy().bans()).isEmpty();
-            assertThat(added).singleElement().satisfies(bans -> assertThat(bans).singleElement()
-                    .satisfies(ban -> assertThat(ban.value()).isEqualTo("192.0.2.1|" + CURL)));
-            assertThat(seen.get(0).version()).isEqualTo(1);
-
-            // The installer (a cluster) puts it in; once it expires the engine proposes its removal instead.
-            Ban ban = added.get(0).get(0);
-            engine.adoptPolicy(engine.policy().withBans(List.of(ban)).withVersion(2));
+            Ban first = proposed.get(0);
+            install(engine, first);
+            clock.advance(Duration.ofSeconds(616)); // expired, not removed yet
+            for (int i = 0; i < 6; i++) {
+                decide(engine, "192.0.2.1", CURL);
+            }
+            assertThat(proposed).hasSize(2);
+            engine.updatePolicy(p -> p.withPause(new Policy.Pause(false, List.of(RequestClass.CRAWLER))));
+            assertThat(engine.pendingAutomaticBans()).as("the expired ban holds nothing").containsExactly(
+                    proposed.get(1));
             refused(decide(engine, "192.0.2.1", CURL), Reason.BANNED);
-            clock.advance(Duration.ofSeconds(601));
-            decide(engine, "192.0.2.1", CURL);
-            assertThat(removed.get(removed.size() - 1)).containsExactly(ban);
-            assertThat(engine.policy().version()).isEqualTo(2);
+        }
+
+        @Test
+        void aBanIsJudgedOnTheBanClockSoTheNodesOfAClusterEndItTogether() {
+            ThrottleEngine engine = escalating(fiveInAMinute);
+            engine.judgeBanExpiryWithOffset(-30_000); // Redis's clock is 30 s behind this node's
+            for (int i = 0; i < 6; i++) {
+                decide(engine, "192.0.2.1", CURL);
+            }
+            Ban ban = proposed.get(0);
+            assertThat(ban.createdAt()).isEqualTo(clock.instant().minusSeconds(30));
+            install(engine, ban);
+            clock.advance(Duration.ofSeconds(580)); // past the expiry on this node's clock, not on Redis's
+            refused(decide(engine, "192.0.2.1", CURL), Reason.BANNED);
+            assertThat(engine.expiredAutomaticBans()).isEmpty();
+            clock.advance(Duration.ofSeconds(21));
+            served(decide(engine, "192.0.2.1", CURL));
+            assertThat(engine.expiredAutomaticBans()).containsExactly(ban);
+        }
+
+        @Test
+        void aFullWriterLeavesTheBanInForceInMemoryAndCountsIt() {
+            ThrottleEngine engine = engine(Policy.defaults().withHitStack(new Policy.HitStack(15, 1))
+                    .withEscalation(List.of(fiveInAMinute)));
+            engine.proposeAutomaticBansTo(ban -> false);
+            for (int i = 0; i < 6; i++) {
+                decide(engine, "192.0.2.1", CURL);
+            }
+            refused(decide(engine, "192.0.2.1", CURL), Reason.BANNED);
+            assertThat(engine.automaticBansUnwritten()).isEqualTo(1);
         }
 
         @Test
@@ -481,10 +515,11 @@ class SiteLimitsTest {
             for (int i = 0; i < 8; i++) { // two clients of one /64, each refused after its first request
                 decide(engine, "2001:db8:7:7::" + (i % 2 + 1), CURL);
             }
-            Ban ban = engine.policy().bans().get(0);
+            Ban ban = proposed.get(0);
             assertThat(ban.type()).isEqualTo(BanType.IP);
             assertThat(ban.value()).isEqualTo("2001:db8:7:7::/64");
             refused(decide(engine, "2001:db8:7:7::99", BROWSER), Reason.BANNED);
+            served(decide(engine, "2001:db8:7:8::99", BROWSER));
         }
 
         @Test
@@ -494,7 +529,7 @@ class SiteLimitsTest {
             for (int i = 0; i < 10; i++) {
                 refused(decide(engine, "192.0.2.1", CURL), Reason.PAUSED);
             }
-            assertThat(engine.policy().bans()).isEmpty();
+            assertThat(proposed).isEmpty();
         }
 
         @Test

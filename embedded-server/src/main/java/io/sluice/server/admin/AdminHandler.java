@@ -56,7 +56,7 @@ public final class AdminHandler extends Handler.Wrapper {
         PathMappingsHandler routes = new PathMappingsHandler();
         TokenAuthentication authentication = new TokenAuthentication(state.tokens());
         routes.addMapping(new ServletPathSpec("/metrics"), new MetricsResource(
-                new SluiceMetrics(engine::snapshot, governor::snapshot, counters)));
+                new SluiceMetrics(engine, governor::snapshot, counters)));
         routes.addMapping(api("snapshot"), new SnapshotResource(engine::snapshot));
         routes.addMapping(api("stream"), new StreamResource(engine::snapshot, StreamResource.DEFAULT_MAX_STREAMS,
                 StreamResource.DEFAULT_MAX_LIFETIME, authentication::stillValid));

@@ -5,6 +5,7 @@ import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.sluice.engine.RequestClass;
+import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.governor.BreakerState;
 import io.sluice.engine.governor.DomainView;
 import io.sluice.engine.governor.GovernorSnapshot;
@@ -28,15 +29,27 @@ import java.util.function.Supplier;
  */
 final class SluiceMetrics {
     private final PrometheusRegistry registry = new PrometheusRegistry();
+    /** Counters named correctly beside an old gauge of the same base name, which the library refuses in one. */
+    private final PrometheusRegistry besideOldNames = new PrometheusRegistry();
     private final Supplier<Snapshot> snapshots;
     private final Supplier<GovernorSnapshot> governorSnapshots;
     private Snapshot current;
     private GovernorSnapshot governor;
 
-    SluiceMetrics(Supplier<Snapshot> snapshots, Supplier<GovernorSnapshot> governorSnapshots,
-                  ServerCounters counters) {
-        this.snapshots = snapshots;
+    SluiceMetrics(ThrottleEngine engine, Supplier<GovernorSnapshot> governorSnapshots, ServerCounters counters) {
+        this.snapshots = engine::snapshot;
         this.governorSnapshots = governorSnapshots;
+        CounterWithCallback.builder().name("sluice_automatic_bans_not_made_total")
+                .help("Offenders escalation did not ban as it should have, since start: limit (the most "
+                        + "automatic bans were in force: refused by their rule, not banned), queue_full (banned in "
+                        + "memory on this node but never written, audited nor shared: the policy writer's queue was "
+                        + "full)")
+                .labelNames("reason")
+                .callback(cb -> {
+                    cb.call(engine.automaticBansDropped(), "limit");
+                    cb.call(engine.automaticBansUnwritten(), "queue_full");
+                })
+                .register(registry);
         CounterWithCallback.builder().name("sluice_access_log_dropped_lines_total")
                 .help("Access log lines dropped since start: queue_full (the writer could not keep up), write_failed "
                         + "(the log could not be written, e.g. a full disk)")
@@ -85,7 +98,15 @@ final class SluiceMetrics {
         gauge("sluice_load_max_active", "The policy's load.maxActive", () -> current.load().maxActive());
         gauge("sluice_clients_tracked", "Clients held in the client table", () -> current.clients().tracked());
         gauge("sluice_clients_capacity", "Most clients the table holds", () -> current.clients().capacity());
-        gauge("sluice_clients_evicted", "Clients evicted since start", () -> current.clients().evicted());
+        gauge("sluice_clients_evicted", "Clients evicted since start (kept for existing dashboards: "
+                + "sluice_clients_evicted_total is the same count as a counter)", () -> current.clients().evicted());
+        // A count since start is a counter: rate() and increase() need the _total name and type to treat a restart
+        // as a reset. The gauge above stays, it is a public name; the client library takes both for one metric
+        // (it strips _total), so the counter lives in a registry of its own, written after the first.
+        CounterWithCallback.builder().name("sluice_clients_evicted_total")
+                .help("Clients evicted from the client table since start (it was full: their counts are lost)")
+                .callback(cb -> cb.call(current.clients().evicted()))
+                .register(besideOldNames);
         gauge("sluice_policy_version", "Version of the live policy", () -> current.policyVersion());
         gauge("sluice_bans", "Bans in force", () -> current.bans().size());
         gauge("sluice_paused", "1 when the whole service is paused", () -> current.pause().all() ? 1 : 0);
@@ -159,7 +180,9 @@ final class SluiceMetrics {
         current = snapshots.get();
         governor = governorSnapshots.get();
         ByteArrayOutputStream out = new ByteArrayOutputStream(4096);
-        PrometheusTextFormatWriter.create().write(out, registry.scrape());
+        PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
+        writer.write(out, registry.scrape());
+        writer.write(out, besideOldNames.scrape());
         return out.toString(java.nio.charset.StandardCharsets.UTF_8);
     }
 }

@@ -3,7 +3,9 @@ package io.sluice.server.change;
 import io.sluice.engine.policy.Policy;
 import io.sluice.server.state.AuditEntry;
 import io.sluice.server.state.StateDirectory;
+import io.sluice.engine.ThrottleEngine;
 import java.io.IOException;
+import java.util.List;
 import java.time.InstantSource;
 import java.util.Optional;
 
@@ -45,6 +47,29 @@ public final class LocalPolicyStore implements PolicyStore {
         }
         history.remember(next);
         return recorded;
+    }
+
+    /**
+     * The batch's audit entries (one fsync), then {@code policy.json}. If the policy file cannot be written the
+     * entries stand without their change: a line says so, and the bans stay in force in memory only.
+     */
+    @Override
+    public synchronized void commitAutomatic(Policy current, Policy next, BanChange change, List<AuditEntry> entries)
+            throws IOException {
+        state.audit().appendAll(entries);
+        try {
+            state.savePolicy(next);
+        } catch (IOException e) {
+            try {
+                state.audit().append(new AuditEntry(clock.instant(), ThrottleEngine.AUTOMATIC_BAN_AUTHOR,
+                        "change.failed", "not applied (policy.json could not be written: " + e.getMessage() + "): "
+                        + entries.size() + " automatic ban entries before this one", null, null));
+            } catch (IOException alsoFailed) {
+                e.addSuppressed(alsoFailed);
+            }
+            throw e;
+        }
+        history.rememberAutomatic(next, change);
     }
 
     @Override

@@ -6,16 +6,20 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sluice.engine.PolicyValidator;
 import io.sluice.engine.ThrottleEngine;
+import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.FieldError;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.PolicyJson;
 import io.sluice.engine.policy.PolicyValidationException;
 import io.sluice.server.state.AuditEntry;
 import java.io.IOException;
+import java.time.Instant;
 import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.locks.Lock;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
@@ -31,9 +35,12 @@ import java.util.function.UnaryOperator;
  * form, open while someone else bans a client) is merged field by field with what changed meanwhile
  * ({@link PolicyMerge}): only a field both changed is a conflict. A store shared by several nodes may say
  * that its version moved on ({@link StaleVersionException}): the change is computed again from the newer
- * policy, once this node has it, like a change made a moment later. On one node the engine makes automatic bans
- * itself: each attempt holds {@link ThrottleEngine#automaticChanges()} from reading the live policy to swapping the
- * change in, so none lands in between.
+ * policy, once this node has it, like a change made a moment later.
+ *
+ * <p>It is the policy's only writer: the engine makes no version of its own. Automatic bans are proposals
+ * ({@link AutomaticBanWriter} batches them off the request path) that land here as one change per batch
+ * ({@link #applyAutomatic}), under the same lock as an operator's edit, so neither overtakes the other between
+ * reading the live policy, writing it and swapping it in.
  */
 public final class PolicyChanges {
     /**
@@ -94,8 +101,6 @@ public final class PolicyChanges {
                                             Function<Policy, Object> audited, boolean skipUnchanged) {
         synchronized (lock) {
             for (int attempt = 1; ; attempt++) {
-                Lock automatic = engine.automaticChanges(); // read, persist and swap with no automatic ban between
-                automatic.lock();
                 try {
                     Policy live = engine.policy();
                     Policy changed = change.apply(live);
@@ -109,10 +114,64 @@ public final class PolicyChanges {
                     if (attempt == ATTEMPTS) {
                         throw notCaughtUp(e);
                     }
-                } finally {
-                    automatic.unlock();
                 }
             }
+        }
+    }
+
+    /**
+     * Makes a batch of automatic changes as one version: escalation's bans (a ban whose client or address another
+     * ban of escalation already holds is left out, and so is any beyond {@link ThrottleEngine#MAX_AUTOMATIC_BANS})
+     * and the removal of expired ones still in the policy; one audit entry per ban, written with the policy in one
+     * write. Off the request path, on the {@link AutomaticBanWriter}'s thread.
+     *
+     * @return what was made (empty when nothing was left to change)
+     * @throws ChangeNotSavedException when it could not be made durable; nothing changed
+     */
+    public BanChange applyAutomatic(List<Ban> proposed, List<Ban> expired) {
+        synchronized (lock) {
+            Policy live = engine.policy();
+            Instant now = engine.banClock();
+            Set<String> ids = new HashSet<>();
+            Set<String> held = new HashSet<>(); // clients and addresses an automatic ban in force holds
+            int automatic = 0;
+            for (Ban ban : live.bans()) {
+                ids.add(ban.id());
+                if (ThrottleEngine.AUTOMATIC_BAN_AUTHOR.equals(ban.author())) {
+                    automatic++;
+                    if (ban.activeAt(now)) {
+                        held.add(ban.type() + "|" + ban.value());
+                    }
+                }
+            }
+            List<Ban> removed = expired.stream().filter(ban -> ids.contains(ban.id())).toList();
+            automatic -= removed.size();
+            List<Ban> added = new ArrayList<>();
+            for (Ban ban : proposed) {
+                if (automatic < ThrottleEngine.MAX_AUTOMATIC_BANS && held.add(ban.type() + "|" + ban.value())) {
+                    added.add(ban);
+                    automatic++;
+                }
+            }
+            BanChange change = new BanChange(added, removed);
+            if (change.isEmpty()) {
+                return change;
+            }
+            Policy next = change.applyTo(live).withVersion(live.version() + 1);
+            List<FieldError> errors = PolicyValidator.validate(next);
+            if (!errors.isEmpty()) {
+                throw new PolicyValidationException(errors);
+            }
+            try {
+                store.commitAutomatic(live, next, change, change.auditEntries(clock.instant()));
+            } catch (IOException e) {
+                throw new ChangeNotSavedException("automatic bans not recorded (" + e.getMessage() + "); the live "
+                        + "policy is still version " + live.version(), e);
+            }
+            if (!store.installs()) {
+                engine.replacePolicy(live.version(), next);
+            }
+            return change;
         }
     }
 
@@ -136,16 +195,12 @@ public final class PolicyChanges {
     public Policy replace(Author author, long basedOn, Policy proposed, String action, String detailPrefix) {
         synchronized (lock) {
             for (int attempt = 1; ; attempt++) {
-                Lock automatic = engine.automaticChanges();
-                automatic.lock();
                 try {
                     return replaceOnce(author, basedOn, proposed, action, detailPrefix);
                 } catch (StaleVersionException e) {
                     if (attempt == ATTEMPTS) {
                         throw notCaughtUp(e);
                     }
-                } finally {
-                    automatic.unlock();
                 }
             }
         }

@@ -1,13 +1,16 @@
 package io.sluice.server.change;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -44,6 +47,9 @@ final class PolicyMerge {
         if (theirs.equals(base)) {
             return ours;
         }
+        if ("bans".equals(path) && base.isArray() && ours.isArray() && theirs.isArray()) {
+            return mergeBans(base, ours, theirs, conflicts);
+        }
         if (base.isObject() && ours.isObject() && theirs.isObject()) {
             ObjectNode merged = JsonNodeFactory.instance.objectNode();
             for (String name : names(base, ours, theirs)) {
@@ -57,6 +63,43 @@ final class PolicyMerge {
         }
         conflicts.add(path.isEmpty() ? "policy" : path);
         return theirs;
+    }
+
+    /**
+     * Bans merge as a set keyed by id, not as one field: escalation adds and expires bans all the time, and an edit
+     * made meanwhile (a limits form, or an operator's ban) must neither conflict with that nor undo it. What the edit
+     * added or removed since {@code base} is applied to {@code theirs}; a ban both changed differently is a conflict.
+     */
+    private static JsonNode mergeBans(JsonNode base, JsonNode ours, JsonNode theirs, List<String> conflicts) {
+        Map<String, JsonNode> before = byId(base);
+        Map<String, JsonNode> mine = byId(ours);
+        Map<String, JsonNode> live = byId(theirs);
+        ArrayNode merged = JsonNodeFactory.instance.arrayNode();
+        for (Map.Entry<String, JsonNode> ban : live.entrySet()) {
+            JsonNode was = before.get(ban.getKey());
+            JsonNode edited = mine.get(ban.getKey());
+            if (was != null && edited == null) {
+                continue; // the edit removed it
+            }
+            if (was != null && !edited.equals(was) && !ban.getValue().equals(was) && !edited.equals(ban.getValue())) {
+                conflicts.add("bans[" + ban.getKey() + "]");
+            }
+            merged.add(was != null && ban.getValue().equals(was) ? edited : ban.getValue());
+        }
+        for (Map.Entry<String, JsonNode> ban : mine.entrySet()) {
+            if (!before.containsKey(ban.getKey()) && !live.containsKey(ban.getKey())) {
+                merged.add(ban.getValue()); // the edit added it
+            }
+        }
+        return merged;
+    }
+
+    private static Map<String, JsonNode> byId(JsonNode bans) {
+        Map<String, JsonNode> byId = new LinkedHashMap<>();
+        for (JsonNode ban : bans) {
+            byId.put(ban.path("id").asText(), ban);
+        }
+        return byId;
     }
 
     private static void diff(String path, JsonNode before, JsonNode after, List<String> changed) {

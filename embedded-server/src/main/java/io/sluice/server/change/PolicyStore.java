@@ -3,6 +3,7 @@ package io.sluice.server.change;
 import io.sluice.engine.policy.Policy;
 import io.sluice.server.state.AuditEntry;
 import java.io.IOException;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -23,6 +24,19 @@ public interface PolicyStore {
      * @throws IOException           when it cannot be recorded; the live policy must then stay as it is
      */
     AuditEntry commit(Policy current, Policy next, AuditEntry entry) throws IOException;
+
+    /**
+     * Records an automatic change ({@code change}: escalation's bans, expired ones removed) and its audit entries
+     * (one per ban), durably, in one write: {@code next} is {@code current} with the change made, as the successor
+     * version. A cluster's store records the change itself, not the policy, and puts it in force on every node
+     * ({@link #installs()}); it never refuses it for a version that moved on (bans do not conflict).
+     *
+     * @throws IOException when it cannot be recorded; the live policy must then stay as it is
+     */
+    default void commitAutomatic(Policy current, Policy next, BanChange change, List<AuditEntry> entries)
+            throws IOException {
+        throw new IOException("this store does not record automatic bans");
+    }
 
     /** A recent version of the policy, to merge an edit that was based on it; empty once forgotten. */
     Optional<Policy> version(long version);

@@ -1,12 +1,14 @@
 package io.sluice.server.cluster;
 
 import io.sluice.engine.policy.Policy;
+import io.sluice.server.change.BanChange;
 import io.sluice.server.change.PolicyHistory;
 import io.sluice.server.change.PolicyStore;
 import io.sluice.server.change.StaleVersionException;
 import io.sluice.server.state.AuditEntry;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -62,6 +64,24 @@ public final class ClusterPolicyStore implements PolicyStore {
         }
         throw new IOException("the cluster's Redis did not take the change ("
                 + ((SharedPolicy.Unavailable) outcome).reason() + "); nothing changed");
+    }
+
+    /**
+     * A batch of automatic bans as a record of its own in the change log (never the policy); this node, like every
+     * other, takes it from there (its {@link LocalPolicyMirror} writes the policy and the audit entries).
+     */
+    @Override
+    public void commitAutomatic(Policy current, Policy next, BanChange change, List<AuditEntry> entries)
+            throws IOException {
+        SharedPolicy policy = shared.get();
+        if (policy == null) {
+            throw new IOException("this node is still joining its cluster; nothing changed");
+        }
+        SharedPolicy.Outcome outcome = policy.addBans(change);
+        if (outcome instanceof SharedPolicy.Unavailable unavailable) {
+            throw new IOException("the cluster's Redis did not take the bans (" + unavailable.reason()
+                    + "); nothing changed");
+        }
     }
 
     /** The follower is live-reading the log, so the newer version usually arrives within milliseconds. */

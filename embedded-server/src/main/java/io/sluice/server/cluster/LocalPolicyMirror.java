@@ -2,12 +2,15 @@ package io.sluice.server.cluster;
 
 import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.policy.Policy;
+import io.sluice.server.change.BanChange;
 import io.sluice.server.change.PolicyHistory;
 import io.sluice.server.state.AuditEntry;
 import io.sluice.server.state.StateDirectory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.InstantSource;
+import java.util.HashSet;
+import java.util.Set;
 
 /**
  * Keeps this node's copy of the cluster's policy: the engine (the next request sees the change), then
@@ -38,7 +41,22 @@ public final class LocalPolicyMirror implements PolicyListener {
     }
 
     @Override
+    public InstantSource clock() {
+        return clock;
+    }
+
+    /** The engine judges ban expiry on Redis's clock. */
+    @Override
+    public void redisClockOffset(long millis) {
+        engine.judgeBanExpiryWithOffset(millis);
+    }
+
+    @Override
     public void apply(PolicyChange change) {
+        if (change.isBans()) {
+            applyBans(change);
+            return;
+        }
         long before = engine.policy().version();
         if (!engine.adoptPolicy(change.policy())) {
             return;
@@ -52,6 +70,30 @@ public final class LocalPolicyMirror implements PolicyListener {
             state.audit().append(audit);
         } catch (IOException e) {
             // In force in memory and in Redis; the disk copy catches up with the next change.
+            throw new UncheckedIOException("cannot save policy version " + change.version() + " locally: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * A batch of automatic bans, on the version before it (SharedPolicy checks): in force, then {@code policy.json}
+     * and one audit entry per ban this node did not hold already (or held, for a removal), in one write.
+     */
+    private void applyBans(PolicyChange change) {
+        Policy live = engine.policy();
+        Set<String> held = new HashSet<>();
+        live.bans().forEach(ban -> held.add(ban.id()));
+        BanChange made = new BanChange(change.bans().added().stream().filter(ban -> !held.contains(ban.id())).toList(),
+                change.bans().removed().stream().filter(ban -> held.contains(ban.id())).toList());
+        Policy next = made.applyTo(live).withVersion(change.version());
+        if (!engine.adoptPolicy(next)) {
+            return;
+        }
+        history.rememberAutomatic(next, made);
+        try {
+            state.savePolicy(next);
+            state.audit().appendAll(made.auditEntries(clock.instant()));
+        } catch (IOException e) {
             throw new UncheckedIOException("cannot save policy version " + change.version() + " locally: "
                     + e.getMessage(), e);
         }

@@ -79,6 +79,12 @@ final class PolicyFollower implements AutoCloseable {
     }
 
     private CompletableFuture<Void> catchUp() {
+        PolicyListener listener = shared.listener();
+        return shared.clockOffset(listener.clock()).thenAccept(listener::redisClockOffset)
+                .thenCompose(ignored -> catchUpPolicy());
+    }
+
+    private CompletableFuture<Void> catchUpPolicy() {
         return link.<List<io.lettuce.core.KeyValue<String, String>>>call(c -> c.hmget(shared.documentKey(),
                 "epoch", "version")).thenComposeAsync(fields -> {
                     String redisEpoch = fields.get(0).getValueOrElse(null);
@@ -114,8 +120,7 @@ final class PolicyFollower implements AutoCloseable {
         if (documentVersion <= shared.appliedVersion()) {
             return CompletableFuture.completedFuture(null);
         }
-        return link.<String>call(c -> c.hget(shared.documentKey(), "policy")).thenAcceptAsync(json -> {
-            Policy policy = parse(json, Policy.class);
+        return shared.document().thenAcceptAsync(policy -> {
             if (policy != null) {
                 LOG.log(System.Logger.Level.WARNING, "cluster: node " + shared.node() + " missed log entries "
                         + "trimmed meanwhile; took policy version " + policy.version() + " without their audit lines");
@@ -150,6 +155,20 @@ final class PolicyFollower implements AutoCloseable {
     }
 
     private void deliver(Map<String, String> body, String id) {
+        if ("bans".equals(body.get("kind"))) {
+            PolicyChange change;
+            try {
+                change = PolicyChange.ofBans(Long.parseLong(body.get("version")), SharedPolicy.bans(body.get("added"),
+                        body.get("removed"), shared.listener().current()), body.get("node"));
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.ERROR, "cluster: unreadable bans in the policy log: " + e.getMessage());
+                return;
+            }
+            if (!shared.deliver(change)) {
+                catchUp = true; // a gap before this batch (trimmed, or missed): take the document
+            }
+            return;
+        }
         Policy policy = parse(body.get("policy"), Policy.class);
         if (policy == null) {
             return;

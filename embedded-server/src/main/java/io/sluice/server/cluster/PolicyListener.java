@@ -1,6 +1,7 @@
 package io.sluice.server.cluster;
 
 import io.sluice.engine.policy.Policy;
+import java.time.InstantSource;
 
 /** What a node does with the cluster's policy: {@link SharedPolicy#follow} calls it. */
 public interface PolicyListener {
@@ -14,4 +15,16 @@ public interface PolicyListener {
      * on the cluster's own thread), never on Redis.
      */
     void apply(PolicyChange change);
+
+    /** The clock this node judges bans on, against which Redis's clock is read. */
+    default InstantSource clock() {
+        return InstantSource.system();
+    }
+
+    /**
+     * Redis's clock is {@code millis} ahead of {@link #clock()} (behind when negative): judge ban expiry on it, so
+     * every node ends a ban at the same moment. Called at each of the follower's catch-ups.
+     */
+    default void redisClockOffset(long millis) {
+    }
 }

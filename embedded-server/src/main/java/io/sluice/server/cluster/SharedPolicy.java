@@ -3,7 +3,11 @@ package io.sluice.server.cluster;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lettuce.core.ScriptOutputType;
+import com.fasterxml.jackson.core.type.TypeReference;
+import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.Policy;
+import io.sluice.server.change.BanChange;
+import java.util.ArrayList;
 import io.sluice.engine.policy.PolicyJson;
 import io.sluice.server.state.AuditEntry;
 import java.io.UncheckedIOException;
@@ -22,16 +26,27 @@ import java.util.concurrent.TimeoutException;
  * Keys (prefix "sluice:" by default):
  *   policy      hash {version, policy (JSON, as PolicyJson writes it), epoch}: the current document
  *   policy:log  stream of {version, policy, audit (JSON, or "" for a seed), node}: every change, trimmed
- *               to about ClusterSettings.logLength entries
+ *               to about ClusterSettings.logLength entries; or, for a batch of automatic bans,
+ *               {version, kind "bans", added (JSON list of bans), removed (JSON list of ids), node}
+ *   policy:bans hash {ban id: ban JSON, or "" once removed}: the automatic bans changed since the document's policy
+ *               was written (a whole policy written clears it, since it holds them)
  *
  * A change is one Lua script (policy-cas.lua): check the version, write the document, append to the log;
  * atomic in Redis, so two nodes racing from the same version cannot both win. The script runs by its SHA
  * and is sent again when Redis says NOSCRIPT (LuaScript).
  *
- * Each log entry carries the whole policy, so "apply" means "install this version if it is newer than
+ * An operator's change carries the whole policy, so "apply" means "install this version if it is newer than
  * mine": a node applies by version, never by position in the log, and nothing is applied twice whether it
  * hears a change from its own compare-and-set, from the log, or again after a reconnect. The log is what
  * lets a node that was away catch up on every audit entry it missed (pub/sub would have dropped them).
+ *
+ * Automatic bans travel as bans (policy-bans.lua): a batch takes the next version with no compare-and-set (bans do
+ * not conflict), and its log entry holds the batch alone, so the log grows with the bans, not with the policy
+ * times the bans. A node applies a batch only on the version just before it; one that finds a gap takes the
+ * document instead (policy-read.lua: the policy, plus the bans changed since it was written). Expired bans are
+ * removed by the same script only once their expiry has passed on Redis's clock, and every node judges expiry on
+ * Redis's clock too (the follower reads Redis's TIME at each catch-up: PolicyListener.redisClockOffset), so the
+ * nodes end a ban together.
  *
  * Redis restarted empty: the first node to notice seeds the document from its own policy (policy-seed.lua;
  * the highest version wins) with a new epoch; followers that see a new epoch read the new log from its start.
@@ -42,17 +57,31 @@ import java.util.concurrent.TimeoutException;
  * node's copy (engine, {@code policy.json}, audit log: whatever the listener does) in step with it.
  */
 public final class SharedPolicy implements AutoCloseable {
+    /** A script's answer when Redis holds no document: a node seeds it within a moment. */
+    private static final Unavailable NOT_SEEDED =
+            new Unavailable("Redis holds no cluster policy yet (restarted empty?); a node seeds it within a moment");
     private static final System.Logger LOG = System.getLogger(SharedPolicy.class.getName());
     private static final ObjectMapper JSON = PolicyJson.mapper();
+    private static final TypeReference<List<Ban>> BAN_LIST = new TypeReference<>() { };
+    private static final TypeReference<List<String>> ID_LIST = new TypeReference<>() { };
     private static final LuaScript CAS = LuaScript.load("policy-cas");
     private static final LuaScript SEED = LuaScript.load("policy-seed");
+    private static final LuaScript BANS = LuaScript.load("policy-bans");
+    private static final LuaScript READ = LuaScript.load("policy-read");
 
     /** What a compare-and-set came to. */
-    public sealed interface Outcome permits Applied, Conflict, Unavailable {
+    public sealed interface Outcome permits Applied, BansApplied, Conflict, Unavailable {
     }
 
     /** In Redis, in the log, and (when following) applied on this node before the call returned. */
     public record Applied(Policy policy) implements Outcome {
+    }
+
+    /**
+     * A batch of automatic bans, made as {@code version} (and applied on this node when it had the version before),
+     * or nothing left to make ({@code made} empty: added already, or not expired on Redis's clock yet).
+     */
+    public record BansApplied(long version, BanChange made) implements Outcome {
     }
 
     /** The cluster's version is not the one the change was based on: nothing changed. */
@@ -88,7 +117,7 @@ public final class SharedPolicy implements AutoCloseable {
         this.followLink = followLink;
         this.settings = settings;
         this.scheduler = scheduler;
-        this.keys = new String[] {documentKey(), logKey()};
+        this.keys = new String[] {documentKey(), logKey(), bansKey()};
     }
 
     String documentKey() {
@@ -97,6 +126,10 @@ public final class SharedPolicy implements AutoCloseable {
 
     String logKey() {
         return settings.key("policy:log");
+    }
+
+    String bansKey() {
+        return settings.key("policy:bans");
     }
 
     /**
@@ -117,14 +150,121 @@ public final class SharedPolicy implements AutoCloseable {
         }
         long status = (Long) reply.get(0);
         if (status == -1) {
-            return new Unavailable("Redis holds no cluster policy yet (restarted empty?); a node seeds it "
-                    + "within a moment");
+            return NOT_SEEDED;
         }
         if (status == 0) {
             return new Conflict((Long) reply.get(1));
         }
         deliver(new PolicyChange(next, audit, node));
         return new Applied(next);
+    }
+
+    /**
+     * Adds a batch of automatic bans and removes expired ones (only those whose expiry passed on Redis's clock), as
+     * the next version, whatever it is: no compare-and-set, bans do not conflict. The log entry holds the batch,
+     * not the policy. Returns within about twice the admin deadline whatever Redis does.
+     */
+    public Outcome addBans(BanChange change) {
+        List<String> args = new ArrayList<>();
+        args.add(node);
+        args.add(Integer.toString(settings.logLength()));
+        args.add(Integer.toString(change.added().size()));
+        for (Ban ban : change.added()) {
+            args.add(ban.id());
+            args.add(json(ban));
+        }
+        for (Ban ban : change.removed()) {
+            args.add(ban.id());
+            args.add(Long.toString(ban.expiresAt() == null ? Long.MAX_VALUE : ban.expiresAt().toEpochMilli()));
+        }
+        List<Object> reply;
+        try {
+            reply = await(BANS.<List<Object>>run(link, ScriptOutputType.MULTI, keys, args.toArray(new String[0])));
+        } catch (RedisCallException e) {
+            return new Unavailable(e.getMessage());
+        }
+        long status = (Long) reply.get(0);
+        if (status == -1) {
+            return NOT_SEEDED;
+        }
+        if (status == 0) {
+            return new BansApplied((Long) reply.get(1), new BanChange(List.of(), List.of()));
+        }
+        long version = (Long) reply.get(1);
+        PolicyListener current = listener;
+        BanChange made = bans(reply.get(3) == null ? "[]" : reply.get(3).toString(), ids(reply.get(4)),
+                current == null ? null : current.current());
+        deliver(PolicyChange.ofBans(version, made, node));
+        return new BansApplied(version, made);
+    }
+
+    private static String ids(Object reply) {
+        return reply == null ? "[]" : reply.toString();
+    }
+
+    /**
+     * A batch as the log holds it: the bans added, and the ids removed, which are looked up in {@code live} (the
+     * policy this node runs) for the audit; an id it does not hold is gone already.
+     */
+    static BanChange bans(String addedJson, String removedIds, Policy live) {
+        try {
+            List<Ban> added = JSON.readValue(addedJson, BAN_LIST);
+            List<String> ids = JSON.readValue(removedIds, ID_LIST);
+            List<Ban> removed = new ArrayList<>();
+            if (live != null && !ids.isEmpty()) {
+                java.util.Set<String> gone = new java.util.HashSet<>(ids);
+                live.bans().stream().filter(ban -> gone.contains(ban.id())).forEach(removed::add);
+            }
+            return new BanChange(added, removed);
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * The cluster's policy as Redis holds it now, in one read: the document's policy with the automatic bans changed
+     * since it was written, at the document's version; null when Redis holds none.
+     */
+    CompletableFuture<Policy> document() {
+        return READ.<List<Object>>run(followLink, ScriptOutputType.MULTI, keys).thenApply(reply -> {
+            if (reply == null || reply.isEmpty()) {
+                return null;
+            }
+            long version = Long.parseLong(reply.get(0).toString());
+            Policy policy;
+            try {
+                policy = JSON.readValue(reply.get(1).toString(), Policy.class);
+            } catch (JsonProcessingException e) {
+                throw new UncheckedIOException(e);
+            }
+            List<?> since = (List<?>) reply.get(2);
+            List<Ban> added = new ArrayList<>();
+            java.util.Set<String> removed = new java.util.HashSet<>();
+            for (int i = 0; i + 1 < since.size(); i += 2) {
+                String value = since.get(i + 1).toString();
+                if (value.isEmpty()) {
+                    removed.add(since.get(i).toString());
+                } else {
+                    try {
+                        added.add(JSON.readValue(value, Ban.class));
+                    } catch (JsonProcessingException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }
+            }
+            List<Ban> gone = policy.bans().stream().filter(ban -> removed.contains(ban.id())).toList();
+            return new BanChange(added, gone).applyTo(policy).withVersion(version);
+        });
+    }
+
+    /** The difference between Redis's clock and {@code local}'s, read with {@code TIME} (half a round trip off). */
+    CompletableFuture<Long> clockOffset(java.time.InstantSource local) {
+        long before = local.millis();
+        return followLink.<List<String>>call(c -> c.time()).thenApply(time -> {
+            long after = local.millis();
+            long redis = Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
+            return redis - (before + after) / 2;
+        });
     }
 
     /**
@@ -141,16 +281,24 @@ public final class SharedPolicy implements AutoCloseable {
         follower.start();
     }
 
-    /** Hands a version to the listener unless it has it already: the one gate against applying twice. */
-    void deliver(PolicyChange change) {
+    /**
+     * Hands a version to the listener unless it has it already: the one gate against applying twice. A batch of bans
+     * applies only on the version just before it.
+     *
+     * @return false when it is a batch of bans that does not follow this node's version (a gap: take the document)
+     */
+    boolean deliver(PolicyChange change) {
         PolicyListener current = listener;
         if (current == null) {
-            return;
+            return true;
         }
         synchronized (applyLock) {
             long applied = current.current().version();
             if (change.version() <= applied) {
-                return;
+                return true;
+            }
+            if (change.isBans() && change.version() != applied + 1) {
+                return false;
             }
             try {
                 current.apply(change);
@@ -158,6 +306,7 @@ public final class SharedPolicy implements AutoCloseable {
                 LOG.log(System.Logger.Level.ERROR, "cluster: node " + node + " could not apply policy version "
                         + change.version() + ": " + e.getMessage(), e);
             }
+            return true;
         }
     }
 

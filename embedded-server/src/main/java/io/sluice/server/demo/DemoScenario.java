@@ -1,5 +1,7 @@
 package io.sluice.server.demo;
 
+import io.sluice.engine.UserAgentClassifier;
+import io.sluice.engine.policy.Policy;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -117,6 +119,27 @@ public final class DemoScenario implements AutoCloseable {
                     n -> crawling(n + offset)));
         }
         return cast;
+    }
+
+    /**
+     * The cast's crawlers by their crawler-list names, with the loopback addresses they send from: the demo's policy
+     * declares them as verified ({@code crawlers.verifiedRanges}), as an operator would a partner's crawler, since no
+     * real crawler's published range is on this machine. Without it every one of them would be a claimed crawler,
+     * i.e. a bot (docs/manual/classify.md, "Crawler verification").
+     */
+    public static Map<String, List<String>> crawlerAddresses(UserAgentClassifier classifier,
+                                                             Policy.Classification classification) {
+        Map<String, List<String>> addresses = new TreeMap<>();
+        for (Visitor visitor : cast()) {
+            for (String userAgent : visitor.userAgents()) {
+                String name = classifier.classify(userAgent, classification).crawlerName();
+                if (name != null) {
+                    List<String> known = addresses.computeIfAbsent(name, k -> new ArrayList<>());
+                    visitor.addresses().stream().filter(a -> !known.contains(a)).forEach(known::add);
+                }
+            }
+        }
+        return addresses;
     }
 
     /** A person reading: every third visit the gallery page with its stylesheet, script and images. */

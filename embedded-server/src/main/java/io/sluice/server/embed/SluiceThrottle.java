@@ -66,7 +66,7 @@ public final class SluiceThrottle extends ContainerLifeCycle {
         this.node = NodeEngine.start(state, builder.crawlerList, builder.dns, clock, null);
         this.engine = node.engine();
         this.accessLog = builder.accessLog == null ? null : AccessLog.open(builder.accessLog);
-        PolicyChanges changes = new PolicyChanges(engine, new LocalPolicyStore(state, node.history(), clock), clock);
+        PolicyChanges changes = node.policyChanges(new LocalPolicyStore(state, node.history(), clock), clock);
         AdminListener listener = AdminListener.create(new HostPort(builder.adminHost, builder.adminPort),
                 ConnectionLimits.DEFAULTS, adminCertificate, new AdminHandler(engine, node.governor(), node.shadow(),
                         state, changes, clock, List.of(), Set.of(builder.adminHost)));

@@ -117,21 +117,38 @@ public final class AuditLog {
 
     /** Writes the entry durably (rotating first if the file is full) and returns it with its {@code seq}. */
     public synchronized AuditEntry append(AuditEntry entry) throws IOException {
-        AuditEntry numbered = entry.withSeq(nextSeq);
-        byte[] line = (JSON.writeValueAsString(numbered) + "\n").getBytes(StandardCharsets.UTF_8);
+        return appendAll(List.of(entry)).get(0);
+    }
+
+    /**
+     * Writes {@code entries} durably with one fsync (rotating first if the file is full), for a batch of automatic
+     * bans: a storm of them costs one sync per batch, not one per ban. Returns them with their {@code seq}.
+     */
+    public synchronized List<AuditEntry> appendAll(List<AuditEntry> entries) throws IOException {
+        if (entries.isEmpty()) {
+            return List.of();
+        }
+        List<AuditEntry> numbered = new ArrayList<>(entries.size());
+        StringBuilder lines = new StringBuilder();
+        for (AuditEntry entry : entries) {
+            AuditEntry withSeq = entry.withSeq(nextSeq + numbered.size());
+            numbered.add(withSeq);
+            lines.append(JSON.writeValueAsString(withSeq)).append('\n');
+        }
+        byte[] bytes = lines.toString().getBytes(StandardCharsets.UTF_8);
         repairTornTail(file);
-        if (Files.exists(file) && Files.size(file) > 0 && Files.size(file) + line.length > maxBytes) {
+        if (Files.exists(file) && Files.size(file) > 0 && Files.size(file) + bytes.length > maxBytes) {
             rotate();
         }
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.APPEND, LinkOption.NOFOLLOW_LINKS)) {
-            ByteBuffer buffer = ByteBuffer.wrap(line);
+            ByteBuffer buffer = ByteBuffer.wrap(bytes);
             while (buffer.hasRemaining()) {
                 channel.write(buffer);
             }
             channel.force(false);
         }
-        nextSeq++;
+        nextSeq += numbered.size();
         return numbered;
     }
 

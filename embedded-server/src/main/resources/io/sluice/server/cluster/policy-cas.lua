@@ -1,6 +1,7 @@
 -- Compare-and-set of the cluster's policy, and its entry in the change log, as one atomic step: no node
 -- can slip a change between the version check, the write and the log entry.
 -- KEYS[1] the document (hash: version, policy, epoch)   KEYS[2] the change log (stream)
+-- KEYS[3] the bans changed since the document's policy (policy-bans.lua): the whole policy written holds them
 -- ARGV[1] the version the change was based on           ARGV[2] the new policy, JSON, its version ARGV[1] + 1
 -- ARGV[3] the audit entry, JSON                         ARGV[4] the node making the change
 -- ARGV[5] about how many entries the log keeps
@@ -16,6 +17,7 @@ if current ~= tonumber(ARGV[1]) then
 end
 local version = current + 1
 redis.call('HSET', KEYS[1], 'version', version, 'policy', ARGV[2])
+redis.call('DEL', KEYS[3])
 local id = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*',
   'version', version, 'policy', ARGV[2], 'audit', ARGV[3], 'node', ARGV[4])
 return {1, version, id}

@@ -2,6 +2,7 @@
 -- writes in a failover): the highest version any node knows wins, and it goes into the log like a change
 -- so the other nodes take it. A new document gets a new epoch: followers see the log started over.
 -- KEYS[1] the document (hash: version, policy, epoch)   KEYS[2] the change log (stream)
+-- KEYS[3] the bans changed since the document's policy (policy-bans.lua): the whole policy written holds them
 -- ARGV[1] the node's version   ARGV[2] its policy, JSON   ARGV[3] a fresh epoch   ARGV[4] the node
 -- ARGV[5] about how many entries the log keeps
 -- Returns {1, version, epoch} when seeded; {0, current version, epoch} when Redis had as new a one.
@@ -14,6 +15,7 @@ if not epoch then
   epoch = ARGV[3]
 end
 redis.call('HSET', KEYS[1], 'version', ARGV[1], 'policy', ARGV[2], 'epoch', epoch)
+redis.call('DEL', KEYS[3])
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*',
   'version', ARGV[1], 'policy', ARGV[2], 'audit', '', 'node', ARGV[4])
 return {1, tonumber(ARGV[1]), epoch}

@@ -44,7 +44,9 @@ class ServerCountersMetricsTest {
 
             assertThat(metrics).contains("sluice_access_log_dropped_lines_total{reason=\"queue_full\"} 0.0",
                     "sluice_admin_connections{kind=\"operator\"} 1.0",
-                    "sluice_admin_connections_closed_total{reason=\"evicted\"} 0.0");
+                    "sluice_admin_connections_closed_total{reason=\"evicted\"} 0.0",
+                    "sluice_automatic_bans_not_made_total{reason=\"limit\"} 0.0",
+                    "sluice_automatic_bans_not_made_total{reason=\"queue_full\"} 0.0");
         }
     }
 

@@ -8,9 +8,11 @@ import io.sluice.engine.Request;
 import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.classify.CrawlerListClassifier;
 import io.sluice.engine.policy.Policy;
+import io.sluice.engine.policy.Route;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -51,7 +53,12 @@ abstract class ClientStoreSpecification {
 
     /** The decision, once made (a pending one is awaited). */
     static Decision decide(ThrottleEngine node, String ip, String agent) {
-        Decision decision = node.decide(Request.direct(ip, agent));
+        return decide(node, Request.direct(ip, agent));
+    }
+
+    /** The decision about {@code request}, once made (a pending one is awaited). */
+    static Decision decide(ThrottleEngine node, Request request) {
+        Decision decision = node.decide(request);
         if (decision instanceof Decision.Pending pending) {
             try {
                 return pending.decision().toCompletableFuture().get(ANSWER_SECONDS, TimeUnit.SECONDS);
@@ -163,6 +170,27 @@ abstract class ClientStoreSpecification {
         refused(decide(a, "192.0.2.1", PYTHON), Reason.ADDRESS_HIT_STACK);
         refused(decide(b, "192.0.2.1", CURL), Reason.ADDRESS_HIT_STACK);
         served(decide(b, "192.0.2.9", PYTHON));
+    }
+
+    @Test
+    void aRouteCountsTheClientsRequestsToItOnEveryNodeAndSaysSoInOneWording() {
+        Route search = new Route(Route.Match.PREFIX, "/search", null, List.of(), List.of(), List.of(), 1,
+                new Policy.HitStack(15, 3), null);
+        Policy policy = Policy.defaults().withRoutes(List.of(search));
+        ThrottleEngine a = node("a", policy);
+        ThrottleEngine b = node("b", policy);
+        for (int i = 0; i < 3; i++) {
+            served(decide(i % 2 == 0 ? a : b, Request.get("192.0.2.1", CURL, "/search")));
+        }
+
+        Decision.Refuse onA = refused(decide(a, Request.get("192.0.2.1", CURL, "/search")), Reason.ROUTE_LIMIT);
+        Decision.Refuse onB = refused(decide(b, Request.get("192.0.2.1", CURL, "/search")), Reason.ROUTE_LIMIT);
+
+        assertThat(onA.retryAfterSeconds()).isBetween(1L, 15L);
+        assertThat(onA.detail()).isEqualTo("More than 3 requests to this part of the site in 15 s.");
+        assertThat(onB.detail()).isEqualTo(onA.detail());
+        served(decide(b, Request.get("192.0.2.1", CURL, "/about"))); // the rest of the site is open
+        served(decide(a, Request.get("192.0.2.2", CURL, "/search"))); // and the route to other clients
     }
 
     @Test

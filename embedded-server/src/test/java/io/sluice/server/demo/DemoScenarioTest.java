@@ -2,6 +2,11 @@ package io.sluice.server.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.engine.Decision;
+import io.sluice.engine.Request;
+import io.sluice.engine.RequestClass;
+import io.sluice.engine.classify.CrawlerListClassifier;
+import io.sluice.engine.policy.Policy;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
 import io.sluice.server.demo.DemoScenario.Phase;
@@ -63,6 +68,22 @@ class DemoScenarioTest {
             assertThat(counts.keySet()).as("people are served, gallery images and all")
                     .noneMatch(k -> k.startsWith("browser") && !k.endsWith(" 200"));
             assertThat(counts.keySet()).as("nobody was refused a connection").noneMatch(k -> k.endsWith(" 0"));
+        }
+    }
+
+    @Test
+    void theDemosCrawlersAreVerifiedAtTheirAddressesSoTheyAreCrawlersNotClaimedBots() throws Exception {
+        Map<String, List<String>> crawlers = DemoScenario.crawlerAddresses(CrawlerListClassifier.bundled(),
+                Policy.defaults().classification());
+        assertThat(crawlers).containsEntry("Googlebot", List.of("127.0.0.21"))
+                .containsEntry("bingbot", List.of("127.0.0.22")).hasSizeGreaterThan(10);
+
+        ServerConfig config = ServerConfig.demo(state).withDemoTraffic(true);
+        try (SluiceServer server = SluiceServer.start(config)) {
+            assertThat(server.engine().policy().crawlers().verifiedRanges()).containsAllEntriesOf(crawlers);
+            Decision googlebot = server.engine().decide(Request.direct("127.0.0.21",
+                    "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"));
+            assertThat(googlebot.client().requestClass()).isEqualTo(RequestClass.CRAWLER);
         }
     }
 }

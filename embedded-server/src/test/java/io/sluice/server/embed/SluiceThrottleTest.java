@@ -156,13 +156,13 @@ class SluiceThrottleTest {
         }
 
         assertThat(get(siteUri, CURL).getStatus()).isEqualTo(403);
-        Ban ban = sluice.engine().policy().bans().get(0);
+        Ban ban = sluice.engine().snapshot().bans().get(0); // in force at once, written a moment later
         assertThat(ban.author()).isEqualTo("sluice");
         Path policyFile = state.resolve("policy.json");
         Path audit = state.resolve("audit.log");
         long deadline = System.nanoTime() + DEADLINE_NANOS;
         while (!(contains(policyFile, ban.id()) && contains(audit, ban.id())) && System.nanoTime() < deadline) {
-            Thread.sleep(20); // the recorder writes on a thread of its own
+            Thread.sleep(20); // the policy writer writes on a thread of its own
         }
         assertThat(Files.readString(policyFile)).contains(ban.id(), "\"author\" : \"sluice\"");
         assertThat(Files.readString(audit)).contains("\"who\":\"sluice\"", "\"action\":\"ban.add\"", ban.id());

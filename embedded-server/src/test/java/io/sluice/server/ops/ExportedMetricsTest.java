@@ -1,0 +1,97 @@
+package io.sluice.server.ops;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.server.ServerConfig;
+import io.sluice.server.SluiceServer;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every metric the shipped Grafana dashboard and alert rules read is one a real front end exports on
+ * {@code /metrics}: renaming a metric breaks the build here, not an operator's dashboard months later.
+ */
+class ExportedMetricsTest {
+    /** Made by Prometheus for each target, not by Sluice. */
+    private static final Set<String> PROMETHEUS_OWN = Set.of("up");
+
+    @TempDir
+    Path state;
+
+    private SluiceServer server;
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    @BeforeEach
+    void start() throws Exception {
+        server = SluiceServer.start(ServerConfig.demo(state));
+    }
+
+    @AfterEach
+    void stop() {
+        server.close();
+    }
+
+    @Test
+    void everyMetricTheRulesReadIsExported() throws Exception {
+        Set<String> used = MonitoringFiles.metricNames(MonitoringFiles.ruleExpressions());
+
+        assertThat(used).contains("sluice_requests_total", "sluice_cluster_degraded",
+                "sluice_access_log_dropped_lines_total", "sluice_automatic_bans_not_made_total", "up");
+        assertThat(exported()).containsAll(without(used, PROMETHEUS_OWN));
+    }
+
+    @Test
+    void everyMetricTheDashboardReadsIsExported() throws Exception {
+        Set<String> used = MonitoringFiles.metricNames(MonitoringFiles.dashboardExpressions());
+
+        assertThat(used).contains("sluice_requests_total", "sluice_upstream_latency_seconds",
+                "sluice_governor_domains", "sluice_front_connections_shed_total");
+        assertThat(exported()).containsAll(used);
+    }
+
+    @Test
+    void theEvictionsCounterStandsBesideTheOldGauge() throws Exception {
+        String body = scrape();
+
+        assertThat(body).contains("# TYPE sluice_clients_evicted_total counter\n",
+                "# TYPE sluice_clients_evicted gauge\n");
+        assertThat(exported()).contains("sluice_clients_evicted_total", "sluice_clients_evicted");
+    }
+
+    /** The names of the samples of one scrape. */
+    private Set<String> exported() throws Exception {
+        Set<String> names = new TreeSet<>();
+        for (String line : scrape().split("\n")) {
+            if (!line.isBlank() && !line.startsWith("#")) {
+                names.add(line.split("[{ ]", 2)[0]);
+            }
+        }
+        return names;
+    }
+
+    /** One scrape of {@code /metrics}, after a request so that the per-class counters have series. */
+    private String scrape() throws Exception {
+        http.send(HttpRequest.newBuilder(server.frontUri().resolve("/")).timeout(Duration.ofSeconds(10))
+                .header("User-Agent", AlertsFireTest.FIREFOX).build(), HttpResponse.BodyHandlers.discarding());
+        HttpResponse<String> metrics = http.send(HttpRequest.newBuilder(server.adminUri().resolve("/metrics"))
+                .timeout(Duration.ofSeconds(10)).header("Authorization", "Bearer " + server.adminToken()).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(metrics.statusCode()).isEqualTo(200);
+        return metrics.body();
+    }
+
+    private static Set<String> without(Set<String> names, Set<String> others) {
+        Set<String> rest = new TreeSet<>(names);
+        rest.removeAll(others);
+        return rest;
+    }
+}

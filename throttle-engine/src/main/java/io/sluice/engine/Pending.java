@@ -1,0 +1,91 @@
+package io.sluice.engine;
+
+import io.sluice.engine.internal.ClientStateStore;
+import io.sluice.engine.internal.CrawlerGate;
+import io.sluice.engine.internal.CrawlerSlot;
+import io.sluice.engine.net.IpAddress;
+import io.sluice.engine.store.ClientKey;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * What a decision holds between its rules and its admission (the client's concurrency and crawler slots), and once
+ * admitted, the admission itself: its slots are released exactly once, guarded by a compare-and-set on
+ * {@link #completed}, so a duplicate {@code complete} is harmless.
+ *
+ * @param <L> the client store's lease type
+ * @param <M> the address store's lease type
+ */
+class Pending<L, M> implements Decision.Admission {
+
+    private static final VarHandle COMPLETED;
+
+    static {
+        try {
+            COMPLETED = MethodHandles.lookup().findVarHandle(Pending.class, "completed", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    final Outcomes outcomes;
+    final ClientStateStore<?, L> store;
+    final ClientStateStore<?, M> addressStore;
+    final ClientKey addressKey;
+    /** The address store's lease, or null when none was taken (allow-listed). */
+    final M addressInFlight;
+    final ClientInfo client;
+    final ClientKey key;
+    final IpAddress address;
+    final CrawlerSlot crawlerSlot;
+    final CrawlerGate.Turn crawlerTurn;
+    /** The store's lease on the client's in-flight slot, or null when none was taken (allow-listed). */
+    final L inFlight;
+    final RateLimitStatus rate;
+    /** 1 once completed; only through {@link #COMPLETED}. */
+    @SuppressWarnings("unused")
+    private volatile int completed;
+
+    Pending(Outcomes outcomes, ClientStateStore<?, L> store, ClientInfo client, ClientKey key, IpAddress address,
+            CrawlerSlot crawlerSlot, CrawlerGate.Turn crawlerTurn, L inFlight, ClientStateStore<?, M> addressStore,
+            ClientKey addressKey, M addressInFlight, RateLimitStatus rate) {
+        this.outcomes = outcomes;
+        this.store = store;
+        this.addressStore = addressStore;
+        this.addressKey = addressKey;
+        this.addressInFlight = addressInFlight;
+        this.crawlerTurn = crawlerTurn;
+        this.client = client;
+        this.key = key;
+        this.address = address;
+        this.crawlerSlot = crawlerSlot;
+        this.inFlight = inFlight;
+        this.rate = rate;
+    }
+
+    /** The request will not be served: give its slots back. Called at most once per pending. */
+    void release() {
+        releaseInFlight();
+        outcomes.giveBackCrawler(store, crawlerSlot, crawlerTurn);
+    }
+
+    void releaseInFlight() {
+        if (inFlight != null) {
+            store.releaseInFlight(inFlight);
+        }
+        if (addressInFlight != null) {
+            addressStore.releaseInFlight(addressInFlight);
+        }
+    }
+
+    /** The admitted request finished: frees its load and concurrency slots, once. */
+    @Override
+    public void complete(int status, long upstreamLatencyNanos) {
+        if (!COMPLETED.compareAndSet(this, 0, 1)) {
+            return;
+        }
+        outcomes.load().exit();
+        releaseInFlight();
+        outcomes.completed(upstreamLatencyNanos);
+    }
+}

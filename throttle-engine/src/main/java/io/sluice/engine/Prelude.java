@@ -1,0 +1,84 @@
+package io.sluice.engine;
+
+import io.sluice.engine.classify.CrawlerVerifier;
+import io.sluice.engine.internal.CompiledPolicy;
+import io.sluice.engine.internal.RouteTable;
+import io.sluice.engine.net.IpAddress;
+import io.sluice.engine.policy.Ban;
+import io.sluice.engine.policy.Policy;
+import io.sluice.engine.store.ClientKey;
+
+/**
+ * The decision's first stage, the same on a single node and on a node of a cluster: who the client is (its address
+ * through the trusted proxies, its user agent bounded, its class, its crawler claim verified), whether the
+ * allow-list exempts it, then rule 1 (pause) and rule 2 (bans). A request that passes goes on, with its route, to
+ * the client rules the engine was built with ({@link Next}).
+ */
+final class Prelude {
+
+    /** What follows the prelude: rules 3-5 (on this node's stores, or the cluster's), then 7 and 6. */
+    @FunctionalInterface
+    interface Next {
+        /**
+         * @param client  its class and whether it is allow-listed ({@link ClientInfo#allowListed()}) included
+         * @param address the client's address, resolved through the trusted proxies
+         */
+        Decision afterPrelude(CompiledPolicy compiled, ClientInfo client, ClientKey key, IpAddress address,
+                              RouteTable.Compiled route, long now);
+    }
+
+    private final UserAgentClassifier classifier;
+    private final CrawlerVerifier crawlerVerifier;
+    private final AutomaticBans bans;
+    private final Outcomes outcomes;
+
+    Prelude(UserAgentClassifier classifier, CrawlerVerifier crawlerVerifier, AutomaticBans bans, Outcomes outcomes) {
+        this.classifier = classifier;
+        this.crawlerVerifier = crawlerVerifier;
+        this.bans = bans;
+        this.outcomes = outcomes;
+    }
+
+    Decision decide(CompiledPolicy compiled, Request request, long now, Next next) {
+        Policy policy = compiled.policy();
+        IpAddress address = compiled.resolver().resolve(request);
+        String rawAgent = ThrottleEngine.boundedUserAgent(request.userAgent());
+        String userAgent = rawAgent == null ? "" : rawAgent;
+        UserAgentMatch match = classifier.classify(rawAgent, policy.classification());
+        RequestClass cls = verified(match, policy, address);
+        CompiledPolicy.Allowance allowance = compiled.allowance(address, userAgent);
+        boolean allowListed = allowance != CompiledPolicy.Allowance.NONE;
+        ClientKey key = new ClientKey(address, userAgent);
+        ClientInfo client = new ClientInfo(address.toString(), userAgent, cls, match.crawlerName(), allowListed);
+
+        // 1. pause
+        if (compiled.pauses(cls) && allowance != CompiledPolicy.Allowance.EXEMPT_INCLUDING_PAUSE) {
+            return outcomes.refuse(client, key, Reason.PAUSED, policy.refusal().retryAfterSeconds(), null, now,
+                    policy.pause().all() ? "The service is paused." : "Service to " + cls + " clients is paused.");
+        }
+        // 2. bans: the policy's, then automatic bans not in it yet
+        Ban ban = bans.banned(compiled, address, key, now);
+        if (ban != null) {
+            return outcomes.refuseBanned(client, key, ban, policy, now);
+        }
+        RouteTable.Compiled route = compiled.routes().match(request.method(), request.path(), request.query(),
+                request.secFetchDest(), cls);
+        return next.afterPrelude(compiled, client, key, address, route, now);
+    }
+
+    /**
+     * A {@code CRAWLER} stays one only when its claim is verified (its address in the crawler's published ranges or
+     * the policy's, or forward-confirmed reverse DNS; {@link CrawlerVerifier}). Any other claim is a {@code BOT}, so
+     * it is keyed by its address like any bot and never reaches rule 3: it cannot take the real crawler's slot nor
+     * the all-crawlers gap. While a reverse-DNS lookup is pending the claimant is a {@code BOT} too, whoever it
+     * turns out to be: believing it meanwhile would let a fake from a fresh address take the real one's slot once
+     * per address, and the cost to the real crawler is a request or two counted as a bot's.
+     */
+    private RequestClass verified(UserAgentMatch match, Policy policy, IpAddress address) {
+        if (match.requestClass() != RequestClass.CRAWLER || !policy.crawlers().verifySearchEngines()) {
+            return match.requestClass();
+        }
+        return crawlerVerifier.verify(match.crawlerName(), address, policy.crawlers())
+                == CrawlerVerifier.Verdict.VERIFIED ? RequestClass.CRAWLER : RequestClass.BOT;
+    }
+}

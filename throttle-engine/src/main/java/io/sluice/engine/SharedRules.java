@@ -1,0 +1,140 @@
+package io.sluice.engine;
+
+import io.sluice.engine.internal.AggregateLink;
+import io.sluice.engine.internal.ClientStateStore;
+import io.sluice.engine.internal.ClientStores;
+import io.sluice.engine.internal.CompiledPolicy;
+import io.sluice.engine.internal.HitStackState;
+import io.sluice.engine.internal.RouteTable;
+import io.sluice.engine.net.IpAddress;
+import io.sluice.engine.policy.Policy;
+import io.sluice.engine.store.ClientKey;
+import io.sluice.engine.store.SharedClientStore;
+import java.time.InstantSource;
+import java.util.concurrent.CompletableFuture;
+
+/*
+ * Cluster mode: rules 3-5 asked of a SharedClientStore, which every node asks; a decision that needs it is a
+ * Decision.Pending. The prelude before and rules 7 and 6 after are the single node's.
+ *
+ * Every request still pushes its hits on this node's local stores: they are this node's view of its clients (the
+ * snapshot's heatmap) and what it decides on when the shared store cannot answer. Those pushes use the limits divided
+ * by the nodes last seen (ClientRules.Limits), so a local verdict is ready without recomputing anything: deciding
+ * alone is ClientRules.judge with those limits, the same code as a single node's. A request admitted by the shared
+ * store also takes a slot in the local stores, without a limit: this node's in-flight count stays right for telemetry
+ * and for the moment it has to decide alone.
+ */
+
+/**
+ * The client rules of a node of a cluster: asks the shared store, and decides alone (its limits scaled) when the
+ * store cannot answer.
+ *
+ * @param <S> the shared store's lease type
+ */
+final class SharedRules<S> {
+
+    private final SharedClientStore<S> shared;
+    private final ClientRules rules;
+    private final Outcomes outcomes;
+    private final InstantSource clock;
+
+    SharedRules(SharedClientStore<S> shared, ClientRules rules, Outcomes outcomes, InstantSource clock) {
+        this.shared = shared;
+        this.rules = rules;
+        this.outcomes = outcomes;
+        this.clock = clock;
+    }
+
+    /** What a shared decision carries from the request to the store's answer. */
+    private record Asked<C extends AggregateLink<A>, L, A, M>(ClientStores<C, L, A, M> stores, CompiledPolicy compiled,
+                                                              ClientRules.Scaled scaled, ClientInfo client,
+                                                              ClientKey key, IpAddress address, ClientKey addressKey,
+                                                              Policy.HitStack routeLimits, HitStackState<C> hits,
+                                                              HitStackState<A> addressHits, HitStackState<?> routeHits,
+                                                              SharedClientStore.Ask ask) {
+    }
+
+    <C extends AggregateLink<A>, L, A, M> Decision judge(ClientStores<C, L, A, M> stores, CompiledPolicy compiled,
+                                                         ClientInfo client, ClientKey key, IpAddress address,
+                                                         RouteTable.Compiled route, long now) {
+        Policy policy = compiled.policy();
+        ClientRules.Scaled scaled = rules.scaled(compiled, Math.max(1, shared.nodes()));
+        ClientRules.Limits alone = scaled.alone();
+        HitStackState<C> hits = rules.pushClient(stores, key, client, alone, route, now);
+        if (client.allowListed()) {
+            // exempt from rules 3-7: nothing to ask the cluster
+            return rules.admitExempt(stores, client, key, address, ClientRules.rateLimit(policy.hitStack(), hits),
+                    now);
+        }
+        ClientKey addressKey = ClientRules.addressKey(compiled, address);
+        HitStackState<A> addressHits = rules.pushAddress(stores, addressKey, hits, client, alone, route, now);
+        HitStackState<?> routeHits = rules.pushRoute(key, address, client, alone, route, now);
+        ClientRules.Limits whole = scaled.whole();
+        SharedClientStore.Ask ask = new SharedClientStore.Ask(key, addressKey,
+                route.limits() == null ? null : route.id(), route.weight(), whole.client(), route.limits(),
+                whole.address(), whole.maxConcurrent(), whole.addressMaxConcurrent(),
+                client.requestClass() == RequestClass.CRAWLER ? ClientRules.crawlerIdentity(client) : null,
+                whole.perCrawlerMillis(), whole.allCrawlersMillis(), policy.version(), now);
+        Asked<C, L, A, M> asked = new Asked<>(stores, compiled, scaled, client, key, address, addressKey,
+                route.limits(), hits, addressHits, routeHits, ask);
+        if (!shared.available()) {
+            return decideAlone(asked, now);
+        }
+        CompletableFuture<SharedClientStore.Verdict<S>> answer;
+        try {
+            answer = shared.admit(ask);
+        } catch (RuntimeException e) {
+            return decideAlone(asked, now);
+        }
+        if (answer.isDone()) {
+            // answered from what the store already knew (a client refused until a known time): no round trip
+            return answer.handle((verdict, failure) -> settle(asked, verdict, failure, now)).join();
+        }
+        return new Decision.Pending(client,
+                answer.handle((verdict, failure) -> settle(asked, verdict, failure, clock.millis())));
+    }
+
+    /** The store answered (or failed to): the decision from there on. Never throws. */
+    private <C extends AggregateLink<A>, L, A, M> Decision settle(Asked<C, L, A, M> asked,
+                                                                  SharedClientStore.Verdict<S> verdict,
+                                                                  Throwable failure, long now) {
+        if (failure != null || verdict == null) {
+            return decideAlone(asked, now); // slow or gone: this node decides alone, at once
+        }
+        Policy.HitStack limits = asked.compiled().policy().hitStack();
+        RateLimitStatus rate = new RateLimitStatus(limits.maxHits(), Math.max(0, limits.maxHits()
+                - verdict.hitsInWindow()), Outcomes.ceilSeconds(verdict.millisUntilReset()), limits.windowSeconds());
+        if (!verdict.admitted()) {
+            return rules.refuse(asked.compiled(), asked.stores().addresses(), asked.client(), asked.key(),
+                    asked.addressKey(), asked.scaled().whole(), asked.routeLimits(), verdict.refusal(),
+                    verdict.retryAfterMillis(), rate, now);
+        }
+        try {
+            ClientStateStore<C, L> store = asked.stores().clients();
+            ClientStateStore<A, M> addresses = asked.stores().addresses();
+            // this node's own count of the client's requests in flight (telemetry; deciding alone later), no limit
+            L inFlight = store.acquireInFlight(asked.key(), asked.hits().client(), Integer.MAX_VALUE);
+            M addressInFlight = addresses.acquireInFlight(asked.addressKey(), asked.addressHits().client(),
+                    Integer.MAX_VALUE);
+            SharedPending<L, M, S> pending = new SharedPending<>(outcomes, store, asked.client(), asked.key(),
+                    asked.address(), inFlight, addresses, asked.addressKey(), addressInFlight, rate, shared,
+                    verdict.lease());
+            return outcomes.delayOrLoad(asked.compiled(), pending, verdict.hitsInWindow(), 1, now);
+        } catch (RuntimeException e) {
+            shared.release(verdict.lease(), false);
+            throw e;
+        }
+    }
+
+    /**
+     * Rules 3-5 on this node's state alone, with the limits divided by the nodes last seen (rounded up) and the
+     * crawler gaps multiplied by them, while the shared store cannot answer: the single node's rules
+     * ({@link ClientRules}). The hits were pushed with those limits already.
+     */
+    private <C extends AggregateLink<A>, L, A, M> Decision decideAlone(Asked<C, L, A, M> asked, long now) {
+        ClientRules.Limits alone = asked.scaled().alone();
+        return rules.judge(asked.stores(), asked.compiled(), alone, asked.client(), asked.key(), asked.address(),
+                asked.addressKey(), asked.hits(), asked.addressHits(), asked.routeHits(), asked.routeLimits(),
+                ClientRules.rateLimit(alone.client(), asked.hits()), now);
+    }
+}
