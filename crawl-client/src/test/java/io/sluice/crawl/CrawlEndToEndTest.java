@@ -208,9 +208,14 @@ class CrawlEndToEndTest {
                 .hasMessageContaining("rejected the worker/admin token");
         PermitClient admin = PermitClient.connect(sluice.adminUri(), sluice.adminToken());
         assertThat(admin.tryAcquire("Example.com")).isEqualTo(new Permit("example.com", true, 0, null));
-        Permit second = admin.tryAcquire("example.com");
-        assertThat(second.granted()).isFalse();
-        assertThat(second.reason()).isEqualTo("PACING");
-        assertThat(second.waitMillis()).isBetween(1L, 100L);
+        // The next call comes within the domain's 100 ms interval unless this machine stalled between the two
+        // calls: then it is granted, and the call after it is the one that must be paced.
+        Permit next = admin.tryAcquire("example.com");
+        for (int tries = 1; next.granted() && tries < 20; tries++) {
+            next = admin.tryAcquire("example.com");
+        }
+        assertThat(next.granted()).isFalse();
+        assertThat(next.reason()).isEqualTo("PACING");
+        assertThat(next.waitMillis()).isBetween(1L, 100L);
     }
 }
