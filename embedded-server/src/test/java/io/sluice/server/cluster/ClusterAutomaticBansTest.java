@@ -130,7 +130,9 @@ class ClusterAutomaticBansTest extends OneRedisPerClass {
         await(() -> b.engine().policy().bans().size() == bans, "every ban to reach web-2");
 
         assertThat(refused(b.engine(), "198.51.0.1")).isTrue();
-        assertThat(b.engine().policy()).isEqualTo(a.engine().policy());
+        // the same policy on both; in another order of bans when a node took the document after missing the log
+        // (a busy machine's follower can), which is why the bans are compared as a set
+        await(() -> sameBansInAnyOrder(b.engine().policy(), a.engine().policy()), "web-2 to hold web-1's policy");
         assertThat(redis(WHOLE_POLICIES)).as("no whole policy written for a ban").isEqualTo(wholeBefore);
         // a ban record is a few hundred bytes; the whole policy per ban would be ~ bans^2 / 2 of them (~10 MB here)
         assertThat(redis(LOG_BYTES)).isLessThan(bans * 1_000L);
@@ -161,7 +163,9 @@ class ClusterAutomaticBansTest extends OneRedisPerClass {
         // then it ends, on both nodes, removed once for the cluster
         await(() -> a.engine().policy().bans().isEmpty() && b.engine().policy().bans().isEmpty(),
                 "the ban to expire on both nodes");
-        assertThat(b.engine().policy()).isEqualTo(a.engine().policy());
+        // the same policy on both; in another order of bans when a node took the document after missing the log
+        // (a busy machine's follower can), which is why the bans are compared as a set
+        await(() -> sameBansInAnyOrder(b.engine().policy(), a.engine().policy()), "web-2 to hold web-1's policy");
         assertThat(sameBansInAnyOrder(b.document(), b.engine().policy())).as("the document, with the removal").isTrue();
         // in force nowhere (a request would be a new offence under this rule of one refusal, so none is sent)
         assertThat(a.engine().snapshot().bans()).isEmpty();
