@@ -379,8 +379,13 @@ class RedisClientStateStoreTest {
             served(meanwhile.decision());
             awaitState(a.node(), ClusterState.HEALTHY);
         }
-        Timed back = decide(a, "192.0.2.9");
-        assertThat(back.asked()).isTrue();
-        served(back.decision());
+        // healthy again, it asks Redis (a busy machine may need a heartbeat or two more before the store is used)
+        await(() -> {
+            Timed back = decide(a, "192.0.2.9");
+            if (back.decision() instanceof Decision.Admit admit) {
+                admit.admission().complete(200, 1_000_000);
+            }
+            return back.asked();
+        }, "a decision asked of Redis again");
     }
 }
