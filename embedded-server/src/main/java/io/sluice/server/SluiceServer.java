@@ -1,9 +1,7 @@
 package io.sluice.server;
 
 import io.sluice.engine.ThrottleEngine;
-import io.sluice.engine.classify.CrawlerListClassifier;
 import io.sluice.engine.governor.CrawlGovernor;
-import io.sluice.engine.policy.Policy;
 import io.sluice.server.admin.AdminConnections;
 import io.sluice.server.admin.AdminHandler;
 import io.sluice.server.admin.ServerCounters;
@@ -36,9 +34,7 @@ import java.net.BindException;
 import java.net.URI;
 import java.time.InstantSource;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
@@ -204,28 +200,11 @@ public final class SluiceServer implements AutoCloseable {
         }
         running.demoPages = demoPages;
         if (config.demoTraffic()) {
-            verifyDemoCrawlers(changes);
+            DemoScenario.verifyCrawlers(changes);
             running.traffic = DemoScenario.start(List.of(running.frontUri()), demoPages, DemoScenario.DEFAULT_PHASE);
             running.crawlers = DemoCrawlers.start(running.adminUri(), state.workerToken());
         }
         return running;
-    }
-
-    /**
-     * The demo's crawlers send from loopback addresses that no crawler operator publishes: its policy declares them
-     * verified there, as an operator would a partner's crawler, so the demo shows crawler spacing and not only bots.
-     */
-    private static void verifyDemoCrawlers(PolicyChanges changes) {
-        Map<String, List<String>> cast = DemoScenario.crawlerAddresses(CrawlerListClassifier.bundled(),
-                changes.live().classification());
-        changes.applyIfChanged(new PolicyChanges.Author("demo", null), "crawlers.verify",
-                "the demo's crawlers are verified at their loopback addresses", p -> {
-                    Policy.Crawlers crawlers = p.crawlers();
-                    Map<String, List<String>> ranges = new LinkedHashMap<>(crawlers.verifiedRanges());
-                    ranges.putAll(cast);
-                    return p.withCrawlers(new Policy.Crawlers(crawlers.perCrawlerSeconds(),
-                            crawlers.allCrawlersSeconds(), crawlers.verifySearchEngines(), ranges));
-                }, Policy::crawlers);
     }
 
     /** The names the admin listener answers to: the operator's, the listen host's, this machine's. */

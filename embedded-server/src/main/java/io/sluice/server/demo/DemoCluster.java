@@ -74,6 +74,7 @@ public final class DemoCluster implements AutoCloseable {
             DemoScenario traffic = null;
             DemoCrawlers crawlers = null;
             if (phaseLength != null) {
+                DemoScenario.verifyCrawlers(nodes.get(0).policyChanges());
                 traffic = DemoScenario.start(nodes.stream().map(SluiceServer::frontUri).toList(), pages, phaseLength);
                 crawlers = DemoCrawlers.start(nodes.get(0).adminUri(), nodes.get(0).state().workerToken());
             }

@@ -1,7 +1,9 @@
 package io.sluice.server.demo;
 
 import io.sluice.engine.UserAgentClassifier;
+import io.sluice.engine.classify.CrawlerListClassifier;
 import io.sluice.engine.policy.Policy;
+import io.sluice.server.change.PolicyChanges;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -119,6 +121,24 @@ public final class DemoScenario implements AutoCloseable {
                     n -> crawling(n + offset)));
         }
         return cast;
+    }
+
+    /**
+     * The demo's crawlers send from loopback addresses that no crawler operator publishes: the demo's policy declares
+     * them verified there (through the policy's one writer, so a cluster's nodes all take it), as an operator would a
+     * partner's crawler, so the demo shows crawler spacing and not only claimed crawlers treated as bots.
+     */
+    public static void verifyCrawlers(PolicyChanges changes) {
+        Map<String, List<String>> cast = crawlerAddresses(CrawlerListClassifier.bundled(),
+                changes.live().classification());
+        changes.applyIfChanged(new PolicyChanges.Author("demo", null), "crawlers.verify",
+                "the demo's crawlers are verified at their loopback addresses", p -> {
+                    Policy.Crawlers crawlers = p.crawlers();
+                    Map<String, List<String>> ranges = new LinkedHashMap<>(crawlers.verifiedRanges());
+                    ranges.putAll(cast);
+                    return p.withCrawlers(new Policy.Crawlers(crawlers.perCrawlerSeconds(),
+                            crawlers.allCrawlersSeconds(), crawlers.verifySearchEngines(), ranges));
+                }, Policy::crawlers);
     }
 
     /**
