@@ -54,7 +54,7 @@ class AutomaticBansKillTest {
                     }
                 }
             }
-        });
+        }, OwnThread.EACH);
         for (int i = 0; !storm.isDone(); i++) {
             boolean pause = i % 2 == 0;
             changes.apply(operator, "pause", "pause " + pause, p -> p.withPause(new Policy.Pause(false,
@@ -89,7 +89,7 @@ class AutomaticBansKillTest {
                 } catch (java.io.IOException e) {
                     return false;
                 }
-            });
+            }, OwnThread.EACH);
             assertThat(written.get(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isTrue();
         } finally {
             process.destroyForcibly(); // SIGKILL: no shutdown hook, no flush

@@ -123,14 +123,15 @@ class AutomaticBansTest {
         try {
             // an operator's change hangs in the store, holding the writer
             CompletableFuture.runAsync(() -> changes.apply(OPERATOR, "pause", "pause crawlers",
-                    p -> p.withPause(new Policy.Pause(false, List.of(RequestClass.CRAWLER))), Policy::pause));
+                    p -> p.withPause(new Policy.Pause(false, List.of(RequestClass.CRAWLER))), Policy::pause),
+                    OwnThread.EACH);
             assertThat(store.writing.await(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isTrue();
 
             Request request = Request.direct("198.51.100.7", "curl/8.5.0");
             CompletableFuture<Decision> offence = CompletableFuture.supplyAsync(() -> {
                 engine.decide(request);
                 return engine.decide(request); // refused: an offence, banned
-            });
+            }, OwnThread.EACH);
             assertThat(offence.get(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isInstanceOf(Decision.Refuse.class);
             assertThat(engine.decide(request)).isInstanceOfSatisfying(Decision.Refuse.class,
                     refusal -> assertThat(refusal.reason()).isEqualTo(Reason.BANNED));
@@ -149,7 +150,7 @@ class AutomaticBansTest {
             for (int i = 0; i < 1_500; i++) {
                 offend("198.51." + (i / 250) + "." + (1 + i % 250));
             }
-        });
+        }, OwnThread.EACH);
         int operatorChanges = 0;
         while (!storm.isDone()) {
             boolean pause = operatorChanges % 2 == 0;

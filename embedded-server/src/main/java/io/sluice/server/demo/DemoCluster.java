@@ -2,6 +2,8 @@ package io.sluice.server.demo;
 
 import io.sluice.server.HostPort;
 import io.sluice.server.ServerConfig;
+import io.sluice.server.change.ChangeNotSavedException;
+import io.sluice.server.change.PolicyChanges;
 import io.sluice.server.SluiceServer;
 import io.sluice.server.cluster.ClusterOptions;
 import io.sluice.server.cluster.LocalRedis;
@@ -24,6 +26,8 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  * files (as production nodes share them), and the demo's story spread over all of them.
  */
 public final class DemoCluster implements AutoCloseable {
+    /** How long the demo waits for node 1 to seed the cluster's policy. */
+    private static final Duration SEED_PATIENCE = Duration.ofSeconds(30);
     private final LocalRedis redis;
     private final Server site;
     private final List<SluiceServer> nodes;
@@ -74,7 +78,7 @@ public final class DemoCluster implements AutoCloseable {
             DemoScenario traffic = null;
             DemoCrawlers crawlers = null;
             if (phaseLength != null) {
-                DemoScenario.verifyCrawlers(nodes.get(0).policyChanges());
+                verifyCrawlersOnceSeeded(nodes.get(0).policyChanges());
                 traffic = DemoScenario.start(nodes.stream().map(SluiceServer::frontUri).toList(), pages, phaseLength);
                 crawlers = DemoCrawlers.start(nodes.get(0).adminUri(), nodes.get(0).state().workerToken());
             }
@@ -86,6 +90,26 @@ public final class DemoCluster implements AutoCloseable {
             }
             redis.close();
             throw e;
+        }
+    }
+
+    /**
+     * The demo's crawlers verified through node 1's policy writer, so every node takes them. A node puts its policy
+     * into an empty Redis a moment after it starts, and a change made before that is refused with nothing changed:
+     * tried again until the cluster's policy is there (a busy machine has taken seconds).
+     */
+    private static void verifyCrawlersOnceSeeded(PolicyChanges changes) throws InterruptedException {
+        long deadline = System.nanoTime() + SEED_PATIENCE.toNanos();
+        while (true) {
+            try {
+                DemoScenario.verifyCrawlers(changes);
+                return;
+            } catch (ChangeNotSavedException e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(50);
+            }
         }
     }
 

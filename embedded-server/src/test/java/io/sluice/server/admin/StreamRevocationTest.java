@@ -1,5 +1,6 @@
 package io.sluice.server.admin;
 
+import io.sluice.server.OwnThread;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.engine.policy.PolicyJson;
@@ -98,7 +99,7 @@ class StreamRevocationTest {
                 lines.add("closed: " + closed);
             }
             return lines;
-        });
+        }, OwnThread.EACH);
         assertThat(first.await(10, TimeUnit.SECONDS)).as("a first event").isTrue();
         return new Stream(response.body(), end);
     }

@@ -1,5 +1,6 @@
 package io.sluice.server.cluster;
 
+import io.sluice.server.OwnThread;
 import static io.sluice.server.cluster.ClientStoreSpecification.CLASSIFIER;
 import static io.sluice.server.cluster.ClientStoreSpecification.CURL;
 import static io.sluice.server.cluster.ClientStoreSpecification.admitted;
@@ -25,7 +26,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -69,7 +69,7 @@ class RedisClientStateStoreTest {
     }
 
     private Member member(String name, Policy policy, Duration lease, ClusterSettings settings) {
-        return member(name, policy, lease, settings, ForkJoinPool.commonPool());
+        return member(name, policy, lease, settings, OwnThread.EACH);
     }
 
     private Member member(String name, Policy policy, Duration lease, ClusterSettings settings, Executor answering) {

@@ -1,5 +1,6 @@
 package io.sluice.server.cluster;
 
+import io.sluice.server.OwnThread;
 import io.sluice.engine.EngineConfig;
 import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.policy.Policy;
@@ -7,7 +8,6 @@ import io.sluice.engine.telemetry.ClusterState;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.ForkJoinPool;
 
 /** The specification on the cluster's Redis store: each node its own engine, store and links, one redis-server. */
 class RedisStoreSpecTest extends ClientStoreSpecification {
@@ -41,7 +41,7 @@ class RedisStoreSpecTest extends ClientStoreSpecification {
             RedisClientStateStore store = new RedisClientStateStore(ClusterFixture.PATIENT, LEASE);
             ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), clock, policy, CLASSIFIER, null, store);
             ClusterNode node = holder.cluster.node(n, new EngineLoad(engine), ClusterFixture.PATIENT);
-            node.shareClientState(store, ForkJoinPool.commonPool());
+            node.shareClientState(store, OwnThread.EACH);
             ClusterFixture.awaitState(node, ClusterState.HEALTHY);
             return engine;
         });

@@ -1,5 +1,6 @@
 package io.sluice.server.cluster;
 
+import io.sluice.server.OwnThread;
 import static io.sluice.server.cluster.ClusterFixture.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -95,8 +96,7 @@ class SharedPolicyTest extends OneRedisPerClass {
         casUntilAnswered(a, 1, withMaxHits(Policy.defaults(), 7), audit("alice", "to 7"));
 
         // Bob read version 1 before Alice's change, and applies through the other node.
-        SharedPolicy.Outcome stale = b.policy().compareAndSet(1, withMaxHits(Policy.defaults(), 20),
-                audit("bob", "to 20"));
+        SharedPolicy.Outcome stale = casUntilAnswered(b, 1, withMaxHits(Policy.defaults(), 20), audit("bob", "to 20"));
 
         assertThat(stale).isEqualTo(new SharedPolicy.Conflict(2));
         await(() -> onB.current().version() == 2, "b to apply alice's change");
@@ -119,9 +119,11 @@ class SharedPolicyTest extends OneRedisPerClass {
             long base = ((SharedPolicy.Conflict) casUntilAnswered(a, 0, Policy.defaults(), audit("probe", "-")))
                     .currentVersion();
             CompletableFuture<SharedPolicy.Outcome> fromA = CompletableFuture.supplyAsync(() ->
-                    a.policy().compareAndSet(base, withMaxHits(Policy.defaults(), 11), audit("a", "race")));
+                    a.policy().compareAndSet(base, withMaxHits(Policy.defaults(), 11), audit("a", "race")),
+                    OwnThread.EACH);
             CompletableFuture<SharedPolicy.Outcome> fromB = CompletableFuture.supplyAsync(() ->
-                    b.policy().compareAndSet(base, withMaxHits(Policy.defaults(), 12), audit("b", "race")));
+                    b.policy().compareAndSet(base, withMaxHits(Policy.defaults(), 12), audit("b", "race")),
+                    OwnThread.EACH);
             List<SharedPolicy.Outcome> outcomes = List.of(fromA.get(), fromB.get());
             if (outcomes.stream().anyMatch(o -> o instanceof SharedPolicy.Unavailable)) {
                 continue; // a node missed its deadline on a busy machine: not a race, run another

@@ -1,5 +1,6 @@
 package io.sluice.server.front;
 
+import io.sluice.server.OwnThread;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.engine.policy.Policy;
@@ -381,7 +382,7 @@ class ForwardingCorrectnessTest {
                 } catch (IOException e) {
                     throw new java.io.UncheckedIOException(e);
                 }
-            });
+            }, OwnThread.EACH);
             long stalledAt = awaitStall(sent::get);
             assertThat(stalledAt).as("bytes the client could send while the upstream read nothing")
                     .isLessThan(24L * MIB);

@@ -1,5 +1,6 @@
 package io.sluice.server.hostile;
 
+import io.sluice.server.OwnThread;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -44,7 +45,7 @@ final class ServerProcess implements AutoCloseable {
         command.addAll(args);
         Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()))
                 .start();
-        CompletableFuture<URI[]> listening = CompletableFuture.supplyAsync(() -> listening(process));
+        CompletableFuture<URI[]> listening = CompletableFuture.supplyAsync(() -> listening(process), OwnThread.EACH);
         try {
             URI[] uris = listening.get(START_PATIENCE.toSeconds(), TimeUnit.SECONDS);
             String token = Files.readString(state.resolve("admin-token"), StandardCharsets.UTF_8).strip();
