@@ -31,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * ends, within a bound well above the 100 ms goal (a loaded two-core machine) but far below a reconnect cycle.
  */
 class ClusterAdminChangesTest {
-    /** Generous for 100 ms: the test machine is shared; the measurement is {@code BanPropagation}'s job. */
+    /** Generous for 100 ms: the test machine is shared; the measurement is {@code ChangePropagation}'s job. */
     private static final Duration EVERYWHERE = Duration.ofSeconds(1);
 
     @TempDir
