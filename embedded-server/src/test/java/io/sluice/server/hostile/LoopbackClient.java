@@ -15,7 +15,7 @@ import java.util.Locale;
  * One HTTP/1.1 client on one connection from a chosen loopback address (127.0.0.0/8 is all this machine's), so a test
  * can play many clients: the front end tells them apart by their address, as it would on the internet.
  */
-final class LoopbackClient implements AutoCloseable {
+public final class LoopbackClient implements AutoCloseable {
     private static final int TIMEOUT_MILLIS = 30_000;
 
     private final Socket socket;
@@ -23,7 +23,7 @@ final class LoopbackClient implements AutoCloseable {
     private final InputStream in;
     private final String host;
 
-    LoopbackClient(String from, URI server) throws IOException {
+    public LoopbackClient(String from, URI server) throws IOException {
         socket = new Socket();
         socket.bind(new InetSocketAddress(InetAddress.getByName(from), 0));
         socket.connect(new InetSocketAddress(server.getHost(), server.getPort()), TIMEOUT_MILLIS);
@@ -34,7 +34,7 @@ final class LoopbackClient implements AutoCloseable {
     }
 
     /** GET {@code path} as {@code userAgent}, reading the whole response; its status, or -1 if the server closed. */
-    int get(String path, String userAgent) throws IOException {
+    public int get(String path, String userAgent) throws IOException {
         out.write(("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\nUser-Agent: " + userAgent
                 + "\r\nAccept: text/html\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
         out.flush();
