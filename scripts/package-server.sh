@@ -18,7 +18,10 @@ if (( $# )); then
   sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 fi
-command -v dpkg-deb >/dev/null || { echo "package-server: dpkg-deb not found (Debian/Ubuntu: apt-get install dpkg)" >&2; exit 1; }
+if ! command -v dpkg-deb >/dev/null; then
+  echo "package-server: dpkg-deb not found (Debian/Ubuntu: apt-get install dpkg)" >&2
+  exit 1
+fi
 
 TARGET=embedded-server/target
 JAR="$TARGET/sluice-server.jar"
