@@ -71,7 +71,7 @@ final class LocalPrometheus implements AutoCloseable {
         return new LocalPrometheus(process, log, URI.create("http://127.0.0.1:" + port));
     }
 
-    private static int freePort() throws IOException {
+    static int freePort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
         }
