@@ -110,8 +110,10 @@ public final class DemoScenario implements AutoCloseable {
         cast.add(new Visitor("site copier", copierAddresses, List.of(FIREFOX, CHROME, SAFARI, EDGE, ANDROID, IPHONE,
                 "Mozilla/5.0 (X11; Ubuntu; Linux x86_64; rv:127.0) Gecko/20100101 Firefox/127.0"),
                 EnumSet.of(Phase.SITE_COPIER), 8, DemoScenario::copying));
-        String[] storm = {"AhrefsBot/7.0", "SemrushBot/7~bl", "MJ12bot/v1.4.8", "DotBot/1.2", "PetalBot",
-            "Bytespider", "GPTBot/1.2", "CCBot/2.0", "ClaudeBot/1.0", "Amazonbot/0.1", "YandexBot/3.0",
+        // As the crawlers send them: the list knows DotBot and YandexBot by their URLs, not by their names.
+        String[] storm = {"AhrefsBot/7.0", "SemrushBot/7~bl", "MJ12bot/v1.4.8",
+            "DotBot/1.2; +https://opensiteexplorer.org/dotbot; help@moz.com", "PetalBot", "Bytespider", "GPTBot/1.2",
+            "CCBot/2.0", "ClaudeBot/1.0", "Amazonbot/0.1", "YandexBot/3.0; +http://yandex.com/bots",
             "Baiduspider/2.0"};
         for (int i = 0; i < storm.length; i++) {
             int offset = i * 17;

@@ -77,6 +77,11 @@ class DemoScenarioTest {
                 Policy.defaults().classification());
         assertThat(crawlers).containsEntry("Googlebot", List.of("127.0.0.21"))
                 .containsEntry("bingbot", List.of("127.0.0.22")).hasSizeGreaterThan(10);
+        // every crawler of the storm is one the list knows (else it would be a bot, and the demo show no spacing)
+        assertThat(DemoScenario.cast()).filteredOn(visitor -> visitor.name().startsWith("crawler storm"))
+                .hasSize(12).flatMap(DemoScenario.Visitor::userAgents).allSatisfy(agent ->
+                        assertThat(CrawlerListClassifier.bundled().classify(agent, Policy.defaults().classification())
+                                .requestClass()).as(agent).isEqualTo(RequestClass.CRAWLER));
 
         ServerConfig config = ServerConfig.demo(state).withDemoTraffic(true);
         try (SluiceServer server = SluiceServer.start(config)) {
