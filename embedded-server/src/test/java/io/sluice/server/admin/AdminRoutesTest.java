@@ -1,0 +1,130 @@
+package io.sluice.server.admin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sluice.server.ServerConfig;
+import io.sluice.server.SluiceServer;
+import io.sluice.server.cluster.ClusterHandler;
+import io.sluice.server.state.Role;
+import java.net.http.HttpClient;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Walks every route the admin API maps (the cluster's included) and checks what each declares against what it
+ * serves: a route added later without a role for one of its methods, or a method served but not declared, fails
+ * here.
+ */
+class AdminRoutesTest {
+    private static final List<String> METHODS = List.of("GET", "HEAD", "POST", "PUT", "DELETE", "PATCH");
+    private static final Set<String> WORKER_CALLS = Set.of("POST /api/v1/permits", "POST /api/v1/feedback");
+
+    @TempDir
+    static Path state;
+
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+    private static SluiceServer server;
+    private static List<Route> routes;
+    private static Map<Role, String> tokens;
+
+    @BeforeAll
+    static void start() throws Exception {
+        server = SluiceServer.start(ServerConfig.demo(state));
+        // The same assembly as the server's (the cluster's routes too, which a single node does not mount).
+        routes = new AdminHandler(server.engine(), server.governor(), null, server.state(), server.policyChanges(),
+                InstantSource.system(), ClusterHandler.routes(() -> null), Set.of()).routes();
+        tokens = Map.of(Role.ADMIN, server.adminToken(),
+                Role.READ, AdminCalls.addToken(HTTP, server, "dashboard", "read"),
+                Role.WORKER, AdminCalls.addToken(HTTP, server, "crawler", "worker"));
+    }
+
+    @AfterAll
+    static void stop() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @Test
+    void everyRouteDeclaresARoleForEveryMethodItAllows() {
+        assertThat(routes).hasSizeGreaterThan(20);
+        for (Route route : routes) {
+            Access access = route.resource().access();
+            assertThat(access.methods()).as(route.declaration()).isNotEmpty();
+            for (String method : access.methods()) {
+                assertThat(access.role(method)).as(method + " " + route.declaration()).isNotNull();
+            }
+        }
+        assertThat(routes.stream().map(Route::declaration).distinct()).as("one route per path")
+                .hasSameSizeAs(routes);
+    }
+
+    @Test
+    void readOpensEveryGetButTheTokensAndWorkerOnlyThePermitCalls() {
+        List<String> read = new ArrayList<>();
+        List<String> worker = new ArrayList<>();
+        for (Route route : routes) {
+            for (Access.Rule rule : route.resource().access().rules()) {
+                String call = rule.method() + " " + route.declaration();
+                boolean tokens = route.declaration().startsWith(Route.PREFIX + "tokens");
+                assertThat(rule.role() == Role.READ).as(call).isEqualTo("GET".equals(rule.method()) && !tokens);
+                if (rule.role() == Role.READ) {
+                    read.add(call);
+                } else if (rule.role() == Role.WORKER) {
+                    worker.add(call);
+                }
+            }
+        }
+        assertThat(worker).containsExactlyInAnyOrderElementsOf(WORKER_CALLS);
+        assertThat(read).contains("GET /metrics", "GET /api/v1/snapshot", "GET /api/v1/cluster",
+                "GET /api/v1/domains/{domain}");
+    }
+
+    @Test
+    void overHttpAMethodARouteLacksIs405WithItsAllowAndARoleItLacksIs403() throws Exception {
+        for (Route route : routes) {
+            if (route.resource() instanceof ClusterHandler) {
+                continue; // mounted in cluster mode only (ClusterServerTest calls them)
+            }
+            String path = route.declaration().replace("{id}", "no-such-ban").replace("{name}", "nobody")
+                    .replace("{domain}", "walk.example");
+            Access access = route.resource().access();
+            for (String method : METHODS) {
+                Role declared = access.role(method);
+                if (declared == null) {
+                    HttpResponse<String> answer = AdminCalls.as(HTTP, server, tokens.get(Role.ADMIN), method, path,
+                            null);
+                    assertThat(answer.statusCode()).as(method + " " + path).isEqualTo(405);
+                    assertThat(answer.headers().firstValue("Allow")).as(method + " " + path)
+                            .hasValue(String.join(", ", access.methods()));
+                    continue;
+                }
+                for (Role role : List.of(Role.READ, Role.WORKER)) {
+                    if (role != declared) {
+                        assertThat(AdminCalls.as(HTTP, server, tokens.get(role), method, path, null).statusCode())
+                                .as(role + " " + method + " " + path).isEqualTo(403);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void aRoleIsDeclaredWithEveryMethodAndReadOnlyOnReads() {
+        assertThatThrownBy(() -> Access.of("GET", null)).hasMessageContaining("without a role");
+        assertThatThrownBy(() -> Access.of("POST", Role.READ)).hasMessageContaining("cannot be opened to read");
+        assertThatThrownBy(() -> Access.of("GET", Role.READ).and("GET", Role.ADMIN))
+                .hasMessageContaining("declared twice");
+        assertThat(Access.of("GET", Role.READ).and("PUT", Role.ADMIN).methods()).containsExactly("GET", "PUT");
+    }
+}
