@@ -9,12 +9,17 @@ import io.sluice.server.cluster.ClusterHandler;
 import io.sluice.server.state.Role;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -22,8 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Walks every route the admin API maps (the cluster's included) and checks what each declares against what it
- * serves: a route added later without a role for one of its methods, or a method served but not declared, fails
- * here.
+ * serves and what the manual says: a route added later without a role for one of its methods, a method served
+ * but not declared, or a route the manual's roles table does not show, fails here.
  */
 class AdminRoutesTest {
     private static final List<String> METHODS = List.of("GET", "HEAD", "POST", "PUT", "DELETE", "PATCH");
@@ -117,6 +122,50 @@ class AdminRoutesTest {
                 }
             }
         }
+    }
+
+    @Test
+    void theManualsTableSaysWhatEveryRouteDeclares() throws Exception {
+        Map<String, Role> declared = new TreeMap<>();
+        for (Route route : routes) {
+            route.resource().access().rules().forEach(rule ->
+                    declared.put(rule.method() + " " + route.declaration(), rule.role()));
+        }
+
+        assertThat(manualsTable()).as("the roles table in docs/manual/admin-api.md").isEqualTo(declared);
+    }
+
+    /** The table under "Endpoints" in docs/manual/admin-api.md: a row's paths, then a role or nothing per method. */
+    private static Map<String, Role> manualsTable() throws Exception {
+        Map<String, Role> table = new TreeMap<>();
+        List<String> methods = null;
+        for (String line : Files.readAllLines(manual())) {
+            List<String> cells = Arrays.stream(line.split("\\|", -1)).map(String::trim).toList();
+            if (line.startsWith("| Path |")) {
+                methods = cells.subList(2, cells.size() - 1).stream().map(cell -> cell.replace("`", "")).toList();
+            } else if (methods != null && line.startsWith("| `/")) {
+                Matcher paths = Pattern.compile("`(/[^`]*)`").matcher(cells.get(1));
+                while (paths.find()) {
+                    for (int i = 0; i < methods.size(); i++) {
+                        String role = cells.get(2 + i);
+                        if (!role.isEmpty()) {
+                            table.put(methods.get(i) + " " + paths.group(1), Role.parse(role));
+                        }
+                    }
+                }
+            }
+        }
+        return table;
+    }
+
+    private static Path manual() {
+        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+            Path manual = dir.resolve("docs/manual/admin-api.md");
+            if (Files.isRegularFile(manual)) {
+                return manual;
+            }
+        }
+        throw new IllegalStateException("no docs/manual/admin-api.md above " + Path.of("").toAbsolutePath());
     }
 
     @Test
