@@ -4,6 +4,7 @@ import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.governor.CrawlGovernor;
 import io.sluice.server.admin.AdminConnections;
 import io.sluice.server.admin.AdminHandler;
+import io.sluice.server.admin.Route;
 import io.sluice.server.admin.ServerCounters;
 import io.sluice.server.cluster.ClusterHandler;
 import io.sluice.server.cluster.ClusterNode;
@@ -38,7 +39,6 @@ import java.util.List;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
-import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
@@ -94,11 +94,9 @@ public final class SluiceServer implements AutoCloseable {
     }
 
     /**
-     * @param extraAdminRoutes handlers consulted by the admin API, after authentication, for paths it does
-     *                         not serve itself (another room's endpoints); each answers its own paths and
-     *                         returns false for the rest
+     * @param extraAdminRoutes another room's endpoints, served by the admin API behind its own checks
      */
-    public static SluiceServer start(ServerConfig config, List<Handler> extraAdminRoutes) throws Exception {
+    public static SluiceServer start(ServerConfig config, List<Route> extraAdminRoutes) throws Exception {
         AdminOptions adminOptions = config.adminOptions();
         if (!adminOptions.tls() && !adminOptions.insecure() && !Listeners.isLoopback(config.admin().host())) {
             throw new IllegalArgumentException("the admin API would listen on " + config.admin() + " without TLS, "
@@ -147,7 +145,7 @@ public final class SluiceServer implements AutoCloseable {
         AtomicReference<ClusterNode> clusterNode = new AtomicReference<>();
         if (config.cluster() != null) {
             extraAdminRoutes = new ArrayList<>(extraAdminRoutes);
-            extraAdminRoutes.add(new ClusterHandler(clusterNode::get));
+            extraAdminRoutes.addAll(ClusterHandler.routes(clusterNode::get));
         }
         server.setHandler(new GracefulHandler(Listeners.patient(
                 new ThrottleHandler(engine, clock, accessLog, UpstreamProxy.to(upstream, config.upstreamTimeout())),

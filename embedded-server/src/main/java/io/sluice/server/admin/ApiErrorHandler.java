@@ -11,7 +11,7 @@ import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 
-/** Turns what a resource refuses into the API's JSON errors, in one place. */
+/** Turns what a resource refuses, and a path no route maps, into the API's JSON errors, in one place. */
 final class ApiErrorHandler extends Handler.Wrapper {
 
     ApiErrorHandler(Handler next) {
@@ -21,7 +21,8 @@ final class ApiErrorHandler extends Handler.Wrapper {
     @Override
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
         try {
-            return super.handle(request, response, callback);
+            return super.handle(request, response, callback)
+                    || ApiMessages.error(response, callback, 404, "no such path: " + request.getHttpURI().getPath());
         } catch (ApiError e) {
             return ApiMessages.json(response, callback, e.status, Map.of("errors", e.errors));
         } catch (PolicyValidationException e) {

@@ -2,6 +2,7 @@ package io.sluice.server.admin;
 
 import io.sluice.server.state.AuditEntry;
 import io.sluice.server.state.AuditLog;
+import io.sluice.server.state.Role;
 import java.util.List;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
@@ -24,12 +25,12 @@ final class AuditResource extends Resource {
     private final AuditLog audit;
 
     AuditResource(AuditLog audit) {
-        super("GET");
+        super(Access.of("GET", Role.READ));
         this.audit = audit;
     }
 
     @Override
-    boolean serve(String method, Request request, Response response, Callback callback) throws Exception {
+    protected boolean serve(String method, Request request, Response response, Callback callback) throws Exception {
         Fields query = Request.extractQueryParameters(request);
         int limit = (int) number(query, "limit", 100, MAX_LIMIT);
         long before = number(query, "before", Long.MAX_VALUE, Long.MAX_VALUE);

@@ -2,6 +2,7 @@ package io.sluice.server.admin;
 
 import io.sluice.engine.policy.Ban;
 import io.sluice.server.change.PolicyChanges;
+import io.sluice.server.state.Role;
 import java.util.Locale;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -12,12 +13,12 @@ final class BanResource extends Resource {
     private final PolicyChanges changes;
 
     BanResource(PolicyChanges changes) {
-        super("DELETE");
+        super(Access.of("DELETE", Role.ADMIN));
         this.changes = changes;
     }
 
     @Override
-    boolean serve(String method, Request request, Response response, Callback callback) throws Exception {
+    protected boolean serve(String method, Request request, Response response, Callback callback) throws Exception {
         String id = pathParameter(request, "id");
         Ban existing = changes.live().bans().stream().filter(b -> b.id().equals(id)).findFirst().orElse(null);
         if (existing == null) {

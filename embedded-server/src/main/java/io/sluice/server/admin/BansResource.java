@@ -5,6 +5,7 @@ import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.BanType;
 import io.sluice.engine.policy.FieldError;
 import io.sluice.server.change.PolicyChanges;
+import io.sluice.server.state.Role;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -66,13 +67,13 @@ final class BansResource extends Resource {
     }
 
     BansResource(PolicyChanges changes, InstantSource clock) {
-        super("GET", "POST");
+        super(Access.of("GET", Role.READ).and("POST", Role.ADMIN));
         this.changes = changes;
         this.clock = clock;
     }
 
     @Override
-    boolean serve(String method, Request request, Response response, Callback callback) throws Exception {
+    protected boolean serve(String method, Request request, Response response, Callback callback) throws Exception {
         if ("GET".equals(method)) {
             return ApiMessages.json(response, callback, 200, changes.live().bans());
         }

@@ -1,5 +1,6 @@
 package io.sluice.server.admin;
 
+import io.sluice.server.state.Role;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
@@ -9,12 +10,12 @@ final class MetricsResource extends Resource {
     private final SluiceMetrics metrics;
 
     MetricsResource(SluiceMetrics metrics) {
-        super("GET");
+        super(Access.of("GET", Role.READ));
         this.metrics = metrics;
     }
 
     @Override
-    boolean serve(String method, Request request, Response response, Callback callback) throws Exception {
+    protected boolean serve(String method, Request request, Response response, Callback callback) throws Exception {
         return ApiMessages.text(response, callback, "text/plain; version=0.0.4; charset=utf-8", 200, metrics.scrape());
     }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import io.sluice.engine.RequestClass;
 import io.sluice.engine.policy.Policy;
 import io.sluice.server.change.PolicyChanges;
+import io.sluice.server.state.Role;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -26,13 +27,13 @@ final class PauseResource extends Resource {
     }
 
     PauseResource(PolicyChanges changes, boolean pause) {
-        super("POST");
+        super(Access.of("POST", Role.ADMIN));
         this.changes = changes;
         this.pause = pause;
     }
 
     @Override
-    boolean serve(String method, Request request, Response response, Callback callback) throws Exception {
+    protected boolean serve(String method, Request request, Response response, Callback callback) throws Exception {
         String body = ApiMessages.body(request);
         RequestClass target = null;
         if (!body.isBlank()) {

@@ -2,6 +2,7 @@ package io.sluice.server.admin;
 
 import io.sluice.engine.policy.Policy;
 import io.sluice.server.change.PolicyChanges;
+import io.sluice.server.state.Role;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -15,12 +16,12 @@ final class PolicyResource extends Resource {
     private final PolicyChanges changes;
 
     PolicyResource(PolicyChanges changes) {
-        super("GET", "PUT");
+        super(Access.of("GET", Role.READ).and("PUT", Role.ADMIN));
         this.changes = changes;
     }
 
     @Override
-    boolean serve(String method, Request request, Response response, Callback callback) throws Exception {
+    protected boolean serve(String method, Request request, Response response, Callback callback) throws Exception {
         if ("GET".equals(method)) {
             Policy policy = changes.live();
             response.getHeaders().put(HttpHeader.ETAG, ApiMessages.etag(policy.version()));

@@ -1,6 +1,7 @@
 package io.sluice.server.admin;
 
 import io.sluice.engine.telemetry.Snapshot;
+import io.sluice.server.state.Role;
 import java.util.function.Supplier;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -11,12 +12,12 @@ final class SnapshotResource extends Resource {
     private final Supplier<Snapshot> snapshots;
 
     SnapshotResource(Supplier<Snapshot> snapshots) {
-        super("GET");
+        super(Access.of("GET", Role.READ));
         this.snapshots = snapshots;
     }
 
     @Override
-    boolean serve(String method, Request request, Response response, Callback callback) throws Exception {
+    protected boolean serve(String method, Request request, Response response, Callback callback) throws Exception {
         return ApiMessages.json(response, callback, 200, snapshots.get());
     }
 }

@@ -1,6 +1,7 @@
 package io.sluice.server.admin;
 
 import io.sluice.engine.telemetry.Snapshot;
+import io.sluice.server.state.Role;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
@@ -27,7 +28,7 @@ final class StreamResource extends Resource {
     /** @param authorized whether a stream's request still carries a live token (asked before every event) */
     StreamResource(Supplier<Snapshot> snapshots, int maxStreams, Duration maxLifetime,
                    Predicate<Request> authorized) {
-        super("GET");
+        super(Access.of("GET", Role.READ));
         this.authorized = authorized;
         this.snapshots = snapshots;
         this.maxStreams = maxStreams;
@@ -35,7 +36,7 @@ final class StreamResource extends Resource {
     }
 
     @Override
-    boolean serve(String method, Request request, Response response, Callback callback) throws Exception {
+    protected boolean serve(String method, Request request, Response response, Callback callback) throws Exception {
         if (open.incrementAndGet() > maxStreams) {
             open.decrementAndGet();
             response.getHeaders().put("Retry-After", "10");

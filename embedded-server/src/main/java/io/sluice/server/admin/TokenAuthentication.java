@@ -10,9 +10,9 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 
 /**
- * Every admin call carries {@code Authorization: Bearer <token>}: an unknown or revoked token is 401, a
- * token whose role does not open the call 403. What passes carries its {@link Caller} to the resources. Either way the
- * listener's {@link AdminConnections} learns whether the connection is an operator's.
+ * Every admin call carries {@code Authorization: Bearer <token>}: an unknown or revoked token is 401. What passes
+ * carries its {@link Caller} to the resources, where its role meets the route's ({@link Resource}). Either way
+ * the listener's {@link AdminConnections} learns whether the connection is an operator's.
  */
 final class TokenAuthentication extends Handler.Wrapper {
     private final TokenStore tokens;
@@ -30,12 +30,6 @@ final class TokenAuthentication extends Handler.Wrapper {
             closeIfBodyUnread(request, response);
             response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, "Bearer realm=\"sluice\"");
             return ApiMessages.error(response, callback, 401, "missing, wrong or revoked bearer token");
-        }
-        String path = request.getHttpURI().getCanonicalPath();
-        if (!Permissions.allows(grant.get().role(), request.getMethod(), path)) {
-            closeIfBodyUnread(request, response);
-            return ApiMessages.error(response, callback, 403, "the token '" + grant.get().name() + "' ("
-                    + grant.get().role().wireName() + ") may not " + request.getMethod() + " " + path);
         }
         String operator = grant.get().role() == Role.ADMIN
                 ? operatorName(request.getHeaders().get(Caller.OPERATOR_HEADER)) : null;
@@ -64,7 +58,7 @@ final class TokenAuthentication extends Handler.Wrapper {
      * in the answer, a client does not send its next request on it (seen: a worker's next call failing with "no
      * bytes" on the connection a refused POST had used).
      */
-    private static void closeIfBodyUnread(Request request, Response response) {
+    static void closeIfBodyUnread(Request request, Response response) {
         if (request.getLength() != 0) {
             response.getHeaders().put(HttpHeader.CONNECTION, "close");
         }

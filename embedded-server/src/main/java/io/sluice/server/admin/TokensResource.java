@@ -28,7 +28,7 @@ final class TokensResource extends Resource {
 
     /** @param one true for {@code /api/v1/tokens/{name}}, false for the collection */
     TokensResource(TokenStore tokens, AuditLog audit, InstantSource clock, boolean one) {
-        super(one ? new String[] {"DELETE"} : new String[] {"GET", "POST"});
+        super(one ? Access.of("DELETE", Role.ADMIN) : Access.of("GET", Role.ADMIN).and("POST", Role.ADMIN));
         this.tokens = tokens;
         this.audit = audit;
         this.clock = clock;
@@ -36,7 +36,7 @@ final class TokensResource extends Resource {
     }
 
     @Override
-    boolean serve(String method, Request request, Response response, Callback callback) throws Exception {
+    protected boolean serve(String method, Request request, Response response, Callback callback) throws Exception {
         Caller caller = Caller.of(request);
         if (one) {
             String name = pathParameter(request, "name");

@@ -1,5 +1,6 @@
 package io.sluice.server.admin;
 
+import io.sluice.engine.policy.PolicyJson;
 import io.sluice.server.SluiceServer;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -27,5 +28,28 @@ final class AdminCalls {
             request.header("If-Match", ifMatch);
         }
         return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** {@code method} on {@code path} (from the root: {@code /metrics}) with {@code token}, or none if null. */
+    static HttpResponse<String> as(HttpClient http, SluiceServer server, String token, String method, String path,
+                                   String body) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(server.adminUri().resolve(path))
+                .timeout(Duration.ofSeconds(10))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofString(body));
+        if (token != null) {
+            request.header("Authorization", "Bearer " + token);
+        }
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** A new token of {@code role} named {@code name}, made through the API with the admin token. */
+    static String addToken(HttpClient http, SluiceServer server, String name, String role) throws Exception {
+        HttpResponse<String> added = send(http, server, "POST", "tokens",
+                "{\"name\":\"" + name + "\",\"role\":\"" + role + "\"}", null);
+        if (added.statusCode() != 201) {
+            throw new IllegalStateException("token " + name + " not added: " + added.body());
+        }
+        return PolicyJson.mapper().readTree(added.body()).get("token").asText();
     }
 }

@@ -68,8 +68,8 @@ class WireFormatTest {
     @Test
     void permits() throws Exception {
         List<Map<String, Object>> answers = List.of(
-                GovernorApi.permitJson(new Permit("example.com", true, 0, null)),
-                GovernorApi.permitJson(new Permit("example.com", false, 1250, PermitReason.PACING)));
+                PermitResource.permitJson(new Permit("example.com", true, 0, null)),
+                PermitResource.permitJson(new Permit("example.com", false, 1250, PermitReason.PACING)));
         exactly("permits.json", JSON.valueToTree(answers));
     }
 

@@ -24,8 +24,9 @@ class WireReadersFuzzTest {
 
     /** Every record the admin API reads a body into. */
     private static final List<Class<?>> BODIES = List.of(BansResource.BanRequest.class, Policy.class,
-            PauseResource.PauseRequest.class, TokensResource.TokenRequest.class, GovernorApi.PermitRequest.class,
-            GovernorApi.FeedbackRequest.class, GovernorApi.RateRequest.class, GovernorApi.MinDelayRequest.class);
+            PauseResource.PauseRequest.class, TokensResource.TokenRequest.class, PermitResource.PermitRequest.class,
+            FeedbackResource.FeedbackRequest.class, DomainActionResource.RateRequest.class,
+            DomainActionResource.MinDelayRequest.class);
 
     @Property(tries = 2000)
     void everyBodyReadsAsAValueOrAFieldError(@ForAll("bodies") String body, @ForAll("types") Class<?> type) {

@@ -1,0 +1,136 @@
+package io.sluice.server.admin;
+
+import io.sluice.engine.governor.CrawlGovernor;
+import io.sluice.engine.governor.DomainNames;
+import io.sluice.engine.governor.Pacing;
+import io.sluice.engine.governor.Permit;
+import io.sluice.engine.governor.PermitReason;
+import io.sluice.engine.policy.GovernorPolicy;
+import io.sluice.server.state.Role;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+
+/**
+ * {@code POST /api/v1/permits}: a worker asks whether it may fetch from a domain now. A held call waits on
+ * Jetty's scheduler, never on a parked thread.
+ */
+final class PermitResource extends Resource {
+    private final CrawlGovernor governor;
+    private final Supplier<GovernorPolicy> policy;
+    private final LongSupplier nanoTime = System::nanoTime;
+
+    /**
+     * What the call accepts: one {@code domain}, or {@code domains}, a worker's frontier slice (at most
+     * {@link CrawlGovernor#MAX_PERMIT_DOMAINS}), of which the first ready is granted.
+     */
+    record PermitRequest(String domain, List<String> domains, Long holdMillis) {
+    }
+
+    PermitResource(CrawlGovernor governor, Supplier<GovernorPolicy> policy) {
+        super(Access.of("POST", Role.WORKER));
+        this.governor = governor;
+        this.policy = policy;
+    }
+
+    @Override
+    protected boolean serve(String method, Request request, Response response, Callback callback) throws Exception {
+        PermitRequest body = ApiMessages.read(request, PermitRequest.class);
+        Supplier<CompletionStage<Permit>> ask = permitCall(body);
+        long hold = body.holdMillis() == null ? 0 : body.holdMillis();
+        if (hold < 0) {
+            throw ApiError.field("holdMillis", "must not be negative");
+        }
+        long held = Math.min(hold, policy.get().maxHoldMillis());
+        long deadline = nanoTime.getAsLong() + TimeUnit.MILLISECONDS.toNanos(held);
+        answer(request, response, callback, ask, deadline);
+        return true;
+    }
+
+    /** The governor's call the request asks for, its names checked first: a bad one changes nothing. */
+    private Supplier<CompletionStage<Permit>> permitCall(PermitRequest body) {
+        if (body.domains() == null) {
+            String domain = DomainResource.checked(body.domain());
+            return () -> governor.acquireAsync(domain);
+        }
+        if (body.domain() != null) {
+            throw ApiError.field("domains", "give domain or domains, not both");
+        }
+        List<String> domains = body.domains();
+        if (domains.isEmpty() || domains.size() > CrawlGovernor.MAX_PERMIT_DOMAINS) {
+            throw ApiError.field("domains", "must name 1 to " + CrawlGovernor.MAX_PERMIT_DOMAINS + " domains, named "
+                    + domains.size());
+        }
+        List<String> names = new ArrayList<>(domains.size());
+        for (int i = 0; i < domains.size(); i++) {
+            try {
+                names.add(DomainNames.normalise(domains.get(i)));
+            } catch (IllegalArgumentException e) {
+                throw ApiError.field("domains[" + i + "]", e.getMessage());
+            }
+        }
+        return () -> governor.acquireAnyAsync(names);
+    }
+
+    /**
+     * Answers now, or, while the caller is willing to be held, asks again when the wait is over. In cluster
+     * mode the governor's answer comes from Redis: the reply is written when it completes (within the
+     * cluster's deadline), no thread waits for it.
+     */
+    private void answer(Request request, Response response, Callback callback,
+            Supplier<CompletionStage<Permit>> ask, long deadline) {
+        try {
+            ask.get().whenComplete((permit, failure) -> {
+                if (failure != null) {
+                    callback.failed(failure);
+                    return;
+                }
+                try {
+                    long left = TimeUnit.NANOSECONDS.toMillis(deadline - nanoTime.getAsLong());
+                    if (permit.granted() || permit.reason() == PermitReason.GIVEN_UP || left <= 0) {
+                        ApiMessages.json(response, callback, 200, permitJson(permit, governor.pacing()));
+                        return;
+                    }
+                    long delay = Math.min(permit.waitMillis(), left);
+                    request.getComponents().getScheduler().schedule(
+                            () -> answer(request, response, callback, ask, deadline), delay, TimeUnit.MILLISECONDS);
+                } catch (Throwable e) {
+                    callback.failed(e);
+                }
+            });
+        } catch (Throwable failure) {
+            callback.failed(failure);
+        }
+    }
+
+    /** {@link #permitJson(Permit)}, and in cluster mode where the pace was decided: CLUSTER or DEGRADED. */
+    static Map<String, Object> permitJson(Permit permit, Pacing pacing) {
+        Map<String, Object> json = permitJson(permit);
+        if (pacing.mode() != Pacing.Mode.LOCAL) {
+            json.put("pacing", pacing.mode());
+        }
+        return json;
+    }
+
+    /** The wire form: no wait or reason on a grant, no wait for a domain given up. */
+    static Map<String, Object> permitJson(Permit permit) {
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("domain", permit.domain());
+        json.put("granted", permit.granted());
+        if (!permit.granted()) {
+            if (permit.waitMillis() >= 0) {
+                json.put("waitMillis", permit.waitMillis());
+            }
+            json.put("reason", permit.reason());
+        }
+        return json;
+    }
+}
