@@ -147,6 +147,9 @@ public final class SluiceServer implements AutoCloseable {
             startOrExplain(server, "Sluice", front);
         } catch (IOException e) {
             adminServer.stop();
+            if (accessLog != null) {
+                accessLog.close();
+            }
             throw e;
         }
         return new SluiceServer(server, front, adminServer, admin, certificate, changes, state, node, mode, accessLog);
