@@ -16,6 +16,7 @@ import io.sluice.console.ui.Session;
 import io.sluice.console.ui.UiExecutor;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.demo.Demo;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -103,7 +104,7 @@ public final class ConsoleApp extends Application {
         ui.run(() -> {
             try {
                 Path state = Files.createTempDirectory("sluice-demo-state");
-                return SluiceServer.start(ServerConfig.demo(state).withDemoTraffic(true));
+                return Demo.start(ServerConfig.demo(state).withDemoTraffic(true));
             } catch (Exception e) {
                 throw new AdminException(AdminException.Kind.UNREACHABLE, "the demo could not start: " + e);
             }

@@ -8,6 +8,7 @@ import io.sluice.server.AdminOptions;
 import io.sluice.server.HostPort;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.demo.Demo;
 import io.sluice.server.tls.AdminTls;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -56,7 +57,7 @@ class ConsoleAppTest {
 
     @Test
     void theRememberedServersAreOfferedTheLastUsedChosenAndTheOperatorCanSwitch() throws Exception {
-        try (SluiceServer server = SluiceServer.start(ServerConfig.demo(state))) {
+        try (SluiceServer server = Demo.start(ServerConfig.demo(state))) {
             ServerBook book = new ServerBook(config);
             book.remember(new KnownServer("elsewhere", "https://192.0.2.1:9090/", "alice", null), "x");
             book.remember(new KnownServer("local", server.adminUri().toString(), "admin", null), server.adminToken());
@@ -83,7 +84,7 @@ class ConsoleAppTest {
             @TempDir Path other) throws Exception {
         int port;
         String fingerprint;
-        try (SluiceServer server = SluiceServer.start(ServerConfig.demo(state).withAdminOptions(
+        try (SluiceServer server = Demo.start(ServerConfig.demo(state).withAdminOptions(
                 AdminOptions.DEFAULTS.withTls(AdminTls.Settings.SELF_SIGNED)))) {
             port = server.adminUri().getPort();
             fingerprint = server.adminCertificate().fingerprint();
@@ -105,7 +106,7 @@ class ConsoleAppTest {
             assertThat(config.resolve("known-servers.json")).content().contains(fingerprint);
         }
         // Someone else answers at the same address, with another certificate.
-        try (SluiceServer impostor = SluiceServer.start(new ServerConfig(new HostPort("127.0.0.1", 0), null,
+        try (SluiceServer impostor = Demo.start(new ServerConfig(new HostPort("127.0.0.1", 0), null,
                 new HostPort("127.0.0.1", port), other, null, true, false, null, null, null,
                 AdminOptions.DEFAULTS.withTls(AdminTls.Settings.SELF_SIGNED), null, null))) {
             assertThat(impostor.adminUri().getPort()).isEqualTo(port);

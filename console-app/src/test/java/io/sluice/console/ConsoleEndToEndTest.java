@@ -17,6 +17,7 @@ import io.sluice.engine.policy.Route;
 import io.sluice.engine.telemetry.ClientRow;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.demo.Demo;
 import io.sluice.server.demo.DemoTraffic;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -56,7 +57,7 @@ class ConsoleEndToEndTest {
 
     @Start
     void start(Stage stage) throws Exception {
-        server = SluiceServer.start(ServerConfig.demo(state.resolve("s" + System.nanoTime())));
+        server = Demo.start(ServerConfig.demo(state.resolve("s" + System.nanoTime())));
         traffic = DemoTraffic.start(server.frontUri(), List.of(
                 new DemoTraffic.Actor("site copier", "127.0.0.66", "Mozilla/4.5 (compatible; HTTrack 3.0x)",
                         List.of("/", "/page/1"), 50),

@@ -8,6 +8,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.sluice.engine.policy.GovernorPolicy;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.demo.Demo;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -45,7 +46,7 @@ class CrawlEndToEndTest {
 
     @BeforeEach
     void start() throws Exception {
-        sluice = SluiceServer.start(ServerConfig.demo(state));
+        sluice = Demo.start(ServerConfig.demo(state));
         // Fast enough that a test takes seconds: 10 requests per second per domain, no adaptation.
         GovernorPolicy fast = GovernorPolicy.DEFAULTS.withRates(10, 0.05, 10).withIncrease(0, 0)
                 .withLatency(0, 50, 20, 10);

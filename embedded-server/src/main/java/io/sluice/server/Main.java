@@ -3,6 +3,7 @@ package io.sluice.server;
 import io.sluice.server.admin.AdminConnections;
 import io.sluice.server.cluster.ClusterOptions;
 import io.sluice.server.cluster.RedisEndpoint;
+import io.sluice.server.demo.Demo;
 import java.io.PrintWriter;
 import java.net.URI;
 import io.sluice.server.tls.AdminTls;
@@ -186,7 +187,8 @@ public final class Main implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         SluiceServer server;
         try {
-            server = SluiceServer.start(config);
+            // The demo builds on the server (the server knows nothing of it).
+            server = demo || demoTraffic ? Demo.start(config) : SluiceServer.start(config);
         } catch (java.io.IOException | java.io.UncheckedIOException | IllegalArgumentException
                 | io.sluice.server.state.StateException e) {
             err.println("sluice-server: " + e.getMessage());

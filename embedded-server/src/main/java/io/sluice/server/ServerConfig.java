@@ -13,8 +13,9 @@ import java.time.Duration;
  * @param admin           the admin API listener (loopback unless told otherwise)
  * @param stateDir        policy, bans, audit log and admin token
  * @param initialPolicy   a policy file used when the state directory holds none, or null
- * @param demo            serve the built-in demo site as the upstream
- * @param demoTraffic     also send the demo traffic to the front end
+ * @param demo            serve the built-in demo site as the upstream (read by {@code io.sluice.server.demo.Demo},
+ *                        which starts the site and the server in front of it; the server itself needs an upstream)
+ * @param demoTraffic     also send the demo traffic to the front end (read by the demo too)
  * @param accessLog       {@code "-"} for standard output, a file, or null for none
  * @param upstreamTimeout how long the upstream may take before the client gets a 504
  * @param crawlerList     a newer crawler-user-agents JSON file, or null for the bundled list
@@ -70,6 +71,12 @@ public record ServerConfig(
     public static ServerConfig demo(Path stateDir) {
         return new ServerConfig(new HostPort("127.0.0.1", 0), null, new HostPort("127.0.0.1", 0), stateDir, null,
                 true, false, null, DEFAULT_UPSTREAM_TIMEOUT, null);
+    }
+
+    /** The same front end, protecting {@code site}. */
+    public ServerConfig withUpstream(URI site) {
+        return new ServerConfig(listen, site, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog,
+                upstreamTimeout, crawlerList, adminOptions, limits, cluster, frontPath);
     }
 
     public ServerConfig withDemoTraffic(boolean on) {

@@ -2,89 +2,70 @@ package io.sluice.server;
 
 import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.governor.CrawlGovernor;
-import io.sluice.server.admin.AdminConnections;
 import io.sluice.server.admin.AdminHandler;
 import io.sluice.server.admin.Route;
 import io.sluice.server.admin.ServerCounters;
-import io.sluice.server.cluster.ClusterHandler;
+import io.sluice.server.change.PolicyChanges;
 import io.sluice.server.cluster.ClusterNode;
-import io.sluice.server.cluster.ClusterPolicyStore;
-import io.sluice.server.cluster.ClusterSettings;
-import io.sluice.server.cluster.EngineLoad;
-import io.sluice.server.cluster.LocalPolicyMirror;
-import io.sluice.server.cluster.RedisClientStateStore;
-import io.sluice.server.cluster.RedisDomainLedger;
-import io.sluice.server.cluster.SharedPolicy;
-import io.sluice.server.demo.DemoCrawlers;
-import io.sluice.server.demo.DemoSite;
-import io.sluice.server.demo.DemoScenario;
 import io.sluice.server.front.AccessLog;
-import io.sluice.server.front.ConnectionGuard;
 import io.sluice.server.front.LeanForwarding;
-import io.sluice.server.front.PublicConnector;
 import io.sluice.server.front.ThrottleHandler;
 import io.sluice.server.front.UpstreamProxy;
-import io.sluice.server.change.LocalPolicyStore;
-import io.sluice.server.change.PolicyChanges;
-import io.sluice.server.change.PolicyHistory;
 import io.sluice.server.state.StateDirectory;
 import io.sluice.server.tls.AdminCertificate;
 import io.sluice.server.tls.AdminTls;
 import java.io.IOException;
 import java.net.BindException;
+import java.net.InetAddress;
 import java.net.URI;
+import java.net.UnknownHostException;
 import java.time.InstantSource;
 import java.util.ArrayList;
-import java.util.List;
+import java.util.Deque;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicReference;
-import org.eclipse.jetty.server.HttpConnectionFactory;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.GracefulHandler;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
- * A running front end: the public listener (throttle handler, then the reverse proxy), the admin API on
- * its own listener (its own server: threads, connection limit, TLS; see {@link Listeners}), and optionally
- * the demo site and demo traffic. Closing it stops gracefully: requests in flight finish (up to a timeout)
- * before the listeners close.
+ * A running front end: the public listener (throttle handler, then the reverse proxy) and the admin API on its own
+ * listener (its own server: threads, connection limit, TLS; see {@link Listeners}), for a node on its own or a node
+ * of a cluster ({@link NodeMode}). This is the composition root of the standalone server (docs/architecture.md,
+ * "Composition"); the demo builds on it from {@code io.sluice.server.demo}, never the reverse. Closing it stops
+ * gracefully: requests in flight finish (up to a timeout) before the listeners close.
  */
 public final class SluiceServer implements AutoCloseable {
     private static final long STOP_TIMEOUT_MILLIS = 10_000;
 
     private final Server server;
+    private final ServerConnector frontConnector;
     private final Server adminServer;
+    private final ServerConnector adminConnector;
     private final AdminCertificate adminCertificate;
     private final PolicyChanges policyChanges;
-    private final Server demoSite;
-    private final ServerConnector frontConnector;
-    private final ServerConnector adminConnector;
     private final StateDirectory state;
-    private final ThrottleEngine engine;
-    private final CrawlGovernor governor;
+    private final NodeEngine node;
+    private final NodeMode mode;
     private final AccessLog accessLog;
-    private DemoScenario traffic;
-    private DemoSite demoPages;
-    private DemoCrawlers crawlers;
-    private NodeEngine node;
-    private ClusterNode cluster;
+    private final Deque<AutoCloseable> closedFirst = new ConcurrentLinkedDeque<>();
+    private final Deque<AutoCloseable> closedLast = new ConcurrentLinkedDeque<>();
 
-    private SluiceServer(Server server, Server adminServer, AdminCertificate adminCertificate,
-                         PolicyChanges policyChanges, Server demoSite, ServerConnector frontConnector,
-                         ServerConnector adminConnector, StateDirectory state, ThrottleEngine engine,
-                         CrawlGovernor governor, AccessLog accessLog) {
-        this.governor = governor;
+    private SluiceServer(Server server, ServerConnector frontConnector, Server adminServer,
+                         ServerConnector adminConnector, AdminCertificate adminCertificate, PolicyChanges policyChanges,
+                         StateDirectory state, NodeEngine node, NodeMode mode, AccessLog accessLog) {
         this.server = server;
+        this.frontConnector = frontConnector;
         this.adminServer = adminServer;
+        this.adminConnector = adminConnector;
         this.adminCertificate = adminCertificate;
         this.policyChanges = policyChanges;
-        this.demoSite = demoSite;
-        this.frontConnector = frontConnector;
-        this.adminConnector = adminConnector;
         this.state = state;
-        this.engine = engine;
+        this.node = node;
+        this.mode = mode;
         this.accessLog = accessLog;
     }
 
@@ -95,43 +76,87 @@ public final class SluiceServer implements AutoCloseable {
 
     /**
      * @param extraAdminRoutes another room's endpoints, served by the admin API behind its own checks
+     * @throws IllegalArgumentException no upstream (the demo site is started by {@code io.sluice.server.demo.Demo}),
+     *                                  or plain HTTP for the admin API on an address other than loopback
      */
     public static SluiceServer start(ServerConfig config, List<Route> extraAdminRoutes) throws Exception {
+        refuseUnsafe(config);
+        InstantSource clock = InstantSource.system();
+        StateDirectory state = StateDirectory.open(config.stateDir(), config.initialPolicy(),
+                config.adminOptions().auditMaxBytes(), config.adminOptions().auditKeep());
+        NodeMode mode = NodeMode.of(config);
+        NodeEngine node = NodeEngine.start(state, config.crawlerList(), null, clock, mode.clientStore());
+        SluiceServer running;
+        try {
+            running = listen(config, extraAdminRoutes, state, node, mode, clock);
+        } catch (Exception | Error e) {
+            node.close();
+            throw e;
+        }
+        try {
+            mode.join(new NodeMode.Bound(node, state, running.frontConnector.getLocalPort(), running.adminUri(),
+                    running.server.getThreadPool(), running.adminServer.getThreadPool(), clock));
+        } catch (Exception | Error e) {
+            running.close();
+            throw e;
+        }
+        return running;
+    }
+
+    private static void refuseUnsafe(ServerConfig config) {
         AdminOptions adminOptions = config.adminOptions();
         if (!adminOptions.tls() && !adminOptions.insecure() && !Listeners.isLoopback(config.admin().host())) {
             throw new IllegalArgumentException("the admin API would listen on " + config.admin() + " without TLS, "
                     + "so its tokens would cross the network in clear text: add --admin-tls, or --admin-insecure "
                     + "if something in front of it encrypts the traffic");
         }
-        InstantSource clock = InstantSource.system();
-        StateDirectory state = StateDirectory.open(config.stateDir(), config.initialPolicy(),
-                adminOptions.auditMaxBytes(), adminOptions.auditKeep());
-        // Cluster mode: the per-client rules are the cluster's, in Redis (attached once the node has started; until
-        // then, and whenever Redis is slow or gone, the engine decides alone). A lease outlives a dead node's
-        // requests by the upstream timeout and a margin.
-        RedisClientStateStore clientStore = config.cluster() == null ? null
-                : new RedisClientStateStore(ClusterSettings.DEFAULTS, config.upstreamTimeout().plusSeconds(5));
-        NodeEngine node = NodeEngine.start(state, config.crawlerList(), null, clock, clientStore);
-        ThrottleEngine engine = node.engine();
-        CrawlGovernor governor = node.governor();
-
-        Server demoSite = null;
-        DemoSite demoPages = null;
-        URI upstream = config.upstream();
-        if (config.demo()) {
-            demoSite = new Server(new QueuedThreadPool(16, 2, 60_000));
-            ServerConnector demoConnector = connector(demoSite, new HostPort("127.0.0.1", 0));
-            demoPages = new DemoSite();
-            demoSite.setHandler(demoPages);
-            startOrExplain(demoSite, "the demo site", demoConnector);
-            upstream = URI.create("http://127.0.0.1:" + demoConnector.getLocalPort() + "/");
+        if (config.upstream() == null) {
+            throw new IllegalArgumentException("no upstream to protect: give one (the demo site is served by "
+                    + "io.sluice.server.demo.Demo, which starts it and then this server in front of it)");
         }
+    }
 
+    /** The policy's writer, both listeners, started: the admin API first. */
+    private static SluiceServer listen(ServerConfig config, List<Route> extraAdminRoutes, StateDirectory state,
+                                       NodeEngine node, NodeMode mode, InstantSource clock) throws Exception {
+        PolicyChanges changes = node.policyChanges(mode.policyStore(state, node, clock), clock);
+        AccessLog accessLog = config.accessLog() == null ? null : AccessLog.open(config.accessLog());
         QueuedThreadPool threads = new QueuedThreadPool(200, 8);
         threads.setName("sluice");
         Server server = new Server(threads);
         server.setStopTimeout(STOP_TIMEOUT_MILLIS);
-        AccessLog accessLog = config.accessLog() == null ? null : AccessLog.open(config.accessLog());
+        ServerConnector front = front(server, config, node.engine(), clock, accessLog);
+
+        AdminOptions adminOptions = config.adminOptions();
+        AdminCertificate certificate = adminOptions.tls() ? AdminTls.load(adminOptions.certificate(),
+                config.stateDir(), config.admin().host(), adminOptions.hostNames()) : null;
+        Server adminServer = Listeners.adminServer(config.limits());
+        adminServer.setStopTimeout(STOP_TIMEOUT_MILLIS);
+        ServerConnector admin = Listeners.admin(adminServer, config.admin(), config.limits(), certificate,
+                adminOptions.strangers());
+        ServerCounters counters = ListenerCounters.of(accessLog, admin, front);
+        List<Route> adminRoutes = new ArrayList<>(extraAdminRoutes);
+        adminRoutes.addAll(mode.adminRoutes());
+        adminServer.setHandler(new GracefulHandler(Listeners.patient(new AdminHandler(node.engine(), node.governor(),
+                node.shadow(), state, changes, clock, adminRoutes, hostNames(config), counters),
+                Listeners.ADMIN_REQUEST_IDLE)));
+        try {
+            startOrExplain(adminServer, "the Sluice admin API", admin);
+            startOrExplain(server, "Sluice", front);
+        } catch (IOException e) {
+            adminServer.stop();
+            if (accessLog != null) {
+                accessLog.close();
+            }
+            throw e;
+        }
+        return new SluiceServer(server, front, adminServer, admin, certificate, changes, state, node, mode, accessLog);
+    }
+
+    /** The public listener: the throttle, then the upstream (on the lean path or through Jetty's proxy). */
+    private static ServerConnector front(Server server, ServerConfig config, ThrottleEngine engine,
+                                         InstantSource clock, AccessLog accessLog) {
+        URI upstream = config.upstream();
         // The lean path forwards to plain-HTTP upstreams; an https:// one is served by the proxy path alone.
         LeanForwarding lean = config.frontPath() == ForwardingPath.LEAN && LeanForwarding.supports(upstream)
                 ? new LeanForwarding(engine, clock, accessLog, upstream, config.upstreamTimeout(),
@@ -139,70 +164,10 @@ public final class SluiceServer implements AutoCloseable {
                 : null;
         ServerConnector front = Listeners.front(server, config.listen(), config.limits(), lean, engine::policy);
         front.setName("front");
-
-        // The cluster node starts once the listeners are bound (its default name and its admin address need
-        // their ports); its routes are mounted now and answer 503 until then.
-        AtomicReference<ClusterNode> clusterNode = new AtomicReference<>();
-        if (config.cluster() != null) {
-            extraAdminRoutes = new ArrayList<>(extraAdminRoutes);
-            extraAdminRoutes.addAll(ClusterHandler.routes(clusterNode::get));
-        }
         server.setHandler(new GracefulHandler(Listeners.patient(
                 new ThrottleHandler(engine, clock, accessLog, UpstreamProxy.to(upstream, config.upstreamTimeout())),
                 Listeners.frontRequestIdle(config.upstreamTimeout()))));
-
-        AdminCertificate certificate = adminOptions.tls() ? AdminTls.load(adminOptions.certificate(),
-                config.stateDir(), config.admin().host(), adminOptions.hostNames()) : null;
-        // In a cluster a change is a compare-and-set in Redis, taken by every node (this one too) from the log;
-        // the versions this node ran are remembered for merging edits made from them.
-        PolicyHistory history = node.history();
-        AtomicReference<SharedPolicy> sharedPolicy = new AtomicReference<>();
-        PolicyChanges changes = node.policyChanges(config.cluster() == null
-                ? new LocalPolicyStore(state, history, clock)
-                : new ClusterPolicyStore(sharedPolicy::get, () -> engine.policy().version(), history), clock);
-        Server adminServer = Listeners.adminServer(config.limits());
-        adminServer.setStopTimeout(STOP_TIMEOUT_MILLIS);
-        ServerConnector admin = Listeners.admin(adminServer, config.admin(), config.limits(), certificate,
-                adminOptions.strangers());
-        ServerCounters counters = new ServerCounters(accessLog == null ? null : accessLog::drops,
-                admin.getBean(AdminConnections.class)::counts, front.getBean(ConnectionGuard.class).shed()::counts);
-        adminServer.setHandler(new GracefulHandler(Listeners.patient(new AdminHandler(engine, governor, node.shadow(),
-                state, changes, clock, extraAdminRoutes, hostNames(config), counters), Listeners.ADMIN_REQUEST_IDLE)));
-        try {
-            startOrExplain(adminServer, "the Sluice admin API", admin);
-            startOrExplain(server, "Sluice", front);
-        } catch (IOException e) {
-            adminServer.stop();
-            if (demoSite != null) {
-                demoSite.stop();
-            }
-            node.close();
-            throw e;
-        }
-        SluiceServer running = new SluiceServer(server, adminServer, certificate, changes, demoSite, front, admin,
-                state, engine, governor, accessLog);
-        running.node = node; // its threads go with the server
-        if (config.cluster() != null) {
-            running.cluster = ClusterNode.start(config.cluster().nodeNameOr(front.getLocalPort()),
-                    config.cluster().redis(), running.adminUri().toString(), new EngineLoad(engine),
-                    ClusterSettings.DEFAULTS, clock);
-            running.cluster.policy().follow(new LocalPolicyMirror(engine, state, clock, history));
-            sharedPolicy.set(running.cluster.policy());
-            running.cluster.shareClientState(clientStore, server.getThreadPool());
-            // Permits and feedback go to the cluster's per-domain state in Redis; answers complete on the admin
-            // server's threads (the workers' API), never on Redis's event loop.
-            governor.shareWith(RedisDomainLedger.of(running.cluster, ClusterSettings.DEFAULTS,
-                    adminServer.getThreadPool()));
-            engine.reportClusterStatus(running.cluster::status);
-            clusterNode.set(running.cluster);
-        }
-        running.demoPages = demoPages;
-        if (config.demoTraffic()) {
-            DemoScenario.verifyCrawlers(changes);
-            running.traffic = DemoScenario.start(List.of(running.frontUri()), demoPages, DemoScenario.DEFAULT_PHASE);
-            running.crawlers = DemoCrawlers.start(running.adminUri(), state.workerToken());
-        }
-        return running;
+        return front;
     }
 
     /** The names the admin listener answers to: the operator's, the listen host's, this machine's. */
@@ -210,20 +175,11 @@ public final class SluiceServer implements AutoCloseable {
         Set<String> names = new LinkedHashSet<>(config.adminOptions().hostNames());
         names.add(config.admin().host());
         try {
-            names.add(java.net.InetAddress.getLocalHost().getHostName());
-        } catch (java.net.UnknownHostException e) {
+            names.add(InetAddress.getLocalHost().getHostName());
+        } catch (UnknownHostException e) {
             // Addresses and localhost are accepted anyway.
         }
         return names;
-    }
-
-    private static ServerConnector connector(Server server, HostPort address) {
-        ServerConnector connector = new ServerConnector(server,
-                new HttpConnectionFactory(PublicConnector.anonymousHttp()));
-        connector.setHost(address.host());
-        connector.setPort(address.port());
-        server.addConnector(connector);
-        return connector;
     }
 
     /** Starts {@code server}, turning a bind failure into a one-line message naming the address. */
@@ -242,6 +198,23 @@ public final class SluiceServer implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /**
+     * Closes {@code client} when this server closes, before its listeners stop: something that sends it requests
+     * (the demo's traffic), which would otherwise keep a graceful stop busy. The last registered closes first.
+     */
+    public void closeFirst(AutoCloseable client) {
+        closedFirst.push(client);
+    }
+
+    /**
+     * Closes {@code upstream} when this server closes, once its listeners have stopped: something it forwards to
+     * (the demo site), which the requests finishing during a graceful stop still need. The last registered closes
+     * first.
+     */
+    public void closeLast(AutoCloseable upstream) {
+        closedLast.push(upstream);
     }
 
     public URI frontUri() {
@@ -269,21 +242,16 @@ public final class SluiceServer implements AutoCloseable {
     }
 
     public ThrottleEngine engine() {
-        return engine;
+        return node.engine();
     }
 
     public CrawlGovernor governor() {
-        return governor;
-    }
-
-    /** The built-in demo site this server fronts (with {@code --demo}), or null. */
-    public DemoSite demoSite() {
-        return demoPages;
+        return node.governor();
     }
 
     /** This node's membership of its cluster, or null when started without {@code --redis}. */
     public ClusterNode cluster() {
-        return cluster;
+        return mode.cluster();
     }
 
     public StateDirectory state() {
@@ -305,28 +273,33 @@ public final class SluiceServer implements AutoCloseable {
     /** Stops gracefully: requests in flight finish (up to 10 s), then the listeners close. */
     @Override
     public void close() {
-        if (crawlers != null) {
-            crawlers.close();
-        }
-        if (traffic != null) {
-            traffic.close();
-        }
+        closeAll(closedFirst);
+        Exception failure = null;
         try {
             server.stop();
             adminServer.stop();
-            node.close(); // the policy writer, before the cluster's links it writes through
-            if (cluster != null) {
-                cluster.close();
-            }
-            if (demoSite != null) {
-                demoSite.stop();
-            }
         } catch (Exception e) {
-            throw new IllegalStateException("Sluice did not stop cleanly: " + e.getMessage(), e);
-        } finally {
-            node.close();
-            if (accessLog != null) {
-                accessLog.close();
+            failure = e;
+        }
+        node.close(); // the policy writer, before the cluster's links it writes through
+        mode.close();
+        if (accessLog != null) {
+            accessLog.close();
+        }
+        closeAll(closedLast);
+        if (failure != null) {
+            throw new IllegalStateException("Sluice did not stop cleanly: " + failure.getMessage(), failure);
+        }
+    }
+
+    private static void closeAll(Deque<AutoCloseable> companions) {
+        for (AutoCloseable companion = companions.poll(); companion != null; companion = companions.poll()) {
+            try {
+                companion.close();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (Exception e) {
+                // Best effort: this server's own stop goes on, and the companion is going away with it.
             }
         }
     }

@@ -3,6 +3,7 @@ package io.sluice.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sluice.server.demo.Demo;
 import io.sluice.server.tls.AdminTls;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -27,7 +28,7 @@ class AdminListenerTest {
 
     @Test
     void theConsoleCommandPrintedAtStartCarriesTheCertificatesPin() throws Exception {
-        try (SluiceServer server = SluiceServer.start(ServerConfig.demo(state).withAdminOptions(
+        try (SluiceServer server = Demo.start(ServerConfig.demo(state).withAdminOptions(
                 AdminOptions.DEFAULTS.withTls(AdminTls.Settings.SELF_SIGNED)))) {
             String command = AdminListener.consoleCommand(server.adminUri(), state.resolve("admin-token"),
                     server.adminCertificate());

@@ -2,6 +2,7 @@ package io.sluice.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.server.demo.Demo;
 import io.sluice.server.front.wire.Opened;
 import io.sluice.server.front.wire.RawClient;
 import java.net.URI;
@@ -27,7 +28,7 @@ class FrontListenerLimitsTest {
 
     @Test
     void aConnectionPastItsAddressesShareIsClosedOnArrivalAndCountedInTheMetrics() throws Exception {
-        SluiceServer server = open.add(SluiceServer.start(ServerConfig.demo(state).withLimits(
+        SluiceServer server = open.add(Demo.start(ServerConfig.demo(state).withLimits(
                 ConnectionLimits.DEFAULTS.withFrontPacing(2, Duration.ofSeconds(30), 500))));
         int port = server.frontUri().getPort();
         open.add(new RawClient("127.0.0.2", port));

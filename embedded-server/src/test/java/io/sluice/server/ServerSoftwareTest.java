@@ -2,6 +2,7 @@ package io.sluice.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.server.demo.Demo;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.client.ContentResponse;
@@ -17,7 +18,7 @@ class ServerSoftwareTest {
     void neitherTheFrontEndNorTheAdminApiSendsAServerHeader(@TempDir Path state) throws Exception {
         HttpClient client = new HttpClient();
         client.start();
-        try (SluiceServer sluice = SluiceServer.start(ServerConfig.demo(state))) {
+        try (SluiceServer sluice = Demo.start(ServerConfig.demo(state))) {
             ContentResponse page = client.newRequest(sluice.frontUri().resolve("/page/1"))
                     .headers(h -> h.put(HttpHeader.USER_AGENT, "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) "
                             + "Gecko/20100101 Firefox/128.0"))

@@ -9,6 +9,7 @@ import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.Route;
 import io.sluice.engine.telemetry.ClassCounts;
 import io.sluice.engine.telemetry.ClientRow;
+import io.sluice.server.demo.Demo;
 import io.sluice.server.demo.DemoSite;
 import java.io.IOException;
 import java.net.http.HttpClient;
@@ -43,7 +44,7 @@ class SiteLimitsEndToEndTest {
 
     @BeforeEach
     void start() throws Exception {
-        server = SluiceServer.start(ServerConfig.demo(state));
+        server = Demo.start(ServerConfig.demo(state));
     }
 
     @AfterEach

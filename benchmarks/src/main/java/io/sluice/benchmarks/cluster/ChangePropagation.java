@@ -8,6 +8,7 @@ import io.sluice.server.SluiceServer;
 import io.sluice.server.cluster.ClusterOptions;
 import io.sluice.server.cluster.LocalRedis;
 import io.sluice.server.cluster.RedisEndpoint;
+import io.sluice.server.demo.Demo;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -88,7 +89,7 @@ public final class ChangePropagation {
         try {
             for (int i = 1; i <= nodeCount; i++) {
                 Path state = Files.createTempDirectory("sluice-ban-propagation-" + i);
-                nodes.add(SluiceServer.start(ServerConfig.demo(state)
+                nodes.add(Demo.start(ServerConfig.demo(state)
                         .withCluster(new ClusterOptions(endpoint, "node-" + i))));
             }
             ChangePropagation run = new ChangePropagation(nodes, kind);

@@ -2,6 +2,7 @@ package io.sluice.benchmarks.governor;
 
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.demo.Demo;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -60,7 +61,7 @@ final class RunOptions {
     <T> T withPermitApi(String stateName, Run<T> run) throws Exception {
         if (!values.containsKey("admin")) {
             Path state = Files.createTempDirectory(stateName);
-            try (SluiceServer sluice = SluiceServer.start(ServerConfig.demo(state))) {
+            try (SluiceServer sluice = Demo.start(ServerConfig.demo(state))) {
                 System.out.printf("Sluice at %s (state %s)%n", sluice.adminUri(), state);
                 return run.run(sluice.adminUri(), sluice.state().workerToken(), sluice);
             }

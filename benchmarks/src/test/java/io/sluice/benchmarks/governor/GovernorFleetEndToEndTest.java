@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.engine.policy.GovernorPolicy;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.demo.Demo;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -27,7 +28,7 @@ class GovernorFleetEndToEndTest {
     @Test
     void aFleetServesEverySiteNearItsCapacityWithoutSpinning() throws Exception {
         FleetTrial.Result result;
-        try (SluiceServer sluice = SluiceServer.start(ServerConfig.demo(state))) {
+        try (SluiceServer sluice = Demo.start(ServerConfig.demo(state))) {
             GovernorPolicy quick = GovernorPolicy.DEFAULTS.withIncrease(GovernorPolicy.DEFAULTS.increasePerSecond(), 2);
             sluice.engine().updatePolicy(p -> p.withGovernor(quick));
             result = FleetTrial.run(new FleetTrial.Settings(12, Duration.ofSeconds(10), CAPACITIES, 20, 100, 2_000),

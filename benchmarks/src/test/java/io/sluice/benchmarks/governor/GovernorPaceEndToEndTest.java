@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.demo.Demo;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -23,7 +24,7 @@ class GovernorPaceEndToEndTest {
     @Test
     void eightPollingWorkersFindAFivePerSecondSiteWithinAMinute() throws Exception {
         List<PaceTrial.Result> results;
-        try (SluiceServer sluice = SluiceServer.start(ServerConfig.demo(state))) {
+        try (SluiceServer sluice = Demo.start(ServerConfig.demo(state))) {
             results = GovernorPaceRun.runAll(GovernorPaceRun.scenarios(Duration.ofSeconds(60), 8, 5),
                     sluice.adminUri(), sluice.state().workerToken());
         }

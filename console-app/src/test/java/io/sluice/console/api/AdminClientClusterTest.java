@@ -6,6 +6,7 @@ import io.sluice.console.testkit.SmallCluster;
 import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.demo.Demo;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
@@ -60,7 +61,7 @@ class AdminClientClusterTest {
 
     @Test
     void aServerRunningAloneHasNoFleet(@TempDir Path state) throws Exception {
-        try (SluiceServer alone = SluiceServer.start(ServerConfig.demo(state))) {
+        try (SluiceServer alone = Demo.start(ServerConfig.demo(state))) {
             AdminClient client = new AdminClient(alone.adminUri(), alone.adminToken(), "tester");
             assertThat(client.cluster()).isEqualTo(Optional.empty());
             assertThat(client.health()).isEqualTo(Optional.empty());

@@ -10,6 +10,7 @@ import io.sluice.engine.policy.Policy;
 import io.sluice.engine.whatif.WhatIfReport;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.demo.Demo;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
@@ -30,7 +31,7 @@ class AdminClientShadowTest {
 
     @BeforeEach
     void start() throws Exception {
-        server = SluiceServer.start(ServerConfig.demo(state));
+        server = Demo.start(ServerConfig.demo(state));
         client = new AdminClient(server.adminUri(), server.adminToken(), "tester");
     }
 

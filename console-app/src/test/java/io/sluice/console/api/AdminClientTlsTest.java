@@ -8,6 +8,7 @@ import io.sluice.engine.policy.PolicyJson;
 import io.sluice.server.AdminOptions;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.demo.Demo;
 import io.sluice.server.tls.AdminTls;
 import java.net.URI;
 import java.nio.file.Files;
@@ -32,8 +33,8 @@ class AdminClientTlsTest {
 
     @Test
     void aPinnedSelfSignedCertificateIsTrustedAndAnImpostorsIsRefused(@TempDir Path otherState) throws Exception {
-        try (SluiceServer server = SluiceServer.start(tls(state));
-             SluiceServer impostor = SluiceServer.start(tls(otherState))) {
+        try (SluiceServer server = Demo.start(tls(state));
+             SluiceServer impostor = Demo.start(tls(otherState))) {
             String fingerprint = server.adminCertificate().fingerprint();
             Path pinsFile = config.resolve("known-servers.json");
             CertificatePins.inFile(pinsFile).pin("127.0.0.1:" + server.adminUri().getPort(),
@@ -58,7 +59,7 @@ class AdminClientTlsTest {
     void telemetryWithFieldsFromANewerServerIsReadAndAPolicyWithUnknownFieldsIsNot() throws Exception {
         String snapshot;
         String policy;
-        try (SluiceServer real = SluiceServer.start(ServerConfig.demo(state))) {
+        try (SluiceServer real = Demo.start(ServerConfig.demo(state))) {
             AdminClient client = new AdminClient(real.adminUri(), real.adminToken(), "tester");
             snapshot = PolicyJson.mapper().writeValueAsString(client.snapshot());
             policy = PolicyJson.mapper().writeValueAsString(client.policy());

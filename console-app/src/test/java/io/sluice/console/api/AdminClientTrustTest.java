@@ -8,6 +8,7 @@ import io.sluice.console.testkit.TestCertificates;
 import io.sluice.server.AdminOptions;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.demo.Demo;
 import io.sluice.server.tls.AdminTls;
 import java.net.URI;
 import java.nio.file.Path;
@@ -98,7 +99,7 @@ class AdminClientTrustTest {
 
     @Test
     void theRightPinConnectsToARealServer() throws Exception {
-        try (SluiceServer server = SluiceServer.start(ServerConfig.demo(state)
+        try (SluiceServer server = Demo.start(ServerConfig.demo(state)
                 .withAdminOptions(AdminOptions.DEFAULTS.withTls(AdminTls.Settings.SELF_SIGNED)))) {
             CertificatePin pin = CertificatePin.parse(server.adminCertificate().pin());
 
@@ -113,7 +114,7 @@ class AdminClientTrustTest {
     @Test
     void anAuthoritysCertificateForTheHostNeedsNoPinAndAPinStillMeansExactlyThatCertificate() throws Exception {
         Path[] pem = TestCertificates.signedBy(authority, "127.0.0.1", "localhost").writePem(files, "admin");
-        try (SluiceServer server = SluiceServer.start(ServerConfig.demo(state).withAdminOptions(
+        try (SluiceServer server = Demo.start(ServerConfig.demo(state).withAdminOptions(
                 AdminOptions.DEFAULTS.withTls(new AdminTls.Settings(pem[0], pem[1], null))))) {
             assertThat(new AdminClient(server.adminUri(), server.adminToken(), "tester", null, trustingTheAuthority)
                     .snapshot().policyVersion()).isEqualTo(1);

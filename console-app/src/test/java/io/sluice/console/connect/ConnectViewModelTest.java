@@ -13,6 +13,7 @@ import io.sluice.server.AdminOptions;
 import io.sluice.server.HostPort;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.demo.Demo;
 import io.sluice.server.tls.AdminTls;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,7 +41,7 @@ class ConnectViewModelTest {
 
     @Test
     void aServerThatAnsweredIsRememberedAndChosenNextTimeWithItsToken() throws Exception {
-        try (SluiceServer server = SluiceServer.start(ServerConfig.demo(state))) {
+        try (SluiceServer server = Demo.start(ServerConfig.demo(state))) {
             ConnectViewModel first = model();
             first.nameProperty().set("local");
             first.urlProperty().set(server.adminUri().toString());
@@ -63,7 +64,7 @@ class ConnectViewModelTest {
 
     @Test
     void aWrongTokenIsSaidAndNothingIsRemembered() throws Exception {
-        try (SluiceServer server = SluiceServer.start(ServerConfig.demo(state))) {
+        try (SluiceServer server = Demo.start(ServerConfig.demo(state))) {
             ConnectViewModel model = model();
             model.urlProperty().set(server.adminUri().toString());
             model.tokenProperty().set("not-the-token");
@@ -143,7 +144,7 @@ class ConnectViewModelTest {
                 AdminOptions.DEFAULTS.withTls(AdminTls.Settings.SELF_SIGNED));
         String fingerprint;
         int port;
-        try (SluiceServer server = SluiceServer.start(tls)) {
+        try (SluiceServer server = Demo.start(tls)) {
             fingerprint = server.adminCertificate().fingerprint();
             port = server.adminUri().getPort();
             ConnectViewModel model = model();
@@ -169,7 +170,7 @@ class ConnectViewModelTest {
             assertThat(again.offeredProperty().get()).isNull();
         }
         // Another server with another certificate answers at the same address.
-        try (SluiceServer impostor = SluiceServer.start(new ServerConfig(new HostPort("127.0.0.1", 0), null,
+        try (SluiceServer impostor = Demo.start(new ServerConfig(new HostPort("127.0.0.1", 0), null,
                 new HostPort("127.0.0.1", port), other, null, true, false, null, null, null,
                 AdminOptions.DEFAULTS.withTls(AdminTls.Settings.SELF_SIGNED), null, null))) {
             ConnectViewModel model = model();
@@ -187,7 +188,7 @@ class ConnectViewModelTest {
 
     @Test
     void theRightPinConnectsWithoutAQuestionAndIsKeptAWrongOneSendsNothing() throws Exception {
-        try (SluiceServer server = SluiceServer.start(ServerConfig.demo(state).withAdminOptions(
+        try (SluiceServer server = Demo.start(ServerConfig.demo(state).withAdminOptions(
                 AdminOptions.DEFAULTS.withTls(AdminTls.Settings.SELF_SIGNED)));
              RogueTlsServer rogue = new RogueTlsServer(TestCertificates.selfSigned("127.0.0.1"))) {
             CertificatePin pin = CertificatePin.parse(server.adminCertificate().pin());

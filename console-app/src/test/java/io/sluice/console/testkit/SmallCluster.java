@@ -5,6 +5,7 @@ import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
 import io.sluice.server.cluster.ClusterOptions;
 import io.sluice.server.cluster.RedisEndpoint;
+import io.sluice.server.demo.Demo;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -29,7 +30,7 @@ public final class SmallCluster implements AutoCloseable {
         SmallCluster cluster = new SmallCluster(RedisProcess.start(), Files.createTempDirectory("sluice-fleet"));
         try {
             for (String name : names) {
-                cluster.nodes.put(name, SluiceServer.start(ServerConfig.demo(cluster.states.resolve(name))
+                cluster.nodes.put(name, Demo.start(ServerConfig.demo(cluster.states.resolve(name))
                         .withCluster(new ClusterOptions(RedisEndpoint.parse(cluster.redis.url(), null), name))));
             }
             return cluster;

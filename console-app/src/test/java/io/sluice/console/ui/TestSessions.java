@@ -3,6 +3,7 @@ package io.sluice.console.ui;
 import io.sluice.console.api.AdminClient;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.demo.Demo;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -31,6 +32,6 @@ public final class TestSessions {
 
     /** A server with the demo site as its upstream (no traffic), its state in {@code state}. */
     public static SluiceServer server(Path state) throws Exception {
-        return SluiceServer.start(ServerConfig.demo(state));
+        return Demo.start(ServerConfig.demo(state));
     }
 }

@@ -12,6 +12,7 @@ import io.sluice.engine.policy.FieldError;
 import io.sluice.engine.policy.Policy;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.demo.Demo;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -36,7 +37,7 @@ class WhatIfViewModelTest {
 
     @BeforeEach
     void start() throws Exception {
-        server = SluiceServer.start(ServerConfig.demo(state));
+        server = Demo.start(ServerConfig.demo(state));
         client = new AdminClient(server.adminUri(), server.adminToken(), "tester");
         model = new WhatIfViewModel(TestSessions.on(server, new CurrentThreadUiExecutor()));
     }

@@ -8,6 +8,7 @@ import io.sluice.console.ui.Session;
 import io.sluice.engine.policy.Policy;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.demo.Demo;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -43,7 +44,7 @@ class WhatIfViewTest {
 
     @Start
     void start(Stage stage) throws Exception {
-        server = SluiceServer.start(ServerConfig.demo(Files.createTempDirectory("sluice-whatif")));
+        server = Demo.start(ServerConfig.demo(Files.createTempDirectory("sluice-whatif")));
         client = new AdminClient(server.adminUri(), server.adminToken(), "tester");
         ui = new FxUiExecutor();
         session = new Session("test", "admin", client, ui, Clock.systemUTC());

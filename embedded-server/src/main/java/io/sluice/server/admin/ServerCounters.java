@@ -1,22 +1,22 @@
 package io.sluice.server.admin;
 
-import io.sluice.server.front.AccessLog;
-import io.sluice.server.front.ShedConnections;
 import java.util.function.Supplier;
 
 /**
  * What the server counts outside the engine, for {@code /metrics}: lines the access log dropped, the admin
- * listener's connections ({@link AdminConnections}) and what the public listener's guard cut off.
+ * listener's connections ({@link AdminConnections}) and what the public listener's guard cut off. The front end's
+ * counts come in values of this API's own, so that the admin API and the front end never depend on each other
+ * (the composition reads one and hands it to the other).
  *
  * @param accessLog        the access log's drops (zero without an access log)
  * @param adminConnections the admin listener's connections (zero without the guard)
  * @param frontConnections the public listener's connections closed to protect it (zero without its guard)
  */
-public record ServerCounters(Supplier<AccessLog.Drops> accessLog, Supplier<AdminConnections.Counts> adminConnections,
-                             Supplier<ShedConnections.Counts> frontConnections) {
-    private static final AccessLog.Drops NO_DROPS = new AccessLog.Drops(0, 0);
+public record ServerCounters(Supplier<LogDrops> accessLog, Supplier<AdminConnections.Counts> adminConnections,
+                             Supplier<FrontShed> frontConnections) {
+    private static final LogDrops NO_DROPS = new LogDrops(0, 0);
     private static final AdminConnections.Counts NO_CONNECTIONS = new AdminConnections.Counts(0, 0, 0, 0, 0, 0);
-    private static final ShedConnections.Counts NONE_SHED = new ShedConnections.Counts(0, 0, 0);
+    private static final FrontShed NONE_SHED = new FrontShed(0, 0, 0);
     /** Nothing counted: no access log, no guard on the admin listener. */
     public static final ServerCounters NONE = new ServerCounters(null, null, null);
 
@@ -27,7 +27,26 @@ public record ServerCounters(Supplier<AccessLog.Drops> accessLog, Supplier<Admin
     }
 
     /** The access log's and the admin listener's counts, without a public listener of this server's own. */
-    public ServerCounters(Supplier<AccessLog.Drops> accessLog, Supplier<AdminConnections.Counts> adminConnections) {
+    public ServerCounters(Supplier<LogDrops> accessLog, Supplier<AdminConnections.Counts> adminConnections) {
         this(accessLog, adminConnections, null);
+    }
+
+    /**
+     * Access log lines dropped since start.
+     *
+     * @param queueFull   the writer could not keep up
+     * @param writeFailed the log could not be written (a full disk)
+     */
+    public record LogDrops(long queueFull, long writeFailed) {
+    }
+
+    /**
+     * The public listener's connections closed to protect it, since start.
+     *
+     * @param overAddressCap closed on arrival: their address held its share of the listener
+     * @param headTimeouts   a request head was not complete within its deadline
+     * @param slowBodies     a request body arrived below the minimum rate
+     */
+    public record FrontShed(long overAddressCap, long headTimeouts, long slowBodies) {
     }
 }

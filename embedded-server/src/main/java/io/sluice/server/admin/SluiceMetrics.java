@@ -13,8 +13,6 @@ import io.sluice.engine.telemetry.ClassCounts;
 import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.engine.telemetry.SecondCounts;
 import io.sluice.engine.telemetry.Snapshot;
-import io.sluice.server.front.AccessLog;
-import io.sluice.server.front.ShedConnections;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.Comparator;
@@ -55,7 +53,7 @@ final class SluiceMetrics {
                         + "(the log could not be written, e.g. a full disk)")
                 .labelNames("reason")
                 .callback(cb -> {
-                    AccessLog.Drops drops = counters.accessLog().get();
+                    ServerCounters.LogDrops drops = counters.accessLog().get();
                     cb.call(drops.queueFull(), "queue_full");
                     cb.call(drops.writeFailed(), "write_failed");
                 })
@@ -129,7 +127,7 @@ final class SluiceMetrics {
                         + "slow_body (request body below the minimum rate)")
                 .labelNames("reason")
                 .callback(cb -> {
-                    ShedConnections.Counts shed = counters.frontConnections().get();
+                    ServerCounters.FrontShed shed = counters.frontConnections().get();
                     cb.call(shed.overAddressCap(), "over_address_cap");
                     cb.call(shed.headTimeouts(), "head_timeout");
                     cb.call(shed.slowBodies(), "slow_body");

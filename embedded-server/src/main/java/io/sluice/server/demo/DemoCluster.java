@@ -16,9 +16,6 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
-import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
  * The cluster demo: a local {@code redis-server}, one demo site, and front ends in this JVM joined into one
@@ -28,13 +25,15 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
 public final class DemoCluster implements AutoCloseable {
     /** How long the demo waits for node 1 to seed the cluster's policy. */
     private static final Duration SEED_PATIENCE = Duration.ofSeconds(30);
+    private static final int SITE_THREADS = 32;
+
     private final LocalRedis redis;
-    private final Server site;
+    private final DemoUpstream site;
     private final List<SluiceServer> nodes;
     private final DemoScenario traffic;
     private final DemoCrawlers crawlers;
 
-    private DemoCluster(LocalRedis redis, Server site, List<SluiceServer> nodes, DemoScenario traffic,
+    private DemoCluster(LocalRedis redis, DemoUpstream site, List<SluiceServer> nodes, DemoScenario traffic,
                         DemoCrawlers crawlers) {
         this.redis = redis;
         this.site = site;
@@ -53,17 +52,12 @@ public final class DemoCluster implements AutoCloseable {
             throw new IllegalArgumentException("a cluster needs at least one node");
         }
         LocalRedis redis = LocalRedis.start();
-        Server site = null;
+        DemoUpstream site = null;
         List<SluiceServer> nodes = new ArrayList<>();
         try {
-            site = new Server(new QueuedThreadPool(32, 2, 60_000));
-            ServerConnector connector = new ServerConnector(site);
-            connector.setHost("127.0.0.1");
-            site.addConnector(connector);
-            DemoSite pages = new DemoSite();
-            site.setHandler(pages);
-            site.start();
-            URI upstream = URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/");
+            site = DemoUpstream.start(SITE_THREADS);
+            URI upstream = site.uri();
+            DemoSite pages = site.pages();
             for (int i = 1; i <= nodeCount; i++) {
                 Path state = root.resolve("node-" + i);
                 if (i > 1) {
@@ -86,7 +80,7 @@ public final class DemoCluster implements AutoCloseable {
         } catch (Exception | Error e) {
             nodes.forEach(SluiceServer::close);
             if (site != null) {
-                site.stop();
+                site.close();
             }
             redis.close();
             throw e;
@@ -149,8 +143,8 @@ public final class DemoCluster implements AutoCloseable {
         }
         nodes.forEach(SluiceServer::close);
         try {
-            site.stop();
-        } catch (Exception e) {
+            site.close();
+        } catch (RuntimeException e) {
             // best effort: the demo is going away
         }
         redis.close();

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.engine.policy.PolicyJson;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.demo.Demo;
 import io.sluice.server.state.StateException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -38,7 +39,7 @@ class AdminApiTest {
 
     @BeforeEach
     void start() throws Exception {
-        server = SluiceServer.start(ServerConfig.demo(state));
+        server = Demo.start(ServerConfig.demo(state));
         siteClient = new org.eclipse.jetty.client.HttpClient();
         siteClient.setUserAgentField(null);
         siteClient.setBindAddress(new InetSocketAddress("127.0.0.66", 0));
@@ -150,7 +151,7 @@ class AdminApiTest {
         String token = server.adminToken();
         server.close();
 
-        server = SluiceServer.start(ServerConfig.demo(state));
+        server = Demo.start(ServerConfig.demo(state));
 
         assertThat(server.adminToken()).isEqualTo(token);
         assertThat(server.engine().policy().bans()).singleElement()
@@ -169,7 +170,7 @@ class AdminApiTest {
         server.close();
         Files.writeString(state.resolve("audit.log"), "{\"at\":\"2026-11-22T10:", StandardOpenOption.APPEND);
 
-        server = SluiceServer.start(ServerConfig.demo(state));
+        server = Demo.start(ServerConfig.demo(state));
         send("POST", "resume", "", null);
 
         JsonNode audit = PolicyJson.mapper().readTree(send("GET", "audit", null, null).body());
@@ -185,7 +186,7 @@ class AdminApiTest {
         server = null;
         Files.writeString(state.resolve("policy.json"), "{\"version\": 3, \"hitStack\": ", StandardCharsets.UTF_8);
 
-        assertThatThrownBy(() -> SluiceServer.start(ServerConfig.demo(state)))
+        assertThatThrownBy(() -> Demo.start(ServerConfig.demo(state)))
                 .isInstanceOf(StateException.class)
                 .hasMessageContaining("policy.json");
         assertThat(Files.readString(state.resolve("policy.json"))).startsWith("{\"version\": 3");

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.server.AdminOptions;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.demo.Demo;
 import io.sluice.server.tls.AdminTls;
 import java.io.IOException;
 import java.io.InputStream;
@@ -57,7 +58,7 @@ class AdminConnectionsTest {
         // A deadline longer than the test: only the room kept for operators is at work here.
         AdminOptions options = AdminOptions.DEFAULTS.withStrangers(
                 new AdminConnections.Rules(16, Duration.ofSeconds(60)));
-        server = SluiceServer.start(ServerConfig.demo(state).withAdminOptions(
+        server = Demo.start(ServerConfig.demo(state).withAdminOptions(
                 tls ? options.withTls(AdminTls.Settings.SELF_SIGNED) : options));
         URI admin = server.adminUri();
         for (int i = 0; i < 300; i++) {
@@ -81,7 +82,7 @@ class AdminConnectionsTest {
 
     @Test
     void aSocketThatSendsNothingOrTricklesItsHeadIsClosedAtTheDeadline() throws Exception {
-        server = SluiceServer.start(ServerConfig.demo(state).withAdminOptions(AdminOptions.DEFAULTS.withStrangers(
+        server = Demo.start(ServerConfig.demo(state).withAdminOptions(AdminOptions.DEFAULTS.withStrangers(
                 new AdminConnections.Rules(16, Duration.ofMillis(500)))));
         URI admin = server.adminUri();
         Socket operator = connectFrom("127.0.0.1", admin);
@@ -117,7 +118,7 @@ class AdminConnectionsTest {
 
     @Test
     void oneAddressHoldsAtMostItsShareOfStrangers() throws Exception {
-        server = SluiceServer.start(ServerConfig.demo(state).withAdminOptions(AdminOptions.DEFAULTS.withStrangers(
+        server = Demo.start(ServerConfig.demo(state).withAdminOptions(AdminOptions.DEFAULTS.withStrangers(
                 new AdminConnections.Rules(16, Duration.ofSeconds(60)))));
         URI admin = server.adminUri();
         List<Socket> sixteen = new ArrayList<>();

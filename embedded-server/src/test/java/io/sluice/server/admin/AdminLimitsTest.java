@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.server.ConnectionLimits;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.demo.Demo;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -33,7 +34,7 @@ class AdminLimitsTest {
 
     @Test
     void aChunkedBodyPastTheLimitIs413AndChangesNothing() throws Exception {
-        server = SluiceServer.start(AdminTlsTest.tls(state));
+        server = Demo.start(AdminTlsTest.tls(state));
         long version = server.engine().policy().version();
 
         String admin = chunkedPast(ApiMessages.MAX_BODY_BYTES, "/api/v1/bans", server.adminToken());
@@ -46,7 +47,7 @@ class AdminLimitsTest {
 
     @Test
     void aHostNameTheListenerIsNotKnownByIsRefused() throws Exception {
-        server = SluiceServer.start(io.sluice.server.ServerConfig.demo(state));
+        server = Demo.start(io.sluice.server.ServerConfig.demo(state));
 
         String rebound = rawGet(server.adminUri(), "attacker.example", server.adminToken());
         String direct = rawGet(server.adminUri(), "127.0.0.1:" + server.adminUri().getPort(), server.adminToken());
@@ -59,7 +60,7 @@ class AdminLimitsTest {
 
     @Test
     void aConnectionFloodOnThePublicPortDoesNotLockTheOperatorsOut() throws Exception {
-        server = SluiceServer.start(AdminTlsTest.tls(state).withLimits(
+        server = Demo.start(AdminTlsTest.tls(state).withLimits(
                 ConnectionLimits.DEFAULTS.withFrontMaxConnections(20)));
         URI front = server.frontUri();
         List<Socket> flood = new ArrayList<>();

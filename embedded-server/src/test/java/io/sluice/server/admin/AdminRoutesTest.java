@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.demo.Demo;
 import io.sluice.server.cluster.ClusterHandler;
 import io.sluice.server.state.Role;
 import java.net.http.HttpClient;
@@ -44,7 +45,7 @@ class AdminRoutesTest {
 
     @BeforeAll
     static void start() throws Exception {
-        server = SluiceServer.start(ServerConfig.demo(state));
+        server = Demo.start(ServerConfig.demo(state));
         // The same assembly as the server's (the cluster's routes too, which a single node does not mount).
         routes = new AdminHandler(server.engine(), server.governor(), null, server.state(), server.policyChanges(),
                 InstantSource.system(), ClusterHandler.routes(() -> null), Set.of()).routes();

@@ -7,6 +7,7 @@ import io.sluice.server.AdminOptions;
 import io.sluice.server.HostPort;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.demo.Demo;
 import io.sluice.server.tls.AdminTls;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -41,7 +42,7 @@ class AdminTlsTest {
 
     @Test
     void aSelfSignedCertificateIsMadeAtFirstStartKeptOwnerOnlyAndServedOverHttps() throws Exception {
-        server = SluiceServer.start(tls(state));
+        server = Demo.start(tls(state));
 
         assertThat(server.adminUri().getScheme()).isEqualTo("https");
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(state.resolve(AdminTls.KEY_FILE))))
@@ -56,10 +57,10 @@ class AdminTlsTest {
 
     @Test
     void theFingerprintIsTheSameAfterARestartAndFromTheCli() throws Exception {
-        server = SluiceServer.start(tls(state));
+        server = Demo.start(tls(state));
         String fingerprint = server.adminCertificate().fingerprint();
         server.close();
-        server = SluiceServer.start(tls(state));
+        server = Demo.start(tls(state));
 
         StringWriter out = new StringWriter();
         CommandLine cli = new CommandLine(new io.sluice.server.Main());
@@ -74,9 +75,9 @@ class AdminTlsTest {
 
     @Test
     void aClientThatPinnedAnotherCertificateCannotConnect(@TempDir Path otherState) throws Exception {
-        server = SluiceServer.start(tls(state));
+        server = Demo.start(tls(state));
         X509Certificate other;
-        try (SluiceServer impostor = SluiceServer.start(tls(otherState))) {
+        try (SluiceServer impostor = Demo.start(tls(otherState))) {
             other = impostor.adminCertificate().certificate();
         }
 
@@ -91,12 +92,12 @@ class AdminTlsTest {
         ServerConfig exposed = new ServerConfig(new HostPort("127.0.0.1", 0), null, new HostPort("0.0.0.0", 0),
                 state, null, true, false, null, null, null);
 
-        assertThatThrownBy(() -> SluiceServer.start(exposed)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> Demo.start(exposed)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("without TLS").hasMessageContaining("--admin-tls");
 
         AdminOptions insecure = new AdminOptions(false, AdminTls.Settings.SELF_SIGNED, true, java.util.Set.of(),
                 AdminOptions.DEFAULTS.auditMaxBytes(), AdminOptions.DEFAULTS.auditKeep());
-        server = SluiceServer.start(exposed.withAdminOptions(insecure));
+        server = Demo.start(exposed.withAdminOptions(insecure));
         assertThat(server.adminUri().getScheme()).isEqualTo("http");
     }
 }

@@ -8,6 +8,7 @@ import io.sluice.engine.governor.CrawlGovernor;
 import io.sluice.engine.policy.PolicyJson;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.demo.Demo;
 import io.sluice.server.state.StateException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -31,7 +32,7 @@ class GovernorApiTest {
 
     @BeforeEach
     void start() throws Exception {
-        server = SluiceServer.start(ServerConfig.demo(state));
+        server = Demo.start(ServerConfig.demo(state));
     }
 
     @AfterEach
@@ -156,7 +157,7 @@ class GovernorApiTest {
         assertThat(domains.get("domains").get(0).get("givenUp").asBoolean()).isTrue();
 
         server.close();
-        server = SluiceServer.start(ServerConfig.demo(state));
+        server = Demo.start(ServerConfig.demo(state));
 
         JsonNode permit = json(worker("permits", "{\"domain\":\"down.example\"}"));
         assertThat(permit.toString())
@@ -201,7 +202,7 @@ class GovernorApiTest {
         server = null;
         Files.writeString(state.resolve("domains.json"), "{\"a.example\": {\"minDelayMillis\": ");
 
-        assertThatThrownBy(() -> SluiceServer.start(ServerConfig.demo(state)))
+        assertThatThrownBy(() -> Demo.start(ServerConfig.demo(state)))
                 .isInstanceOf(StateException.class).hasMessageContaining("domains.json");
     }
 

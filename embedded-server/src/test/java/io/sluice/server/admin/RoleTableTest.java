@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.demo.Demo;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
@@ -29,7 +30,7 @@ class RoleTableTest {
 
     @BeforeAll
     static void start() throws Exception {
-        server = SluiceServer.start(ServerConfig.demo(state));
+        server = Demo.start(ServerConfig.demo(state));
         tokens = Map.of("admin", server.adminToken(),
                 "read", AdminCalls.addToken(HTTP, server, "grafana", "read"),
                 "worker", AdminCalls.addToken(HTTP, server, "crawler-7", "worker"));

@@ -2,6 +2,7 @@ package io.sluice.server.admin;
 
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.demo.Demo;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
@@ -10,7 +11,7 @@ final class ServerPerTest implements AfterEachCallback {
     private SluiceServer server;
 
     SluiceServer start(ServerConfig config) throws Exception {
-        server = SluiceServer.start(config);
+        server = Demo.start(config);
         return server;
     }
 

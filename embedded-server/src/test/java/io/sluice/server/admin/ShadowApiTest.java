@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sluice.engine.policy.PolicyJson;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.demo.Demo;
 import java.net.InetSocketAddress;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
@@ -38,7 +39,7 @@ class ShadowApiTest {
 
     @BeforeEach
     void start() throws Exception {
-        server = SluiceServer.start(ServerConfig.demo(state));
+        server = Demo.start(ServerConfig.demo(state));
         copier = client("127.0.0.66");
         reader = client("127.0.0.67");
     }

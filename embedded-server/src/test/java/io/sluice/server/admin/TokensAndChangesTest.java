@@ -8,6 +8,7 @@ import io.sluice.engine.policy.PolicyJson;
 import io.sluice.server.Main;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.demo.Demo;
 import io.sluice.server.state.StateException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -31,7 +32,7 @@ class TokensAndChangesTest {
 
     @BeforeEach
     void start() throws Exception {
-        server = SluiceServer.start(AdminTlsTest.tls(state));
+        server = Demo.start(AdminTlsTest.tls(state));
         https = new Https(server);
     }
 
@@ -144,7 +145,7 @@ class TokensAndChangesTest {
         server = null;
         Files.setPosixFilePermissions(state.resolve("admin-token"), PosixFilePermissions.fromString("rw-r--r--"));
 
-        assertThatThrownBy(() -> SluiceServer.start(ServerConfig.demo(state)))
+        assertThatThrownBy(() -> Demo.start(ServerConfig.demo(state)))
                 .isInstanceOf(StateException.class)
                 .hasMessageContaining("admin-token").hasMessageContaining("readable or writable by others")
                 .hasMessageContaining("chmod 600");

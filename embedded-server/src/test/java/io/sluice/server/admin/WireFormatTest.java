@@ -12,6 +12,7 @@ import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.PolicyJson;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.demo.Demo;
 import io.sluice.server.state.AuditEntry;
 import java.io.IOException;
 import java.io.InputStream;
@@ -75,7 +76,7 @@ class WireFormatTest {
 
     @Test
     void snapshotAndDomainsHaveExactlyTheFixturesFields() throws Exception {
-        try (SluiceServer server = SluiceServer.start(ServerConfig.demo(state))) {
+        try (SluiceServer server = Demo.start(ServerConfig.demo(state))) {
             HttpClient http = HttpClient.newHttpClient();
             http.send(HttpRequest.newBuilder(server.frontUri().resolve("/page/1")).header("User-Agent", "curl/8.5")
                     .build(), HttpResponse.BodyHandlers.discarding());

@@ -10,6 +10,7 @@ import io.sluice.engine.policy.PolicyJson;
 import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.demo.Demo;
 import io.sluice.server.state.AuditEntry;
 import io.sluice.server.state.StateDirectory;
 import java.net.http.HttpClient;
@@ -53,7 +54,7 @@ class ClusterAdminChangesTest {
     }
 
     private SluiceServer node(String name) throws Exception {
-        SluiceServer server = SluiceServer.start(ServerConfig.demo(dir.resolve(name))
+        SluiceServer server = Demo.start(ServerConfig.demo(dir.resolve(name))
                 .withCluster(new ClusterOptions(redis.endpoint(), name)));
         servers.add(server);
         return server;

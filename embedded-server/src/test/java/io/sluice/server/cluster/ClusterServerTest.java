@@ -10,6 +10,7 @@ import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.engine.telemetry.Snapshot;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.demo.Demo;
 import io.sluice.server.state.StateDirectory;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -46,7 +47,7 @@ class ClusterServerTest {
     }
 
     private SluiceServer node(Path state, String name) throws Exception {
-        SluiceServer server = SluiceServer.start(ServerConfig.demo(state)
+        SluiceServer server = Demo.start(ServerConfig.demo(state)
                 .withCluster(new ClusterOptions(redis.endpoint(), name)));
         servers.add(server);
         return server;

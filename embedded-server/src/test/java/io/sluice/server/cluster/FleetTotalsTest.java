@@ -12,6 +12,7 @@ import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.server.HostPort;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.demo.Demo;
 import io.sluice.server.hostile.LoopbackClient;
 import io.sluice.server.state.StateDirectory;
 import java.io.IOException;
@@ -112,7 +113,7 @@ class FleetTotalsTest {
         ServerConfig config = new ServerConfig(new HostPort("127.0.0.1", 0), null, new HostPort("127.0.0.1", 0),
                 state, null, true, false, dir.resolve(name + ".log").toString(), ServerConfig.DEFAULT_UPSTREAM_TIMEOUT,
                 null).withCluster(new ClusterOptions(redis.endpoint(), name));
-        nodes.add(SluiceServer.start(config));
+        nodes.add(Demo.start(config));
     }
 
     /** The visitor's requests, round the nodes in turn, one connection to each; how many were answered. */

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.demo.Demo;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -40,7 +41,7 @@ class SharedLimitsServerTest {
     }
 
     private SluiceServer node(Path state, String name) throws Exception {
-        SluiceServer server = SluiceServer.start(ServerConfig.demo(state)
+        SluiceServer server = Demo.start(ServerConfig.demo(state)
                 .withCluster(new ClusterOptions(redis.endpoint(), name)));
         servers.add(server);
         return server;

@@ -48,8 +48,9 @@ class DemoScenarioTest {
 
     @Test
     void theCopierAndTheStormAreRefusedWhilePeopleAreServed() throws Exception {
-        try (SluiceServer server = SluiceServer.start(ServerConfig.demo(state));
-             DemoScenario scenario = DemoScenario.start(List.of(server.frontUri()), server.demoSite(),
+        try (DemoUpstream site = DemoUpstream.start(16);
+             SluiceServer server = SluiceServer.start(ServerConfig.demo(state).withUpstream(site.uri()));
+             DemoScenario scenario = DemoScenario.start(List.of(server.frontUri()), site.pages(),
                      Duration.ofSeconds(6), Phase.SITE_COPIER)) {
             assertThat(scenario.phase()).isEqualTo(Phase.SITE_COPIER);
             Thread.sleep(12_500); // the copier's phase, then the storm's, and a moment of the slow upstream
@@ -84,7 +85,7 @@ class DemoScenarioTest {
                                 .requestClass()).as(agent).isEqualTo(RequestClass.CRAWLER));
 
         ServerConfig config = ServerConfig.demo(state).withDemoTraffic(true);
-        try (SluiceServer server = SluiceServer.start(config)) {
+        try (SluiceServer server = Demo.start(config)) {
             assertThat(server.engine().policy().crawlers().verifiedRanges()).containsAllEntriesOf(crawlers);
             Decision googlebot = server.engine().decide(Request.direct("127.0.0.21",
                     "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"));

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.demo.Demo;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -72,7 +73,7 @@ class AlertsFireTest {
     @Test
     void quietTrafficLeavesEveryAlertSilentAndRefusedBrowsersFire() throws Exception {
         assertThat(LocalPrometheus.PROMETHEUS).as(LocalPrometheus.MISSING).isExecutable();
-        server = SluiceServer.start(ServerConfig.demo(dir.resolve("state")));
+        server = Demo.start(ServerConfig.demo(dir.resolve("state")));
         Path rules = dir.resolve("sluice-alerts.yml");
         Files.writeString(rules, FOR.matcher(Files.readString(MonitoringFiles.rules())).replaceAll("$1for: 1s"));
         prometheus = LocalPrometheus.start(dir, rules,

@@ -1,0 +1,32 @@
+package io.sluice.server;
+
+import io.sluice.server.admin.AdminConnections;
+import io.sluice.server.admin.ServerCounters;
+import io.sluice.server.front.AccessLog;
+import io.sluice.server.front.ConnectionGuard;
+import io.sluice.server.front.ShedConnections;
+import org.eclipse.jetty.server.ServerConnector;
+
+/**
+ * The front end's counts read into the admin API's values: the admin API and the front end never depend on each
+ * other, so the composition translates between them.
+ */
+final class ListenerCounters {
+    private ListenerCounters() {
+    }
+
+    /** @param accessLog the access log, or null without one */
+    static ServerCounters of(AccessLog accessLog, ServerConnector admin, ServerConnector front) {
+        ShedConnections shed = front.getBean(ConnectionGuard.class).shed();
+        return new ServerCounters(accessLog == null ? null : () -> drops(accessLog.drops()),
+                admin.getBean(AdminConnections.class)::counts, () -> shed(shed.counts()));
+    }
+
+    private static ServerCounters.LogDrops drops(AccessLog.Drops drops) {
+        return new ServerCounters.LogDrops(drops.queueFull(), drops.writeFailed());
+    }
+
+    private static ServerCounters.FrontShed shed(ShedConnections.Counts counts) {
+        return new ServerCounters.FrontShed(counts.overAddressCap(), counts.headTimeouts(), counts.slowBodies());
+    }
+}
