@@ -4,7 +4,10 @@ import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.Locale;
 
-/** What a token may do; which paths each role opens is decided in one place, the admin API's permissions. */
+/**
+ * What a token may do. Each admin route declares the role each of its methods needs, beside it; the admin API's
+ * permissions compare that with the caller's role, in one place (docs/manual/admin-api.md, "Tokens and roles").
+ */
 public enum Role {
     /** Everything. */
     ADMIN,
