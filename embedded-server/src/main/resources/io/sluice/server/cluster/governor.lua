@@ -8,19 +8,25 @@
 --   breakerOpenSeconds breakerTrialRequests giveUpAfterErrors
 -- ARGV[16] the asking node's floor (its minimum delays), micros   ARGV[17] '1' if the node has it given up
 -- ARGV[18] jitter in [0, 1)   ARGV[19] how long an idle domain is remembered, ms
--- report: ARGV[20] status  ARGV[21] error '1'/'0'  ARGV[22] slow-down as the node read it '1'/'0'
---   ARGV[23] Retry-After seconds or ''  ARGV[24] latency signal '1'/'0'  ARGV[25] Crawl-delay micros or ''
--- change: ARGV[20] 'RATE' | 'MIN_DELAY' | 'RESET' | 'REVIVE'   ARGV[21] the rate or the delay (micros)
--- permit-any: KEYS[1..n] the domains asked about; ARGV[16] and ARGV[17] unused; ARGV[19 + i] the node's floor
---   for KEYS[i], ARGV[19 + n + i] '1' if the node has KEYS[i] given up. Grants the domain whose next slot
+-- ARGV[20] now in micros, or '' for Redis's TIME (the one clock every node shares; a test passes its own)
+-- report: ARGV[21] status  ARGV[22] error '1'/'0'  ARGV[23] slow-down as the node read it '1'/'0'
+--   ARGV[24] Retry-After seconds or ''  ARGV[25] latency signal '1'/'0'  ARGV[26] Crawl-delay micros or ''
+-- change: ARGV[21] 'RATE' | 'MIN_DELAY' | 'RESET' | 'REVIVE'   ARGV[22] the rate or the delay (micros)
+-- permit-any: KEYS[1..n] the domains asked about; ARGV[16] and ARGV[17] unused; ARGV[20 + i] the node's floor
+--   for KEYS[i], ARGV[20 + n + i] '1' if the node has KEYS[i] given up. Grants the domain whose next slot
 --   came (or comes) first (CrawlGovernor.acquireAny), and answers as a permit for it plus its index (0-based).
 -- Returns, as strings: granted, waitMicros, reason, rate, interval, blockedFor, blockReason, breaker,
 --   breakerOpenFor, backoffLevel, consecutiveErrors, givenUp, gaveUpNow, slowStart, calls60s, errors60s
 local SECOND = 1000000
 local BUCKETS = 60
 local op = ARGV[1]
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * SECOND + tonumber(t[2])
+local now
+if ARGV[20] ~= '' then
+  now = tonumber(ARGV[20])
+else
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * SECOND + tonumber(t[2])
+end
 
 local initialRate, minRate, maxRate = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local increasePerSecond, decreaseFactor, doubling = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
@@ -311,7 +317,7 @@ elseif op == 'permit-any' then
   local best, bestAt = nil, nil
   local wanted = {}
   for i = 1, count do
-    load(KEYS[i], tonumber(ARGV[19 + i]), ARGV[19 + count + i] == '1')
+    load(KEYS[i], tonumber(ARGV[20 + i]), ARGV[20 + count + i] == '1')
     if not s.gu then
       local at = readyAt()
       wanted[i] = true
@@ -326,24 +332,24 @@ elseif op == 'permit-any' then
       redis.call('HSET', KEYS[i], 'dem', int(now))
     end
   end
-  load(KEYS[best], tonumber(ARGV[19 + best]), ARGV[19 + count + best] == '1')
+  load(KEYS[best], tonumber(ARGV[20 + best]), ARGV[20 + count + best] == '1')
   permit()
   chosen = best - 1
 elseif op == 'report' then
   load(KEYS[1], tonumber(ARGV[16]), ARGV[17] == '1')
-  local status = tonumber(ARGV[20])
-  local isError = ARGV[21] == '1'
-  local slowDown = ARGV[22] == '1' or (status == 403 and s.srv)
-  if ARGV[25] ~= '' then
+  local status = tonumber(ARGV[21])
+  local isError = ARGV[22] == '1'
+  local slowDown = ARGV[23] == '1' or (status == 403 and s.srv)
+  if ARGV[26] ~= '' then
     local old = interval()
-    s.cd = tonumber(ARGV[25])
+    s.cd = tonumber(ARGV[26])
     respace(old)
   end
   if status >= 200 and status < 400 then s.srv = true end
   local incident = slowDown and not absorbedByCut()
   record(isError or incident)
-  if ARGV[23] ~= '' then
-    local untilTime = now + tonumber(ARGV[23]) * SECOND
+  if ARGV[24] ~= '' then
+    local untilTime = now + tonumber(ARGV[24]) * SECOND
     if untilTime > s.blk then
       s.blk = untilTime
       s.why = 'RETRY_AFTER'
@@ -359,7 +365,7 @@ elseif op == 'report' then
     s.errs = 0
     s.hss = true
     if s.lvl > 0 and now >= s.blk then s.lvl = s.lvl - 1 end
-    if ARGV[24] == '1' then
+    if ARGV[25] == '1' then
       s.rf = false
       decrease()
     else
@@ -376,7 +382,7 @@ elseif op == 'report' then
   calls, errors = sums()
 elseif op == 'change' then
   load(KEYS[1], tonumber(ARGV[16]), ARGV[17] == '1')
-  local kind, value = ARGV[20], tonumber(ARGV[21])
+  local kind, value = ARGV[21], tonumber(ARGV[22])
   if kind == 'RATE' then
     s.ss = false
     s.sig = value
