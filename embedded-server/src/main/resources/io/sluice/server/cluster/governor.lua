@@ -44,6 +44,24 @@ local names = {'rate', 'tat', 'ss', 'sig', 'inc', 'cut', 'dem', 'lg', 'gap', 'bl
 -- The domain the functions below work on: its key, the asking node's floor and given-up mark, its state.
 local key, floor, givenUpHere, s
 
+local function interval()
+  return math.max(math.ceil(SECOND / s.rate), s.md, s.cd, floor)
+end
+
+-- Pacer.respace: the next slot moves with the interval, so a cut holds from the very next grant. It is the
+-- last grant plus the interval now (not the old slot moved by the change of interval: the asking node's floor
+-- already holds a delay it sets with this call, so the interval "before" would already be the new one).
+local function respace()
+  if s.tat ~= -1 and s.lg ~= -1 then
+    s.tat = s.lg + interval()
+  end
+end
+
+local function setRate(r)
+  s.rate = r
+  respace()
+end
+
 local function load(domainKey, nodeFloor, nodeGivenUp)
   key, floor, givenUpHere = domainKey, nodeFloor, nodeGivenUp
   local raw = redis.call('HMGET', key, unpack(names))
@@ -53,12 +71,14 @@ local function load(domainKey, nodeFloor, nodeGivenUp)
   end
   local fresh = not raw[1]
   s = {
-    rate = clamp(n(1, initialRate)), tat = n(2, -1), ss = raw[3] ~= '0', sig = n(4, -1), inc = n(5, -1),
+    rate = n(1, initialRate), tat = n(2, -1), ss = raw[3] ~= '0', sig = n(4, -1), inc = n(5, -1),
     cut = n(6, -1), dem = n(7, -1), lg = n(8, -1), gap = n(9, 0), blk = n(10, -1), why = raw[11] or '',
     lvl = n(12, 0), boe = n(13, -1), errs = n(14, 0), gu = raw[15] == '1' or (fresh and givenUpHere),
     srv = raw[16] == '1', md = n(17, 0), cd = n(18, 0), bst = raw[19] or 'CLOSED', bou = n(20, 0),
     btg = n(21, 0), bts = n(22, 0), blt = n(23, 0), hss = raw[24] ~= '0', rf = raw[25] == '1'
   }
+  -- After a live edit of the bounds, the rate inside them, and the next slot with it (DomainState.clamp).
+  if clamp(s.rate) ~= s.rate then setRate(clamp(s.rate)) end
 end
 
 local function flag(b)
@@ -67,24 +87,6 @@ local function flag(b)
 end
 local function int(x)
   return string.format('%d', x)
-end
-
-local function interval()
-  return math.max(math.ceil(SECOND / s.rate), s.md, s.cd, floor)
-end
-
--- Pacer.respace: the next slot moves with the interval, so a cut holds from the very next grant.
-local function respace(old)
-  local new = interval()
-  if s.tat ~= -1 and old ~= new then
-    s.tat = s.tat - old + new
-  end
-end
-
-local function setRate(r)
-  local old = interval()
-  s.rate = r
-  respace(old)
 end
 
 local function blockedSince(time)
@@ -341,9 +343,8 @@ elseif op == 'report' then
   local isError = ARGV[22] == '1'
   local slowDown = ARGV[23] == '1' or (status == 403 and s.srv)
   if ARGV[26] ~= '' then
-    local old = interval()
     s.cd = tonumber(ARGV[26])
-    respace(old)
+    respace()
   end
   if status >= 200 and status < 400 then s.srv = true end
   local incident = slowDown and not absorbedByCut()
@@ -388,9 +389,8 @@ elseif op == 'change' then
     s.sig = value
     setRate(value)
   elseif kind == 'MIN_DELAY' then
-    local old = interval()
     s.md = value
-    respace(old)
+    respace()
   elseif kind == 'RESET' then
     s.blk, s.why, s.lvl, s.boe, s.inc, s.cut, s.hss, s.rf = -1, '', 0, -1, -1, -1, true, false
     s.ss, s.sig, s.srv, s.cd, s.errs, s.tat, s.lg, s.gap = true, -1, false, 0, 0, -1, -1, 0

@@ -150,7 +150,7 @@ abstract class GovernorSpecification {
         int threads = 8;
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
-            for (int round = 0; round < 50; round++) {
+            for (int round = 0; round < 100; round++) {
                 AtomicInteger grants = new AtomicInteger();
                 CountDownLatch start = new CountDownLatch(1);
                 CountDownLatch done = new CountDownLatch(threads);
@@ -190,6 +190,14 @@ abstract class GovernorSpecification {
         assertThat(acquire(SITE).waitMillis()).as("a longer delay applies to the next slot").isEqualTo(4_000);
         assertThatThrownBy(() -> governor().setMinDelay(SITE, -1)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> governor().setRate(SITE, 500)).hasMessageContaining("governor.maxRate");
+    }
+
+    @Test
+    void aCrawlDelayLearnedAfterAGrantAppliesToTheNextSlot() {
+        governor().setRate(SITE, 10);
+        assertThat(acquire(SITE).granted()).isTrue();
+        report(Feedback.of(SITE, 200, 80).withCrawlDelay(2.5));
+        assertThat(acquire(SITE).waitMillis()).isEqualTo(2_500);
     }
 
     @Test
@@ -339,6 +347,18 @@ abstract class GovernorSpecification {
         assertThat(cut.rate()).isCloseTo(1.6, within(1e-9));
         assertThat(view(SITE).rate() - cut.rate()).as("back towards 2 req/s, four times the usual climb")
                 .isCloseTo(4 * usualClimb(1.6) * 0.1, within(1e-9));
+    }
+
+    @Test
+    void climbingWellAboveTheRateOfTheLastSignalStartsSlowStartAgain() {
+        governor().setRate(SITE, 10);
+        double start = seconds();
+        while (seconds() - start < 30) {
+            crawlBusily(SITE, 10, i -> 80, i -> 200);
+        }
+        DomainView grown = view(SITE);
+        assertThat(grown.rate()).as("above 1.25 times the operator's 10 req/s").isGreaterThan(12.5);
+        assertThat(grown.slowStart()).as("the site has grown: probe geometrically again").isTrue();
     }
 
     @Test
