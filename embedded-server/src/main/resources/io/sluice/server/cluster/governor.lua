@@ -14,7 +14,8 @@
 -- change: ARGV[21] 'RATE' | 'MIN_DELAY' | 'RESET' | 'REVIVE'   ARGV[22] the rate or the delay (micros)
 -- permit-any: KEYS[1..n] the domains asked about; ARGV[16] and ARGV[17] unused; ARGV[20 + i] the node's floor
 --   for KEYS[i], ARGV[20 + n + i] '1' if the node has KEYS[i] given up. Grants the domain whose next slot
---   came (or comes) first (CrawlGovernor.acquireAny), and answers as a permit for it plus its index (0-based).
+--   came (or comes) first, or the next ready if that one refuses (CrawlGovernor.acquireAny), and answers as a
+--   permit for it plus its index (0-based).
 -- Returns, as strings: granted, waitMicros, reason, rate, interval, blockedFor, blockReason, breaker,
 --   breakerOpenFor, backoffLevel, consecutiveErrors, givenUp, gaveUpNow, slowStart, calls60s, errors60s
 local SECOND = 1000000
@@ -311,32 +312,61 @@ local function readyAt()
   return at
 end
 
+-- Writes the domain loaded back.
+local function save()
+  redis.call('HSET', key, 'rate', string.format('%.17g', s.rate), 'tat', int(s.tat), 'ss', flag(s.ss),
+    'sig', string.format('%.17g', s.sig), 'inc', int(s.inc), 'cut', int(s.cut), 'dem', int(s.dem),
+    'lg', int(s.lg), 'gap', string.format('%.17g', s.gap), 'blk', int(s.blk), 'why', s.why, 'lvl', int(s.lvl),
+    'boe', int(s.boe), 'errs', int(s.errs), 'gu', flag(s.gu), 'srv', flag(s.srv), 'md', int(s.md),
+    'cd', int(s.cd), 'bst', s.bst, 'bou', int(s.bou), 'btg', int(s.btg), 'bts', int(s.bts), 'blt', int(s.blt),
+    'hss', flag(s.hss), 'rf', flag(s.rf))
+  -- Forgotten after an idle spell, never while a floor or backoff holds (a node that has it given up, or an
+  -- operator's delay, puts those back through ARGV[16] and ARGV[17]).
+  local keep = idle
+  if s.blk > now then keep = keep + math.ceil((s.blk - now) / 1000) end
+  redis.call('PEXPIRE', key, keep)
+end
+
 if op == 'permit' then
   load(KEYS[1], tonumber(ARGV[16]), ARGV[17] == '1')
   permit()
 elseif op == 'permit-any' then
   local count = #KEYS
-  local best, bestAt = nil, nil
-  local wanted = {}
-  for i = 1, count do
+  local function loadAt(i)
     load(KEYS[i], tonumber(ARGV[20 + i]), ARGV[20 + count + i] == '1')
-    if not s.gu then
-      local at = readyAt()
-      wanted[i] = true
-      -- The slot that came first wins; a tie goes to the first asked about: grants go round the domains.
-      if best == nil or at < bestAt then best, bestAt = i, at end
-    end
   end
-  best = best or 1
+  -- CrawlGovernor.anyOf: the domains in the order their slots came (or come); a tie keeps the order asked
+  -- about, so grants go round the domains; given up last.
+  local order, at = {}, {}
+  for i = 1, count do
+    loadAt(i)
+    if s.gu then at[i] = math.huge else at[i] = readyAt() end
+    local j = #order + 1
+    while j > 1 and at[order[j - 1]] > at[i] do j = j - 1 end
+    table.insert(order, j, i)
+  end
+  -- The first is asked; one that says no (a half-open breaker with no trial left) passes the permit on to the
+  -- next that is ready now. Refused by all, the answer is the first's.
+  local answer, tried = nil, {}
+  for _, i in ipairs(order) do
+    if answer and at[i] > now then break end
+    loadAt(i)
+    granted, wait, reason, calls, errors = false, 0, '', -1, -1
+    permit()
+    save()
+    tried[i] = true
+    if not answer or granted then answer = {i, granted, wait, reason, calls, errors} end
+    if granted then break end
+  end
   -- The others were asked about and not granted: workers want them, as after a refused permit.
   for i = 1, count do
-    if i ~= best and wanted[i] and redis.call('EXISTS', KEYS[i]) == 1 then
+    if not tried[i] and at[i] ~= math.huge and redis.call('EXISTS', KEYS[i]) == 1 then
       redis.call('HSET', KEYS[i], 'dem', int(now))
     end
   end
-  load(KEYS[best], tonumber(ARGV[20 + best]), ARGV[20 + count + best] == '1')
-  permit()
-  chosen = best - 1
+  loadAt(answer[1])
+  granted, wait, reason, calls, errors = answer[2], answer[3], answer[4], answer[5], answer[6]
+  chosen = answer[1] - 1
 elseif op == 'report' then
   load(KEYS[1], tonumber(ARGV[16]), ARGV[17] == '1')
   local status = tonumber(ARGV[21])
@@ -408,17 +438,7 @@ else
   return redis.error_reply('unknown operation ' .. tostring(op))
 end
 
-redis.call('HSET', key, 'rate', string.format('%.17g', s.rate), 'tat', int(s.tat), 'ss', flag(s.ss),
-  'sig', string.format('%.17g', s.sig), 'inc', int(s.inc), 'cut', int(s.cut), 'dem', int(s.dem), 'lg', int(s.lg),
-  'gap', string.format('%.17g', s.gap), 'blk', int(s.blk), 'why', s.why, 'lvl', int(s.lvl), 'boe', int(s.boe),
-  'errs', int(s.errs), 'gu', flag(s.gu), 'srv', flag(s.srv), 'md', int(s.md), 'cd', int(s.cd), 'bst', s.bst,
-  'bou', int(s.bou), 'btg', int(s.btg), 'bts', int(s.bts), 'blt', int(s.blt), 'hss', flag(s.hss),
-  'rf', flag(s.rf))
--- Forgotten after an idle spell, never while a floor or backoff holds (a node that has it given up, or an
--- operator's delay, puts those back through ARGV[16] and ARGV[17]).
-local keep = idle
-if s.blk > now then keep = keep + math.ceil((s.blk - now) / 1000) end
-redis.call('PEXPIRE', key, keep)
+save()
 
 local blockedFor, openFor = 0, 0
 if s.blk > now then blockedFor = s.blk - now end

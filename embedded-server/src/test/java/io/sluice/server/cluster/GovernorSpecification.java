@@ -729,6 +729,25 @@ abstract class GovernorSpecification {
     }
 
     @Test
+    void aPermitForAnyPassesOverADomainWhoseBreakerHasNoTrialLeft() {
+        governor().setRate("broken.example", 20);
+        for (int i = 0; i < 20; i++) {
+            report(Feedback.of("broken.example", i < 5 ? 200 : 500, 80));
+        }
+        pass(P.breakerOpenSeconds() * 1_000L);
+        for (int trial = 0; trial < P.breakerTrialRequests(); trial++) {
+            assertThat(acquire("broken.example").granted()).as("trial %d", trial).isTrue();
+            pass(50);
+        }
+        assertThat(acquire("ok.example").granted()).isTrue();
+        pass(1_000); // both slots open; the broken domain's came first, but its trials are out
+        assertThat(any("broken.example", "ok.example")).isEqualTo(new Permit("ok.example", true, 0, null));
+        Permit none = any("broken.example", "ok.example");
+        assertThat(none.domain()).as("refused, the one that came first").isEqualTo("broken.example");
+        assertThat(none.reason()).isEqualTo(PermitReason.BREAKER_OPEN);
+    }
+
+    @Test
     void theDomainsAPermitForAnyPassedOverAreStillWanted() {
         governor().setRate("a.example", 2);
         governor().setRate("b.example", 2);
