@@ -575,6 +575,23 @@ abstract class GovernorSpecification {
     }
 
     @Test
+    void aTrialRefusedByThePaceIsNotUsedUp() {
+        governor().setRate(SITE, 20);
+        for (int i = 0; i < 20; i++) {
+            report(Feedback.of(SITE, i < 5 ? 200 : 500, 80));
+        }
+        pass(P.breakerOpenSeconds() * 1_000L);
+        for (int trial = 0; trial < P.breakerTrialRequests(); trial++) {
+            assertThat(acquire(SITE).granted()).as("trial %d", trial).isTrue();
+            if (trial < P.breakerTrialRequests() - 1) {
+                assertThat(acquire(SITE).reason()).as("the next slot is 50 ms away").isEqualTo(PermitReason.PACING);
+            }
+            pass(50);
+        }
+        assertThat(acquire(SITE).reason()).as("trials out").isEqualTo(PermitReason.BREAKER_OPEN);
+    }
+
+    @Test
     void theBreakerNeedsEnoughCallsToJudge() {
         for (int i = 0; i < P.breakerMinCalls() - 1; i++) {
             report(Feedback.of(SITE, 500, 80));
