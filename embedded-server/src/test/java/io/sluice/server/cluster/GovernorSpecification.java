@@ -48,62 +48,71 @@ import org.junit.jupiter.api.Test;
  * <p>To add a rule: write it here, against {@link #governor()}; it runs on both sides. A rule that holds
  * only on one node (the snapshot's order, saved settings, names) belongs in the engine's tests.
  */
-abstract class GovernorSpecification {
-    static final String SITE = "example.com";
-    static final GovernorPolicy P = GovernorPolicy.DEFAULTS;
-    private static final Instant START = Instant.parse("2026-11-22T08:00:00Z");
+interface GovernorSpecification {
+    String SITE = "example.com";
+    GovernorPolicy P = GovernorPolicy.DEFAULTS;
+    Instant START = Instant.parse("2026-11-22T08:00:00Z");
     /** A call that needs Redis answers within its deadline; this only guards against a hang. */
-    private static final long ANSWER_SECONDS = 5;
-
-    private final AtomicReference<Instant> now = new AtomicReference<>(START);
-    /** The governor's clock, moved only by {@link #pass}. */
-    final InstantSource clock = now::get;
-    /** The governor's policy, read on every call (a live edit is a {@code set}). */
-    final AtomicReference<GovernorPolicy> policy = new AtomicReference<>(P);
-    private CrawlGovernor governor;
+    long ANSWER_SECONDS = 5;
 
     /** A governor on {@code clock} and {@code policy}, pacing where this side keeps a domain's state. */
-    abstract CrawlGovernor build(InstantSource clock, Supplier<GovernorPolicy> policy);
+    CrawlGovernor build(InstantSource clock, Supplier<GovernorPolicy> policy);
 
     /** Where this side judges: {@code LOCAL} or {@code CLUSTER}. */
-    abstract Pacing.Mode judgedBy();
+    Pacing.Mode judgedBy();
 
-    /** The governor under test, built on first use (after the subclass's own set-up). */
-    final CrawlGovernor governor() {
-        if (governor == null) {
-            governor = build(clock, policy::get);
+    /** This test's clock, policy and governor (a field of the test class: one per test). */
+    Subject subject();
+
+    /** What one test works on: its clock, moved only by {@link #pass}, its policy, and its governor. */
+    final class Subject {
+        private final AtomicReference<Instant> now = new AtomicReference<>(START);
+        private final AtomicReference<GovernorPolicy> policy = new AtomicReference<>(P);
+        private CrawlGovernor governor;
+    }
+
+    /** The governor under test, built on first use (after the test class's own set-up). */
+    default CrawlGovernor governor() {
+        Subject subject = subject();
+        if (subject.governor == null) {
+            subject.governor = build(subject.now::get, subject.policy::get);
         }
-        return governor;
+        return subject.governor;
+    }
+
+    /** The governor's policy, read on every call: a live edit is a {@code set}. */
+    default AtomicReference<GovernorPolicy> policy() {
+        return subject().policy;
     }
 
     // ---- the calls a worker and an operator make, answered wherever this side judges ----
 
-    final Permit acquire(String domain) {
+    default Permit acquire(String domain) {
         return settle(governor().acquireAsync(domain));
     }
 
-    final Permit any(String... domains) {
+    default Permit any(String... domains) {
         return any(List.of(domains));
     }
 
-    final Permit any(List<String> domains) {
+    default Permit any(List<String> domains) {
         return settle(governor().acquireAnyAsync(domains));
     }
 
-    final void report(Feedback feedback) {
+    default void report(Feedback feedback) {
         settle(governor().reportAsync(feedback));
     }
 
-    final DomainView view(String domain) {
+    default DomainView view(String domain) {
         return governor().domain(domain).orElseThrow();
     }
 
-    final void pass(long millis) {
-        now.updateAndGet(t -> t.plusMillis(millis));
+    default void pass(long millis) {
+        subject().now.updateAndGet(t -> t.plusMillis(millis));
     }
 
-    final double seconds() {
-        return Duration.between(START, now.get()).toNanos() / 1e9;
+    default double seconds() {
+        return Duration.between(START, subject().now.get()).toNanos() / 1e9;
     }
 
     private <T> T settle(CompletionStage<T> call) {
@@ -120,7 +129,7 @@ abstract class GovernorSpecification {
     }
 
     /** One worker always at the door: asks, fetches, reports, and comes back when told. */
-    final void crawlBusily(String domain, int answers, IntToLongFunction latency, IntUnaryOperator status) {
+    default void crawlBusily(String domain, int answers, IntToLongFunction latency, IntUnaryOperator status) {
         for (int i = 0; i < answers; i++) {
             Permit permit = acquire(domain);
             if (!permit.granted()) {
@@ -135,7 +144,7 @@ abstract class GovernorSpecification {
     // ---- pacing ----
 
     @Test
-    void aNewDomainIsGrantedAtTheInitialRateAndNotFaster() {
+    default void aNewDomainIsGrantedAtTheInitialRateAndNotFaster() {
         assertThat(acquire(SITE).granted()).isTrue();
         pass(400);
         assertThat(acquire(SITE)).isEqualTo(new Permit(SITE, false, 600, PermitReason.PACING));
@@ -146,7 +155,7 @@ abstract class GovernorSpecification {
     }
 
     @Test
-    void manyWorkersAskingAtOnceGetExactlyOneGrantPerSlot() throws Exception {
+    default void manyWorkersAskingAtOnceGetExactlyOneGrantPerSlot() throws Exception {
         int threads = 8;
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
@@ -179,7 +188,7 @@ abstract class GovernorSpecification {
     }
 
     @Test
-    void theSlowerOfRateAndMinimumDelayWins() {
+    default void theSlowerOfRateAndMinimumDelayWins() {
         governor().setRate(SITE, 10);
         report(Feedback.of(SITE, 200, 80).withCrawlDelay(2.5));
         assertThat(acquire(SITE).granted()).isTrue();
@@ -193,7 +202,7 @@ abstract class GovernorSpecification {
     }
 
     @Test
-    void aCrawlDelayLearnedAfterAGrantAppliesToTheNextSlot() {
+    default void aCrawlDelayLearnedAfterAGrantAppliesToTheNextSlot() {
         governor().setRate(SITE, 10);
         assertThat(acquire(SITE).granted()).isTrue();
         report(Feedback.of(SITE, 200, 80).withCrawlDelay(2.5));
@@ -201,10 +210,10 @@ abstract class GovernorSpecification {
     }
 
     @Test
-    void aLiveEditBringsLearnedRatesInsideTheNewBounds() {
+    default void aLiveEditBringsLearnedRatesInsideTheNewBounds() {
         governor().setRate(SITE, 15);
         assertThat(acquire(SITE).granted()).isTrue();
-        policy.set(P.withRates(1, 0.05, 5));
+        policy().set(P.withRates(1, 0.05, 5));
         pass(100);
         assertThat(acquire(SITE).granted()).as("the next slot at the new bound, 200 ms after the last").isFalse();
         pass(100);
@@ -216,7 +225,7 @@ abstract class GovernorSpecification {
     // ---- AIMD and slow start ----
 
     @Test
-    void theRateRisesOnlyWhileWorkersAreWaitingForTheDomain() {
+    default void theRateRisesOnlyWhileWorkersAreWaitingForTheDomain() {
         // Nobody is waiting: healthy answers teach nothing about capacity.
         for (int i = 0; i < 30; i++) {
             report(Feedback.of(SITE, 200, 80));
@@ -234,7 +243,7 @@ abstract class GovernorSpecification {
     }
 
     @Test
-    void anIdleWorkerFleetIsNotDemandEvenWhenItAsksNowAndThen() {
+    default void anIdleWorkerFleetIsNotDemandEvenWhenItAsksNowAndThen() {
         governor().setRate(SITE, 5);
         assertThat(acquire(SITE).granted()).isTrue();
         pass(3_000);
@@ -247,7 +256,7 @@ abstract class GovernorSpecification {
     }
 
     @Test
-    void aSlowDownCutsTheRateByTheDecreaseFactorOncePerRoundTrip() {
+    default void aSlowDownCutsTheRateByTheDecreaseFactorOncePerRoundTrip() {
         governor().setRate(SITE, 10);
         report(Feedback.of(SITE, 503, 80));
         report(Feedback.of(SITE, 503, 80));
@@ -258,15 +267,15 @@ abstract class GovernorSpecification {
     }
 
     @Test
-    void theDecreaseFactorIsThePolicys() {
-        policy.set(P.withDecreaseFactor(0.5));
+    default void theDecreaseFactorIsThePolicys() {
+        policy().set(P.withDecreaseFactor(0.5));
         governor().setRate(SITE, 10);
         report(Feedback.of(SITE, 429, 80));
         assertThat(view(SITE).rate()).isCloseTo(5.0, within(1e-9));
     }
 
     @Test
-    void aCutIsTakenFromWhatWentThroughWhenThatIsLessThanTheRate() {
+    default void aCutIsTakenFromWhatWentThroughWhenThatIsLessThanTheRate() {
         governor().setRate(SITE, 10);
         for (int i = 0; i < 20; i++) {
             assertThat(acquire(SITE).granted()).isTrue();
@@ -277,7 +286,7 @@ abstract class GovernorSpecification {
     }
 
     @Test
-    void aCutHoldsFromTheVeryNextGrant() {
+    default void aCutHoldsFromTheVeryNextGrant() {
         governor().setRate(SITE, 10);
         assertThat(acquire(SITE).granted()).isTrue();
         report(Feedback.of(SITE, 429, 80));
@@ -285,7 +294,7 @@ abstract class GovernorSpecification {
     }
 
     @Test
-    void aSustainedLatencyRiseCutsTheRateAndOneSlowWindowDoesNot() {
+    default void aSustainedLatencyRiseCutsTheRateAndOneSlowWindowDoesNot() {
         governor().setRate(SITE, 10);
         int window = P.latencyWindow();
         crawlBusily(SITE, 5 * window, i -> 100, i -> 200);
@@ -300,7 +309,7 @@ abstract class GovernorSpecification {
     }
 
     @Test
-    void slowStartDoublesTheRateUntilTheFirstSignalThenItClimbsAdditively() {
+    default void slowStartDoublesTheRateUntilTheFirstSignalThenItClimbsAdditively() {
         crawlBusily(SITE, 40, i -> 80, i -> 200);
         DomainView early = view(SITE);
         double seconds = seconds();
@@ -321,7 +330,7 @@ abstract class GovernorSpecification {
     }
 
     @Test
-    void anOperatorsRateEndsSlowStartAndTheClimbGoesOnAdditively() {
+    default void anOperatorsRateEndsSlowStartAndTheClimbGoesOnAdditively() {
         governor().setRate(SITE, 2);
         assertThat(acquire(SITE).granted()).isTrue();
         report(Feedback.of(SITE, 200, 30)); // the first healthy answer starts the climb's clock
@@ -335,7 +344,7 @@ abstract class GovernorSpecification {
     }
 
     @Test
-    void afterA429sCutTheRateClimbsBackFasterThanTheUsualAdditiveIncrease() {
+    default void afterA429sCutTheRateClimbsBackFasterThanTheUsualAdditiveIncrease() {
         governor().setRate(SITE, 2);
         report(Feedback.of(SITE, 200, 30));
         report(Feedback.of(SITE, 429, 30));
@@ -350,7 +359,7 @@ abstract class GovernorSpecification {
     }
 
     @Test
-    void climbingWellAboveTheRateOfTheLastSignalStartsSlowStartAgain() {
+    default void climbingWellAboveTheRateOfTheLastSignalStartsSlowStartAgain() {
         governor().setRate(SITE, 10);
         double start = seconds();
         while (seconds() - start < 30) {
@@ -362,7 +371,7 @@ abstract class GovernorSpecification {
     }
 
     @Test
-    void aWorkerPollingThroughABackoffIsDemand() {
+    default void aWorkerPollingThroughABackoffIsDemand() {
         crawlBusily(SITE, 30, i -> 80, i -> 200);
         report(Feedback.of(SITE, 429, 80));
         double cut = view(SITE).rate();
@@ -378,7 +387,7 @@ abstract class GovernorSpecification {
     // ---- Retry-After and backoff ----
 
     @Test
-    void retryAfterIsAFloorForEveryWorker() {
+    default void retryAfterIsAFloorForEveryWorker() {
         acquire(SITE);
         report(Feedback.of(SITE, 429, 80).withRetryAfter(120));
         pass(119_999);
@@ -390,7 +399,7 @@ abstract class GovernorSpecification {
     }
 
     @Test
-    void aLongerRetryAfterExtendsTheFloorAndAShorterOneDoesNotShortenIt() {
+    default void aLongerRetryAfterExtendsTheFloorAndAShorterOneDoesNotShortenIt() {
         report(Feedback.of(SITE, 429, 80).withRetryAfter(60));
         report(Feedback.of(SITE, 503, 80).withRetryAfter(10));
         assertThat(acquire(SITE).waitMillis()).isEqualTo(60_000);
@@ -399,7 +408,7 @@ abstract class GovernorSpecification {
     }
 
     @Test
-    void theRateCutAnswersAnIsolated429AndTheBackoffAnIncident() {
+    default void theRateCutAnswersAnIsolated429AndTheBackoffAnIncident() {
         governor().setRate(SITE, 10);
         report(Feedback.of(SITE, 200, 30));
         report(Feedback.of(SITE, 429, 30));
@@ -424,7 +433,7 @@ abstract class GovernorSpecification {
     }
 
     @Test
-    void a429WithoutRetryAfterBacksOffDoublingWithJitterUntilForgiven() {
+    default void a429WithoutRetryAfterBacksOffDoublingWithJitterUntilForgiven() {
         report(Feedback.of(SITE, 429, 80));
         assertThat(view(SITE).blockedUntil()).as("the first: the rate cut answers it").isNull();
         pass(3_000); // past the cut's round trip: the cut did not help
@@ -446,7 +455,7 @@ abstract class GovernorSpecification {
     }
 
     @Test
-    void answersToRequestsSentBeforeABlockAreTheSameIncident() {
+    default void answersToRequestsSentBeforeABlockAreTheSameIncident() {
         report(Feedback.of(SITE, 429, 80));
         pass(3_000);
         report(Feedback.of(SITE, 429, 80));
@@ -458,7 +467,7 @@ abstract class GovernorSpecification {
     }
 
     @Test
-    void theBackoffLevelStepsDownWithEachHealthyAnswerAfterTheBlock() {
+    default void theBackoffLevelStepsDownWithEachHealthyAnswerAfterTheBlock() {
         report(Feedback.of(SITE, 429, 80));
         pass(3_000);
         for (int incident = 0; incident < 3; incident++) {
@@ -473,7 +482,7 @@ abstract class GovernorSpecification {
     }
 
     @Test
-    void a403IsASlowDownOnlyFromADomainThatServedThisCrawlerBefore() {
+    default void a403IsASlowDownOnlyFromADomainThatServedThisCrawlerBefore() {
         report(Feedback.of("closed.example", 403, 30));
         DomainView neverServed = view("closed.example");
         assertThat(neverServed.slowDowns()).isZero();
@@ -497,7 +506,7 @@ abstract class GovernorSpecification {
     // ---- the circuit breaker ----
 
     @Test
-    void slowDownIncidentsCountInTheBreakersErrorShareAndNotFoundDoesNot() {
+    default void slowDownIncidentsCountInTheBreakersErrorShareAndNotFoundDoesNot() {
         governor().setRate(SITE, 20);
         report(Feedback.of(SITE, 200, 30));
         for (int i = 0; i < 40; i++) {
@@ -523,8 +532,25 @@ abstract class GovernorSpecification {
                 .as("the 503s: 429 and 403 neither add to the errors in a row nor forgive them").isEqualTo(5);
     }
 
+    /** 15 server errors in 20 answers at 20 req/s: the breaker opens (and the domain is not given up). */
+    default void openTheBreaker(String domain) {
+        governor().setRate(domain, 20);
+        for (int i = 0; i < 20; i++) {
+            report(Feedback.of(domain, i < 5 ? 200 : 500, 80));
+        }
+    }
+
+    /** Past the open spell, workers take every trial, 50 ms apart, and report none yet. */
+    default void takeEveryTrial(String domain) {
+        pass(P.breakerOpenSeconds() * 1_000L);
+        for (int trial = 0; trial < P.breakerTrialRequests(); trial++) {
+            assertThat(acquire(domain).granted()).as("trial %d", trial).isTrue();
+            pass(50);
+        }
+    }
+
     @Test
-    void theBreakerOpensOnServerErrorsAndTimeoutsThenTrialsDecide() {
+    default void theBreakerOpensOnServerErrorsAndTimeoutsThenTrialsDecide() {
         governor().setRate(SITE, 20);
         for (int i = 0; i < 20; i++) {
             // a 500, or no answer at all (status 0: refused, timed out)
@@ -535,11 +561,7 @@ abstract class GovernorSpecification {
         assertThat(open.waitMillis()).isEqualTo(P.breakerOpenSeconds() * 1_000L);
         assertThat(view(SITE).breaker()).isEqualTo(BreakerState.OPEN);
 
-        pass(P.breakerOpenSeconds() * 1_000L);
-        for (int trial = 0; trial < P.breakerTrialRequests(); trial++) {
-            assertThat(acquire(SITE).granted()).as("trial %d", trial).isTrue();
-            pass(50);
-        }
+        takeEveryTrial(SITE);
         assertThat(acquire(SITE).reason()).as("trials out").isEqualTo(PermitReason.BREAKER_OPEN);
         assertThat(view(SITE).breaker()).isEqualTo(BreakerState.HALF_OPEN);
 
@@ -558,16 +580,9 @@ abstract class GovernorSpecification {
     }
 
     @Test
-    void aTrialWhoseWorkerNeverReportsDoesNotWedgeTheBreakerHalfOpen() {
-        governor().setRate(SITE, 20);
-        for (int i = 0; i < 20; i++) {
-            report(Feedback.of(SITE, i < 5 ? 200 : 500, 80));
-        }
-        pass(P.breakerOpenSeconds() * 1_000L);
-        for (int trial = 0; trial < P.breakerTrialRequests(); trial++) {
-            assertThat(acquire(SITE).granted()).as("trial %d", trial).isTrue();
-            pass(50);
-        }
+    default void aTrialWhoseWorkerNeverReportsDoesNotWedgeTheBreakerHalfOpen() {
+        openTheBreaker(SITE);
+        takeEveryTrial(SITE);
         Permit held = acquire(SITE);
         assertThat(held.reason()).isEqualTo(PermitReason.BREAKER_OPEN);
         pass(held.waitMillis());
@@ -575,11 +590,8 @@ abstract class GovernorSpecification {
     }
 
     @Test
-    void aTrialRefusedByThePaceIsNotUsedUp() {
-        governor().setRate(SITE, 20);
-        for (int i = 0; i < 20; i++) {
-            report(Feedback.of(SITE, i < 5 ? 200 : 500, 80));
-        }
+    default void aTrialRefusedByThePaceIsNotUsedUp() {
+        openTheBreaker(SITE);
         pass(P.breakerOpenSeconds() * 1_000L);
         for (int trial = 0; trial < P.breakerTrialRequests(); trial++) {
             assertThat(acquire(SITE).granted()).as("trial %d", trial).isTrue();
@@ -592,7 +604,7 @@ abstract class GovernorSpecification {
     }
 
     @Test
-    void theBreakerNeedsEnoughCallsToJudge() {
+    default void theBreakerNeedsEnoughCallsToJudge() {
         for (int i = 0; i < P.breakerMinCalls() - 1; i++) {
             report(Feedback.of(SITE, 500, 80));
         }
@@ -602,7 +614,7 @@ abstract class GovernorSpecification {
     }
 
     @Test
-    void theBreakerForgetsErrorsOlderThanAMinute() {
+    default void theBreakerForgetsErrorsOlderThanAMinute() {
         for (int i = 0; i < P.breakerMinCalls() - 1; i++) {
             report(Feedback.of(SITE, 500, 80));
         }
@@ -615,7 +627,7 @@ abstract class GovernorSpecification {
     // ---- give-up ----
 
     @Test
-    void givingUpRaisesOneAlertAndOnlyAnOperatorRevives() {
+    default void givingUpRaisesOneAlertAndOnlyAnOperatorRevives() {
         List<GovernorAlert> alerts = new ArrayList<>();
         governor().onAlert(alerts::add);
         for (int i = 0; i < P.giveUpAfterErrors() + 5; i++) {
@@ -638,7 +650,7 @@ abstract class GovernorSpecification {
     }
 
     @Test
-    void aHealthyAnswerForgivesTheErrorsInARow() {
+    default void aHealthyAnswerForgivesTheErrorsInARow() {
         for (int i = 0; i < P.giveUpAfterErrors() - 1; i++) {
             report(Feedback.of(SITE, 502, 10));
             pass(5_000); // spread out: the breaker does not open
@@ -652,7 +664,7 @@ abstract class GovernorSpecification {
     // ---- an operator's overrides ----
 
     @Test
-    void anOperatorsRateIsThePaceFromTheNextSlot() {
+    default void anOperatorsRateIsThePaceFromTheNextSlot() {
         assertThat(acquire(SITE).granted()).isTrue();
         DomainView set = governor().setRate(SITE, 4);
         assertThat(set.rate()).isEqualTo(4.0);
@@ -660,7 +672,7 @@ abstract class GovernorSpecification {
     }
 
     @Test
-    void anOperatorsMinimumDelayHoldsWhateverTheRateAndZeroRemovesIt() {
+    default void anOperatorsMinimumDelayHoldsWhateverTheRateAndZeroRemovesIt() {
         governor().setRate(SITE, 10);
         governor().setMinDelay(SITE, 2_000);
         assertThat(acquire(SITE).granted()).isTrue();
@@ -670,7 +682,7 @@ abstract class GovernorSpecification {
     }
 
     @Test
-    void resetForgetsWhatWasLearnedButKeepsTheOperatorsDelay() {
+    default void resetForgetsWhatWasLearnedButKeepsTheOperatorsDelay() {
         governor().setMinDelay(SITE, 3_000);
         report(Feedback.of(SITE, 429, 80).withRetryAfter(600));
         report(Feedback.of(SITE, 500, 80));
@@ -686,7 +698,7 @@ abstract class GovernorSpecification {
     // ---- a permit for any of several domains ----
 
     @Test
-    void aPermitForAnyGrantsTheDomainWhoseSlotComesFirstAndNamesIt() {
+    default void aPermitForAnyGrantsTheDomainWhoseSlotComesFirstAndNamesIt() {
         List<String> frontier = List.of("a.example", "b.example", "c.example");
         assertThat(any(frontier)).isEqualTo(new Permit("a.example", true, 0, null));
         pass(10);
@@ -706,7 +718,7 @@ abstract class GovernorSpecification {
     }
 
     @Test
-    void aPermitForAnyPassesOverABlockedOrGivenUpDomainAndAllGivenUpIsGivenUp() {
+    default void aPermitForAnyPassesOverABlockedOrGivenUpDomainAndAllGivenUpIsGivenUp() {
         report(Feedback.of("floor.example", 429, 30).withRetryAfter(60));
         for (int i = 0; i < P.giveUpAfterErrors(); i++) {
             report(Feedback.of("dead.example", 500, 30));
@@ -720,7 +732,7 @@ abstract class GovernorSpecification {
     }
 
     @Test
-    void withMoreWorkersThanSlotsGrantsGoRoundTheDomainsAndNoneWaitsLongerThanItsPace() {
+    default void withMoreWorkersThanSlotsGrantsGoRoundTheDomainsAndNoneWaitsLongerThanItsPace() {
         Map<String, Double> rates = Map.of("one.example", 1.0, "two.example", 2.0, "five.example", 5.0,
                 "ten.example", 10.0);
         rates.forEach(governor()::setRate);
@@ -746,16 +758,9 @@ abstract class GovernorSpecification {
     }
 
     @Test
-    void aPermitForAnyPassesOverADomainWhoseBreakerHasNoTrialLeft() {
-        governor().setRate("broken.example", 20);
-        for (int i = 0; i < 20; i++) {
-            report(Feedback.of("broken.example", i < 5 ? 200 : 500, 80));
-        }
-        pass(P.breakerOpenSeconds() * 1_000L);
-        for (int trial = 0; trial < P.breakerTrialRequests(); trial++) {
-            assertThat(acquire("broken.example").granted()).as("trial %d", trial).isTrue();
-            pass(50);
-        }
+    default void aPermitForAnyPassesOverADomainWhoseBreakerHasNoTrialLeft() {
+        openTheBreaker("broken.example");
+        takeEveryTrial("broken.example");
         assertThat(acquire("ok.example").granted()).isTrue();
         pass(1_000); // both slots open; the broken domain's came first, but its trials are out
         assertThat(any("broken.example", "ok.example")).isEqualTo(new Permit("ok.example", true, 0, null));
@@ -765,7 +770,7 @@ abstract class GovernorSpecification {
     }
 
     @Test
-    void theDomainsAPermitForAnyPassedOverAreStillWanted() {
+    default void theDomainsAPermitForAnyPassedOverAreStillWanted() {
         governor().setRate("a.example", 2);
         governor().setRate("b.example", 2);
         assertThat(acquire("b.example").granted()).isTrue();

@@ -9,15 +9,21 @@ import java.util.SplittableRandom;
 import java.util.function.Supplier;
 
 /** The governor's specification on a single node: every domain's state in the engine's own domain states. */
-class LocalGovernorSpecTest extends GovernorSpecification {
+class LocalGovernorSpecTest implements GovernorSpecification {
+    private final Subject subject = new Subject();
 
     @Override
-    CrawlGovernor build(InstantSource clock, Supplier<GovernorPolicy> policy) {
+    public CrawlGovernor build(InstantSource clock, Supplier<GovernorPolicy> policy) {
         return new CrawlGovernor(clock, policy, new SplittableRandom(42), 1_000, Map.of());
     }
 
     @Override
-    Pacing.Mode judgedBy() {
+    public Pacing.Mode judgedBy() {
         return Pacing.Mode.LOCAL;
+    }
+
+    @Override
+    public Subject subject() {
+        return subject;
     }
 }
