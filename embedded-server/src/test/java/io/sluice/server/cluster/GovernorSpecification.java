@@ -74,10 +74,12 @@ interface GovernorSpecification {
     /** The governor under test, built on first use (after the test class's own set-up). */
     default CrawlGovernor governor() {
         Subject subject = subject();
-        if (subject.governor == null) {
-            subject.governor = build(subject.now::get, subject.policy::get);
+        synchronized (subject) { // workers on several threads may be the first to ask
+            if (subject.governor == null) {
+                subject.governor = build(subject.now::get, subject.policy::get);
+            }
+            return subject.governor;
         }
-        return subject.governor;
     }
 
     /** The governor's policy, read on every call: a live edit is a {@code set}. */
