@@ -46,7 +46,9 @@ import org.junit.jupiter.api.Test;
  * governor paced alone (its ledger did not answer), since then the script was not what was judged.
  *
  * <p>To add a rule: write it here, against {@link #governor()}; it runs on both sides. A rule that holds
- * only on one node (the snapshot's order, saved settings, names) belongs in the engine's tests.
+ * only on one node (the snapshot's order, saved settings, names) belongs in the engine's tests. A new place
+ * for the state is a class that implements this interface: {@link #build}, {@link #judgedBy}, and a
+ * {@link Subject} field.
  */
 interface GovernorSpecification {
     String SITE = "example.com";
@@ -681,6 +683,17 @@ interface GovernorSpecification {
         assertThat(acquire(SITE).waitMillis()).isEqualTo(2_000);
         governor().setMinDelay(SITE, 0);
         assertThat(acquire(SITE).waitMillis()).isEqualTo(100);
+    }
+
+    @Test
+    default void resetForgetsTheCrawlDelayAndThatTheDomainServedThisCrawler() {
+        report(Feedback.of(SITE, 200, 80).withCrawlDelay(2.5));
+        governor().reset(SITE);
+        assertThat(acquire(SITE).granted()).isTrue();
+        assertThat(acquire(SITE).waitMillis()).as("the initial rate's interval").isEqualTo(1_000);
+        report(Feedback.of(SITE, 403, 80));
+        assertThat(view(SITE).rate()).as("a 403 from a domain not known to serve: no cut")
+                .isEqualTo(P.initialRate());
     }
 
     @Test
