@@ -11,6 +11,8 @@ import io.sluice.engine.governor.Observation;
 import io.sluice.engine.governor.PermitReason;
 import io.sluice.engine.policy.GovernorPolicy;
 import io.sluice.engine.telemetry.ClusterState;
+import java.time.Instant;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -44,21 +46,34 @@ public final class RedisDomainLedger implements DomainLedger {
     private final Supplier<String> reason;
     private final IntSupplier nodes;
     private final Executor executor;
+    /** Null: Redis's clock, the one every node shares. */
+    private final InstantSource clock;
 
+    /**
+     * @param clock the time the script judges by, or null for Redis's own ({@code TIME}), as in production: the
+     *              nodes' clocks differ. A test passes the governor's injected clock, so both sides of
+     *              {@code GovernorSpecification} run on it.
+     */
     RedisDomainLedger(RedisLink link, ClusterSettings settings, Supplier<ClusterState> state,
-                      Supplier<String> reason, IntSupplier nodes, Executor executor) {
+                      Supplier<String> reason, IntSupplier nodes, Executor executor, InstantSource clock) {
         this.link = link;
         this.settings = settings;
         this.state = state;
         this.reason = reason;
         this.nodes = nodes;
         this.executor = executor;
+        this.clock = clock;
     }
 
     /** The ledger of {@code node}'s cluster, on its request link; answers complete on {@code executor}. */
     public static RedisDomainLedger of(ClusterNode node, ClusterSettings settings, Executor executor) {
+        return of(node, settings, executor, null);
+    }
+
+    /** {@link #of(ClusterNode, ClusterSettings, Executor)} judging time by {@code clock} (null: Redis's). */
+    static RedisDomainLedger of(ClusterNode node, ClusterSettings settings, Executor executor, InstantSource clock) {
         return new RedisDomainLedger(node.requestLink(), settings, node::state, () -> node.health().reason(),
-                () -> node.status().nodes(), executor);
+                () -> node.status().nodes(), executor, clock);
     }
 
     @Override
@@ -145,7 +160,7 @@ public final class RedisDomainLedger implements DomainLedger {
         }, executor);
     }
 
-    private static List<String> args(String operation, LedgerContext context) {
+    private List<String> args(String operation, LedgerContext context) {
         GovernorPolicy p = context.policy();
         List<String> args = new ArrayList<>(25);
         args.add(operation);
@@ -167,7 +182,12 @@ public final class RedisDomainLedger implements DomainLedger {
         args.add(context.givenUpHere() ? "1" : "0");
         args.add(Double.toString(context.jitter()));
         args.add(Long.toString(IDLE_MILLIS));
+        args.add(clock == null ? "" : Long.toString(micros(clock.instant())));
         return args;
+    }
+
+    private static long micros(Instant now) {
+        return Math.addExact(Math.multiplyExact(now.getEpochSecond(), 1_000_000L), now.getNano() / 1_000);
     }
 
     static LedgerAnswer parse(List<Object> reply) {

@@ -8,19 +8,26 @@
 --   breakerOpenSeconds breakerTrialRequests giveUpAfterErrors
 -- ARGV[16] the asking node's floor (its minimum delays), micros   ARGV[17] '1' if the node has it given up
 -- ARGV[18] jitter in [0, 1)   ARGV[19] how long an idle domain is remembered, ms
--- report: ARGV[20] status  ARGV[21] error '1'/'0'  ARGV[22] slow-down as the node read it '1'/'0'
---   ARGV[23] Retry-After seconds or ''  ARGV[24] latency signal '1'/'0'  ARGV[25] Crawl-delay micros or ''
--- change: ARGV[20] 'RATE' | 'MIN_DELAY' | 'RESET' | 'REVIVE'   ARGV[21] the rate or the delay (micros)
--- permit-any: KEYS[1..n] the domains asked about; ARGV[16] and ARGV[17] unused; ARGV[19 + i] the node's floor
---   for KEYS[i], ARGV[19 + n + i] '1' if the node has KEYS[i] given up. Grants the domain whose next slot
---   came (or comes) first (CrawlGovernor.acquireAny), and answers as a permit for it plus its index (0-based).
+-- ARGV[20] now in micros, or '' for Redis's TIME (the one clock every node shares; a test passes its own)
+-- report: ARGV[21] status  ARGV[22] error '1'/'0'  ARGV[23] slow-down as the node read it '1'/'0'
+--   ARGV[24] Retry-After seconds or ''  ARGV[25] latency signal '1'/'0'  ARGV[26] Crawl-delay micros or ''
+-- change: ARGV[21] 'RATE' | 'MIN_DELAY' | 'RESET' | 'REVIVE'   ARGV[22] the rate or the delay (micros)
+-- permit-any: KEYS[1..n] the domains asked about; ARGV[16] and ARGV[17] unused; ARGV[20 + i] the node's floor
+--   for KEYS[i], ARGV[20 + n + i] '1' if the node has KEYS[i] given up. Grants the domain whose next slot
+--   came (or comes) first, or the next ready if that one refuses (CrawlGovernor.acquireAny), and answers as a
+--   permit for it plus its index (0-based).
 -- Returns, as strings: granted, waitMicros, reason, rate, interval, blockedFor, blockReason, breaker,
 --   breakerOpenFor, backoffLevel, consecutiveErrors, givenUp, gaveUpNow, slowStart, calls60s, errors60s
 local SECOND = 1000000
 local BUCKETS = 60
 local op = ARGV[1]
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * SECOND + tonumber(t[2])
+local now
+if ARGV[20] ~= '' then
+  now = tonumber(ARGV[20])
+else
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * SECOND + tonumber(t[2])
+end
 
 local initialRate, minRate, maxRate = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local increasePerSecond, decreaseFactor, doubling = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
@@ -38,6 +45,24 @@ local names = {'rate', 'tat', 'ss', 'sig', 'inc', 'cut', 'dem', 'lg', 'gap', 'bl
 -- The domain the functions below work on: its key, the asking node's floor and given-up mark, its state.
 local key, floor, givenUpHere, s
 
+local function interval()
+  return math.max(math.ceil(SECOND / s.rate), s.md, s.cd, floor)
+end
+
+-- Pacer.respace: the next slot moves with the interval, so a cut holds from the very next grant. It is the
+-- last grant plus the interval now (not the old slot moved by the change of interval: the asking node's floor
+-- already holds a delay it sets with this call, so the interval "before" would already be the new one).
+local function respace()
+  if s.tat ~= -1 and s.lg ~= -1 then
+    s.tat = s.lg + interval()
+  end
+end
+
+local function setRate(r)
+  s.rate = r
+  respace()
+end
+
 local function load(domainKey, nodeFloor, nodeGivenUp)
   key, floor, givenUpHere = domainKey, nodeFloor, nodeGivenUp
   local raw = redis.call('HMGET', key, unpack(names))
@@ -47,12 +72,14 @@ local function load(domainKey, nodeFloor, nodeGivenUp)
   end
   local fresh = not raw[1]
   s = {
-    rate = clamp(n(1, initialRate)), tat = n(2, -1), ss = raw[3] ~= '0', sig = n(4, -1), inc = n(5, -1),
+    rate = n(1, initialRate), tat = n(2, -1), ss = raw[3] ~= '0', sig = n(4, -1), inc = n(5, -1),
     cut = n(6, -1), dem = n(7, -1), lg = n(8, -1), gap = n(9, 0), blk = n(10, -1), why = raw[11] or '',
     lvl = n(12, 0), boe = n(13, -1), errs = n(14, 0), gu = raw[15] == '1' or (fresh and givenUpHere),
     srv = raw[16] == '1', md = n(17, 0), cd = n(18, 0), bst = raw[19] or 'CLOSED', bou = n(20, 0),
     btg = n(21, 0), bts = n(22, 0), blt = n(23, 0), hss = raw[24] ~= '0', rf = raw[25] == '1'
   }
+  -- After a live edit of the bounds, the rate inside them, and the next slot with it (DomainState.clamp).
+  if clamp(s.rate) ~= s.rate then setRate(clamp(s.rate)) end
 end
 
 local function flag(b)
@@ -61,24 +88,6 @@ local function flag(b)
 end
 local function int(x)
   return string.format('%d', x)
-end
-
-local function interval()
-  return math.max(math.ceil(SECOND / s.rate), s.md, s.cd, floor)
-end
-
--- Pacer.respace: the next slot moves with the interval, so a cut holds from the very next grant.
-local function respace(old)
-  local new = interval()
-  if s.tat ~= -1 and old ~= new then
-    s.tat = s.tat - old + new
-  end
-end
-
-local function setRate(r)
-  local old = interval()
-  s.rate = r
-  respace(old)
 end
 
 local function blockedSince(time)
@@ -303,47 +312,75 @@ local function readyAt()
   return at
 end
 
+-- Writes the domain loaded back.
+local function save()
+  redis.call('HSET', key, 'rate', string.format('%.17g', s.rate), 'tat', int(s.tat), 'ss', flag(s.ss),
+    'sig', string.format('%.17g', s.sig), 'inc', int(s.inc), 'cut', int(s.cut), 'dem', int(s.dem),
+    'lg', int(s.lg), 'gap', string.format('%.17g', s.gap), 'blk', int(s.blk), 'why', s.why, 'lvl', int(s.lvl),
+    'boe', int(s.boe), 'errs', int(s.errs), 'gu', flag(s.gu), 'srv', flag(s.srv), 'md', int(s.md),
+    'cd', int(s.cd), 'bst', s.bst, 'bou', int(s.bou), 'btg', int(s.btg), 'bts', int(s.bts), 'blt', int(s.blt),
+    'hss', flag(s.hss), 'rf', flag(s.rf))
+  -- Forgotten after an idle spell, never while a floor or backoff holds (a node that has it given up, or an
+  -- operator's delay, puts those back through ARGV[16] and ARGV[17]).
+  local keep = idle
+  if s.blk > now then keep = keep + math.ceil((s.blk - now) / 1000) end
+  redis.call('PEXPIRE', key, keep)
+end
+
 if op == 'permit' then
   load(KEYS[1], tonumber(ARGV[16]), ARGV[17] == '1')
   permit()
 elseif op == 'permit-any' then
   local count = #KEYS
-  local best, bestAt = nil, nil
-  local wanted = {}
-  for i = 1, count do
-    load(KEYS[i], tonumber(ARGV[19 + i]), ARGV[19 + count + i] == '1')
-    if not s.gu then
-      local at = readyAt()
-      wanted[i] = true
-      -- The slot that came first wins; a tie goes to the first asked about: grants go round the domains.
-      if best == nil or at < bestAt then best, bestAt = i, at end
-    end
+  local function loadAt(i)
+    load(KEYS[i], tonumber(ARGV[20 + i]), ARGV[20 + count + i] == '1')
   end
-  best = best or 1
+  -- CrawlGovernor.anyOf: the domains in the order their slots came (or come); a tie keeps the order asked
+  -- about, so grants go round the domains; given up last.
+  local order, at = {}, {}
+  for i = 1, count do
+    loadAt(i)
+    if s.gu then at[i] = math.huge else at[i] = readyAt() end
+    local j = #order + 1
+    while j > 1 and at[order[j - 1]] > at[i] do j = j - 1 end
+    table.insert(order, j, i)
+  end
+  -- The first is asked; one that says no (a half-open breaker with no trial left) passes the permit on to the
+  -- next that is ready now. Refused by all, the answer is the first's.
+  local answer, tried = nil, {}
+  for _, i in ipairs(order) do
+    if answer and at[i] > now then break end
+    loadAt(i)
+    granted, wait, reason, calls, errors = false, 0, '', -1, -1
+    permit()
+    save()
+    tried[i] = true
+    if not answer or granted then answer = {i, granted, wait, reason, calls, errors} end
+    if granted then break end
+  end
   -- The others were asked about and not granted: workers want them, as after a refused permit.
   for i = 1, count do
-    if i ~= best and wanted[i] and redis.call('EXISTS', KEYS[i]) == 1 then
+    if not tried[i] and at[i] ~= math.huge and redis.call('EXISTS', KEYS[i]) == 1 then
       redis.call('HSET', KEYS[i], 'dem', int(now))
     end
   end
-  load(KEYS[best], tonumber(ARGV[19 + best]), ARGV[19 + count + best] == '1')
-  permit()
-  chosen = best - 1
+  loadAt(answer[1])
+  granted, wait, reason, calls, errors = answer[2], answer[3], answer[4], answer[5], answer[6]
+  chosen = answer[1] - 1
 elseif op == 'report' then
   load(KEYS[1], tonumber(ARGV[16]), ARGV[17] == '1')
-  local status = tonumber(ARGV[20])
-  local isError = ARGV[21] == '1'
-  local slowDown = ARGV[22] == '1' or (status == 403 and s.srv)
-  if ARGV[25] ~= '' then
-    local old = interval()
-    s.cd = tonumber(ARGV[25])
-    respace(old)
+  local status = tonumber(ARGV[21])
+  local isError = ARGV[22] == '1'
+  local slowDown = ARGV[23] == '1' or (status == 403 and s.srv)
+  if ARGV[26] ~= '' then
+    s.cd = tonumber(ARGV[26])
+    respace()
   end
   if status >= 200 and status < 400 then s.srv = true end
   local incident = slowDown and not absorbedByCut()
   record(isError or incident)
-  if ARGV[23] ~= '' then
-    local untilTime = now + tonumber(ARGV[23]) * SECOND
+  if ARGV[24] ~= '' then
+    local untilTime = now + tonumber(ARGV[24]) * SECOND
     if untilTime > s.blk then
       s.blk = untilTime
       s.why = 'RETRY_AFTER'
@@ -359,7 +396,7 @@ elseif op == 'report' then
     s.errs = 0
     s.hss = true
     if s.lvl > 0 and now >= s.blk then s.lvl = s.lvl - 1 end
-    if ARGV[24] == '1' then
+    if ARGV[25] == '1' then
       s.rf = false
       decrease()
     else
@@ -376,15 +413,14 @@ elseif op == 'report' then
   calls, errors = sums()
 elseif op == 'change' then
   load(KEYS[1], tonumber(ARGV[16]), ARGV[17] == '1')
-  local kind, value = ARGV[20], tonumber(ARGV[21])
+  local kind, value = ARGV[21], tonumber(ARGV[22])
   if kind == 'RATE' then
     s.ss = false
     s.sig = value
     setRate(value)
   elseif kind == 'MIN_DELAY' then
-    local old = interval()
     s.md = value
-    respace(old)
+    respace()
   elseif kind == 'RESET' then
     s.blk, s.why, s.lvl, s.boe, s.inc, s.cut, s.hss, s.rf = -1, '', 0, -1, -1, -1, true, false
     s.ss, s.sig, s.srv, s.cd, s.errs, s.tat, s.lg, s.gap = true, -1, false, 0, 0, -1, -1, 0
@@ -402,17 +438,7 @@ else
   return redis.error_reply('unknown operation ' .. tostring(op))
 end
 
-redis.call('HSET', key, 'rate', string.format('%.17g', s.rate), 'tat', int(s.tat), 'ss', flag(s.ss),
-  'sig', string.format('%.17g', s.sig), 'inc', int(s.inc), 'cut', int(s.cut), 'dem', int(s.dem), 'lg', int(s.lg),
-  'gap', string.format('%.17g', s.gap), 'blk', int(s.blk), 'why', s.why, 'lvl', int(s.lvl), 'boe', int(s.boe),
-  'errs', int(s.errs), 'gu', flag(s.gu), 'srv', flag(s.srv), 'md', int(s.md), 'cd', int(s.cd), 'bst', s.bst,
-  'bou', int(s.bou), 'btg', int(s.btg), 'bts', int(s.bts), 'blt', int(s.blt), 'hss', flag(s.hss),
-  'rf', flag(s.rf))
--- Forgotten after an idle spell, never while a floor or backoff holds (a node that has it given up, or an
--- operator's delay, puts those back through ARGV[16] and ARGV[17]).
-local keep = idle
-if s.blk > now then keep = keep + math.ceil((s.blk - now) / 1000) end
-redis.call('PEXPIRE', key, keep)
+save()
 
 local blockedFor, openFor = 0, 0
 if s.blk > now then blockedFor = s.blk - now end
