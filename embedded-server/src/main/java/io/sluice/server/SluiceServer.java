@@ -133,7 +133,8 @@ public final class SluiceServer implements AutoCloseable {
         threads.setName("sluice");
         Server server = new Server(threads);
         server.setStopTimeout(STOP_TIMEOUT_MILLIS);
-        AccessLog accessLog = config.accessLog() == null ? null : AccessLog.open(config.accessLog());
+        AccessLog accessLog = config.accessLog() == null ? null : AccessLog.open(config.accessLog(),
+                config.accessLogFormat());
         // The lean path forwards to plain-HTTP upstreams; an https:// one is served by the proxy path alone.
         LeanForwarding lean = config.frontPath() == ForwardingPath.LEAN && LeanForwarding.supports(upstream)
                 ? new LeanForwarding(engine, clock, accessLog, upstream, config.upstreamTimeout(),
@@ -290,6 +291,17 @@ public final class SluiceServer implements AutoCloseable {
 
     public StateDirectory state() {
         return state;
+    }
+
+    /**
+     * Applies what a running server can take from {@code next} (io.sluice.server.config.ConfigReload decides what
+     * that is): the access log is opened again by its name, or moved, or reformatted. Throws, changing nothing, when
+     * the new access log cannot be opened.
+     */
+    public void reload(ServerConfig next) throws IOException {
+        if (accessLog != null && next.accessLog() != null) {
+            accessLog.reopen(next.accessLog(), next.accessLogFormat());
+        }
     }
 
     /** Blocks until the server stops. */
