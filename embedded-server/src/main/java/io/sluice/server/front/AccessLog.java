@@ -181,7 +181,6 @@ public final class AccessLog implements AutoCloseable {
     private void drain() {
         List<String> batch = new ArrayList<>(BATCH);
         while (open || !lines.isEmpty()) {
-            takeReopened();
             try {
                 String first = lines.poll(200, TimeUnit.MILLISECONDS);
                 if (first == null) {
@@ -189,6 +188,8 @@ public final class AccessLog implements AutoCloseable {
                 }
                 batch.add(first);
                 lines.drainTo(batch, BATCH - 1);
+                // After the wait: a line logged after a reopen goes to the new file.
+                takeReopened();
                 write(batch);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
