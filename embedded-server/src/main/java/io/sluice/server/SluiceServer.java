@@ -22,6 +22,7 @@ import io.sluice.server.front.ConnectionGuard;
 import io.sluice.server.front.LeanForwarding;
 import io.sluice.server.front.PublicConnector;
 import io.sluice.server.front.ThrottleHandler;
+import io.sluice.server.front.UpstreamErrors;
 import io.sluice.server.front.UpstreamProxy;
 import io.sluice.server.change.LocalPolicyStore;
 import io.sluice.server.change.PolicyChanges;
@@ -140,6 +141,8 @@ public final class SluiceServer implements AutoCloseable {
                 ? new LeanForwarding(engine, clock, accessLog, upstream, config.upstreamTimeout(),
                         Listeners.frontRequestIdle(config.upstreamTimeout()))
                 : null;
+        // Both paths count their 502s and 504s in one place, for /metrics.
+        UpstreamErrors upstreamErrors = lean == null ? new UpstreamErrors() : lean.upstreamErrors();
         ServerConnector front = Listeners.front(server, config.listen(), config.limits(), lean, engine::policy);
         front.setName("front");
 
@@ -151,7 +154,8 @@ public final class SluiceServer implements AutoCloseable {
             extraAdminRoutes.add(new ClusterHandler(clusterNode::get));
         }
         server.setHandler(new GracefulHandler(Listeners.patient(
-                new ThrottleHandler(engine, clock, accessLog, UpstreamProxy.to(upstream, config.upstreamTimeout())),
+                new ThrottleHandler(engine, clock, accessLog, UpstreamProxy.to(upstream, config.upstreamTimeout(),
+                        upstreamErrors)),
                 Listeners.frontRequestIdle(config.upstreamTimeout()))));
 
         AdminCertificate certificate = adminOptions.tls() ? AdminTls.load(adminOptions.certificate(),
@@ -168,7 +172,8 @@ public final class SluiceServer implements AutoCloseable {
         ServerConnector admin = Listeners.admin(adminServer, config.admin(), config.limits(), certificate,
                 adminOptions.strangers());
         ServerCounters counters = new ServerCounters(accessLog == null ? null : accessLog::drops,
-                admin.getBean(AdminConnections.class)::counts, front.getBean(ConnectionGuard.class).shed()::counts);
+                admin.getBean(AdminConnections.class)::counts, front.getBean(ConnectionGuard.class).shed()::counts,
+                upstreamErrors::counts);
         adminServer.setHandler(new GracefulHandler(Listeners.patient(new AdminHandler(engine, governor, node.shadow(),
                 state, changes, clock, extraAdminRoutes, hostNames(config), counters), Listeners.ADMIN_REQUEST_IDLE)));
         try {

@@ -15,6 +15,7 @@ import io.sluice.engine.telemetry.SecondCounts;
 import io.sluice.engine.telemetry.Snapshot;
 import io.sluice.server.front.AccessLog;
 import io.sluice.server.front.ShedConnections;
+import io.sluice.server.front.UpstreamErrors;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.Comparator;
@@ -133,6 +134,18 @@ final class SluiceMetrics {
                     cb.call(shed.overAddressCap(), "over_address_cap");
                     cb.call(shed.headTimeouts(), "head_timeout");
                     cb.call(shed.slowBodies(), "slow_body");
+                })
+                .register(registry);
+        CounterWithCallback.builder().name("sluice_upstream_errors_total")
+                .help("Requests answered 502 or 504 by Sluice because the upstream failed, since start: connect (no "
+                        + "connection), timeout (no answer within --upstream-timeout: 504), broken (the connection "
+                        + "failed before a response began). The upstream's own 5xx are not counted")
+                .labelNames("reason")
+                .callback(cb -> {
+                    UpstreamErrors.Counts errors = counters.upstreamErrors().get();
+                    cb.call(errors.connect(), "connect");
+                    cb.call(errors.timeout(), "timeout");
+                    cb.call(errors.broken(), "broken");
                 })
                 .register(registry);
         GaugeWithCallback.builder().name("sluice_upstream_latency_seconds")
