@@ -99,46 +99,44 @@ public final class ConfigFile {
     private static Entry entry(String line, int number) {
         StringBuilder key = new StringBuilder();
         int at = 0;
-        while (at < line.length()) {
-            char c = line.charAt(at);
-            if (c == '=' || c == ':' || Character.isWhitespace(c)) {
-                break;
-            }
-            if (c == '\\' && at + 1 < line.length()) {
-                at++;
-                key.append(escaped(line, at));
-                at = skipEscape(line, at);
-                continue;
-            }
-            key.append(c);
-            at++;
+        while (at < line.length() && !isSeparator(line.charAt(at))) {
+            at = appendUnescaped(line, at, key);
         }
-        while (at < line.length() && Character.isWhitespace(line.charAt(at))) {
-            at++;
-        }
+        at = skipBlanks(line, at);
         if (at < line.length() && (line.charAt(at) == '=' || line.charAt(at) == ':')) {
-            at++;
-        }
-        while (at < line.length() && Character.isWhitespace(line.charAt(at))) {
-            at++;
+            at = skipBlanks(line, at + 1);
         }
         StringBuilder value = new StringBuilder();
         while (at < line.length()) {
-            char c = line.charAt(at);
-            if (c == '\\' && at + 1 < line.length()) {
-                at++;
-                value.append(escaped(line, at));
-                at = skipEscape(line, at);
-                continue;
-            }
-            value.append(c);
-            at++;
+            at = appendUnescaped(line, at, value);
         }
         if (key.isEmpty()) {
             throw new IllegalArgumentException("a value without a key: write key = value");
         }
         // Trailing blanks are invisible in an editor; a path or a URL never ends in one.
         return new Entry(key.toString(), value.toString().strip(), number);
+    }
+
+    private static boolean isSeparator(char c) {
+        return c == '=' || c == ':' || Character.isWhitespace(c);
+    }
+
+    private static int skipBlanks(String line, int from) {
+        int at = from;
+        while (at < line.length() && Character.isWhitespace(line.charAt(at))) {
+            at++;
+        }
+        return at;
+    }
+
+    /** Appends the character at {@code at}, or the one its backslash escape stands for; returns where the next is. */
+    private static int appendUnescaped(String line, int at, StringBuilder to) {
+        if (line.charAt(at) == '\\' && at + 1 < line.length()) {
+            to.append(escaped(line, at + 1));
+            return skipEscape(line, at + 1);
+        }
+        to.append(line.charAt(at));
+        return at + 1;
     }
 
     /** The character the escape at {@code at} (just after the backslash) stands for. */
