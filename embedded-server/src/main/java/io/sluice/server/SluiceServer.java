@@ -300,13 +300,17 @@ public final class SluiceServer implements AutoCloseable {
 
     /**
      * Applies what a running server can take from {@code next} (io.sluice.server.config.ConfigReload decides what
-     * that is): the access log is opened again by its name, or moved, or reformatted. Throws, changing nothing, when
-     * the new access log cannot be opened.
+     * that is): the access log is opened again by its name, or moved, or reformatted; the public listener's
+     * per-address cap, head deadline and body rate take their new values. Throws, changing nothing, when the new
+     * access log cannot be opened.
      */
     public void reload(ServerConfig next) throws IOException {
         if (accessLog != null && next.accessLog() != null) {
             accessLog.reopen(next.accessLog(), next.accessLogFormat());
         }
+        ConnectionLimits limits = next.limits();
+        frontConnector.getBean(ConnectionGuard.class).update(limits.frontPerAddress(), limits.requestHeadTimeout(),
+                limits.minBodyBytesPerSecond());
     }
 
     /** Blocks until the server stops. */

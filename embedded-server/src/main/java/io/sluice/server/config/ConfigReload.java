@@ -16,13 +16,15 @@ import java.util.function.Consumer;
  * problem changes nothing.
  *
  * <p>Reloadable: {@code access-log} (another file, or the same name again after logrotate moved it: it is always
- * re-opened) and {@code access-log-format}. Everything else is built into the listeners, the connection pools or
- * the cluster's leases when the server starts (the upstream timeout is the idle timeout of pooled upstream
- * connections and part of each lease; the connection limits are fixed in each connection's guard), so a change is
- * reported as needing a restart rather than half applied. See docs/manual/command-line.md, "Reload".
+ * re-opened), {@code access-log-format}, and the public listener's guard: {@code max-connections-per-address},
+ * {@code request-head-timeout}, {@code min-body-rate} (read afresh at each new connection and deadline check).
+ * Everything else is built into the listeners, the connection pools or the cluster's leases when the server starts
+ * (the upstream timeout is the idle timeout of each pooled upstream connection and part of every lease), so a
+ * change is reported as needing a restart rather than half applied. See docs/manual/command-line.md, "Reload".
  */
 public final class ConfigReload implements Runnable {
-    static final Set<String> RELOADABLE = Set.of("access-log", "access-log-format");
+    static final Set<String> RELOADABLE = Set.of("access-log", "access-log-format", "max-connections-per-address",
+            "request-head-timeout", "min-body-rate");
 
     /** The configuration the file and the command line give now. */
     public record Settings(ServerConfig config, Map<String, String> values) {

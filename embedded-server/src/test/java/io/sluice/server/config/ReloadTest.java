@@ -91,10 +91,12 @@ class ReloadTest {
         List<String> changed = new ArrayList<>(settings);
         changed.add("access-log-format = json");
         changed.add("upstream-timeout = 5");
+        changed.add("max-connections-per-address = 32");
         Files.write(conf, changed);
         hangUp();
 
         awaitOutput("reload: access-log-format changed from ncsa to json");
+        awaitOutput("reload: max-connections-per-address changed from 64 to 32");
         awaitOutput("reload: changed, but applied only by a restart: upstream-timeout");
         awaitOutput("reload: done; access log re-opened");
         assertThat(get(front.resolve("/fast?after=reload")).statusCode()).isEqualTo(200);
