@@ -312,12 +312,12 @@ public final class Main implements Callable<Integer> {
     private void reloadOnHangup(SluiceServer server, ServerConfig config, PrintWriter out) {
         List<String> args = spec.commandLine().getParseResult().originalArgs();
         ConfigReload reload = new ConfigReload(new ConfigReload.Settings(config, settings()), () -> {
-            Main next = overFile(validator().load(configPath), args, spec.commandLine());
+            ConfigFile read = validator().load(configPath);
             try {
+                Main next = overFile(read, args, spec.commandLine());
                 return new ConfigReload.Settings(next.serverConfig(), next.settings());
-            } catch (CommandLine.ParameterException e) {
-                throw new ConfigException(List.of(new ConfigProblem(configPath, 0,
-                        e.getMessage())));
+            } catch (CommandLine.ParameterException | IllegalArgumentException e) {
+                throw new ConfigException(List.of(new ConfigProblem(configPath, 0, e.getMessage())));
             }
         }, server::reload, line -> {
             out.println("sluice-server: " + line);
