@@ -38,9 +38,6 @@ import picocli.CommandLine.Option;
             ConfigCommand.class},
         description = "Sluice front end: a throttling reverse proxy with an admin API.")
 public final class Main implements Callable<Integer> {
-    /** Options that say how to run the command, not how the server runs: not settings, not in the file. */
-    private static final Set<String> NOT_SETTINGS = Set.of("config", "help", "version");
-
     @Option(names = "--config", paramLabel = "FILE", description = "Read options from FILE: 'key = value' lines, "
             + "the keys being these options' long names without the dashes. The command line wins over the file, "
             + "the file over the defaults. SIGHUP reads it again (docs/manual/command-line.md).")
@@ -258,7 +255,7 @@ public final class Main implements Callable<Integer> {
         Map<String, String> values = new LinkedHashMap<>();
         for (CommandLine.Model.OptionSpec option : spec.options()) {
             String key = option.longestName().substring(2);
-            if (!NOT_SETTINGS.contains(key)) {
+            if (!ConfigValidator.NOT_SETTINGS.contains(key)) {
                 Object value = option.getValue();
                 values.put(key, value == null ? null : value.toString());
             }

@@ -16,8 +16,8 @@ import picocli.CommandLine.Model.OptionSpec;
  * would), a value its option cannot take, a value its {@link OptionRules rule} refuses.
  */
 public final class ConfigValidator {
-    /** Options that say how to run the command itself, not the server. */
-    private static final Set<String> NOT_SETTINGS = Set.of("config", "help", "version");
+    /** Options that say how to run the command itself, not the server: not settings, not keys of the file. */
+    public static final Set<String> NOT_SETTINGS = Set.of("config", "help", "version");
 
     private final Supplier<CommandLine> commandLines;
 
