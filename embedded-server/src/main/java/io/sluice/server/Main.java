@@ -305,7 +305,7 @@ public final class Main implements Callable<Integer> {
         return 0;
     }
 
-    /** SIGHUP: the file read again, under the same command line (docs/manual/command-line.md, "Reload"). */
+    /** SIGHUP: the file read again, under the same command line (docs/manual/command-line.md, "Reload: SIGHUP"). */
     private void reloadOnHangup(SluiceServer server, ServerConfig config, PrintWriter out) {
         List<String> args = spec.commandLine().getParseResult().originalArgs();
         ConfigReload reload = new ConfigReload(new ConfigReload.Settings(config, settings()), () -> {

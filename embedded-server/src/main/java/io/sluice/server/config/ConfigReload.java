@@ -20,7 +20,7 @@ import java.util.function.Consumer;
  * {@code request-head-timeout}, {@code min-body-rate} (read afresh at each new connection and deadline check).
  * Everything else is built into the listeners, the connection pools or the cluster's leases when the server starts
  * (the upstream timeout is the idle timeout of each pooled upstream connection and part of every lease), so a
- * change is reported as needing a restart rather than half applied. See docs/manual/command-line.md, "Reload".
+ * change is reported as needing a restart rather than half applied. See docs/manual/command-line.md, "Reload: SIGHUP".
  */
 public final class ConfigReload implements Runnable {
     static final Set<String> RELOADABLE = Set.of("access-log", "access-log-format", "max-connections-per-address",

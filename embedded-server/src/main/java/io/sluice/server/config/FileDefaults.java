@@ -6,7 +6,7 @@ import picocli.CommandLine.Model.OptionSpec;
 
 /**
  * The configuration file as picocli's source of defaults: an option the command line does not give takes the file's
- * value, else its own default (docs/manual/command-line.md, "Precedence"). The file is checked before
+ * value, else its own default (docs/manual/command-line.md, "Configuration file"). The file is checked before
  * ({@link ConfigValidator}), so every key here is an option and every value converts.
  */
 public final class FileDefaults implements IDefaultValueProvider {

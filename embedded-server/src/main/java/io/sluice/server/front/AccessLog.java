@@ -38,7 +38,7 @@ import java.util.function.Consumer;
  *
  * <p>{@link #reopen} opens the file again by its name (after logrotate renamed it) or another one, and may change the
  * format: the writer thread takes the new file before its next batch, so no line is lost or written twice, and a
- * file that cannot be opened changes nothing (docs/manual/command-line.md, "Reload").
+ * file that cannot be opened changes nothing (docs/manual/command-line.md, "Reload: SIGHUP").
  */
 public final class AccessLog implements AutoCloseable {
     /** Least time between two reports of failed writes. */
