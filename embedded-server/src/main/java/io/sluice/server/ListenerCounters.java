@@ -5,6 +5,7 @@ import io.sluice.server.admin.ServerCounters;
 import io.sluice.server.front.AccessLog;
 import io.sluice.server.front.ConnectionGuard;
 import io.sluice.server.front.ShedConnections;
+import io.sluice.server.front.UpstreamErrors;
 import org.eclipse.jetty.server.ServerConnector;
 
 /**
@@ -18,8 +19,14 @@ final class ListenerCounters {
     /** @param accessLog the access log, or null without one */
     static ServerCounters of(AccessLog accessLog, ServerConnector admin, ServerConnector front) {
         ShedConnections shed = front.getBean(ConnectionGuard.class).shed();
+        UpstreamErrors upstreamErrors = front.getBean(UpstreamErrors.class);
         return new ServerCounters(accessLog == null ? null : () -> drops(accessLog.drops()),
-                admin.getBean(AdminConnections.class)::counts, () -> shed(shed.counts()));
+                admin.getBean(AdminConnections.class)::counts, () -> shed(shed.counts()),
+                () -> failures(upstreamErrors.counts()));
+    }
+
+    private static ServerCounters.UpstreamFailures failures(UpstreamErrors.Counts counts) {
+        return new ServerCounters.UpstreamFailures(counts.connect(), counts.timeout(), counts.broken());
     }
 
     private static ServerCounters.LogDrops drops(AccessLog.Drops drops) {

@@ -4,12 +4,28 @@ import io.sluice.server.admin.AdminConnections;
 import io.sluice.server.cluster.ClusterOptions;
 import io.sluice.server.cluster.RedisEndpoint;
 import io.sluice.server.demo.Demo;
+import io.sluice.server.config.ConfigCommand;
+import io.sluice.server.config.ConfigException;
+import io.sluice.server.config.ConfigFile;
+import io.sluice.server.config.ConfigProblem;
+import io.sluice.server.config.ConfigReload;
+import io.sluice.server.config.ConfigValidator;
+import io.sluice.server.config.FileDefaults;
+import io.sluice.server.config.OptionRules;
+import io.sluice.server.config.ReloadSignal;
+import io.sluice.server.demo.DemoClusterCommand;
+import io.sluice.server.front.AccessLog;
+import io.sluice.server.replay.ReplayCommand;
+import io.sluice.server.tls.AdminTls;
 import java.io.PrintWriter;
 import java.net.URI;
-import io.sluice.server.tls.AdminTls;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -19,10 +35,14 @@ import picocli.CommandLine.Option;
 /** {@code java -jar sluice-server.jar}: the headless front end. */
 @Command(name = "sluice-server", mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
-        subcommands = {TokenCommand.class, TlsCommand.class, io.sluice.server.replay.ReplayCommand.class,
-            io.sluice.server.demo.DemoClusterCommand.class},
+        subcommands = {TokenCommand.class, TlsCommand.class, ReplayCommand.class, DemoClusterCommand.class,
+            ConfigCommand.class},
         description = "Sluice front end: a throttling reverse proxy with an admin API.")
 public final class Main implements Callable<Integer> {
+    @Option(names = "--config", paramLabel = "FILE", description = "Read options from FILE: 'key = value' lines, "
+            + "the keys being these options' long names without the dashes. The command line wins over the file, "
+            + "the file over the defaults. SIGHUP reads it again (docs/manual/command-line.md).")
+    Path configPath;
 
     @Option(names = "--listen", paramLabel = "HOST:PORT", converter = HostPort.Converter.class,
             description = "Where the front end listens (default: ${DEFAULT-VALUE}).", defaultValue = "0.0.0.0:8080")
@@ -53,6 +73,11 @@ public final class Main implements Callable<Integer> {
     @Option(names = "--access-log", paramLabel = "FILE|-", description = "Write an NCSA combined access log with "
             + "the decision appended, to FILE or '-' for standard output.")
     String accessLog;
+
+    @Option(names = "--access-log-format", paramLabel = "ncsa|json", defaultValue = "ncsa",
+            description = "The access log's lines: 'ncsa' (combined, as nginx writes it, with sluice=DECISION) or "
+                    + "'json' (one object a line, the same fields) (default: ${DEFAULT-VALUE}).")
+    AccessLog.Format accessLogFormat;
 
     @Option(names = "--upstream-timeout", paramLabel = "SECONDS", defaultValue = "30",
             description = "Seconds the upstream may take before the client gets a 504 (default: ${DEFAULT-VALUE}).")
@@ -144,46 +169,102 @@ public final class Main implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    /** The configuration file these values were read with ({@code --config}), once read. */
+    private ConfigFile file;
+
     @Override
     public Integer call() throws Exception {
+        Main resolved;
+        try {
+            resolved = overConfigFile();
+        } catch (ConfigException e) {
+            e.problems().forEach(spec.commandLine().getErr()::println);
+            return 1;
+        }
+        return resolved.run(resolved.serverConfig());
+    }
+
+    /** These options over {@code --config}'s file (it gives the defaults, so the command line is parsed again). */
+    Main overConfigFile() throws ConfigException {
+        if (configPath == null || file != null) {
+            return this;
+        }
+        return overFile(validator().load(configPath), spec.commandLine().getParseResult().originalArgs(),
+                spec.commandLine());
+    }
+
+    /** The values of {@code args} over {@code file}'s, printing where {@code like} prints. */
+    private static Main overFile(ConfigFile file, List<String> args, CommandLine like) {
+        CommandLine cli = commandLine();
+        cli.setDefaultValueProvider(new FileDefaults(file));
+        cli.setOut(like.getOut());
+        cli.setErr(like.getErr());
+        cli.parseArgs(args.toArray(String[]::new));
+        Main main = cli.getCommand();
+        main.file = file;
+        return main;
+    }
+
+    /** The server configuration {@code file} gives with no command line over it: what {@code config check} checks. */
+    public static ServerConfig configuredBy(ConfigFile file) {
+        return overFile(file, List.of(), commandLine()).serverConfig();
+    }
+
+    /** Checks a configuration file's lines against these options. */
+    public static ConfigValidator validator() {
+        return new ConfigValidator(Main::commandLine);
+    }
+
+    /** What the options say, checked; a ParameterException says what is wrong. */
+    ServerConfig serverConfig() {
+        Map<String, String> broken = OptionRules.broken(spec);
+        if (!broken.isEmpty()) {
+            Map.Entry<String, String> first = broken.entrySet().iterator().next();
+            Object value = spec.findOption("--" + first.getKey()).getValue();
+            throw new CommandLine.ParameterException(spec.commandLine(), OptionRules.message("--" + first.getKey(),
+                    first.getValue(), String.valueOf(value)));
+        }
         if (upstream == null && !demo) {
             throw new CommandLine.ParameterException(spec.commandLine(), "give --upstream URL or --demo");
         }
-        if (upstream != null && (upstream.getHost() == null || !upstream.getScheme().matches("https?"))) {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                    "--upstream must be an http:// or https:// URL, not '" + upstream + "'");
-        }
-        if (upstreamTimeoutSeconds <= 0) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--upstream-timeout must be positive");
-        }
-        ForwardingPath forwardingPath;
-        try {
-            forwardingPath = ForwardingPath.parse(frontPath);
-        } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
-        }
-        if (maxConnections < 1 || adminMaxConnections < 1 || auditMaxMb < 1 || auditKeep < 1
-                || adminMaxPerAddress < 1 || adminHeadTimeoutSeconds < 1) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--max-connections, "
-                    + "--admin-max-connections, --admin-max-per-address, --admin-head-timeout, --audit-max-mb and "
-                    + "--audit-keep must be positive");
-        }
-        boolean tls = adminTls || adminCert != null;
-        AdminOptions adminOptions = new AdminOptions(tls, new AdminTls.Settings(adminCert, adminKey,
-                adminCertPasswordFile), adminInsecure, Set.copyOf(adminHostNames), (long) auditMaxMb << 20,
-                auditKeep, new AdminConnections.Rules(adminMaxPerAddress,
-                java.time.Duration.ofSeconds(adminHeadTimeoutSeconds)));
-        if (maxConnectionsPerAddress < 1 || requestHeadTimeoutSeconds < 1 || minBodyRate < 0) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--max-connections-per-address and "
-                    + "--request-head-timeout must be positive, --min-body-rate 0 or more");
-        }
+        AdminOptions adminOptions = new AdminOptions(adminTls || adminCert != null, new AdminTls.Settings(adminCert,
+                adminKey, adminCertPasswordFile), adminInsecure, hostNames(), (long) auditMaxMb << 20,
+                auditKeep, new AdminConnections.Rules(adminMaxPerAddress, Duration.ofSeconds(adminHeadTimeoutSeconds)));
         ConnectionLimits limits = new ConnectionLimits(maxConnections, adminMaxConnections,
                 ConnectionLimits.DEFAULTS.adminThreads(), ConnectionLimits.DEFAULTS.requestHeaderBytes())
-                .withFrontPacing(maxConnectionsPerAddress, java.time.Duration.ofSeconds(requestHeadTimeoutSeconds),
-                        minBodyRate);
-        ServerConfig config = new ServerConfig(listen, upstream, admin, state, policy, demo, demoTraffic,
-                accessLog, java.time.Duration.ofSeconds(upstreamTimeoutSeconds), crawlerList, adminOptions, limits,
-                cluster(), forwardingPath);
+                .withFrontPacing(maxConnectionsPerAddress, Duration.ofSeconds(requestHeadTimeoutSeconds), minBodyRate);
+        return new ServerConfig(listen, upstream, admin, state, policy, demo, demoTraffic, accessLog,
+                Duration.ofSeconds(upstreamTimeoutSeconds), crawlerList, adminOptions, limits, cluster(),
+                ForwardingPath.parse(frontPath), accessLogFormat);
+    }
+
+    /** {@code --admin-hostname}s, a comma-separated list split (picocli does not split a default value). */
+    private Set<String> hostNames() {
+        Set<String> names = new LinkedHashSet<>();
+        for (String given : adminHostNames) {
+            for (String name : given.split(",")) {
+                if (!name.isBlank()) {
+                    names.add(name.strip());
+                }
+            }
+        }
+        return Set.copyOf(names);
+    }
+
+    /** Every setting's value as text, by key (the long option name without dashes; null when unset). */
+    Map<String, String> settings() {
+        Map<String, String> values = new LinkedHashMap<>();
+        for (CommandLine.Model.OptionSpec option : spec.options()) {
+            String key = option.longestName().substring(2);
+            if (!ConfigValidator.NOT_SETTINGS.contains(key)) {
+                Object value = option.getValue();
+                values.put(key, value == null ? null : value.toString());
+            }
+        }
+        return values;
+    }
+
+    private int run(ServerConfig config) throws Exception {
         PrintWriter err = spec.commandLine().getErr();
         SluiceServer server;
         try {
@@ -218,9 +299,34 @@ public final class Main implements Callable<Integer> {
             out.printf("sluice-server: node %s of the cluster on %s%n", server.cluster().name(),
                     config.cluster().redis());
         }
+        if (file != null) {
+            reloadOnHangup(server, config, out);
+        }
         out.flush();
         server.join();
         return 0;
+    }
+
+    /** SIGHUP: the file read again, under the same command line (docs/manual/command-line.md, "Reload: SIGHUP"). */
+    private void reloadOnHangup(SluiceServer server, ServerConfig config, PrintWriter out) {
+        List<String> args = spec.commandLine().getParseResult().originalArgs();
+        ConfigReload reload = new ConfigReload(new ConfigReload.Settings(config, settings()), () -> {
+            ConfigFile read = validator().load(configPath);
+            try {
+                Main next = overFile(read, args, spec.commandLine());
+                return new ConfigReload.Settings(next.serverConfig(), next.settings());
+            } catch (CommandLine.ParameterException | IllegalArgumentException e) {
+                throw new ConfigException(List.of(new ConfigProblem(configPath, 0, e.getMessage())));
+            }
+        }, server::reload, line -> {
+            out.println("sluice-server: " + line);
+            out.flush();
+        });
+        if (ReloadSignal.install(reload)) {
+            out.printf("sluice-server: SIGHUP reloads %s%n", configPath);
+        } else {
+            out.printf("sluice-server: this platform has no SIGHUP: restart to apply changes to %s%n", configPath);
+        }
     }
 
     /** {@code --redis} and {@code --node-name}, checked; null without {@code --redis}. */
@@ -244,8 +350,8 @@ public final class Main implements Callable<Integer> {
     }
 
     /** The configured command line, shared by {@link #main} and tests. */
-    static CommandLine commandLine() {
-        return new CommandLine(new Main());
+    public static CommandLine commandLine() {
+        return new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true);
     }
 
     static final class Version implements CommandLine.IVersionProvider {

@@ -1,6 +1,7 @@
 package io.sluice.server;
 
 import io.sluice.server.cluster.ClusterOptions;
+import io.sluice.server.front.AccessLog;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,6 +24,7 @@ import java.time.Duration;
  * @param limits          connection, thread and header limits of both listeners
  * @param cluster         {@code --redis} and {@code --node-name}, or null for a node on its own
  * @param frontPath       how the public listener forwards ({@code --front-path}); null: the lean path
+ * @param accessLogFormat how access log lines are written ({@code --access-log-format}); null: NCSA
  */
 public record ServerConfig(
         HostPort listen,
@@ -38,7 +40,8 @@ public record ServerConfig(
         AdminOptions adminOptions,
         ConnectionLimits limits,
         ClusterOptions cluster,
-        ForwardingPath frontPath) {
+        ForwardingPath frontPath,
+        AccessLog.Format accessLogFormat) {
 
     public static final Duration DEFAULT_UPSTREAM_TIMEOUT = Duration.ofSeconds(30);
 
@@ -50,6 +53,7 @@ public record ServerConfig(
         adminOptions = adminOptions == null ? AdminOptions.DEFAULTS : adminOptions;
         limits = limits == null ? ConnectionLimits.DEFAULTS : limits;
         frontPath = frontPath == null ? ForwardingPath.LEAN : frontPath;
+        accessLogFormat = accessLogFormat == null ? AccessLog.Format.NCSA : accessLogFormat;
     }
 
     /** The default forwarding path (the lean one). */
@@ -57,7 +61,7 @@ public record ServerConfig(
                         boolean demoTraffic, String accessLog, Duration upstreamTimeout, Path crawlerList,
                         AdminOptions adminOptions, ConnectionLimits limits, ClusterOptions cluster) {
         this(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog, upstreamTimeout,
-                crawlerList, adminOptions, limits, cluster, null);
+                crawlerList, adminOptions, limits, cluster, null, null);
     }
 
     /** The admin listener's and the connections' defaults (plain HTTP, fine on loopback). */
@@ -76,33 +80,39 @@ public record ServerConfig(
     /** The same front end, protecting {@code site}. */
     public ServerConfig withUpstream(URI site) {
         return new ServerConfig(listen, site, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog,
-                upstreamTimeout, crawlerList, adminOptions, limits, cluster, frontPath);
+                upstreamTimeout, crawlerList, adminOptions, limits, cluster, frontPath, accessLogFormat);
     }
 
     public ServerConfig withDemoTraffic(boolean on) {
         return new ServerConfig(listen, upstream, admin, stateDir, initialPolicy, demo, on, accessLog,
-                upstreamTimeout, crawlerList, adminOptions, limits, cluster, frontPath);
+                upstreamTimeout, crawlerList, adminOptions, limits, cluster, frontPath, accessLogFormat);
     }
 
     public ServerConfig withAdminOptions(AdminOptions options) {
         return new ServerConfig(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog,
-                upstreamTimeout, crawlerList, options, limits, cluster, frontPath);
+                upstreamTimeout, crawlerList, options, limits, cluster, frontPath, accessLogFormat);
     }
 
     public ServerConfig withLimits(ConnectionLimits value) {
         return new ServerConfig(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog,
-                upstreamTimeout, crawlerList, adminOptions, value, cluster, frontPath);
+                upstreamTimeout, crawlerList, adminOptions, value, cluster, frontPath, accessLogFormat);
     }
 
     /** The same front end, forwarding on {@code path}. */
     public ServerConfig withFrontPath(ForwardingPath path) {
         return new ServerConfig(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog,
-                upstreamTimeout, crawlerList, adminOptions, limits, cluster, path);
+                upstreamTimeout, crawlerList, adminOptions, limits, cluster, path, accessLogFormat);
+    }
+
+    /** The same front end, writing its access log in {@code format}. */
+    public ServerConfig withAccessLogFormat(AccessLog.Format format) {
+        return new ServerConfig(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog,
+                upstreamTimeout, crawlerList, adminOptions, limits, cluster, frontPath, format);
     }
 
     /** The same node, in the cluster {@code options} describe (null: on its own). */
     public ServerConfig withCluster(ClusterOptions options) {
         return new ServerConfig(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog,
-                upstreamTimeout, crawlerList, adminOptions, limits, options, frontPath);
+                upstreamTimeout, crawlerList, adminOptions, limits, options, frontPath, accessLogFormat);
     }
 }

@@ -8,8 +8,10 @@ import io.sluice.server.admin.ServerCounters;
 import io.sluice.server.change.PolicyChanges;
 import io.sluice.server.cluster.ClusterNode;
 import io.sluice.server.front.AccessLog;
+import io.sluice.server.front.ConnectionGuard;
 import io.sluice.server.front.LeanForwarding;
 import io.sluice.server.front.ThrottleHandler;
+import io.sluice.server.front.UpstreamErrors;
 import io.sluice.server.front.UpstreamProxy;
 import io.sluice.server.state.StateDirectory;
 import io.sluice.server.tls.AdminCertificate;
@@ -120,7 +122,8 @@ public final class SluiceServer implements AutoCloseable {
     private static SluiceServer listen(ServerConfig config, List<Route> extraAdminRoutes, StateDirectory state,
                                        NodeEngine node, NodeMode mode, InstantSource clock) throws Exception {
         PolicyChanges changes = node.policyChanges(mode.policyStore(state, node, clock), clock);
-        AccessLog accessLog = config.accessLog() == null ? null : AccessLog.open(config.accessLog());
+        AccessLog accessLog = config.accessLog() == null ? null : AccessLog.open(config.accessLog(),
+                config.accessLogFormat());
         QueuedThreadPool threads = new QueuedThreadPool(200, 8);
         threads.setName("sluice");
         Server server = new Server(threads);
@@ -162,10 +165,14 @@ public final class SluiceServer implements AutoCloseable {
                 ? new LeanForwarding(engine, clock, accessLog, upstream, config.upstreamTimeout(),
                         Listeners.frontRequestIdle(config.upstreamTimeout()))
                 : null;
+        // Both paths count their 502s and 504s in one place, for /metrics.
+        UpstreamErrors upstreamErrors = lean == null ? new UpstreamErrors() : lean.upstreamErrors();
         ServerConnector front = Listeners.front(server, config.listen(), config.limits(), lean, engine::policy);
         front.setName("front");
+        front.addBean(upstreamErrors, false); // read for /metrics, as the connection guard is
         server.setHandler(new GracefulHandler(Listeners.patient(
-                new ThrottleHandler(engine, clock, accessLog, UpstreamProxy.to(upstream, config.upstreamTimeout())),
+                new ThrottleHandler(engine, clock, accessLog, UpstreamProxy.to(upstream, config.upstreamTimeout(),
+                        upstreamErrors)),
                 Listeners.frontRequestIdle(config.upstreamTimeout()))));
         return front;
     }
@@ -256,6 +263,21 @@ public final class SluiceServer implements AutoCloseable {
 
     public StateDirectory state() {
         return state;
+    }
+
+    /**
+     * Applies what a running server can take from {@code next} (io.sluice.server.config.ConfigReload decides what
+     * that is): the access log is opened again by its name, or moved, or reformatted; the public listener's
+     * per-address cap, head deadline and body rate take their new values. Throws, changing nothing, when the new
+     * access log cannot be opened.
+     */
+    public void reload(ServerConfig next) throws IOException {
+        if (accessLog != null && next.accessLog() != null) {
+            accessLog.reopen(next.accessLog(), next.accessLogFormat());
+        }
+        ConnectionLimits limits = next.limits();
+        frontConnector.getBean(ConnectionGuard.class).update(limits.frontPerAddress(), limits.requestHeadTimeout(),
+                limits.minBodyBytesPerSecond());
     }
 
     /** Blocks until the server stops. */

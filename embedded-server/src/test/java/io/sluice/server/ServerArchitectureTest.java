@@ -54,12 +54,13 @@ class ServerArchitectureTest {
     void theClusterStaysBehindItsSeams(JavaClasses classes) {
         noClasses().that().resideInAPackage("io.sluice.server..")
                 .and().resideOutsideOfPackages("io.sluice.server", "io.sluice.server.cluster..",
-                        "io.sluice.server.demo..")
+                        "io.sluice.server.demo..", "io.sluice.server.config..")
                 .should().dependOnClassesThat().resideInAPackage("io.sluice.server.cluster..")
                 .because("the rest of the server meets the cluster only through seams it does not own (the engine's "
                         + "SharedClientStore, the governor's ledger, PolicyStore); the mode assemblies in the top "
                         + "package plug Redis in, so a node on its own and an embedded one carry none of it (the "
-                        + "demo starts a local Redis for its cluster)")
+                        + "demo starts a local Redis for its cluster; the command line and its configuration file "
+                        + "read --redis)")
                 .check(classes);
     }
 

@@ -133,6 +133,18 @@ final class SluiceMetrics {
                     cb.call(shed.slowBodies(), "slow_body");
                 })
                 .register(registry);
+        CounterWithCallback.builder().name("sluice_upstream_errors_total")
+                .help("Requests answered 502 or 504 by Sluice because the upstream failed, since start: connect (no "
+                        + "connection), timeout (no answer within --upstream-timeout: 504), broken (the connection "
+                        + "failed before a response began). The upstream's own 5xx are not counted")
+                .labelNames("reason")
+                .callback(cb -> {
+                    ServerCounters.UpstreamFailures errors = counters.upstreamErrors().get();
+                    cb.call(errors.connect(), "connect");
+                    cb.call(errors.timeout(), "timeout");
+                    cb.call(errors.broken(), "broken");
+                })
+                .register(registry);
         GaugeWithCallback.builder().name("sluice_upstream_latency_seconds")
                 .help("Upstream latency over the last minute")
                 .labelNames("quantile")

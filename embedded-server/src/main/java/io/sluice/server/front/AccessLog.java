@@ -21,10 +21,12 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 /**
- * NCSA combined log lines with the decision appended ({@code sluice=ADMIT}, {@code sluice=REFUSE:HIT_STACK}).
+ * NCSA combined log lines with the decision appended ({@code sluice=ADMIT}, {@code sluice=REFUSE:HIT_STACK}), or
+ * the same fields as one JSON object a line ({@link Format#JSON}, for log shippers).
  * Lines are queued and written by one daemon thread, so a slow disk never slows the request path;
  * when the queue is full a line is dropped and counted rather than blocking a request.
  *
@@ -33,6 +35,10 @@ import java.util.function.Consumer;
  * is never held up by its log. The failures are reported at most once a {@link #REPORT_EVERY} (with the count so
  * far), and the recovery once. A line cut in the middle by a failure is ended before the next one, so every line
  * after it starts on a line of its own.
+ *
+ * <p>{@link #reopen} opens the file again by its name (after logrotate renamed it) or another one, and may change the
+ * format: the writer thread takes the new file before its next batch, so no line is lost or written twice, and a
+ * file that cannot be opened changes nothing (docs/manual/command-line.md, "Reload: SIGHUP").
  */
 public final class AccessLog implements AutoCloseable {
     /** Least time between two reports of failed writes. */
@@ -43,8 +49,12 @@ public final class AccessLog implements AutoCloseable {
     private static final int BATCH = 256;
 
     private final BlockingQueue<String> lines = new ArrayBlockingQueue<>(65_536);
-    private final WritableByteChannel out;
-    private final String target;
+    /** A file {@link #reopen} opened, for the writer to take before its next batch; null when none waits. */
+    private final AtomicReference<Opened> next = new AtomicReference<>();
+    private volatile Format format;
+    // Written by the writer thread only, once started.
+    private WritableByteChannel out;
+    private String target;
     private final InstantSource clock;
     private final Consumer<String> reports;
     private final Thread writer;
@@ -60,9 +70,30 @@ public final class AccessLog implements AutoCloseable {
     public record Drops(long queueFull, long writeFailed) {
     }
 
+    /** How a line is written: {@code --access-log-format}. */
+    public enum Format {
+        /** NCSA combined, as nginx and Apache write it, with {@code sluice=DECISION} appended. */
+        NCSA,
+        /** One JSON object a line with the same fields (docs/manual/command-line.md, "Access log"). */
+        JSON;
+
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    private record Opened(WritableByteChannel channel, String target) {
+    }
+
     AccessLog(WritableByteChannel out, String target, InstantSource clock, Consumer<String> reports) {
+        this(out, target, Format.NCSA, clock, reports);
+    }
+
+    AccessLog(WritableByteChannel out, String target, Format format, InstantSource clock, Consumer<String> reports) {
         this.out = out;
         this.target = target;
+        this.format = format;
         this.clock = clock;
         this.reports = reports;
         this.writer = new Thread(this::drain, "sluice-access-log");
@@ -70,10 +101,33 @@ public final class AccessLog implements AutoCloseable {
         writer.start();
     }
 
-    /** {@code "-"} for standard output, else a file appended to. */
+    /** {@code "-"} for standard output, else a file appended to; NCSA lines. */
     public static AccessLog open(String target) throws IOException {
+        return open(target, Format.NCSA);
+    }
+
+    /** {@code "-"} for standard output, else a file appended to. */
+    public static AccessLog open(String target, Format format) throws IOException {
         System.Logger logger = System.getLogger(AccessLog.class.getName());
         Consumer<String> reports = message -> logger.log(System.Logger.Level.WARNING, message);
+        Opened opened = channel(target);
+        return new AccessLog(opened.channel(), opened.target(), format, InstantSource.system(), reports);
+    }
+
+    /**
+     * Opens {@code target} afresh (the same name after a rotation, or another) and writes the lines logged from now
+     * on in {@code format}. Throws, changing nothing, when the file cannot be opened.
+     */
+    public void reopen(String target, Format format) throws IOException {
+        Opened opened = channel(target);
+        Opened unused = next.getAndSet(opened);
+        if (unused != null) {
+            closeQuietly(unused.channel(), unused.target());
+        }
+        this.format = format;
+    }
+
+    private static Opened channel(String target) throws IOException {
         if ("-".equals(target)) {
             // The descriptor itself, not System.out: a PrintStream hides write errors, and they must be counted.
             // Closing the log leaves standard output open.
@@ -94,15 +148,17 @@ public final class AccessLog implements AutoCloseable {
                     // Standard output is the process's, not the log's.
                 }
             };
-            return new AccessLog(unclosed, "standard output", InstantSource.system(), reports);
+            return new Opened(unclosed, "standard output");
         }
-        return new AccessLog(FileChannel.open(Path.of(target), StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.APPEND), target, InstantSource.system(), reports);
+        return new Opened(FileChannel.open(Path.of(target), StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.APPEND), target);
     }
 
     void log(String ip, Instant at, String method, String target, String protocol, int status, long bytes,
              String referer, String userAgent, String decision) {
-        String line = ip + " - - [" + NCSA.format(at) + "] \"" + method + ' ' + target + ' ' + protocol + "\" "
+        String line = format == Format.JSON
+                ? JsonLine.of(ip, at, method, target, protocol, status, bytes, referer, userAgent, decision)
+                : ip + " - - [" + NCSA.format(at) + "] \"" + method + ' ' + target + ' ' + protocol + "\" "
                 + status + ' ' + (bytes < 0 ? "-" : Long.toString(bytes)) + " \"" + quote(referer) + "\" \""
                 + quote(userAgent) + "\" sluice=" + decision;
         if (!lines.offer(line)) {
@@ -132,6 +188,8 @@ public final class AccessLog implements AutoCloseable {
                 }
                 batch.add(first);
                 lines.drainTo(batch, BATCH - 1);
+                // After the wait: a line logged after a reopen goes to the new file.
+                takeReopened();
                 write(batch);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -141,6 +199,27 @@ public final class AccessLog implements AutoCloseable {
                 dropped(batch.size(), e);
             }
             batch.clear();
+        }
+    }
+
+    /** Writes to the file {@link #reopen} opened, if one waits, from the next batch on. */
+    private void takeReopened() {
+        Opened opened = next.getAndSet(null);
+        if (opened == null) {
+            return;
+        }
+        closeQuietly(out, target);
+        out = opened.channel();
+        target = opened.target();
+        // A line cut by a failure was cut in the old file; the new one starts clean.
+        tornTail = false;
+    }
+
+    private void closeQuietly(WritableByteChannel channel, String name) {
+        try {
+            channel.close();
+        } catch (IOException e) {
+            reports.accept("access log " + name + ": " + e.getMessage());
         }
     }
 
@@ -199,10 +278,10 @@ public final class AccessLog implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        try {
-            out.close();
-        } catch (IOException e) {
-            reports.accept("access log " + target + ": " + e.getMessage());
+        Opened unused = next.getAndSet(null);
+        if (unused != null) {
+            closeQuietly(unused.channel(), unused.target());
         }
+        closeQuietly(out, target);
     }
 }

@@ -8,6 +8,7 @@ import java.nio.channels.SelectableChannel;
 import java.nio.channels.SocketChannel;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntSupplier;
 import org.eclipse.jetty.io.SelectorManager;
 import org.eclipse.jetty.util.IO;
 
@@ -22,17 +23,15 @@ import org.eclipse.jetty.util.IO;
  * (docs/architecture.md, "Under attack").
  */
 public final class AddressConnectionLimit implements SelectorManager.AcceptListener {
-    private final int perAddress;
+    private final IntSupplier perAddress;
     private final TrustedProxies trusted;
     private final ShedConnections shed;
     private final Map<IpAddress, Integer> open = new ConcurrentHashMap<>();
     /** The key each counted connection was counted under (the channel no longer knows its peer once closed). */
     private final Map<SelectableChannel, IpAddress> counted = new ConcurrentHashMap<>();
 
-    AddressConnectionLimit(int perAddress, TrustedProxies trusted, ShedConnections shed) {
-        if (perAddress < 1) {
-            throw new IllegalArgumentException("the connections per address must be 1 or more");
-        }
+    /** @param perAddress the cap, read at each new connection (a reload may change it) */
+    AddressConnectionLimit(IntSupplier perAddress, TrustedProxies trusted, ShedConnections shed) {
         this.perAddress = perAddress;
         this.trusted = trusted;
         this.shed = shed;
@@ -44,7 +43,7 @@ public final class AddressConnectionLimit implements SelectorManager.AcceptListe
         if (key == null) {
             return;
         }
-        if (open.merge(key, 1, Integer::sum) > perAddress) {
+        if (open.merge(key, 1, Integer::sum) > perAddress.getAsInt()) {
             release(key);
             shed.overAddressCap();
             IO.close(channel);

@@ -15,6 +15,11 @@ import org.eclipse.jetty.server.ServerConnector;
  * cuts off is counted in {@link #shed()}.
  *
  * <p>Installed on a connector as a bean, where that connector's connections find it.
+ *
+ * <p>The limits can change while it runs ({@link #update}, on a configuration reload): they are read afresh at each
+ * new connection and each deadline check. A lower per-address cap closes nothing already open (an address above it
+ * gets no new connection until it is under); a new head deadline or body rate applies to the requests being timed
+ * from their next check on, measured from when their head or body began.
  */
 public final class ConnectionGuard {
     public static final int DEFAULT_PER_ADDRESS = 64;
@@ -22,10 +27,19 @@ public final class ConnectionGuard {
     /** Apache's {@code mod_reqtimeout} default: 500 bytes a second. */
     public static final long DEFAULT_MIN_BODY_RATE = 500;
 
-    private final int perAddress;
-    private final long headTimeoutNanos;
-    private final long minBodyBytesPerSecond;
     private final ShedConnections shed = new ShedConnections();
+    private volatile Limits limits;
+
+    /** The three limits, swapped whole. */
+    private record Limits(int perAddress, long headTimeoutNanos, long minBodyBytesPerSecond) {
+        static Limits of(int perAddress, Duration headTimeout, long minBodyBytesPerSecond) {
+            if (perAddress < 1 || headTimeout.isNegative() || headTimeout.isZero() || minBodyBytesPerSecond < 0) {
+                throw new IllegalArgumentException("the connections per address and the head timeout must be "
+                        + "positive, the minimum body rate 0 or more");
+            }
+            return new Limits(perAddress, headTimeout.toNanos(), minBodyBytesPerSecond);
+        }
+    }
 
     /**
      * @param perAddress            connections one address (IPv6: one /64) may hold open at once
@@ -33,18 +47,17 @@ public final class ConnectionGuard {
      * @param minBodyBytesPerSecond the slowest a request body may arrive once read (0: no minimum)
      */
     public ConnectionGuard(int perAddress, Duration headTimeout, long minBodyBytesPerSecond) {
-        if (perAddress < 1 || headTimeout.isNegative() || headTimeout.isZero() || minBodyBytesPerSecond < 0) {
-            throw new IllegalArgumentException("the connections per address and the head timeout must be positive, "
-                    + "the minimum body rate 0 or more");
-        }
-        this.perAddress = perAddress;
-        this.headTimeoutNanos = headTimeout.toNanos();
-        this.minBodyBytesPerSecond = minBodyBytesPerSecond;
+        this.limits = Limits.of(perAddress, headTimeout, minBodyBytesPerSecond);
+    }
+
+    /** New limits from now on (see the class comment for what they do to connections already open). */
+    public void update(int perAddress, Duration headTimeout, long minBodyBytesPerSecond) {
+        limits = Limits.of(perAddress, headTimeout, minBodyBytesPerSecond);
     }
 
     /** Guards {@code connector}'s connections, with the trusted proxies of the live {@code policy} left uncapped. */
     public void install(ServerConnector connector, Supplier<Policy> policy) {
-        connector.addBean(new AddressConnectionLimit(perAddress, new TrustedProxies(policy), shed));
+        connector.addBean(new AddressConnectionLimit(this::perAddress, new TrustedProxies(policy), shed));
         connector.addBean(this);
     }
 
@@ -64,11 +77,15 @@ public final class ConnectionGuard {
         return shed;
     }
 
+    int perAddress() {
+        return limits.perAddress();
+    }
+
     long headTimeoutNanos() {
-        return headTimeoutNanos;
+        return limits.headTimeoutNanos();
     }
 
     long minBodyBytesPerSecond() {
-        return minBodyBytesPerSecond;
+        return limits.minBodyBytesPerSecond();
     }
 }

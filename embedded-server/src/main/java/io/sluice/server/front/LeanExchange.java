@@ -390,6 +390,8 @@ final class LeanExchange extends IteratingCallback {
             return;
         }
         if (!committed) {
+            forwarding.upstreamErrors().count(timeout ? UpstreamErrors.Reason.TIMEOUT
+                    : sent ? UpstreamErrors.Reason.BROKEN : UpstreamErrors.Reason.CONNECT);
             answerWithError(timeout ? HttpStatus.GATEWAY_TIMEOUT_504 : HttpStatus.BAD_GATEWAY_502);
             return;
         }

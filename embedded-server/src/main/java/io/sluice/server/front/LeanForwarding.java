@@ -39,6 +39,7 @@ public final class LeanForwarding {
     private final ForwardedHeaders forwarded = new ForwardedHeaders("sluice");
     private final HttpCompliance upstreamCompliance;
     private final Map<ManagedSelector, UpstreamPool> pools = new ConcurrentHashMap<>();
+    private final UpstreamErrors upstreamErrors = new UpstreamErrors();
 
     /**
      * @param upstream        the site, {@code http://host:port[/base]}
@@ -105,6 +106,11 @@ public final class LeanForwarding {
 
     String basePath() {
         return basePath;
+    }
+
+    /** The 502s and 504s this path sent for a failed upstream (the proxy path may count into the same). */
+    public UpstreamErrors upstreamErrors() {
+        return upstreamErrors;
     }
 
     long upstreamTimeoutMillis() {

@@ -96,7 +96,11 @@ final class RequestTimer implements Runnable {
         }
         long due = since + guard.headTimeoutNanos();
         if (what == BODY) {
-            due += bodyBytes * 1_000_000_000L / guard.minBodyBytesPerSecond();
+            long rate = guard.minBodyBytesPerSecond();
+            if (rate <= 0) {
+                return; // the minimum was lifted (a reload) while this body was timed
+            }
+            due += bodyBytes * 1_000_000_000L / rate;
         }
         long left = due - System.nanoTime();
         if (left > 0) {

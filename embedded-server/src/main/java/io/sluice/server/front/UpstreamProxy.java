@@ -54,22 +54,34 @@ public final class UpstreamProxy {
      * @param upstreamTimeout how long an upstream may take before the client gets a 504
      */
     public static ProxyHandler.Reverse to(URI upstream, Duration upstreamTimeout) {
-        return to(upstream, upstreamTimeout, WARM_CONNECTIONS);
+        return to(upstream, upstreamTimeout, WARM_CONNECTIONS, new UpstreamErrors());
+    }
+
+    /** @param errors where the 502s and 504s sent for a failed upstream are counted */
+    public static ProxyHandler.Reverse to(URI upstream, Duration upstreamTimeout, UpstreamErrors errors) {
+        return to(upstream, upstreamTimeout, WARM_CONNECTIONS, errors);
     }
 
     /** @param warmConnections upstream connections to open at start (tests that script each connection: 0) */
     public static ProxyHandler.Reverse to(URI upstream, Duration upstreamTimeout, int warmConnections) {
-        return new Reverse(upstream, upstreamTimeout.toMillis(), warmConnections);
+        return to(upstream, upstreamTimeout, warmConnections, new UpstreamErrors());
+    }
+
+    private static ProxyHandler.Reverse to(URI upstream, Duration upstreamTimeout, int warmConnections,
+                                           UpstreamErrors errors) {
+        return new Reverse(upstream, upstreamTimeout.toMillis(), warmConnections, errors);
     }
 
     private static final class Reverse extends ProxyHandler.Reverse {
         private final URI upstream;
         private final long timeoutMillis;
         private final int warmConnections;
+        private final UpstreamErrors errors;
         private final ForwardedHeaders forwarded = new ForwardedHeaders("sluice");
 
-        Reverse(URI upstream, long timeoutMillis, int warmConnections) {
+        Reverse(URI upstream, long timeoutMillis, int warmConnections, UpstreamErrors errors) {
             super(rewriter(upstream));
+            this.errors = errors;
             this.warmConnections = warmConnections;
             this.upstream = upstream;
             this.timeoutMillis = timeoutMillis;
@@ -178,6 +190,10 @@ public final class UpstreamProxy {
                 Response.writeError(clientToProxy, proxyToClient, proxyToClientCallback, clientsFault.getCode(),
                         clientsFault.getReason());
                 return;
+            }
+            if (!proxyToClient.isCommitted()) {
+                // Jetty answers 504 for a timeout, else 502.
+                errors.count(UpstreamErrors.reasonOf(failure));
             }
             super.onServerToProxyResponseFailure(clientToProxy, proxyToServer, serverToProxy, proxyToClient,
                     proxyToClientCallback, failure);

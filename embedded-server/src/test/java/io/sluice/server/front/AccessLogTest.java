@@ -1,12 +1,16 @@
 package io.sluice.server.front;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.WritableByteChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -14,8 +18,9 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
-/** The access log's writer when the disk fills up and frees again. */
+/** The access log's writer when the disk fills up and frees again, and when it is re-opened. */
 class AccessLogTest {
     private static final Instant START = Instant.parse("2026-11-25T10:00:00Z");
 
@@ -46,6 +51,8 @@ class AccessLogTest {
             disk.roomLeft = Long.MAX_VALUE;
             line(log, 5);
             await(() -> disk.text().contains("10.0.0.5 "), "the log written again once there is room");
+            // The recovery is reported just after the write: by the same thread, but after the test saw the line.
+            await(() -> reports.size() == 3, "the recovery reported");
 
             assertThat(disk.text().lines().toList()).as("every line after the cut starts on a line of its own")
                     .hasSize(3).satisfies(lines -> {
@@ -66,6 +73,37 @@ class AccessLogTest {
                 int written = i;
                 await(() -> log.drops().writeFailed() == written, "line " + i + " counted as dropped");
             }
+        }
+    }
+
+    @Test
+    void reopenedAfterARenameNewLinesGoToTheNewFileAndABadTargetChangesNothing(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("access.log");
+        Path rotated = dir.resolve("access.log.1");
+        try (AccessLog log = AccessLog.open(file.toString())) {
+            line(log, 1);
+            await(() -> lines(file) == 1, "the first line written");
+            Files.move(file, rotated); // logrotate
+
+            Throwable refused = catchThrowable(() -> log.reopen(dir.resolve("no/such/dir/x.log").toString(),
+                    AccessLog.Format.JSON));
+            assertThat(refused).isInstanceOf(IOException.class);
+            line(log, 2);
+            await(() -> lines(rotated) == 2, "the second line in the renamed file, still NCSA");
+
+            log.reopen(file.toString(), AccessLog.Format.JSON);
+            line(log, 3);
+            await(() -> lines(file) == 1, "the third line in a new file of the old name");
+        }
+        assertThat(Files.readAllLines(rotated)).allMatch(text -> text.endsWith("sluice=ADMIT"));
+        assertThat(Files.readString(file)).startsWith("{\"time\":").contains("\"ip\":\"10.0.0.3\"");
+    }
+
+    private static long lines(Path file) {
+        try {
+            return Files.exists(file) ? Files.readAllLines(file).size() : 0;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

@@ -165,6 +165,30 @@ class ConnectionGuardTest {
         assertThat(guard.shed().counts().overAddressCap()).isEqualTo(150 - 64);
     }
 
+    @Test
+    void limitsUpdatedOnALiveListenerApplyToTheNextConnectionAndLeaveOpenOnesAlone() throws Exception {
+        ConnectionGuard guard = new ConnectionGuard(64, Duration.ofSeconds(60), 500);
+        FrontUnderTest front = front(guard, FrontUnderTest.ADMIT_ALL, 0);
+        RawClient first = client("127.0.0.5", front);
+        RawClient second = client("127.0.0.5", front);
+        assertServedPromptly(first);
+        assertServedPromptly(second);
+
+        // A reload lowers the cap below what the address holds: what is open stays, nothing new comes in.
+        guard.update(1, Duration.ofSeconds(60), 500);
+        RawClient third = client("127.0.0.5", front);
+        assertThat(third.closedByServer()).as("a new connection past the lowered cap").isTrue();
+        assertServedPromptly(first);
+        assertThat(guard.shed().counts().overAddressCap()).isEqualTo(1);
+
+        // And a shorter head deadline applies to a connection opened after it.
+        guard.update(64, HEAD_TIMEOUT, 500);
+        long opened = System.nanoTime();
+        RawClient silent = client("127.0.0.6", front);
+        assertThat(silent.closedByServer()).isTrue();
+        assertThat((System.nanoTime() - opened) / 1_000_000).isLessThan(CUT_WITHIN_MILLIS);
+    }
+
     /** The listener may not have seen a closed connection go yet: a new one from its address is tried until served. */
     private void assertServedOnceThePlaceIsFree(FrontUnderTest front) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CUT_WITHIN_MILLIS);

@@ -90,7 +90,7 @@ class AlertsFireTest {
                 () -> rules().stream().allMatch(r -> Instant.parse(r.path("lastEvaluation").asText())
                         .isAfter(scraped)));
 
-        assertThat(rules()).hasSize(9).allSatisfy(rule -> assertThat(rule.path("health").asText())
+        assertThat(rules()).hasSize(10).allSatisfy(rule -> assertThat(rule.path("health").asText())
                 .as(rule.path("name").asText() + ": " + rule.path("lastError").asText()).isEqualTo("ok"));
         assertThat(prometheus.alerts()).as("alerts in a quiet minute").isEmpty();
         assertThat(query("sum(sluice_requests_total{class=\"BROWSER\",outcome=\"ADMITTED\"})"))

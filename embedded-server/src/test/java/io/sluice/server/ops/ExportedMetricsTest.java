@@ -46,7 +46,8 @@ class ExportedMetricsTest {
         Set<String> used = MonitoringFiles.metricNames(MonitoringFiles.ruleExpressions());
 
         assertThat(used).contains("sluice_requests_total", "sluice_cluster_degraded",
-                "sluice_access_log_dropped_lines_total", "sluice_automatic_bans_not_made_total", "up");
+                "sluice_access_log_dropped_lines_total", "sluice_automatic_bans_not_made_total",
+                "sluice_upstream_errors_total", "up");
         assertThat(exported()).containsAll(without(used, PROMETHEUS_OWN));
     }
 
@@ -55,7 +56,7 @@ class ExportedMetricsTest {
         Set<String> used = MonitoringFiles.metricNames(MonitoringFiles.dashboardExpressions());
 
         assertThat(used).contains("sluice_requests_total", "sluice_upstream_latency_seconds",
-                "sluice_governor_domains", "sluice_front_connections_shed_total");
+                "sluice_governor_domains", "sluice_front_connections_shed_total", "sluice_upstream_errors_total");
         assertThat(exported()).containsAll(used);
     }
 

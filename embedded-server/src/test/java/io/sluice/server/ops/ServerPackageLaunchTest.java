@@ -69,9 +69,8 @@ class ServerPackageLaunchTest {
         Files.writeString(root.resolve("etc/sluice/sluice.conf"), asProperties(config));
 
         List<String> command = new ArrayList<>(List.of(root.resolve("usr/bin/sluice-server").toString()));
-        // TODO(h/conf): once sluice-server --config is on main, pass the rewritten file itself:
-        //   command.addAll(List.of("--config", root.resolve("etc/sluice/sluice.conf").toString()));
-        command.addAll(asFlags(config));
+        // as the unit starts it: everything from the configuration file
+        command.addAll(List.of("--config", root.resolve("etc/sluice/sluice.conf").toString()));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         log = dir.resolve("server.log");
         builder.redirectOutput(log.toFile());
@@ -140,19 +139,6 @@ class ServerPackageLaunchTest {
         StringBuilder text = new StringBuilder();
         config.forEach((key, value) -> text.append(key).append(" = ").append(value).append('\n'));
         return text.toString();
-    }
-
-    /** The settings as the command line's flags: {@code --key value}, a true switch {@code --key}. */
-    private static List<String> asFlags(Map<String, String> config) {
-        List<String> flags = new ArrayList<>();
-        config.forEach((key, value) -> {
-            if (value.equals("true")) {
-                flags.add("--" + key);
-            } else if (!value.equals("false")) {
-                flags.addAll(List.of("--" + key, value));
-            }
-        });
-        return flags;
     }
 
     private static List<String> shippedJavaOptions(Path root) throws IOException {

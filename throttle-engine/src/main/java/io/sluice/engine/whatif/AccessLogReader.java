@@ -11,7 +11,8 @@ import java.util.zip.GZIPInputStream;
 
 /**
  * Reads one access log line by line into {@link LogEntry}s, gzip or plain (told apart by the file's first
- * bytes, not its name). Lines are split in a large byte buffer and parsed in place; nothing is decoded
+ * bytes, not its name), NCSA combined or Sluice's JSON lines (told apart line by line: a log re-formatted by a
+ * reload holds both). Lines are split in a large byte buffer and parsed in place; nothing is decoded
  * but the fields kept.
  */
 final class AccessLogReader implements Closeable {
@@ -20,6 +21,7 @@ final class AccessLogReader implements Closeable {
     private final Counting raw;
     private final InputStream in;
     private final CombinedLogParser parser = new CombinedLogParser();
+    private final JsonLogParser json = new JsonLogParser();
     private final byte[] buffer = new byte[BUFFER];
     /** The line being read is longer than the buffer: it will be skipped. */
     private boolean overlong;
@@ -58,7 +60,8 @@ final class AccessLogReader implements Closeable {
                 continue; // blank line
             }
             lines++;
-            LogEntry entry = overlong ? null : parser.parse(buffer, lineStart, end);
+            LogEntry entry = overlong ? null : buffer[lineStart] == '{' ? json.parse(buffer, lineStart, end)
+                    : parser.parse(buffer, lineStart, end);
             overlong = false;
             if (entry != null) {
                 return entry;

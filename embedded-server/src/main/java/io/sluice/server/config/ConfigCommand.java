@@ -1,0 +1,119 @@
+package io.sluice.server.config;
+
+import io.sluice.server.Main;
+import io.sluice.server.ServerConfig;
+import io.sluice.server.state.StateDirectory;
+import io.sluice.server.state.StateException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code sluice-server config check}: the configuration file, checked without starting anything. */
+@Command(name = "config", description = "Work with the configuration file (docs/manual/command-line.md).",
+        mixinStandardHelpOptions = true, subcommands = ConfigCommand.Check.class)
+public final class ConfigCommand {
+
+    /** Like {@code nginx -t}: every problem as {@code FILE:LINE: message}, exit 1; else "configuration OK". */
+    @Command(name = "check", mixinStandardHelpOptions = true,
+            description = "Check a configuration file: every key is an option, every value fits it, the policy file "
+                    + "and the state directory are usable. Starts nothing. Exit 0 when it is fine, 1 otherwise.")
+    public static final class Check implements Callable<Integer> {
+        @Option(names = "--config", paramLabel = "FILE", description = "The file to check (default: ${DEFAULT-VALUE}).",
+                defaultValue = "/etc/sluice/sluice.conf")
+        Path path;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            List<ConfigProblem> problems = problems(path);
+            if (problems.isEmpty()) {
+                spec.commandLine().getOut().println(path + ": configuration OK");
+                return 0;
+            }
+            PrintWriter err = spec.commandLine().getErr();
+            problems.forEach(err::println);
+            err.println(path + ": configuration has " + problems.size() + (problems.size() == 1 ? " problem"
+                    : " problems"));
+            return 1;
+        }
+    }
+
+    private ConfigCommand() {
+    }
+
+    /** Everything wrong with the configuration {@code path} holds, in file order; empty when it is fine. */
+    static List<ConfigProblem> problems(Path path) {
+        ConfigFile file;
+        try {
+            file = ConfigFile.read(path);
+        } catch (ConfigException e) {
+            return e.problems();
+        }
+        List<ConfigProblem> problems = new ArrayList<>(Main.validator().check(file));
+        if (!problems.isEmpty()) {
+            return problems; // the whole is checked once each line is right
+        }
+        ServerConfig config;
+        try {
+            config = Main.configuredBy(file);
+        } catch (CommandLine.ParameterException | IllegalArgumentException e) {
+            return List.of(new ConfigProblem(path, 0, e.getMessage()));
+        }
+        if (config.initialPolicy() != null) {
+            policy(config.initialPolicy(), "policy file", file, problems);
+        }
+        state(config.stateDir(), file, problems);
+        return problems;
+    }
+
+    private static void policy(Path policy, String what, ConfigFile file, List<ConfigProblem> problems) {
+        try {
+            StateDirectory.read(policy, what);
+        } catch (StateException e) {
+            problems.add(new ConfigProblem(file.path(), line(file, "policy"), e.getMessage()));
+        }
+    }
+
+    /**
+     * The state directory: a writable directory (holding a valid policy if it holds one), or one that can be created.
+     * Writable means for whoever runs the check: run it as the service's user for the answer that counts.
+     */
+    private static void state(Path dir, ConfigFile file, List<ConfigProblem> problems) {
+        int line = line(file, "state");
+        if (Files.exists(dir)) {
+            if (!Files.isDirectory(dir)) {
+                problems.add(new ConfigProblem(file.path(), line, "state directory " + dir + " is not a directory"));
+            } else if (!Files.isWritable(dir)) {
+                problems.add(new ConfigProblem(file.path(), line, "state directory " + dir + " is not writable"));
+            } else if (Files.exists(dir.resolve("policy.json"))) {
+                try {
+                    StateDirectory.read(dir.resolve("policy.json"), "state file");
+                } catch (StateException e) {
+                    problems.add(new ConfigProblem(file.path(), line, e.getMessage()));
+                }
+            }
+            return;
+        }
+        Path parent = dir.toAbsolutePath().getParent();
+        while (parent != null && !Files.exists(parent)) {
+            parent = parent.getParent();
+        }
+        if (parent == null || !Files.isDirectory(parent) || !Files.isWritable(parent)) {
+            problems.add(new ConfigProblem(file.path(), line, "state directory " + dir + " does not exist and cannot "
+                    + "be created" + (parent == null ? "" : " in " + parent)));
+        }
+    }
+
+    private static int line(ConfigFile file, String key) {
+        ConfigFile.Entry entry = file.get(key);
+        return entry == null ? 0 : entry.line();
+    }
+}
