@@ -22,7 +22,7 @@ final class DomainState {
      * the site and only lets a burst through later, so it waits (BBR calls such samples app-limited).
      */
     static final double APP_LIMITED_GAPS = 1.5;
-    /** See {@link RateLearner#MAX_RISE_PER_REQUEST}. */
+    /** {@link RateLearner#MAX_RISE_PER_REQUEST}, here too because the tests that measure the climb read it here. */
     static final double MAX_RISE_PER_REQUEST = RateLearner.MAX_RISE_PER_REQUEST;
     /** Longest Retry-After obeyed; a larger one is a misconfigured site, not a day-long ban. */
     static final long MAX_RETRY_AFTER_SECONDS = 86_400;

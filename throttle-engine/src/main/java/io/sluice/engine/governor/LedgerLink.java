@@ -70,6 +70,7 @@ final class LedgerLink {
         degraded(shared, describe(failure));
     }
 
+    /** This node paces alone at {@code 1 / nodes}, for {@code reason}. */
     void degraded(DomainLedger shared, String reason) {
         Pacing was = pacing;
         if (was.mode() != Pacing.Mode.DEGRADED || was.nodes() != shared.nodes()) {
