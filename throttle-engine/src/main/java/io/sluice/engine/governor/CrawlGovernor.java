@@ -1,30 +1,15 @@
 package io.sluice.engine.governor;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
-import com.github.benmanes.caffeine.cache.Expiry;
 import io.sluice.engine.policy.GovernorPolicy;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.Deque;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
@@ -43,6 +28,11 @@ import java.util.random.RandomGenerator;
  * outlive that state (given-up marks, operator minimum delays) is capped too: past
  * {@link Capacity#givenUp()} marks the oldest is forgotten; past {@link Capacity#minDelays()} delays an
  * operator must remove one before setting another.
+ *
+ * <p>This class answers the calls; its parts each have one job: {@link DomainState} (one domain: grant path and
+ * judging, with {@link DomainPace}, {@link Block}, {@link RateLearner}), {@link DomainTable} (the bounded set of
+ * domains), {@link OperatorSettings} (what is saved), {@link AnyDomainChoice} (a permit for any of several
+ * domains), {@link LedgerLink} (the shared ledger in cluster mode) and {@link GovernorAlerts}.
  */
 public final class CrawlGovernor {
     /** Domains one permit call may name at most (a worker's frontier slice). */
@@ -53,26 +43,13 @@ public final class CrawlGovernor {
     public static final int DEFAULT_MAX_DOMAINS = 100_000;
     /** Given-up marks and operator minimum delays kept at most by default, each. */
     public static final int DEFAULT_MAX_SETTINGS = 10_000;
-    static final int MAX_ALERTS = 100;
-    /** A domain nobody asked about for this long is forgotten (unless it is blocked longer). */
-    static final Duration IDLE = Duration.ofHours(1);
-    /** An operator's change waits at most this for the shared ledger (which gives up at its own deadline). */
-    static final Duration LEDGER_PATIENCE = Duration.ofSeconds(2);
-    private static final System.Logger LOG = System.getLogger(CrawlGovernor.class.getName());
 
-    private final InstantSource clock;
-    private final Supplier<GovernorPolicy> policy;
+    private final GovernorClock clock;
     private final RandomGenerator random;
-    private final Cache<String, DomainState> domains;
-    private final Map<String, DomainSettings> settings = new ConcurrentHashMap<>();
-    private final Deque<GovernorAlert> alerts = new ArrayDeque<>();
-    private final AtomicLong alertIds = new AtomicLong();
-    private final Capacity capacity;
-    private final List<Runnable> settingsListeners = new CopyOnWriteArrayList<>();
-    private final List<Consumer<GovernorAlert>> alertListeners = new CopyOnWriteArrayList<>();
-    private volatile GovernorPolicy lastPolicy;
-    private volatile DomainLedger ledger;
-    private volatile Pacing pacing;
+    private final OperatorSettings settings;
+    private final DomainTable domains;
+    private final GovernorAlerts alerts = new GovernorAlerts();
+    private final LedgerLink link;
 
     /**
      * How much the governor keeps at most.
@@ -100,25 +77,11 @@ public final class CrawlGovernor {
      */
     public CrawlGovernor(InstantSource clock, Supplier<GovernorPolicy> policy, RandomGenerator random,
             Capacity capacity, Map<String, DomainSettings> saved) {
-        this.clock = clock;
-        this.capacity = capacity;
-        this.policy = policy;
+        this.clock = new GovernorClock(clock);
         this.random = random;
-        this.lastPolicy = policy.get();
-        this.pacing = Pacing.local(clock.instant());
-        saved.forEach((domain, value) -> {
-            if (!value.isNone()) {
-                settings.put(DomainNames.normalise(domain), value);
-            }
-        });
-        this.domains = Caffeine.newBuilder()
-                .maximumSize(capacity.domains())
-                // Maintenance (eviction) on the calling thread: the bound holds after every call, and the
-                // governor starts no threads of its own.
-                .executor(Runnable::run)
-                .ticker(() -> micros() * 1_000)
-                .expireAfter(new IdleUnlessBlocked())
-                .build();
+        this.settings = new OperatorSettings(saved, capacity.givenUp(), capacity.minDelays());
+        this.domains = new DomainTable(capacity.domains(), policy, settings, this.clock);
+        this.link = new LedgerLink(this.clock, random);
     }
 
     public static CrawlGovernor create(InstantSource clock, Supplier<GovernorPolicy> policy) {
@@ -131,8 +94,8 @@ public final class CrawlGovernor {
      * @throws IllegalArgumentException when {@code domain} is not a host name
      */
     public Permit acquire(String domain) {
-        GovernorPolicy current = currentPolicy();
-        return state(DomainNames.normalise(domain), current).acquire(micros(), current);
+        GovernorPolicy current = domains.policy();
+        return domains.state(DomainNames.normalise(domain), current).acquire(clock.micros(), current);
     }
 
     /**
@@ -143,25 +106,24 @@ public final class CrawlGovernor {
      * @throws IllegalArgumentException when {@code domain} is not a host name
      */
     public CompletionStage<Permit> acquireAsync(String domain) {
-        DomainLedger shared = ledger;
+        DomainLedger shared = link.ledger();
         if (shared == null) {
             return CompletableFuture.completedFuture(acquire(domain));
         }
-        GovernorPolicy current = currentPolicy();
+        GovernorPolicy current = domains.policy();
         String name = DomainNames.normalise(domain);
-        DomainState state = state(name, current);
-        if (!shared.available()) {
-            degraded(shared, shared.unavailableReason());
-            return CompletableFuture.completedFuture(state.acquire(micros(), current, shared.nodes()));
+        DomainState state = domains.state(name, current);
+        if (!link.reachable(shared)) {
+            return CompletableFuture.completedFuture(state.acquire(clock.micros(), current, shared.nodes()));
         }
-        return shared.acquire(name, context(state, current)).handle((answer, failure) -> {
+        return shared.acquire(name, link.context(state, current)).handle((answer, failure) -> {
             if (failure != null) {
-                degraded(shared, describe(failure));
-                return state.acquire(micros(), current, shared.nodes());
+                link.failed(shared, failure);
+                return state.acquire(clock.micros(), current, shared.nodes());
             }
-            clustered(shared);
+            link.answered(shared);
             mirrorGivenUp(name, state, answer);
-            return state.mirrorPermit(answer, micros());
+            return state.mirrorPermit(answer, clock.micros());
         });
     }
 
@@ -174,29 +136,28 @@ public final class CrawlGovernor {
      *         cluster's state unreachable: the other nodes do not know about it)
      */
     public CompletionStage<Pacing.Mode> reportAsync(Feedback feedback) {
-        DomainLedger shared = ledger;
+        DomainLedger shared = link.ledger();
         if (shared == null) {
             report(feedback);
             return CompletableFuture.completedFuture(Pacing.Mode.LOCAL);
         }
-        GovernorPolicy current = currentPolicy();
+        GovernorPolicy current = domains.policy();
         String domain = DomainNames.normalise(feedback.domain());
-        DomainState state = state(domain, current);
-        long now = micros();
+        DomainState state = domains.state(domain, current);
+        long now = clock.micros();
         Observation seen = state.observe(feedback, now, current);
-        if (!shared.available()) {
-            degraded(shared, shared.unavailableReason());
+        if (!link.reachable(shared)) {
             judgeHere(domain, state, seen, feedback, current);
             return CompletableFuture.completedFuture(Pacing.Mode.DEGRADED);
         }
-        return shared.report(domain, seen, context(state, current)).handle((answer, failure) -> {
+        return shared.report(domain, seen, link.context(state, current)).handle((answer, failure) -> {
             if (failure != null) {
-                degraded(shared, describe(failure));
+                link.failed(shared, failure);
                 judgeHere(domain, state, seen, feedback, current);
                 return Pacing.Mode.DEGRADED;
             }
-            clustered(shared);
-            state.mirror(answer, micros());
+            link.answered(shared);
+            state.mirror(answer, clock.micros());
             if (answer.gaveUpNow()) {
                 state.mirrorGivenUp(true);
                 giveUp(domain, feedback, current); // this node's report gave it up: the cluster's one alert
@@ -217,8 +178,8 @@ public final class CrawlGovernor {
      *                                  names something that is not a host name
      */
     public Permit acquireAny(List<String> domains) {
-        GovernorPolicy current = currentPolicy();
-        return anyOf(states(domains, current), micros(), current, 1);
+        GovernorPolicy current = this.domains.policy();
+        return AnyDomainChoice.choose(states(domains, current), clock.micros(), current, 1);
     }
 
     /**
@@ -229,92 +190,42 @@ public final class CrawlGovernor {
      * @throws IllegalArgumentException as {@link #acquireAny}
      */
     public CompletionStage<Permit> acquireAnyAsync(List<String> domains) {
-        DomainLedger shared = ledger;
+        DomainLedger shared = link.ledger();
         if (shared == null) {
             return CompletableFuture.completedFuture(acquireAny(domains));
         }
-        GovernorPolicy current = currentPolicy();
+        GovernorPolicy current = this.domains.policy();
         List<DomainState> states = states(domains, current);
-        if (!shared.available()) {
-            degraded(shared, shared.unavailableReason());
-            return CompletableFuture.completedFuture(anyOf(states, micros(), current, shared.nodes()));
+        if (!link.reachable(shared)) {
+            return CompletableFuture.completedFuture(AnyDomainChoice.choose(states, clock.micros(), current,
+                    shared.nodes()));
         }
         List<String> names = states.stream().map(state -> state.domain).toList();
-        List<LedgerContext> contexts = states.stream().map(state -> context(state, current)).toList();
+        List<LedgerContext> contexts = states.stream().map(state -> link.context(state, current)).toList();
         return shared.acquireAny(names, contexts).handle((choice, failure) -> {
             if (failure != null || choice.index() < 0 || choice.index() >= states.size()) {
-                degraded(shared, failure != null ? describe(failure) : "the cluster chose no domain asked about");
-                return anyOf(states, micros(), current, shared.nodes());
+                if (failure != null) {
+                    link.failed(shared, failure);
+                } else {
+                    link.degraded(shared, "the cluster chose no domain asked about");
+                }
+                return AnyDomainChoice.choose(states, clock.micros(), current, shared.nodes());
             }
-            clustered(shared);
-            long now = micros();
+            link.answered(shared);
+            long now = clock.micros();
             DomainState chosen = states.get(choice.index());
             mirrorGivenUp(chosen.domain, chosen, choice.answer());
-            for (DomainState other : states) {
-                if (other != chosen) {
-                    other.wanted(now);
-                }
-            }
+            AnyDomainChoice.othersWanted(states, chosen, now);
             return chosen.mirrorPermit(choice.answer(), now);
         });
     }
 
-    private List<DomainState> states(List<String> domains, GovernorPolicy current) {
-        if (domains == null || domains.isEmpty()) {
-            throw new IllegalArgumentException("name at least one domain");
-        }
-        if (domains.size() > MAX_PERMIT_DOMAINS) {
-            throw new IllegalArgumentException("at most " + MAX_PERMIT_DOMAINS + " domains in one permit call, was "
-                    + domains.size());
-        }
-        LinkedHashSet<String> names = new LinkedHashSet<>();
-        for (String domain : domains) {
-            names.add(DomainNames.normalise(domain));
-        }
-        List<DomainState> states = new ArrayList<>(names.size());
-        for (String name : names) {
-            states.add(state(name, current));
+    private List<DomainState> states(List<String> names, GovernorPolicy current) {
+        List<DomainState> states = new ArrayList<>();
+        for (String name : AnyDomainChoice.names(names)) {
+            states.add(domains.state(name, current));
         }
         return states;
-    }
-
-    /**
-     * The earliest ready of {@code states} gets the permit; one that loses its slot to another worker between
-     * the look and the take (or whose breaker has no trial left) passes it to the next ready one.
-     */
-    private static Permit anyOf(List<DomainState> states, long now, GovernorPolicy policy, int share) {
-        List<DomainState> order = new ArrayList<>(states.size());
-        List<Long> readyAt = new ArrayList<>(states.size());
-        for (DomainState state : states) {
-            long at = state.readyAt();
-            int i = 0;
-            while (i < order.size() && readyAt.get(i) <= at) {
-                i++; // stable: a tie keeps the order the worker gave
-            }
-            order.add(i, state);
-            readyAt.add(i, at);
-        }
-        Permit answer = null;
-        DomainState granted = null;
-        for (int i = 0; i < order.size(); i++) {
-            if (answer != null && readyAt.get(i) > now) {
-                break;
-            }
-            Permit permit = order.get(i).acquire(now, policy, share);
-            if (answer == null || permit.granted()) {
-                answer = permit;
-            }
-            if (permit.granted()) {
-                granted = order.get(i);
-                break;
-            }
-        }
-        for (DomainState state : states) {
-            if (state != granted) {
-                state.wanted(now);
-            }
-        }
-        return answer;
     }
 
     /**
@@ -322,42 +233,36 @@ public final class CrawlGovernor {
      * learned so far stays as its copy, what it paces on when the ledger cannot be reached.
      */
     public void shareWith(DomainLedger shared) {
-        this.ledger = shared;
-        Pacing now = new Pacing(Pacing.Mode.CLUSTER, shared.nodes(), "pace shared by the cluster", clock.instant());
-        this.pacing = now;
+        link.shareWith(shared);
     }
 
     /** Where the pace is decided now: this node alone, the cluster, or this node while the cluster is away. */
     public Pacing pacing() {
-        return pacing;
+        return link.pacing();
     }
 
     /** Learns from what a worker saw. */
     public void report(Feedback feedback) {
-        GovernorPolicy current = currentPolicy();
+        GovernorPolicy current = domains.policy();
         String domain = DomainNames.normalise(feedback.domain());
-        DomainState state = state(domain, current);
-        long now = micros();
+        DomainState state = domains.state(domain, current);
+        long now = clock.micros();
         if (state.feedback(feedback, now, current, random)) {
             giveUp(domain, feedback, current);
         }
-        long blocked = state.blockedUntil();
-        if (blocked > now) {
-            domains.policy().expireVariably().ifPresent(expiry -> expiry.setExpiresAfter(domain,
-                    Duration.ofNanos((blocked - now) * 1_000).plus(IDLE)));
-        }
+        domains.keepWhileBlocked(domain, state, now);
     }
 
     /** Sets the domain's current rate; adaptation goes on from there. */
     public DomainView setRate(String domain, double requestsPerSecond) {
-        GovernorPolicy current = currentPolicy();
+        GovernorPolicy current = domains.policy();
         if (!(requestsPerSecond >= current.minRate() && requestsPerSecond <= current.maxRate())) {
             throw new IllegalArgumentException("rate must be between governor.minRate (" + current.minRate()
                     + ") and governor.maxRate (" + current.maxRate() + ") requests per second, was "
                     + requestsPerSecond);
         }
         String name = DomainNames.normalise(domain);
-        state(name, current).setOperatorRate(requestsPerSecond);
+        domains.state(name, current).setOperatorRate(requestsPerSecond);
         shareChange(name, new LedgerChange(LedgerChange.Kind.RATE, requestsPerSecond));
         return view(name);
     }
@@ -368,15 +273,8 @@ public final class CrawlGovernor {
             throw new IllegalArgumentException("minimum delay must be between 0 and 86400000 ms, was " + millis);
         }
         String name = DomainNames.normalise(domain);
-        synchronized (settings) {
-            boolean adds = millis > 0 && settings.getOrDefault(name, DomainSettings.NONE).minDelayMillis() == 0;
-            if (adds && count(DomainSettings::hasMinDelay) >= capacity.minDelays()) {
-                throw new IllegalArgumentException("at most " + capacity.minDelays() + " domains can have a "
-                        + "minimum delay; remove one (set it to 0) first");
-            }
-            updateSettings(name, current -> current.withMinDelay(millis));
-        }
-        state(name, currentPolicy()).setOperatorMinDelay(millis * 1_000);
+        settings.setMinDelay(name, millis);
+        domains.state(name, domains.policy()).setOperatorMinDelay(millis * 1_000);
         shareChange(name, new LedgerChange(LedgerChange.Kind.MIN_DELAY, millis * 1_000));
         return view(name);
     }
@@ -384,8 +282,8 @@ public final class CrawlGovernor {
     /** Forgets what was learned about the domain (rate, blocks, backoff, breaker, statuses). */
     public DomainView reset(String domain) {
         String name = DomainNames.normalise(domain);
-        GovernorPolicy current = currentPolicy();
-        state(name, current).reset(current.initialRate());
+        GovernorPolicy current = domains.policy();
+        domains.state(name, current).reset(current.initialRate());
         shareChange(name, new LedgerChange(LedgerChange.Kind.RESET, 0));
         return view(name);
     }
@@ -393,72 +291,52 @@ public final class CrawlGovernor {
     /** Brings a given-up domain back. Saved. */
     public DomainView revive(String domain) {
         String name = DomainNames.normalise(domain);
-        state(name, currentPolicy()).revive();
-        synchronized (settings) {
-            updateSettings(name, current -> current.withGivenUp(null, null));
-        }
+        domains.state(name, domains.policy()).revive();
+        settings.revive(name);
         shareChange(name, new LedgerChange(LedgerChange.Kind.REVIVE, 0));
         return view(name);
     }
 
     /** The domain as the console shows it, if the governor knows it. */
     public Optional<DomainView> domain(String domain) {
-        String name = DomainNames.normalise(domain);
-        DomainState state = domains.getIfPresent(name);
-        return state == null ? Optional.empty() : Optional.of(state.view(micros(), this::instant));
+        DomainState state = domains.ifPresent(DomainNames.normalise(domain));
+        return state == null ? Optional.empty() : Optional.of(state.view(clock.micros(), GovernorClock::toInstant));
     }
 
     public GovernorSnapshot snapshot() {
-        long now = micros();
+        long now = clock.micros();
         List<DomainView> views = new ArrayList<>();
-        for (DomainState state : domains.asMap().values()) {
-            views.add(state.view(now, this::instant));
+        for (DomainState state : domains.all()) {
+            views.add(state.view(now, GovernorClock::toInstant));
         }
-        views.sort(Comparator.comparingInt(CrawlGovernor::attention).reversed()
-                .thenComparing(Comparator.comparingLong(DomainView::granted).reversed())
-                .thenComparing(DomainView::domain));
-        List<GovernorAlert> newestFirst;
-        synchronized (alerts) {
-            newestFirst = new ArrayList<>(alerts);
-        }
-        return new GovernorSnapshot(instant(now), domains.estimatedSize(),
-                views.subList(0, Math.min(SNAPSHOT_DOMAINS, views.size())), newestFirst, pacing);
+        views.sort(SnapshotOrder.ATTENTION_FIRST);
+        List<GovernorAlert> newestFirst = alerts.newestFirst();
+        return new GovernorSnapshot(GovernorClock.toInstant(now), domains.estimatedSize(),
+                views.subList(0, Math.min(SNAPSHOT_DOMAINS, views.size())), newestFirst, link.pacing());
     }
 
     /** The saved settings, sorted by domain. */
     public Map<String, DomainSettings> settings() {
-        return new TreeMap<>(settings);
+        return settings.sorted();
     }
 
     /** Called after each change of the settings, to save them (read them with {@link #settings()}). */
     public void onSettingsChanged(Runnable listener) {
-        settingsListeners.add(listener);
+        settings.onChanged(listener);
     }
 
     /** Called once per give-up. */
     public void onAlert(Consumer<GovernorAlert> listener) {
-        alertListeners.add(listener);
+        alerts.onAlert(listener);
     }
 
     private void judgeHere(String domain, DomainState state, Observation seen, Feedback feedback,
             GovernorPolicy current) {
-        long now = micros();
+        long now = clock.micros();
         if (state.judge(seen, now, current, random)) {
             giveUp(domain, feedback, current);
         }
-        long blocked = state.blockedUntil();
-        if (blocked > now) {
-            domains.policy().expireVariably().ifPresent(expiry -> expiry.setExpiresAfter(domain,
-                    Duration.ofNanos((blocked - now) * 1_000).plus(IDLE)));
-        }
-    }
-
-    private LedgerContext context(DomainState state, GovernorPolicy current) {
-        double jitter;
-        synchronized (random) {
-            jitter = random.nextDouble();
-        }
-        return new LedgerContext(current, state.floorMicros(), state.givenUp(), jitter);
+        domains.keepWhileBlocked(domain, state, now);
     }
 
     /**
@@ -471,166 +349,34 @@ public final class CrawlGovernor {
         }
         state.mirrorGivenUp(answer.givenUp());
         Instant at = clock.instant();
-        synchronized (settings) {
-            updateSettings(domain, value -> answer.givenUp()
-                    ? value.withGivenUp(at, "given up by another node of the cluster (" + answer.consecutiveErrors()
-                            + " errors in a row); given up until an operator revives it")
-                    : value.withGivenUp(null, null));
+        if (answer.givenUp()) {
+            settings.givenUpElsewhere(domain, at, answer.consecutiveErrors());
+        } else {
+            settings.revive(domain);
         }
     }
 
     /** An operator's change, made here, for every node: bounded by the ledger's own deadline. */
     private void shareChange(String domain, LedgerChange change) {
-        DomainLedger shared = ledger;
+        DomainLedger shared = link.ledger();
         if (shared == null) {
             return;
         }
-        GovernorPolicy current = currentPolicy();
-        DomainState state = state(domain, current);
-        if (!shared.available()) {
-            degraded(shared, shared.unavailableReason());
-            return;
-        }
-        try {
-            LedgerAnswer answer = shared.change(domain, change, context(state, current)).toCompletableFuture()
-                    .get(LEDGER_PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
-            clustered(shared);
-            state.mirror(answer, micros());
-        } catch (ExecutionException | TimeoutException e) {
-            degraded(shared, describe(e));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        GovernorPolicy current = domains.policy();
+        link.change(shared, domain, change, domains.state(domain, current), current);
     }
 
-    private void clustered(DomainLedger shared) {
-        Pacing was = pacing;
-        if (was.mode() != Pacing.Mode.CLUSTER || was.nodes() != shared.nodes()) {
-            pacing = new Pacing(Pacing.Mode.CLUSTER, shared.nodes(), "pace shared by the cluster",
-                    was.mode() == Pacing.Mode.CLUSTER ? was.since() : clock.instant());
-            if (was.mode() != Pacing.Mode.CLUSTER) {
-                LOG.log(System.Logger.Level.INFO, "crawl governor: pacing with the cluster again");
-            }
-        }
-    }
-
-    private void degraded(DomainLedger shared, String reason) {
-        Pacing was = pacing;
-        if (was.mode() != Pacing.Mode.DEGRADED || was.nodes() != shared.nodes()) {
-            int nodes = shared.nodes();
-            pacing = new Pacing(Pacing.Mode.DEGRADED, nodes, reason + ": pacing alone at 1/" + nodes
-                    + " of each domain's rate", was.mode() == Pacing.Mode.DEGRADED ? was.since() : clock.instant());
-            if (was.mode() != Pacing.Mode.DEGRADED) {
-                LOG.log(System.Logger.Level.WARNING, "crawl governor: DEGRADED (" + reason + "): pacing alone at 1/"
-                        + nodes + " of each domain's rate until the cluster's state answers again");
-            }
-        }
-    }
-
-    private static String describe(Throwable failure) {
-        Throwable cause = failure;
-        while ((cause instanceof CompletionException || cause instanceof ExecutionException)
-                && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
-        String message = cause.getMessage();
-        return cause instanceof TimeoutException ? "the cluster's state did not answer in time"
-                : message == null ? cause.getClass().getSimpleName() : message;
-    }
-
-    private static int attention(DomainView view) {
-        if (view.givenUp()) {
-            return 3;
-        }
-        if (view.breaker() != BreakerState.CLOSED) {
-            return 2;
-        }
-        return view.blockedUntil() != null ? 1 : 0;
-    }
-
+    /** This node's judgement gave the domain up: saved, and the one alert. */
     private void giveUp(String domain, Feedback last, GovernorPolicy current) {
         Instant at = clock.instant();
         String message = current.giveUpAfterErrors() + " errors in a row (last: "
                 + (last.status() <= 0 ? "no response" : "HTTP " + last.status()) + "); given up until an operator"
                 + " revives it";
-        synchronized (settings) {
-            updateSettings(domain, value -> value.withGivenUp(at, message));
-            if (count(DomainSettings::givenUp) > capacity.givenUp()) {
-                settings.entrySet().stream().filter(entry -> entry.getValue().givenUp())
-                        .min(Comparator.comparing((Map.Entry<String, DomainSettings> entry) ->
-                                entry.getValue().givenUpAt()))
-                        .ifPresent(oldest -> updateSettings(oldest.getKey(), value -> value.withGivenUp(null, null)));
-            }
-        }
-        GovernorAlert alert = new GovernorAlert(alertIds.incrementAndGet(), at, domain, message);
-        synchronized (alerts) {
-            alerts.addFirst(alert);
-            while (alerts.size() > MAX_ALERTS) {
-                alerts.removeLast();
-            }
-        }
-        alertListeners.forEach(listener -> listener.accept(alert));
-    }
-
-    private void updateSettings(String domain, java.util.function.UnaryOperator<DomainSettings> change) {
-        settings.compute(domain, (key, value) -> {
-            DomainSettings next = change.apply(value == null ? DomainSettings.NONE : value);
-            return next.isNone() ? null : next;
-        });
-        settingsListeners.forEach(Runnable::run);
-    }
-
-    private long count(java.util.function.Predicate<DomainSettings> which) {
-        return settings.values().stream().filter(which).count();
+        settings.giveUp(domain, at, message);
+        alerts.raise(at, domain, message);
     }
 
     private DomainView view(String domain) {
-        return state(domain, currentPolicy()).view(micros(), this::instant);
-    }
-
-    private DomainState state(String domain, GovernorPolicy current) {
-        return domains.get(domain, name -> {
-            DomainSettings saved = settings.getOrDefault(name, DomainSettings.NONE);
-            return new DomainState(name, current.initialRate(), saved.minDelayMillis() * 1_000, saved.givenUp(),
-                    micros());
-        });
-    }
-
-    /** The policy for this call; after a live edit, every learned rate is first brought inside its bounds. */
-    private GovernorPolicy currentPolicy() {
-        GovernorPolicy current = policy.get();
-        if (current != lastPolicy) {
-            lastPolicy = current;
-            domains.asMap().values().forEach(state -> state.clamp(current));
-        }
-        return current;
-    }
-
-    private long micros() {
-        Instant now = clock.instant();
-        return now.getEpochSecond() * 1_000_000 + now.getNano() / 1_000;
-    }
-
-    private Instant instant(long micros) {
-        return Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000), Math.floorMod(micros, 1_000_000) * 1_000);
-    }
-
-    /** Forget a domain an hour after its last use, but never while a Retry-After or backoff holds. */
-    private static final class IdleUnlessBlocked implements Expiry<String, DomainState> {
-        @Override
-        public long expireAfterCreate(String key, DomainState value, long currentTime) {
-            return IDLE.toNanos();
-        }
-
-        @Override
-        public long expireAfterUpdate(String key, DomainState value, long currentTime, long currentDuration) {
-            return currentDuration;
-        }
-
-        @Override
-        public long expireAfterRead(String key, DomainState value, long currentTime, long currentDuration) {
-            long blockedNanos = (value.blockedUntil() - currentTime / 1_000) * 1_000;
-            return Math.max(IDLE.toNanos(), blockedNanos + IDLE.toNanos());
-        }
+        return domains.state(domain, domains.policy()).view(clock.micros(), GovernorClock::toInstant);
     }
 }

@@ -6,79 +6,43 @@ import java.util.function.LongFunction;
 import java.util.random.RandomGenerator;
 
 /**
- * What the governor knows about one domain. The grant path reads volatile gates and takes its slot
- * from the {@link Pacer} by compare-and-set; everything learned from feedback changes under the
- * object's lock. Times are microseconds of the governor's clock.
- *
- * <p>How the rate is learned: while workers want the domain (demand) and answers are healthy it
- * rises, geometrically in slow start (until the domain's first slow-down signal), additively after
- * it; a slow-down signal (a slow-down answer, or a {@link LatencySignal}) cuts it, once per round
- * trip. Climbing well above the rate of the last signal without a new one means the site has grown:
- * slow start again, so a capacity that rises is found in seconds, not minutes.
+ * What the governor knows about one domain, and its grant path: given up? blocked? breaker open? otherwise a
+ * slot from its {@link DomainPace}. The grant path reads volatile gates and takes its slot by compare-and-set;
+ * everything learned from feedback changes under the object's lock, judged here (breaker, {@link Block},
+ * errors in a row, give-up) with the rate learned by its {@link RateLearner}. Times are microseconds of the
+ * governor's clock.
  */
 final class DomainState {
     private static final long SECOND = 1_000_000;
     /** A demand seen this recently (or within two intervals) counts as "workers are waiting for this domain". */
     private static final long BUSY_WINDOW = 2 * SECOND;
     /**
-     * Above the rate of the last slow-down signal by this factor, without a new signal, the site has
-     * grown: probe geometrically again. The additive sawtooth under a steady capacity stays below it.
-     */
-    static final double PROBE_ABOVE_LAST_SIGNAL = 1.25;
-    /**
      * Grants further apart than this many intervals (on a moving average) mean the pacer is not the
      * limit: the workers are (all busy with slow answers). Raising the rate then teaches nothing about
      * the site and only lets a burst through later, so it waits (BBR calls such samples app-limited).
      */
     static final double APP_LIMITED_GAPS = 1.5;
-    /**
-     * The additive increase gains at most this share of the rate per request the rate lets through, so a
-     * small site is probed as gently, per request, as a large one (at 0.1 req/s per second a 1 req/s site
-     * would climb 10% a second and see a slow-down one request in four). Above 4.5 req/s
-     * {@code increasePerSecond} is the smaller.
-     */
-    static final double MAX_RISE_PER_REQUEST = 0.005;
-    /** Below this share of the rate of the last signal the climb is {@link #RECOVERY_SPEED} times faster. */
-    static final double RECOVER_TO = 0.95;
-    static final double RECOVERY_SPEED = 4;
-    /** Above it, probing for more, this share of the usual climb. */
-    static final double PROBE_SPEED = 0.2;
+    /** {@link RateLearner#MAX_RISE_PER_REQUEST}, here too because the tests that measure the climb read it here. */
+    static final double MAX_RISE_PER_REQUEST = RateLearner.MAX_RISE_PER_REQUEST;
     /** Longest Retry-After obeyed; a larger one is a misconfigured site, not a day-long ban. */
     static final long MAX_RETRY_AFTER_SECONDS = 86_400;
 
     final String domain;
-    private final Pacer pacer = new Pacer();
+    private final DomainPace pace;
+    private final Block block = new Block();
+    private final RateLearner learner = new RateLearner();
     private final CircuitBreaker breaker = new CircuitBreaker();
     private final StatusHistory statuses = new StatusHistory();
     private final LatencySignal latency = new LatencySignal();
 
-    private volatile double rate;
-    private volatile long intervalMicros;
-    private volatile long minDelayMicros;
-    private volatile long crawlDelayMicros;
-    private volatile long blockedUntil = Long.MIN_VALUE;
-    private volatile PermitReason blockReason;
     private volatile boolean breakerClosed = true;
     private volatile boolean givenUp;
     private volatile long lastDemand = Long.MIN_VALUE;
     private volatile long lastSeen;
 
-    private long lastIncrease = Long.MIN_VALUE;
     private long lastGrant = Long.MIN_VALUE;
     private double grantGap;
-    private long lastDecrease = Long.MIN_VALUE;
-    private int backoffLevel;
-    private long lastBackoffEnd = Long.MIN_VALUE;
-    /**
-     * The last cut answered a slow-down answer (not a latency signal): the climb back to just under the rate
-     * it came from is fast. After a latency signal it is not: that rate was building a queue.
-     */
-    private boolean recoverFast;
-    /** A healthy answer came since the last slow-down: the next slow-down is one the rate cut answers. */
-    private boolean healthySinceSlowDown = true;
     private int consecutiveErrors;
-    private boolean slowStart = true;
-    private double lastSignalRate = Double.NaN;
     private boolean servedBefore;
     private long granted;
     private long denied;
@@ -90,10 +54,9 @@ final class DomainState {
 
     DomainState(String domain, double initialRate, long operatorMinDelayMicros, boolean givenUp, long now) {
         this.domain = domain;
-        this.minDelayMicros = operatorMinDelayMicros;
         this.givenUp = givenUp;
         this.lastSeen = now;
-        setRate(initialRate);
+        this.pace = new DomainPace(initialRate, operatorMinDelayMicros);
     }
 
     Permit acquire(long now, GovernorPolicy policy) {
@@ -109,9 +72,9 @@ final class DomainState {
         if (givenUp) {
             return Permit.givenUp(domain);
         }
-        long blocked = blockedUntil;
+        long blocked = block.until();
         if (now < blocked) {
-            return deny(now, Permit.waitFor(domain, blocked - now, blockReason));
+            return deny(now, Permit.waitFor(domain, blocked - now, block.reason()));
         }
         boolean trial = false;
         if (!breakerClosed) {
@@ -123,9 +86,9 @@ final class DomainState {
                 trial = breaker.state() == BreakerState.HALF_OPEN;
             }
         }
-        long interval = intervalMicros * Math.max(1, share);
-        long slot = pacer.nextSlot();
-        long wait = pacer.tryAcquire(now, interval);
+        long interval = pace.intervalMicros() * Math.max(1, share);
+        long slot = pace.nextSlot();
+        long wait = pace.tryAcquire(now, interval);
         if (wait > 0) {
             if (trial) {
                 synchronized (this) {
@@ -146,13 +109,13 @@ final class DomainState {
     /**
      * When a permit could be granted next: the next slot, or the end of a block or of an open breaker,
      * whichever is later ({@code Long.MIN_VALUE} for a domain never granted); {@code Long.MAX_VALUE} when
-     * given up. What {@link CrawlGovernor#acquireAny} orders the domains it is asked about by.
+     * given up. What {@link AnyDomainChoice} orders the domains it is asked about by.
      */
     synchronized long readyAt() {
         if (givenUp) {
             return Long.MAX_VALUE;
         }
-        long at = Math.max(pacer.nextSlot(), blockedUntil);
+        long at = Math.max(pace.nextSlot(), block.until());
         return breaker.state() == BreakerState.OPEN ? Math.max(at, breaker.openUntil()) : at;
     }
 
@@ -200,9 +163,8 @@ final class DomainState {
         statuses.add(feedback.status());
         Long crawlDelay = null;
         if (feedback.crawlDelaySeconds() != null) {
-            crawlDelayMicros = Math.round(feedback.crawlDelaySeconds() * SECOND);
-            crawlDelay = crawlDelayMicros;
-            applyInterval();
+            pace.setCrawlDelay(Math.round(feedback.crawlDelaySeconds() * SECOND));
+            crawlDelay = pace.crawlDelayMicros();
         }
         int status = feedback.status();
         boolean error = feedback.isError();
@@ -232,36 +194,28 @@ final class DomainState {
         // A slow-down the rate cut answers is AIMD at work, not an incident: no backoff, and no error for the
         // breaker. A small site crawled near its capacity gives one now and then (docs/manual/governor.md,
         // "AIMD, backoff, breaker and give-up").
-        boolean incident = slowDown && !absorbedByCut(now);
+        boolean incident = slowDown && !learner.absorbedByCut(now, pace, block.lastBackoffEnd());
         if (breaker.record(now, error || incident, policy)) {
             breakerClosed = false;
         } else if (breaker.state() == BreakerState.CLOSED) {
             breakerClosed = true;
         }
         if (seen.retryAfterSeconds() != null) {
-            long until = now + seen.retryAfterSeconds() * SECOND;
-            if (until > blockedUntil) {
-                blockedUntil = until;
-                blockReason = PermitReason.RETRY_AFTER;
-            }
+            block.retryAfter(now, seen.retryAfterSeconds());
         } else if (incident) {
-            backOff(now, policy, random);
+            block.backOff(now, policy, random);
         }
         if (slowDown) {
-            healthySinceSlowDown = false;
-            recoverFast = true;
-            decrease(now, policy);
+            latency.signalled();
+            learner.slowedDown(now, policy, pace, delivered());
         } else if (!error) {
             consecutiveErrors = 0;
-            healthySinceSlowDown = true;
-            if (backoffLevel > 0 && now >= blockedUntil) {
-                backoffLevel--; // the incident is passing: each healthy answer after the block steps it down
-            }
+            block.healthy(now);
             if (seen.latencySignal()) {
-                recoverFast = false;
-                decrease(now, policy);
+                latency.signalled();
+                learner.queueBuilding(now, policy, pace, delivered());
             } else {
-                increase(now, policy);
+                learner.healthy(now, policy, pace, busy(now));
             }
         }
         if (error && ++consecutiveErrors >= policy.giveUpAfterErrors() && !givenUp) {
@@ -272,27 +226,6 @@ final class DomainState {
     }
 
     /**
-     * A slow-down the rate cut answers: the first since a healthy answer (the cut it brings is the answer),
-     * or one within the last cut's round trip (an answer to a request already in flight at that cut). One
-     * that follows a cut, after its round trip or after the backoff that came with it, with nothing healthy
-     * between, says the cut did not help: an incident.
-     */
-    private boolean absorbedByCut(long now) {
-        if (healthySinceSlowDown) {
-            return true;
-        }
-        boolean inFlightAtCut = lastDecrease != Long.MIN_VALUE && now - lastDecrease < cutCooldown();
-        boolean blockSinceCutOver = lastBackoffEnd != Long.MIN_VALUE && lastBackoffEnd >= lastDecrease
-                && now >= lastBackoffEnd;
-        return inFlightAtCut && !blockSinceCutOver;
-    }
-
-    /** Answers to requests already in flight at a cut arrive within this: max(1 s, two intervals). */
-    private long cutCooldown() {
-        return Math.max(SECOND, 2 * intervalMicros);
-    }
-
-    /**
      * What a site says when it means "slower": 429, 503, and a 403 from a domain that has served this
      * crawler before (a site that never served it is refusing it, not pacing it).
      */
@@ -300,81 +233,25 @@ final class DomainState {
         return status == 429 || status == 503 || status == 403 && servedBefore;
     }
 
-    /** A slow-down answer without Retry-After: block for a doubling, jittered, capped time. */
-    private void backOff(long now, GovernorPolicy policy, RandomGenerator random) {
-        if (now < blockedUntil) {
-            return; // an answer to a request sent before the block: the same incident
-        }
-        long forgive = policy.backoffForgiveSeconds() * SECOND;
-        backoffLevel = lastBackoffEnd != Long.MIN_VALUE && now - lastBackoffEnd <= forgive ? backoffLevel + 1 : 0;
-        long full = Math.min((long) policy.backoffBaseMillis() << Math.min(backoffLevel, 30),
-                policy.backoffMaxMillis()) * 1_000;
-        // "Equal jitter": at least half the backoff, so workers that were told the same thing spread out.
-        long block = full / 2 + random.nextLong(full / 2 + 1);
-        blockedUntil = now + block;
-        blockReason = PermitReason.BACKOFF;
-        lastBackoffEnd = blockedUntil;
-    }
-
-    /** A healthy answer while workers want the domain: the rate rises with the time since the last change. */
-    private void increase(long now, GovernorPolicy policy) {
-        if (busy(now) && lastIncrease != Long.MIN_VALUE) {
-            double seconds = Math.min(now - lastIncrease, SECOND) / (double) SECOND;
-            if (!slowStart && rate > lastSignalRate * PROBE_ABOVE_LAST_SIGNAL) {
-                slowStart = true;
-            }
-            double doubling = policy.slowStartDoublingSeconds();
-            double next = slowStart && doubling > 0 ? rate * Math.pow(2, seconds / doubling)
-                    : rate + additivePerSecond(policy) * seconds;
-            setRate(policy.clampRate(next));
-        }
-        lastIncrease = now;
-    }
-
-    /**
-     * The additive climb. After a cut for a slow-down answer: fast back to just under the rate the cut came
-     * from (the site served nearly that a moment ago), slow above it, where the next slow-down waits; so a
-     * site spends its cycle near its capacity, not half of it climbing from the cut (as CUBIC does for TCP,
-     * RFC 9438). After a latency signal, the usual climb: that rate was building a queue.
-     */
-    private double additivePerSecond(GovernorPolicy policy) {
-        double perSecond = Math.min(policy.increasePerSecond(), MAX_RISE_PER_REQUEST * rate * rate);
-        if (!recoverFast || Double.isNaN(lastSignalRate)) {
-            return perSecond;
-        }
-        return rate < RECOVER_TO * lastSignalRate ? RECOVERY_SPEED * perSecond : PROBE_SPEED * perSecond;
+    /** What actually went through lately, requests per second: the rate until grants have a measured gap. */
+    private double delivered() {
+        return lastGrant == Long.MIN_VALUE || grantGap <= 0 ? pace.rate() : SECOND / grantGap;
     }
 
     /** Workers want the domain, and the pacer, not the workers, is what holds them back. */
     private boolean busy(long now) {
         long demand = lastDemand;
-        if (demand == Long.MIN_VALUE || now - demand > Math.max(BUSY_WINDOW, 2 * intervalMicros)) {
+        long interval = pace.intervalMicros();
+        if (demand == Long.MIN_VALUE || now - demand > Math.max(BUSY_WINDOW, 2 * interval)) {
             return false;
         }
         double gap = lastGrant == Long.MIN_VALUE ? 0
                 : blockedSince(lastGrant) ? grantGap : Math.max(grantGap, now - lastGrant);
-        return gap <= APP_LIMITED_GAPS * intervalMicros;
+        return gap <= APP_LIMITED_GAPS * interval;
     }
 
     private boolean blockedSince(long time) {
-        return blockedUntil > time || breaker.state() != BreakerState.CLOSED && breaker.openUntil() > time;
-    }
-
-    /** A slow-down signal: slow start ends, and the rate is cut once per round trip. */
-    private void decrease(long now, GovernorPolicy policy) {
-        slowStart = false;
-        latency.signalled();
-        // Answers to requests already in flight at the cut say nothing new: one cut per round trip.
-        if (lastDecrease == Long.MIN_VALUE || now - lastDecrease >= cutCooldown()) {
-            // Cut from what actually went through when that is less than the rate (as TCP halves the
-            // data in flight, not an unused window, RFC 5681): a rate nobody could use says nothing.
-            double delivered = lastGrant == Long.MIN_VALUE || grantGap <= 0 ? rate : SECOND / grantGap;
-            double from = Math.min(rate, delivered);
-            lastSignalRate = from;
-            setRate(policy.clampRate(from * policy.decreaseFactor()));
-            lastDecrease = now;
-        }
-        lastIncrease = now;
+        return block.until() > time || breaker.state() != BreakerState.CLOSED && breaker.openUntil() > time;
     }
 
     /**
@@ -384,15 +261,12 @@ final class DomainState {
      * becomes unreachable. The given-up mark is the governor's to mirror (it is saved).
      */
     synchronized void mirror(LedgerAnswer answer, long now) {
-        rate = answer.rate();
-        intervalMicros = Math.max(1, answer.intervalMicros());
-        blockedUntil = answer.blockedForMicros() > 0 ? now + answer.blockedForMicros() : Long.MIN_VALUE;
-        blockReason = answer.blockedForMicros() > 0 ? answer.blockReason() : null;
+        pace.mirror(answer.rate(), answer.intervalMicros());
+        block.mirror(now, answer.blockedForMicros(), answer.blockReason(), answer.backoffLevel());
         breaker.mirror(answer.breaker(), now + Math.max(0, answer.breakerOpenForMicros()));
         breakerClosed = answer.breaker() == BreakerState.CLOSED;
-        backoffLevel = answer.backoffLevel();
         consecutiveErrors = answer.consecutiveErrors();
-        slowStart = answer.slowStart();
+        learner.mirrorSlowStart(answer.slowStart());
         if (answer.calls60s() >= 0) {
             clusterCalls = answer.calls60s();
             clusterErrors = answer.errors60s();
@@ -408,11 +282,11 @@ final class DomainState {
         }
         if (!answer.granted()) {
             if (answer.reason() == PermitReason.PACING) {
-                pacer.mirror(now + answer.waitMicros());
+                pace.mirrorSlot(now + answer.waitMicros());
             }
             return deny(now, Permit.waitFor(domain, answer.waitMicros(), answer.reason()));
         }
-        pacer.mirror(now + answer.intervalMicros());
+        pace.mirrorSlot(now + answer.intervalMicros());
         lastDemand = now;
         countGrant(now);
         return Permit.grant(domain);
@@ -420,7 +294,7 @@ final class DomainState {
 
     /** The longest of the delays this node knows (the operator's minimum delay, robots.txt), micros. */
     long floorMicros() {
-        return Math.max(minDelayMicros, crawlDelayMicros);
+        return pace.floorMicros();
     }
 
     synchronized void mirrorGivenUp(boolean value) {
@@ -432,65 +306,38 @@ final class DomainState {
 
     /** Keeps the learned rate inside the policy's bounds after a live edit. */
     synchronized void clamp(GovernorPolicy policy) {
+        double rate = pace.rate();
         double clamped = policy.clampRate(rate);
         if (clamped != rate) {
-            setRate(clamped);
+            pace.setRate(clamped);
         }
-    }
-
-    synchronized void setRate(double newRate) {
-        rate = newRate;
-        applyInterval();
     }
 
     /** An operator's rate: the operator knows something; adaptation goes on additively from there. */
     synchronized void setOperatorRate(double newRate) {
-        slowStart = false;
-        lastSignalRate = newRate;
-        setRate(newRate);
+        learner.operatorSet(newRate);
+        pace.setRate(newRate);
     }
 
     synchronized void setOperatorMinDelay(long micros) {
-        minDelayMicros = micros;
-        applyInterval();
-    }
-
-    private void applyInterval() {
-        long paced = (long) Math.ceil(SECOND / rate);
-        long interval = Math.max(paced, Math.max(minDelayMicros, crawlDelayMicros));
-        long old = intervalMicros;
-        intervalMicros = interval;
-        if (old != 0 && old != interval) {
-            pacer.respace(old, interval);
-        }
+        pace.setMinDelay(micros);
     }
 
     /** Forgets everything learned; keeps the operator's minimum delay and the given-up mark. */
     synchronized void reset(double initialRate) {
         clusterCalls = -1;
         clusterErrors = -1;
-        blockedUntil = Long.MIN_VALUE;
-        blockReason = null;
-        backoffLevel = 0;
-        lastBackoffEnd = Long.MIN_VALUE;
-        healthySinceSlowDown = true;
-        recoverFast = false;
-        lastIncrease = Long.MIN_VALUE;
-        lastDecrease = Long.MIN_VALUE;
+        block.clear();
+        learner.reset();
         latency.reset();
-        slowStart = true;
-        lastSignalRate = Double.NaN;
         servedBefore = false;
-        crawlDelayMicros = 0;
         breaker.close();
         breakerClosed = true;
         statuses.clear();
         consecutiveErrors = 0;
-        pacer.reset();
         lastGrant = Long.MIN_VALUE;
         grantGap = 0;
-        intervalMicros = 0;
-        setRate(initialRate);
+        pace.reset(initialRate);
     }
 
     /** An operator brings a given-up domain back, with a closed breaker and a clean error count. */
@@ -507,7 +354,7 @@ final class DomainState {
 
     /** Whether the domain holds something that must not be forgotten yet (a block). */
     long blockedUntil() {
-        return blockedUntil;
+        return block.until();
     }
 
     long lastSeen() {
@@ -515,14 +362,16 @@ final class DomainState {
     }
 
     synchronized DomainView view(long now, LongFunction<Instant> toInstant) {
-        long blocked = blockedUntil;
-        return new DomainView(domain, rate, SECOND / (double) intervalMicros, minDelayMicros / 1_000,
-                crawlDelayMicros / 1_000, breaker.state() == BreakerState.OPEN && now >= breaker.openUntil()
+        long blocked = block.until();
+        long interval = pace.intervalMicros();
+        return new DomainView(domain, pace.rate(), SECOND / (double) interval, pace.minDelayMicros() / 1_000,
+                pace.crawlDelayMicros() / 1_000, breaker.state() == BreakerState.OPEN && now >= breaker.openUntil()
                         ? BreakerState.HALF_OPEN : breaker.state(),
                 clusterCalls >= 0 ? clusterCalls : breaker.calls(now),
                 clusterErrors >= 0 ? clusterErrors : breaker.errors(now),
-                blocked > now ? toInstant.apply(blocked) : null, blocked > now ? blockReason : null,
-                backoffLevel, consecutiveErrors, givenUp, statuses.oldestFirst(),
-                granted, denied, responses, slowDowns, toInstant.apply(lastSeen), slowStart, latency.baseline());
+                blocked > now ? toInstant.apply(blocked) : null, blocked > now ? block.reason() : null,
+                block.backoffLevel(), consecutiveErrors, givenUp, statuses.oldestFirst(),
+                granted, denied, responses, slowDowns, toInstant.apply(lastSeen), learner.slowStart(),
+                latency.baseline());
     }
 }
