@@ -193,6 +193,7 @@ abstract class ClientStoreSpecification {
         assertThat(onB.detail()).isEqualTo(onA.detail());
         assertThat(onB.rateLimit().remaining()).isZero();
         served(decide(b, "192.0.2.2", CURL)); // another client has its own stack
+        served(decide(a, "192.0.2.1", WGET)); // so has another user agent of the same address
     }
 
     @Test
