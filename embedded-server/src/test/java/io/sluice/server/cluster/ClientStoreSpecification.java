@@ -495,6 +495,26 @@ abstract class ClientStoreSpecification {
     }
 
     @Test
+    void aRequestWaitingForTheLoadHoldsItsSlotAndCancellingItTwiceGivesItBackOnce() {
+        Policy policy = generous().withPerClient(new Policy.PerClient(2)).withLoad(new Policy.Load(1, 2, 500));
+        ThrottleEngine a = node("a", policy);
+        ThrottleEngine b = node("b", policy);
+        Decision.Admit upstream = admitted(decide(a, "198.51.100.1", CURL));
+        Decision.Wait first = waiting(decide(a, "192.0.2.1", CURL), Reason.LOAD);
+        Decision.Wait second = waiting(decide(a, "192.0.2.1", CURL), Reason.LOAD);
+        refused(decide(b, "192.0.2.1", CURL), Reason.CLIENT_CONCURRENCY); // both wait holding their slots
+
+        first.deferral().cancel(); // the client hung up
+        first.deferral().cancel();
+
+        Decision.Wait third = waiting(decide(a, "192.0.2.1", CURL), Reason.LOAD);
+        refused(decide(b, "192.0.2.1", CURL), Reason.CLIENT_CONCURRENCY);
+        upstream.admission().complete(200, 1_000);
+        served(second.deferral().resume());
+        served(third.deferral().resume());
+    }
+
+    @Test
     void loweringMaxConcurrentCutsNoRequestOffButRefusesTheNextUntilFewerRun() {
         Policy policy = generous().withPerClient(new Policy.PerClient(2));
         ThrottleEngine a = node("a", policy);
