@@ -329,6 +329,9 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
             }
             return;
         }
+        // a refusal this node remembers for the turn given back ended with it: the next crawler asks Redis
+        refused.remove(lease.crawler());
+        refused.remove(lease.anyCrawler());
         commands.incrementAndGet();
         RELEASE.<Long>run(on.link(), ScriptOutputType.INTEGER,
                 new String[] {lease.clientLeases(), lease.addressLeases(),

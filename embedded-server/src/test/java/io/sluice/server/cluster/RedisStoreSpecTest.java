@@ -6,6 +6,7 @@ import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.telemetry.ClusterState;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -36,7 +37,7 @@ class RedisStoreSpecTest extends ClientStoreSpecification {
     }
 
     @Override
-    ThrottleEngine node(String name, Policy policy) {
+    ThrottleEngine startNode(String name, Policy policy) {
         return nodes.computeIfAbsent(name, n -> {
             RedisClientStateStore store = new RedisClientStateStore(ClusterFixture.PATIENT, LEASE);
             ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), clock, policy, CLASSIFIER, null, store);
@@ -45,6 +46,11 @@ class RedisStoreSpecTest extends ClientStoreSpecification {
             ClusterFixture.awaitState(node, ClusterState.HEALTHY);
             return engine;
         });
+    }
+
+    @Override
+    Collection<ThrottleEngine> nodes() {
+        return nodes.values();
     }
 
     @Override
