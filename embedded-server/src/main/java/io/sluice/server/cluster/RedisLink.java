@@ -15,6 +15,7 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import java.time.Duration;
@@ -208,6 +209,33 @@ final class RedisLink implements AutoCloseable {
         }
         try {
             return command.apply(current).toCompletableFuture();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * PING, with the link's deadline. On a Redis Cluster every master that serves slots is asked, each on its own
+     * connection, and the answer is whole only when all answer: a master gone fails the probe until the cluster has
+     * failed its slots over and the topology read again says so, so the node is DEGRADED meanwhile rather than
+     * flapping between a healthy probe of another master and the failed calls of that master's clients.
+     */
+    CompletableFuture<Void> ping() {
+        StatefulConnection<String, String> current = connection;
+        if (!(current instanceof StatefulRedisClusterConnection<String, String> many) || closed) {
+            return this.<String>call(c -> c.ping()).thenApply(pong -> null);
+        }
+        try {
+            List<CompletableFuture<String>> pings = new ArrayList<>();
+            for (RedisClusterNode node : many.getPartitions()) {
+                if (node.getRole().isUpstream() && !node.hasNoSlots()) {
+                    pings.add(many.getConnectionAsync(node.getNodeId())
+                            .thenCompose(one -> one.async().ping().toCompletableFuture()));
+                }
+            }
+            return pings.isEmpty() ? CompletableFuture.failedFuture(new RedisUnavailableException(name
+                    + ": the Redis Cluster has no master serving slots")) : CompletableFuture.allOf(
+                    pings.toArray(CompletableFuture[]::new));
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
