@@ -48,7 +48,7 @@ final class AdmissionBatches {
     private final RedisLink link;
     private final AtomicLong calls;
     private final Executor answering;
-    /** By slot (one, 0, on one Redis): at most {@link io.lettuce.core.cluster.SlotHash#SLOT_COUNT}, each small. */
+    /** By slot (one, slot 0, on one Redis): at most 16,384 lanes, each small. */
     private final ConcurrentHashMap<Integer, Lane> lanes = new ConcurrentHashMap<>();
 
     /**

@@ -447,23 +447,20 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
             long now = engineNow;
             refused.values().removeIf(known -> known.untilMillis() <= now);
             if (!unflushed.isEmpty()) {
-                List<String> keys = new ArrayList<>();
-                List<String> weights = new ArrayList<>();
+                List<Map.Entry<String, Integer>> hits = new ArrayList<>();
                 for (String key : List.copyOf(unflushed.keySet())) {
                     Integer weight = unflushed.remove(key);
                     if (weight != null && weight > 0) {
-                        keys.add(key);
-                        weights.add(Integer.toString(weight));
+                        hits.add(Map.entry(key, weight));
                     }
                 }
-                if (!keys.isEmpty() && on.monitor().state() == io.sluice.engine.telemetry.ClusterState.HEALTHY) {
-                    List<Integer> indices = java.util.stream.IntStream.range(0, keys.size()).boxed().toList();
-                    for (List<Integer> slot : on.link().bySlot(indices, keys::get)) {
+                if (!hits.isEmpty() && on.monitor().state() == io.sluice.engine.telemetry.ClusterState.HEALTHY) {
+                    for (List<Map.Entry<String, Integer>> slot : on.link().bySlot(hits, Map.Entry::getKey)) {
                         commands.incrementAndGet();
                         // lost if Redis fails now: an under-count of one heartbeat's refused hits, never a double
                         FLUSH.<Long>run(on.link(), ScriptOutputType.INTEGER,
-                                slot.stream().map(keys::get).toArray(String[]::new),
-                                slot.stream().map(weights::get).toArray(String[]::new));
+                                slot.stream().map(Map.Entry::getKey).toArray(String[]::new),
+                                slot.stream().map(hit -> Integer.toString(hit.getValue())).toArray(String[]::new));
                     }
                 }
             }

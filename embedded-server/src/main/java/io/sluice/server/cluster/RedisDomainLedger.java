@@ -21,6 +21,7 @@ import java.util.concurrent.Executor;
 import java.util.function.Function;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
+import java.util.stream.IntStream;
 
 /**
  * The crawl governor's per-domain state in Redis (docs/architecture-cluster.md, "The crawl governor"): one
@@ -93,7 +94,7 @@ public final class RedisDomainLedger implements DomainLedger {
      */
     @Override
     public CompletionStage<LedgerChoice> acquireAny(List<String> domains, List<LedgerContext> contexts) {
-        List<Integer> all = java.util.stream.IntStream.range(0, domains.size()).boxed().toList();
+        List<Integer> all = IntStream.range(0, domains.size()).boxed().toList();
         List<List<Integer>> groups = List.copyOf(link.bySlot(all, i -> key(domains.get(i))));
         CompletableFuture<List<Integer>> chosenGroup = groups.size() == 1 ? CompletableFuture.completedFuture(all)
                 : firstReady(domains, contexts).thenApply(best -> groups.stream().filter(g -> g.contains(best))

@@ -4,6 +4,7 @@ import static io.sluice.server.cluster.ClusterFixture.awaitState;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.lettuce.core.cluster.SlotHash;
 import io.sluice.engine.governor.LedgerAnswer;
 import io.sluice.engine.governor.LedgerChange;
 import io.sluice.engine.governor.LedgerChoice;
@@ -52,8 +53,8 @@ class RedisDomainLedgerTest extends OneRedisPerClass {
         // Hash slots 3465 and 8397: two masters of a 3-master Redis Cluster (slots 0-5460, 5461-10922...).
         String busy = "a.example";
         String idle = "b.example";
-        assertThat(io.lettuce.core.cluster.SlotHash.getSlot(ledger.key(busy)))
-                .isNotEqualTo(io.lettuce.core.cluster.SlotHash.getSlot(ledger.key(idle)));
+        assertThat(SlotHash.getSlot(ledger.key(busy)))
+                .isNotEqualTo(SlotHash.getSlot(ledger.key(idle)));
         join(ledger.change(busy, new LedgerChange(LedgerChange.Kind.RATE, 1), context()));
         join(ledger.change(idle, new LedgerChange(LedgerChange.Kind.RATE, 1), context()));
         assertThat(join(ledger.acquire(busy, context())).granted()).isTrue();

@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -259,7 +260,7 @@ final class TestRedis implements RedisUnderTest {
      * below Linux's ephemeral range, where the other tests' servers get their ports.
      */
     private static int freePortWithBus() {
-        java.util.Random random = new java.util.Random();
+        Random random = new Random();
         for (int attempt = 0; attempt < 100; attempt++) {
             int port = 20_000 + random.nextInt(12_768);
             if (bindable(port) && bindable(port + 10_000)) {

@@ -3,6 +3,8 @@ package io.sluice.server.cluster;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -161,7 +163,7 @@ final class TestRedisCluster implements RedisUnderTest {
 
     private static String cli() {
         for (String candidate : List.of("/usr/bin/redis-cli", "/usr/local/bin/redis-cli")) {
-            if (java.nio.file.Files.isExecutable(java.nio.file.Path.of(candidate))) {
+            if (Files.isExecutable(Path.of(candidate))) {
                 return candidate;
             }
         }
