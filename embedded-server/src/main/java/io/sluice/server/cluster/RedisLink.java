@@ -233,9 +233,12 @@ final class RedisLink implements AutoCloseable {
                             .thenCompose(one -> one.async().ping().toCompletableFuture()));
                 }
             }
+            // Bounded as a whole too (a connection being made has its own, longer, timeout): the monitor sends
+            // no probe while one is out.
             return pings.isEmpty() ? CompletableFuture.failedFuture(new RedisUnavailableException(name
                     + ": the Redis Cluster has no master serving slots")) : CompletableFuture.allOf(
-                    pings.toArray(CompletableFuture[]::new));
+                    pings.toArray(CompletableFuture[]::new)).orTimeout(uri.getTimeout().toMillis(),
+                    TimeUnit.MILLISECONDS);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }

@@ -60,7 +60,9 @@ class RedisClusterFailoverTest extends OneRedisPerClass {
             Thread.sleep(20);
         }
         assertThat(sawDegraded).as("DEGRADED while the master's slots were down").isTrue();
-        assertThat(node.state()).as("HEALTHY once a replica took over (waited 60 s)")
+        String topology = node.state() == ClusterState.HEALTHY ? ""
+                : ((TestRedisCluster) server).nodesAsSeenBy(((TestRedisCluster) server).masters().get(1));
+        assertThat(node.state()).as("HEALTHY once a replica took over (waited 60 s); CLUSTER NODES:%n%s", topology)
                 .isEqualTo(ClusterState.HEALTHY);
 
         long healthyAgain = store.commandsSent();

@@ -97,6 +97,17 @@ final class TestRedisCluster implements RedisUnderTest {
         return nodes;
     }
 
+    /** {@code CLUSTER NODES} as {@code node} sees it, for a failure's message. */
+    String nodesAsSeenBy(TestRedis node) {
+        try {
+            Process process = new ProcessBuilder(cli(), "-p", Integer.toString(node.port()), "cluster", "nodes")
+                    .redirectErrorStream(true).start();
+            return new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "(redis-cli failed: " + e.getMessage() + ")";
+        }
+    }
+
     /** Keys held by {@code node} ({@code DBSIZE}). */
     static long keys(TestRedis node) {
         try {
