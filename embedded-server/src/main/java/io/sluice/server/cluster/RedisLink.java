@@ -83,8 +83,13 @@ final class RedisLink implements AutoCloseable {
         uri.setTimeout(timeout.multipliedBy(10).compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1)
                 : timeout.multipliedBy(10));
         this.cluster = endpoint.cluster();
-        SocketOptions socket = SocketOptions.builder().connectTimeout(Duration.ofSeconds(1)).keepAlive(true)
-                .tcpNoDelay(true).build();
+        ClientOptions options = ClientOptions.builder()
+                .autoReconnect(true)
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .timeoutOptions(TimeoutOptions.enabled(timeout))
+                .socketOptions(SocketOptions.builder().connectTimeout(Duration.ofSeconds(1)).keepAlive(true)
+                        .tcpNoDelay(true).build())
+                .build();
         if (cluster) {
             List<RedisURI> seeds = endpoint.seedUris();
             seeds.forEach(seed -> {
@@ -92,11 +97,7 @@ final class RedisLink implements AutoCloseable {
                 seed.setTimeout(uri.getTimeout());
             });
             RedisClusterClient clusterClient = RedisClusterClient.create(resources, seeds);
-            clusterClient.setOptions(ClusterClientOptions.builder()
-                    .autoReconnect(true)
-                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                    .timeoutOptions(TimeoutOptions.enabled(timeout))
-                    .socketOptions(socket)
+            clusterClient.setOptions(ClusterClientOptions.builder(options)
                     .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                             .enableAllAdaptiveRefreshTriggers()
                             .adaptiveRefreshTriggersTimeout(ADAPTIVE_REFRESH_GAP)
@@ -106,12 +107,7 @@ final class RedisLink implements AutoCloseable {
             this.client = clusterClient;
         } else {
             RedisClient single = RedisClient.create(resources, uri);
-            single.setOptions(ClientOptions.builder()
-                    .autoReconnect(true)
-                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                    .timeoutOptions(TimeoutOptions.enabled(timeout))
-                    .socketOptions(socket)
-                    .build());
+            single.setOptions(options);
             this.client = single;
         }
     }
