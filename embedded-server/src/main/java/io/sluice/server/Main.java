@@ -159,7 +159,8 @@ public final class Main implements Callable<Integer> {
     int auditKeep;
 
     @Option(names = "--redis", paramLabel = "URL", description = "Join a cluster through this Redis or Valkey: "
-            + "redis://HOST:PORT[/DB], rediss:// for TLS; the password from the URL or SLUICE_REDIS_PASSWORD.")
+            + "redis://HOST:PORT[/DB], rediss:// for TLS; a Redis Cluster: redis-cluster://HOST:PORT[,HOST:PORT...] "
+            + "(rediss-cluster://); the password from the URL or SLUICE_REDIS_PASSWORD.")
     String redis;
 
     @Option(names = "--node-name", paramLabel = "NAME", description = "This node's name in the cluster "

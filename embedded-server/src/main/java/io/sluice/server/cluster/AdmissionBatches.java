@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -27,6 +28,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>A call's answers are handed out by one task on the executor given (the front's request threads), never on
  * Redis's I/O thread: whoever waits on an answer may act on it where it completes, and a batch costs one hand-off
  * between threads, not one per request.
+ *
+ * <p>On a Redis Cluster a script's keys must share one slot, so each slot has its own lane (its queue and its one
+ * call in Redis): a batch holds the admissions of one slot, the lanes of different slots are sent side by side, and
+ * a failed call fails only its own lane's waiting admissions. One Redis has a single lane, as before.
  */
 final class AdmissionBatches {
     /** Requests per call at most, so one call stays short in Redis (which serves nothing else while it runs). */
@@ -43,9 +48,8 @@ final class AdmissionBatches {
     private final RedisLink link;
     private final AtomicLong calls;
     private final Executor answering;
-    private final Queue<Queued> queue = new ConcurrentLinkedQueue<>();
-    /** A call is in Redis: what is asked now waits for its answer, then goes in the next. */
-    private final AtomicBoolean sending = new AtomicBoolean();
+    /** By slot (one, slot 0, on one Redis): at most 16,384 lanes, each small. */
+    private final ConcurrentHashMap<Integer, Lane> lanes = new ConcurrentHashMap<>();
 
     /**
      * @param calls     counts every call sent (the store's commands)
@@ -58,65 +62,77 @@ final class AdmissionBatches {
         this.answering = answering;
     }
 
-    /** One request's admission: its answers (client-admit.lua's seven), or the failure of its call. Never blocks. */
+    /**
+     * One request's admission: its answers (client-admit.lua's seven), or the failure of its call. Never blocks.
+     * Its keys share one slot (the store's hash tags).
+     */
     CompletableFuture<List<Object>> admit(String[] keys, String[] args) {
         if (keys.length != KEYS || args.length != ARGS) {
             throw new IllegalArgumentException("client-admit.lua takes 7 keys and 13 arguments a request");
         }
         Queued queued = new Queued(keys, args, new CompletableFuture<>());
-        queue.add(queued);
-        sendIfIdle();
+        Lane lane = lanes.computeIfAbsent(link.slot(keys[0]), slot -> new Lane());
+        lane.queue.add(queued);
+        lane.sendIfIdle();
         return queued.answer();
     }
 
-    private void sendIfIdle() {
-        // A request queued just after a call was answered finds sending false again: it is sent by its own caller.
-        while (!queue.isEmpty() && sending.compareAndSet(false, true)) {
-            List<Queued> batch = take(MAX_BATCH);
-            if (!batch.isEmpty()) {
-                send(batch);
-                return;
+    /** The admissions of one slot: what waits, and whether a call of theirs is in Redis. */
+    private final class Lane {
+        private final Queue<Queued> queue = new ConcurrentLinkedQueue<>();
+        /** A call is in Redis: what is asked now waits for its answer, then goes in the next. */
+        private final AtomicBoolean sending = new AtomicBoolean();
+
+        private void sendIfIdle() {
+            // A request queued just after a call was answered finds sending false again: it is sent by its own
+            // caller.
+            while (!queue.isEmpty() && sending.compareAndSet(false, true)) {
+                List<Queued> batch = take(MAX_BATCH);
+                if (!batch.isEmpty()) {
+                    send(batch);
+                    return;
+                }
+                sending.set(false);
             }
+        }
+
+        private List<Queued> take(int most) {
+            List<Queued> batch = new ArrayList<>(Math.min(most, 16));
+            Queued next;
+            while (batch.size() < most && (next = queue.poll()) != null) {
+                batch.add(next);
+            }
+            return batch;
+        }
+
+        private void send(List<Queued> batch) {
+            String[] keys = new String[batch.size() * KEYS];
+            String[] args = new String[batch.size() * ARGS];
+            for (int i = 0; i < batch.size(); i++) {
+                System.arraycopy(batch.get(i).keys(), 0, keys, i * KEYS, KEYS);
+                System.arraycopy(batch.get(i).args(), 0, args, i * ARGS, ARGS);
+            }
+            calls.incrementAndGet();
+            CompletableFuture<List<Object>> reply;
+            try {
+                reply = script.run(link, ScriptOutputType.MULTI, keys, args);
+            } catch (RuntimeException e) {
+                reply = CompletableFuture.failedFuture(e);
+            }
+            reply.whenComplete((answers, failure) -> answered(batch, answers, failure));
+        }
+
+        private void answered(List<Queued> batch, List<Object> answers, Throwable failure) {
+            List<Queued> behind = failure == null ? List.of() : take(Integer.MAX_VALUE);
+            // The next call goes before this one's answers are handed out: Redis works on it meanwhile.
             sending.set(false);
-        }
-    }
-
-    private List<Queued> take(int most) {
-        List<Queued> batch = new ArrayList<>(Math.min(most, 16));
-        Queued next;
-        while (batch.size() < most && (next = queue.poll()) != null) {
-            batch.add(next);
-        }
-        return batch;
-    }
-
-    private void send(List<Queued> batch) {
-        String[] keys = new String[batch.size() * KEYS];
-        String[] args = new String[batch.size() * ARGS];
-        for (int i = 0; i < batch.size(); i++) {
-            System.arraycopy(batch.get(i).keys(), 0, keys, i * KEYS, KEYS);
-            System.arraycopy(batch.get(i).args(), 0, args, i * ARGS, ARGS);
-        }
-        calls.incrementAndGet();
-        CompletableFuture<List<Object>> reply;
-        try {
-            reply = script.run(link, ScriptOutputType.MULTI, keys, args);
-        } catch (RuntimeException e) {
-            reply = CompletableFuture.failedFuture(e);
-        }
-        reply.whenComplete((answers, failure) -> answered(batch, answers, failure));
-    }
-
-    private void answered(List<Queued> batch, List<Object> answers, Throwable failure) {
-        List<Queued> behind = failure == null ? List.of() : take(Integer.MAX_VALUE);
-        // The next call goes before this one's answers are handed out: Redis works on it meanwhile.
-        sending.set(false);
-        sendIfIdle();
-        Runnable handOut = () -> handOut(batch, answers, failure, behind);
-        try {
-            answering.execute(handOut);
-        } catch (RejectedExecutionException stopping) {
-            handOut.run(); // the server is stopping: answer here rather than leave requests waiting
+            sendIfIdle();
+            Runnable handOut = () -> handOut(batch, answers, failure, behind);
+            try {
+                answering.execute(handOut);
+            } catch (RejectedExecutionException stopping) {
+                handOut.run(); // the server is stopping: answer here rather than leave requests waiting
+            }
         }
     }
 

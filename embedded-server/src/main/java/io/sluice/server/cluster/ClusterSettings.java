@@ -52,4 +52,14 @@ public record ClusterSettings(Duration deadline, Duration adminDeadline, Duratio
     String key(String name) {
         return keyPrefix + name;
     }
+
+    /**
+     * A key of the fleet's own state (the policy document, its log and bans, the node registry). They share one hash
+     * tag, {@code {fleet}}, so each script that touches several of them stays on one slot of a Redis Cluster, and
+     * {@code nodes-read.lua} may read the node hashes it finds in the registry (docs/manual/cluster.md, "Redis
+     * Cluster"). On one Redis the tag is only part of the name.
+     */
+    String fleetKey(String name) {
+        return keyPrefix + "{fleet}:" + name;
+    }
 }

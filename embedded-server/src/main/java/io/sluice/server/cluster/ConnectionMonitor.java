@@ -73,7 +73,7 @@ final class ConnectionMonitor implements AutoCloseable {
             }
             probing = true;
         }
-        link.call(commands -> commands.ping()).whenComplete((pong, failure) -> {
+        link.ping().whenComplete((pong, failure) -> {
             synchronized (this) {
                 probing = false;
             }

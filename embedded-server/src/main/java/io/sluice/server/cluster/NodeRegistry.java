@@ -87,11 +87,11 @@ final class NodeRegistry implements AutoCloseable {
     }
 
     private String nodesKey() {
-        return settings.key("nodes");
+        return settings.fleetKey("nodes");
     }
 
     private String nodePrefix() {
-        return settings.key("node:");
+        return settings.fleetKey("node:");
     }
 
     private void heartbeat() {

@@ -75,6 +75,8 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
 
     private final String prefix;
     private final long leaseMillis;
+    /** On a Redis Cluster: a crawler's keys go to the crawlers' slot ({@link #tagged}). */
+    private volatile boolean crawlersApart;
     private final String incarnation = Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xFFFF_FFFFL);
     private final AtomicLong sequence = new AtomicLong();
     private final ConcurrentHashMap<String, Refused> refused = new ConcurrentHashMap<>();
@@ -116,6 +118,7 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
                 scheduler.scheduleWithFixedDelay(this::flush, heartbeat.toMillis(), heartbeat.toMillis(),
                         TimeUnit.MILLISECONDS),
                 scheduler.scheduleWithFixedDelay(this::renew, renewEvery, renewEvery, TimeUnit.MILLISECONDS));
+        crawlersApart = link.cluster();
         attachment = new Attachment(node, link, new AdmissionBatches(ADMIT, link, commands, answering), monitor, nodes,
                 schedules, scheduler);
         // Each time Redis answers again (at start, after a restart that emptied it), its scripts are cached ahead of
@@ -162,9 +165,27 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
 
     // ---------------------------------------------------------------- keys (docs/architecture-cluster.md)
 
-    /** The hash tag of a client's keys: its address aggregate, so a client's and its address's keys share a slot. */
-    private String tagged(ClientKey address) {
-        return prefix + "{" + address.ip() + "}:";
+    /**
+     * The start of an ask's keys, with their hash tag: the address aggregate's, so a client's and its address's keys
+     * share a slot, and one script judges them together on a Redis Cluster too, spread over the shards by address.
+     *
+     * <p>Crawler spacing also needs the all-crawlers key, which is global: on a Redis Cluster a crawler's keys (its
+     * hit stacks and leases, its address aggregate's) are tagged {@code {crawlers}} instead, the slot of the crawler
+     * keys, so its admission stays one atomic script. The price: on a Redis Cluster an address's crawler requests and
+     * its other requests count in two aggregates (a verified crawler's addresses are the search engine's own; a
+     * claimed one is held by the all-crawlers gap as a whole). The crawlers' slot takes only crawler requests, which
+     * that gap paces. On one Redis nothing moves: every key keeps its address's tag, as before.
+     */
+    private String tagged(Ask ask) {
+        if (ask.crawler() != null && crawlersApart) {
+            return prefix + "{crawlers}:" + ask.address().ip() + ":";
+        }
+        return prefix + "{" + ask.address().ip() + "}:";
+    }
+
+    /** This crawler's last service (its list entry): in the crawlers' slot. */
+    private String crawlerKey(String crawler) {
+        return prefix + "{crawlers}:crawler:" + crawler;
     }
 
     /** A client's part of a key: its address and a 64-bit hash of its user agent (FNV-1a). */
@@ -186,13 +207,13 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
         if (on == null) {
             return CompletableFuture.failedFuture(new RedisUnavailableException("not attached to a cluster node"));
         }
-        String tag = tagged(ask.address());
+        String tag = tagged(ask);
         String client = clientPart(ask.client());
         String hits = tag + "s:" + client;
         String addressHits = tag + "s";
         String routeHits = ask.route() == null ? hits : tag + "sr:" + client + ":" + ask.route();
-        String crawler = ask.crawler() == null ? null : prefix + "crawler:" + ask.crawler();
-        String anyCrawler = prefix + "crawlers:any";
+        String crawler = ask.crawler() == null ? null : crawlerKey(ask.crawler());
+        String anyCrawler = prefix + "{crawlers}:any";
         engineNow = ask.nowMillis();
         Verdict<RedisLease> known = knownRefusal(ask, hits, routeHits, addressHits, crawler, anyCrawler);
         if (known != null) {
@@ -201,8 +222,10 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
         String id = on.node() + ":" + incarnation + ":" + sequence.incrementAndGet();
         String clientLeases = tag + "l:" + client;
         String addressLeases = tag + "l";
+        // Not a crawler: the crawler keys are not read, and stand in the client's slot (a Redis Cluster refuses a
+        // script whose keys span slots).
         String[] keys = {hits, routeHits, addressHits, clientLeases, addressLeases,
-            crawler == null ? prefix + "crawler:" : crawler, anyCrawler};
+            crawler == null ? clientLeases : crawler, crawler == null ? clientLeases : anyCrawler};
         releaseOwnFirst(on, addressLeases);
         long sentNanos = System.nanoTime();
         CompletableFuture<List<Object>> reply = on.admissions().admit(keys, new String[] {
@@ -335,7 +358,8 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
         commands.incrementAndGet();
         RELEASE.<Long>run(on.link(), ScriptOutputType.INTEGER,
                 new String[] {lease.clientLeases(), lease.addressLeases(),
-                    lease.crawler() == null ? prefix + "crawler:" : lease.crawler(), lease.anyCrawler()},
+                    lease.crawler() == null ? lease.clientLeases() : lease.crawler(),
+                    lease.crawler() == null ? lease.clientLeases() : lease.anyCrawler()},
                 lease.id(), giveTurnBack ? "1" : "0", Long.toString(lease.servedAt()), Long.toString(lease.previous()),
                 Long.toString(lease.previousAny()))
                 .whenComplete((done, failure) -> {
@@ -426,20 +450,21 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
             long now = engineNow;
             refused.values().removeIf(known -> known.untilMillis() <= now);
             if (!unflushed.isEmpty()) {
-                List<String> keys = new ArrayList<>();
-                List<String> weights = new ArrayList<>();
+                List<Map.Entry<String, Integer>> hits = new ArrayList<>();
                 for (String key : List.copyOf(unflushed.keySet())) {
                     Integer weight = unflushed.remove(key);
                     if (weight != null && weight > 0) {
-                        keys.add(key);
-                        weights.add(Integer.toString(weight));
+                        hits.add(Map.entry(key, weight));
                     }
                 }
-                if (!keys.isEmpty() && on.monitor().state() == io.sluice.engine.telemetry.ClusterState.HEALTHY) {
-                    commands.incrementAndGet();
-                    // lost if Redis fails now: an under-count of one heartbeat's refused hits, never a double count
-                    FLUSH.<Long>run(on.link(), ScriptOutputType.INTEGER, keys.toArray(String[]::new),
-                            weights.toArray(String[]::new));
+                if (!hits.isEmpty() && on.monitor().state() == io.sluice.engine.telemetry.ClusterState.HEALTHY) {
+                    for (List<Map.Entry<String, Integer>> slot : on.link().bySlot(hits, Map.Entry::getKey)) {
+                        commands.incrementAndGet();
+                        // lost if Redis fails now: an under-count of one heartbeat's refused hits, never a double
+                        FLUSH.<Long>run(on.link(), ScriptOutputType.INTEGER,
+                                slot.stream().map(Map.Entry::getKey).toArray(String[]::new),
+                                slot.stream().map(hit -> Integer.toString(hit.getValue())).toArray(String[]::new));
+                    }
                 }
             }
             if (!toForget.isEmpty() && on.monitor().state() == io.sluice.engine.telemetry.ClusterState.HEALTHY) {
@@ -482,7 +507,13 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
         }
     }
 
-    private CompletableFuture<Long> leases(Attachment on, String what, List<RedisLease> batch) {
+    /** Renews or forgets {@code all}: one call per slot on a Redis Cluster, one call on one Redis. */
+    private CompletableFuture<Void> leases(Attachment on, String what, List<RedisLease> all) {
+        return CompletableFuture.allOf(on.link().bySlot(all, RedisLease::clientLeases).stream()
+                .map(batch -> leasesOfOneSlot(on, what, batch)).toArray(CompletableFuture[]::new));
+    }
+
+    private CompletableFuture<Long> leasesOfOneSlot(Attachment on, String what, List<RedisLease> batch) {
         String[] keys = new String[batch.size() * 2];
         String[] args = new String[batch.size() + 2];
         args[0] = what;

@@ -1,5 +1,6 @@
 package io.sluice.server.cluster;
 
+import io.lettuce.core.KeyValue;
 import io.lettuce.core.ScriptOutputType;
 import io.sluice.engine.governor.BreakerState;
 import io.sluice.engine.governor.DomainLedger;
@@ -22,6 +23,7 @@ import java.util.concurrent.Executor;
 import java.util.function.Function;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
+import java.util.stream.IntStream;
 
 /**
  * The crawl governor's per-domain state in Redis (docs/architecture-cluster.md, "The crawl governor"): one
@@ -96,10 +98,35 @@ public final class RedisDomainLedger implements DomainLedger {
         return run(domain, args("permit", context));
     }
 
+    /**
+     * On one Redis (or when every domain's hash is in one slot of a Redis Cluster), one script over every domain's
+     * hash: the choice and the slot taken are one atomic step. On a Redis Cluster whose slots they span, no script
+     * may take them all: each domain's state is read first (one {@code HMGET} each, side by side), the domain whose
+     * slot comes first is picked as the script would (a tie to the first asked about), and the script then runs over
+     * the domains of that one's slot, where it chooses again, atomically, and takes the slot. Between the reading and
+     * the grant another node may take the slot: the permit then says so (PACING and the wait), as a permit for that
+     * domain would. Domains in the other slots are not marked as wanted by this call (docs/manual/cluster.md).
+     */
     @Override
     public CompletionStage<LedgerChoice> acquireAny(List<String> domains, List<LedgerContext> contexts) {
-        // One script over every domain's hash: the choice and the slot taken are one atomic step. (The keys
-        // are in several hash slots: one Redis, or a sharded one's single node, runs it.)
+        List<Integer> all = IntStream.range(0, domains.size()).boxed().toList();
+        List<List<Integer>> groups = List.copyOf(link.bySlot(all, i -> key(domains.get(i))));
+        CompletableFuture<List<Integer>> chosenGroup = groups.size() == 1 ? CompletableFuture.completedFuture(all)
+                : firstReady(domains, contexts).thenApply(best -> groups.stream().filter(g -> g.contains(best))
+                        .findFirst().orElseThrow());
+        CompletableFuture<LedgerChoice> choice = chosenGroup.thenCompose(group -> permitAny(
+                group.stream().map(domains::get).toList(), group.stream().map(contexts::get).toList())
+                .thenApply(answer -> {
+                    if (answer == null || answer.size() < 17) {
+                        throw new IllegalStateException("governor.lua answered " + answer);
+                    }
+                    return new LedgerChoice(group.get(Integer.parseInt(String.valueOf(answer.get(16)))),
+                            parse(answer));
+                }));
+        return onExecutor(choice, answer -> answer);
+    }
+
+    private CompletableFuture<List<Object>> permitAny(List<String> domains, List<LedgerContext> contexts) {
         List<String> args = args("permit-any", contexts.get(0));
         for (LedgerContext context : contexts) {
             args.add(Long.toString(context.floorMicros()));
@@ -108,14 +135,46 @@ public final class RedisDomainLedger implements DomainLedger {
             args.add(context.givenUpHere() ? "1" : "0");
         }
         String[] keys = domains.stream().map(this::key).toArray(String[]::new);
-        CompletableFuture<List<Object>> reply = SCRIPT.run(link, ScriptOutputType.MULTI, keys,
-                args.toArray(String[]::new));
-        return onExecutor(reply, answer -> {
-            if (answer == null || answer.size() < 17) {
-                throw new IllegalStateException("governor.lua answered " + answer);
+        return SCRIPT.run(link, ScriptOutputType.MULTI, keys, args.toArray(String[]::new));
+    }
+
+    /**
+     * The index of the domain governor.lua's permit-any would grant, from each domain's hash as read now: not given
+     * up, and the earliest of its next slot, its block's end and its open breaker's end (0 when all are given up).
+     */
+    private CompletableFuture<Integer> firstReady(List<String> domains, List<LedgerContext> contexts) {
+        List<CompletableFuture<List<KeyValue<String, String>>>> reads = domains.stream()
+                .map(domain -> link.<List<KeyValue<String, String>>>call(c -> c.hmget(key(domain), "tat", "blk",
+                        "bst", "bou", "gu"))).toList();
+        return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply(done -> {
+            int best = -1;
+            long bestAt = 0;
+            for (int i = 0; i < reads.size(); i++) {
+                List<KeyValue<String, String>> fields = reads.get(i).join();
+                boolean fresh = !fields.get(0).hasValue();
+                boolean givenUp = fresh ? contexts.get(i).givenUpHere() : "1".equals(value(fields.get(4)));
+                if (givenUp) {
+                    continue;
+                }
+                long at = Math.max(number(fields.get(0)), number(fields.get(1)));
+                if ("OPEN".equals(value(fields.get(2)))) {
+                    at = Math.max(at, number(fields.get(3)));
+                }
+                if (best < 0 || at < bestAt) {
+                    best = i;
+                    bestAt = at;
+                }
             }
-            return new LedgerChoice(Integer.parseInt(String.valueOf(answer.get(16))), parse(answer));
+            return Math.max(best, 0);
         });
+    }
+
+    private static String value(KeyValue<String, String> field) {
+        return field.hasValue() ? field.getValue() : null;
+    }
+
+    private static long number(KeyValue<String, String> field) {
+        return field.hasValue() ? (long) Double.parseDouble(field.getValue()) : -1;
     }
 
     @Override
@@ -149,7 +208,7 @@ public final class RedisDomainLedger implements DomainLedger {
         return onExecutor(reply, RedisDomainLedger::parse);
     }
 
-    private <T> CompletionStage<T> onExecutor(CompletableFuture<List<Object>> reply, Function<List<Object>, T> read) {
+    private <R, T> CompletionStage<T> onExecutor(CompletableFuture<R> reply, Function<R, T> read) {
         // handleAsync, not thenApplyAsync: a failure (the deadline fires on Lettuce's timer) must hop too.
         return reply.handleAsync((answer, failure) -> {
             if (failure != null) {

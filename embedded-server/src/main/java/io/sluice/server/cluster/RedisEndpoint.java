@@ -5,6 +5,9 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * Where the cluster's Redis (or Valkey) is: what {@code --redis redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]}
@@ -12,17 +15,38 @@ import java.nio.charset.StandardCharsets;
  * store). The password comes from the URL, else from {@code SLUICE_REDIS_PASSWORD}, so it need not appear
  * in a process list. {@link #toString()} never shows it.
  *
- * @param tls      {@code rediss://}
- * @param host     host name or address
+ * <p>A Redis Cluster is {@code redis-cluster://[[USER]:PASSWORD@]HOST[:PORT][,HOST[:PORT]...]} (TLS:
+ * {@code rediss-cluster://}): seed nodes, any of the cluster's, from which the client learns the whole topology
+ * (docs/manual/cluster.md, "Redis Cluster"). One user and password for every node; no database (a Redis Cluster
+ * has only database 0).
+ *
+ * @param tls      {@code rediss://} or {@code rediss-cluster://}
+ * @param host     host name or address (of the first seed, for a Redis Cluster)
  * @param port     6379 unless given
  * @param database the logical database, 0 unless given
  * @param username an ACL user, or null for the default user
  * @param password null for none
+ * @param seeds    a Redis Cluster's seed nodes (the first is {@code host:port}); empty for one Redis
  */
-public record RedisEndpoint(boolean tls, String host, int port, int database, String username, String password) {
+public record RedisEndpoint(boolean tls, String host, int port, int database, String username, String password,
+                            List<Seed> seeds) {
     public static final int DEFAULT_PORT = 6379;
     /** The environment variable that carries the password when the URL does not. */
     public static final String PASSWORD_VARIABLE = "SLUICE_REDIS_PASSWORD";
+    private static final String CLUSTER = "-cluster";
+
+    /** One seed node of a Redis Cluster. */
+    public record Seed(String host, int port) {
+        @Override
+        public String toString() {
+            return (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
+        }
+    }
+
+    /** One Redis (not a cluster). */
+    public RedisEndpoint(boolean tls, String host, int port, int database, String username, String password) {
+        this(tls, host, port, database, username, password, List.of());
+    }
 
     public RedisEndpoint {
         if (host == null || host.isBlank()) {
@@ -34,16 +58,66 @@ public record RedisEndpoint(boolean tls, String host, int port, int database, St
         if (database < 0) {
             throw new IllegalArgumentException("Redis database must be 0 or more, not " + database);
         }
+        seeds = List.copyOf(seeds);
+        if (!seeds.isEmpty() && (database != 0 || !seeds.get(0).equals(new Seed(host, port)))) {
+            throw new IllegalArgumentException("a Redis Cluster has database 0 only, and its first seed is host:port");
+        }
+    }
+
+    /** A Redis Cluster (seeds given), not one Redis. */
+    public boolean cluster() {
+        return !seeds.isEmpty();
     }
 
     /**
      * @param url              {@code redis://HOST[:PORT][/DB]} or {@code rediss://...}, optionally with
-     *                         {@code [USER]:PASSWORD@} before the host
+     *                         {@code [USER]:PASSWORD@} before the host; or a Redis Cluster's seeds,
+     *                         {@code redis-cluster://HOST[:PORT][,HOST[:PORT]...]} ({@code rediss-cluster://})
      * @param passwordFallback the password to use when the URL has none (the environment variable's value),
      *                         or null
      * @throws IllegalArgumentException saying what is wrong with the URL
      */
     public static RedisEndpoint parse(String url, String passwordFallback) {
+        String trimmed = url.trim();
+        int schemeEnd = trimmed.indexOf("://");
+        String scheme = schemeEnd < 0 ? "" : trimmed.substring(0, schemeEnd);
+        if (!scheme.equals("redis" + CLUSTER) && !scheme.equals("rediss" + CLUSTER)) {
+            return parseOne(trimmed, passwordFallback);
+        }
+        // Each seed is read as a one-Redis URL with the same user and password, so the rules are the same.
+        String single = scheme.substring(0, scheme.length() - CLUSTER.length()) + "://";
+        String rest = trimmed.substring(schemeEnd + 3);
+        int pathAt = rest.indexOf('/');
+        String authority = pathAt < 0 ? rest : rest.substring(0, pathAt);
+        String path = pathAt < 0 ? "" : rest.substring(pathAt);
+        int at = authority.lastIndexOf('@');
+        String userInfo = at < 0 ? "" : authority.substring(0, at + 1);
+        String hosts = authority.substring(at + 1);
+        List<Seed> seeds = new ArrayList<>();
+        RedisEndpoint first = null;
+        for (String host : hosts.split(",", -1)) {
+            if (host.isBlank()) {
+                throw new IllegalArgumentException("a Redis Cluster URL lists seeds as " + scheme
+                        + "://HOST:PORT[,HOST:PORT...], not '" + url + "'");
+            }
+            RedisEndpoint seed;
+            try {
+                seed = parseOne(single + userInfo + host + path, passwordFallback);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(e.getMessage().replace(single + userInfo + host + path, url)
+                        + " (Redis Cluster seed '" + host + "')", e);
+            }
+            if (seed.database() != 0) {
+                throw new IllegalArgumentException("a Redis Cluster has only database 0, not '" + url + "'");
+            }
+            first = first == null ? seed : first;
+            seeds.add(new Seed(seed.host(), seed.port()));
+        }
+        return new RedisEndpoint(first.tls(), first.host(), first.port(), 0, first.username(), first.password(),
+                seeds);
+    }
+
+    private static RedisEndpoint parseOne(String url, String passwordFallback) {
         URI uri;
         try {
             uri = new URI(url.trim());
@@ -52,8 +126,8 @@ public record RedisEndpoint(boolean tls, String host, int port, int database, St
         }
         String scheme = uri.getScheme();
         if (scheme == null || !scheme.equals("redis") && !scheme.equals("rediss")) {
-            throw new IllegalArgumentException("a Redis URL starts with redis:// or rediss:// (TLS), not '" + url
-                    + "'");
+            throw new IllegalArgumentException("a Redis URL starts with redis:// or rediss:// (TLS), or"
+                    + " redis-cluster:// or rediss-cluster:// for a Redis Cluster, not '" + url + "'");
         }
         if (uri.getHost() == null) {
             throw new IllegalArgumentException("a Redis URL needs a host: redis://HOST:PORT, not '" + url + "'");
@@ -93,8 +167,17 @@ public record RedisEndpoint(boolean tls, String host, int port, int database, St
         return URLDecoder.decode(part.replace("+", "%2B"), StandardCharsets.UTF_8);
     }
 
-    /** Lettuce's form of it. */
+    /** Lettuce's form of it (of the first seed, for a Redis Cluster). */
     RedisURI toRedisUri() {
+        return toRedisUri(host, port);
+    }
+
+    /** Lettuce's form of each seed of a Redis Cluster. */
+    List<RedisURI> seedUris() {
+        return seeds.stream().map(seed -> toRedisUri(seed.host(), seed.port())).toList();
+    }
+
+    private RedisURI toRedisUri(String host, int port) {
         RedisURI.Builder builder = RedisURI.Builder.redis(host, port).withDatabase(database).withSsl(tls);
         if (password != null) {
             if (username != null) {
@@ -109,9 +192,12 @@ public record RedisEndpoint(boolean tls, String host, int port, int database, St
     /** The URL without the password, for logs and the API. */
     @Override
     public String toString() {
-        String host = this.host.contains(":") ? "[" + this.host + "]" : this.host;
         String user = username == null ? (password == null ? "" : ":***@") : username + (password == null ? "@"
                 : ":***@");
-        return (tls ? "rediss://" : "redis://") + user + host + ":" + port + "/" + database;
+        if (cluster()) {
+            return (tls ? "rediss" : "redis") + CLUSTER + "://" + user
+                    + seeds.stream().map(Seed::toString).collect(Collectors.joining(","));
+        }
+        return (tls ? "rediss://" : "redis://") + user + new Seed(host, port) + "/" + database;
     }
 }

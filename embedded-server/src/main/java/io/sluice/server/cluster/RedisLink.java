@@ -1,16 +1,29 @@
 package io.sluice.server.cluster;
 
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -27,17 +40,30 @@ import java.util.function.Function;
  *       the first connect in the background, so a node starts while Redis is down).</li>
  * </ul>
  * Thread-safe: Lettuce pipelines the commands of every thread on the one connection.
+ *
+ * <p>On a Redis Cluster ({@link RedisEndpoint#cluster()}) the link is Lettuce's cluster client: one connection per
+ * node, each command sent to the node that serves its key's slot (a script, to the slot of its keys, which must
+ * all share one: see {@link #slot}), {@code MOVED} and {@code ASK} followed, and the topology read again when they
+ * come, when a connection drops, and every {@link #TOPOLOGY_REFRESH} in any case, so a failover is picked up
+ * (docs/manual/cluster.md, "Redis Cluster"). Commands on the one node's connection keep their order, as on one
+ * Redis.
  */
 final class RedisLink implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(RedisLink.class.getName());
     private static final Duration FIRST_RETRY = Duration.ofMillis(50);
     private static final Duration MAX_RETRY = Duration.ofSeconds(1);
+    /** A Redis Cluster's topology is read again at least this often, even when no command was redirected. */
+    static final Duration TOPOLOGY_REFRESH = Duration.ofSeconds(5);
+    /** Adaptive refreshes (a redirection, a dropped connection) at most this often, so a storm of MOVED is one. */
+    private static final Duration ADAPTIVE_REFRESH_GAP = Duration.ofMillis(500);
 
     private final String name;
-    private final RedisClient client;
+    private final AbstractRedisClient client;
     private final RedisURI uri;
+    private final boolean cluster;
     private final ScheduledExecutorService scheduler;
-    private volatile StatefulRedisConnection<String, String> connection;
+    private volatile StatefulConnection<String, String> connection;
+    private volatile RedisClusterAsyncCommands<String, String> commands;
     private volatile boolean closed;
 
     /**
@@ -56,14 +82,62 @@ final class RedisLink implements AutoCloseable {
         // reconnect for the default minute.
         uri.setTimeout(timeout.multipliedBy(10).compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1)
                 : timeout.multipliedBy(10));
-        this.client = RedisClient.create(resources, uri);
-        client.setOptions(ClientOptions.builder()
+        this.cluster = endpoint.cluster();
+        ClientOptions options = ClientOptions.builder()
                 .autoReconnect(true)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .timeoutOptions(TimeoutOptions.enabled(timeout))
                 .socketOptions(SocketOptions.builder().connectTimeout(Duration.ofSeconds(1)).keepAlive(true)
                         .tcpNoDelay(true).build())
-                .build());
+                .build();
+        if (cluster) {
+            List<RedisURI> seeds = endpoint.seedUris();
+            seeds.forEach(seed -> {
+                seed.setClientName(name);
+                seed.setTimeout(uri.getTimeout());
+            });
+            RedisClusterClient clusterClient = RedisClusterClient.create(resources, seeds);
+            clusterClient.setOptions(ClusterClientOptions.builder(options)
+                    .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                            .enableAllAdaptiveRefreshTriggers()
+                            .adaptiveRefreshTriggersTimeout(ADAPTIVE_REFRESH_GAP)
+                            .enablePeriodicRefresh(TOPOLOGY_REFRESH)
+                            .build())
+                    .build());
+            this.client = clusterClient;
+        } else {
+            RedisClient single = RedisClient.create(resources, uri);
+            single.setOptions(options);
+            this.client = single;
+        }
+    }
+
+    /** True when this link is to a Redis Cluster: a script's keys must then share one slot. */
+    boolean cluster() {
+        return cluster;
+    }
+
+    /**
+     * The hash slot of {@code key} on a Redis Cluster (what a script's keys must share), or 0 on one Redis, where
+     * any keys go together.
+     */
+    int slot(String key) {
+        return cluster ? SlotHash.getSlot(key) : 0;
+    }
+
+    /**
+     * {@code items} in groups that one script may take together: on a Redis Cluster, those whose {@code key} is in
+     * the same slot (in the order first met); on one Redis, all of them.
+     */
+    <T> Collection<List<T>> bySlot(List<T> items, Function<T, String> key) {
+        if (!cluster) {
+            return List.of(items);
+        }
+        Map<Integer, List<T>> groups = new LinkedHashMap<>();
+        for (T item : items) {
+            groups.computeIfAbsent(SlotHash.getSlot(key.apply(item)), slot -> new ArrayList<>()).add(item);
+        }
+        return groups.values();
     }
 
     /** Connects in the background, retrying until it succeeds or the link is closed. */
@@ -76,7 +150,7 @@ final class RedisLink implements AutoCloseable {
         if (closed) {
             return;
         }
-        client.connectAsync(StringCodec.UTF8, uri).whenComplete((opened, failure) -> {
+        connect().whenComplete((opened, failure) -> {
             if (failure != null) {
                 if (!closed) {
                     LOG.log(System.Logger.Level.DEBUG, () -> name + ": cannot connect to Redis yet: " + failure);
@@ -89,14 +163,34 @@ final class RedisLink implements AutoCloseable {
             if (closed) {
                 opened.closeAsync();
             } else {
+                commands = opened instanceof StatefulRedisClusterConnection<String, String> many ? many.async()
+                        : ((StatefulRedisConnection<String, String>) opened).async();
                 connection = opened;
             }
         });
     }
 
+    private CompletableFuture<StatefulConnection<String, String>> connect() {
+        try {
+            return connectNow();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e); // a cluster client with no seed answering may throw at once
+        }
+    }
+
+    private CompletableFuture<StatefulConnection<String, String>> connectNow() {
+        if (client instanceof RedisClusterClient many) {
+            // the topology first: the cluster client connects asynchronously only once it knows it
+            return many.refreshPartitionsAsync().toCompletableFuture()
+                    .thenCompose(known -> many.connectAsync(StringCodec.UTF8)).thenApply(opened -> opened);
+        }
+        return ((RedisClient) client).connectAsync(StringCodec.UTF8, uri).toCompletableFuture()
+                .thenApply(opened -> opened);
+    }
+
     /** True once connected and while the connection is up (Lettuce reconnects it in the background). */
     boolean connected() {
-        StatefulRedisConnection<String, String> current = connection;
+        StatefulConnection<String, String> current = connection;
         return current != null && current.isOpen();
     }
 
@@ -104,13 +198,43 @@ final class RedisLink implements AutoCloseable {
      * Sends one command (or one script). The future fails with {@link RedisUnavailableException} at once
      * when the link is not connected, and with Lettuce's timeout exception at the deadline.
      */
-    <T> CompletableFuture<T> call(Function<RedisAsyncCommands<String, String>, RedisFuture<T>> command) {
-        StatefulRedisConnection<String, String> current = connection;
+    <T> CompletableFuture<T> call(Function<RedisClusterAsyncCommands<String, String>, RedisFuture<T>> command) {
+        RedisClusterAsyncCommands<String, String> current = commands;
         if (current == null || closed) {
             return CompletableFuture.failedFuture(new RedisUnavailableException(name + ": not connected to Redis"));
         }
         try {
-            return command.apply(current.async()).toCompletableFuture();
+            return command.apply(current).toCompletableFuture();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * PING, with the link's deadline. On a Redis Cluster every master that serves slots is asked, each on its own
+     * connection, and the answer is whole only when all answer: a master gone fails the probe until the cluster has
+     * failed its slots over and the topology read again says so, so the node is DEGRADED meanwhile rather than
+     * flapping between a healthy probe of another master and the failed calls of that master's clients.
+     */
+    CompletableFuture<Void> ping() {
+        StatefulConnection<String, String> current = connection;
+        if (!(current instanceof StatefulRedisClusterConnection<String, String> many) || closed) {
+            return this.<String>call(c -> c.ping()).thenApply(pong -> null);
+        }
+        try {
+            List<CompletableFuture<String>> pings = new ArrayList<>();
+            for (RedisClusterNode node : many.getPartitions()) {
+                if (node.getRole().isUpstream() && !node.hasNoSlots()) {
+                    pings.add(many.getConnectionAsync(node.getNodeId())
+                            .thenCompose(one -> one.async().ping().toCompletableFuture()));
+                }
+            }
+            // Bounded as a whole too (a connection being made has its own, longer, timeout): the monitor sends
+            // no probe while one is out.
+            return pings.isEmpty() ? CompletableFuture.failedFuture(new RedisUnavailableException(name
+                    + ": the Redis Cluster has no master serving slots")) : CompletableFuture.allOf(
+                    pings.toArray(CompletableFuture[]::new)).orTimeout(uri.getTimeout().toMillis(),
+                    TimeUnit.MILLISECONDS);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -119,7 +243,7 @@ final class RedisLink implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        StatefulRedisConnection<String, String> current = connection;
+        StatefulConnection<String, String> current = connection;
         if (current != null) {
             current.close();
         }

@@ -23,7 +23,7 @@ import java.util.concurrent.TimeoutException;
 /*
  * The cluster's policy in Redis, and how every node follows it.
  *
- * Keys (prefix "sluice:" by default):
+ * Keys (prefix "sluice:{fleet}:" by default: one hash tag, one Redis Cluster slot, ClusterSettings.fleetKey):
  *   policy      hash {version, policy (JSON, as PolicyJson writes it), epoch}: the current document
  *   policy:log  stream of {version, policy, audit (JSON, or "" for a seed), node}: every change, trimmed
  *               to about ClusterSettings.logLength entries; or, for a batch of automatic bans,
@@ -121,15 +121,15 @@ public final class SharedPolicy implements AutoCloseable {
     }
 
     String documentKey() {
-        return settings.key("policy");
+        return settings.fleetKey("policy");
     }
 
     String logKey() {
-        return settings.key("policy:log");
+        return settings.fleetKey("policy:log");
     }
 
     String bansKey() {
-        return settings.key("policy:bans");
+        return settings.fleetKey("policy:bans");
     }
 
     /**

@@ -40,11 +40,16 @@ class ClusterAdminChangesTest {
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final List<SluiceServer> servers = new ArrayList<>();
-    private TestRedis redis;
+    private RedisUnderTest redis;
 
     @BeforeEach
     void startRedis() {
-        redis = TestRedis.start();
+        redis = newRedis();
+    }
+
+    /** The Redis the nodes share: one redis-server here, a Redis Cluster in a subclass. */
+    RedisUnderTest newRedis() {
+        return TestRedis.start();
     }
 
     @AfterEach
@@ -257,7 +262,7 @@ class ClusterAdminChangesTest {
         Policy before = a.engine().policy();
         long audited = a.state().audit().newestFirst(100).size();
 
-        redis.kill();
+        ((TestRedis) redis).kill();
         HttpResponse<String> ban = admin(a, "POST", "/api/v1/bans", "{\"type\": \"agent\", \"value\": \"Late\"}",
                 null);
 

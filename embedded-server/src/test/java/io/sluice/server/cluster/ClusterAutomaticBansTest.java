@@ -77,7 +77,7 @@ class ClusterAutomaticBansTest extends OneRedisPerClass {
 
     private static boolean documentExists() {
         try {
-            return "1".equals(redis.command("EXISTS", ClusterSettings.DEFAULTS.key("policy")));
+            return "1".equals(server.command("EXISTS", ClusterSettings.DEFAULTS.fleetKey("policy")));
         } catch (java.io.IOException e) {
             return false;
         }
@@ -112,7 +112,7 @@ class ClusterAutomaticBansTest extends OneRedisPerClass {
     }
 
     private long redis(String script) throws Exception {
-        return Long.parseLong(redis.command("EVAL", script, "1", ClusterSettings.DEFAULTS.key("policy:log")));
+        return Long.parseLong(server.command("EVAL", script, "1", ClusterSettings.DEFAULTS.fleetKey("policy:log")));
     }
 
     @Test

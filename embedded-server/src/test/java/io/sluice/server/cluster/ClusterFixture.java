@@ -10,7 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 
-/** Nodes of one cluster in this JVM, sharing one {@link TestRedis}; closes them all. */
+/** Nodes of one cluster in this JVM, sharing one {@link TestRedis} (or a Redis Cluster); closes them all. */
 final class ClusterFixture implements AutoCloseable {
     /** Production timings, but a silent node counts as unreachable sooner, so tests do not wait for it. */
     static final ClusterSettings SETTINGS = ClusterSettings.DEFAULTS.withUnreachableAfter(Duration.ofMillis(600));
@@ -27,10 +27,10 @@ final class ClusterFixture implements AutoCloseable {
     /** Generous: real I/O on a loaded two-core machine. */
     static final Duration PATIENCE = Duration.ofSeconds(15);
 
-    private final TestRedis redis;
+    private final RedisUnderTest redis;
     private final List<ClusterNode> nodes = new ArrayList<>();
 
-    ClusterFixture(TestRedis redis) {
+    ClusterFixture(RedisUnderTest redis) {
         this.redis = redis;
     }
 

@@ -37,7 +37,10 @@ class ClusterGovernorTest {
     /** See DegradedModeTest: far above the 50 ms deadline only because the machine is shared. */
     private static final Duration CALL_BOUND = Duration.ofSeconds(1);
 
-    private static TestRedis redis;
+    /** The one redis-server, for the tests that kill or hang it; null on a Redis Cluster (a subclass). */
+    static TestRedis redis;
+    /** What the nodes use: {@link #redis}, or a Redis Cluster. */
+    static RedisUnderTest sharedRedis;
 
     @TempDir
     Path stateA;
@@ -52,16 +55,17 @@ class ClusterGovernorTest {
     @BeforeAll
     static void startRedis() {
         redis = TestRedis.start();
+        sharedRedis = redis;
     }
 
     @AfterAll
     static void stopRedis() {
-        redis.close();
+        sharedRedis.close();
     }
 
     @BeforeEach
     void startNodes() throws Exception {
-        redis.reset();
+        sharedRedis.reset();
         a = node(stateA, "web-1");
         b = node(stateB, "web-2");
         await(() -> a.cluster().state() == ClusterState.HEALTHY && b.cluster().state() == ClusterState.HEALTHY
@@ -75,7 +79,7 @@ class ClusterGovernorTest {
 
     private SluiceServer node(Path state, String name) throws Exception {
         SluiceServer server = Demo.start(ServerConfig.demo(state)
-                .withCluster(new ClusterOptions(redis.endpoint(), name)));
+                .withCluster(new ClusterOptions(sharedRedis.endpoint(), name)));
         servers.add(server);
         return server;
     }

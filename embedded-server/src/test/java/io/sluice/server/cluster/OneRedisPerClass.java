@@ -5,25 +5,33 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 
-/** One redis-server for the test class, emptied before each test; each test's nodes closed after it. */
+/**
+ * One redis-server for the test class, emptied before each test; each test's nodes closed after it. A subclass runs
+ * its parent's tests on a Redis Cluster instead by hiding {@link #startRedis()} with its own that sets
+ * {@link #server} to a {@link TestRedisCluster} (and leaves {@link #redis}, the one server, null).
+ */
 abstract class OneRedisPerClass {
+    /** The one redis-server, for the tests that kill, hang or restart it; null on a Redis Cluster. */
     static TestRedis redis;
+    /** What the nodes use: {@link #redis}, or a Redis Cluster. */
+    static RedisUnderTest server;
     ClusterFixture cluster;
 
     @BeforeAll
     static void startRedis() {
         redis = TestRedis.start();
+        server = redis;
     }
 
     @AfterAll
     static void stopRedis() {
-        redis.close();
+        server.close();
     }
 
     @BeforeEach
     void clean() {
-        redis.reset();
-        cluster = new ClusterFixture(redis);
+        server.reset();
+        cluster = new ClusterFixture(server);
     }
 
     @AfterEach

@@ -4,14 +4,17 @@ import static io.sluice.server.cluster.ClusterFixture.awaitState;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.lettuce.core.cluster.SlotHash;
 import io.sluice.engine.governor.LedgerAnswer;
 import io.sluice.engine.governor.LedgerChange;
+import io.sluice.engine.governor.LedgerChoice;
 import io.sluice.engine.governor.LedgerContext;
 import io.sluice.engine.governor.Observation;
 import io.sluice.engine.governor.PermitReason;
 import io.sluice.engine.policy.GovernorPolicy;
 import io.sluice.engine.telemetry.ClusterState;
 import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -54,6 +57,30 @@ class RedisDomainLedgerTest extends OneRedisPerClass {
 
     private LedgerAnswer setRate(double rate) throws Exception {
         return join(ledger.change(SITE, new LedgerChange(LedgerChange.Kind.RATE, rate), context()));
+    }
+
+    @Test
+    void aPermitForAnyOfSeveralDomainsGoesToTheOneWhoseSlotComesFirst() throws Exception {
+        // Hash slots 3465 and 8397: two masters of a 3-master Redis Cluster (slots 0-5460, 5461-10922...).
+        String busy = "a.example";
+        String idle = "b.example";
+        assertThat(SlotHash.getSlot(ledger.key(busy)))
+                .isNotEqualTo(SlotHash.getSlot(ledger.key(idle)));
+        join(ledger.change(busy, new LedgerChange(LedgerChange.Kind.RATE, 1), context()));
+        join(ledger.change(idle, new LedgerChange(LedgerChange.Kind.RATE, 1), context()));
+        assertThat(join(ledger.acquire(busy, context())).granted()).isTrue();
+
+        LedgerChoice first = ledger.acquireAny(List.of(busy, idle), List.of(context(), context()))
+                .toCompletableFuture().get(5, TimeUnit.SECONDS);
+        LedgerChoice second = ledger.acquireAny(List.of(busy, idle), List.of(context(), context()))
+                .toCompletableFuture().get(5, TimeUnit.SECONDS);
+
+        assertThat(first.index()).as("the idle domain's slot is now").isEqualTo(1);
+        assertThat(first.answer().granted()).isTrue();
+        assertThat(second.index()).as("both taken: the one granted first comes first again").isZero();
+        assertThat(second.answer().granted()).isFalse();
+        assertThat(second.answer().reason()).isEqualTo(PermitReason.PACING);
+        assertThat(second.answer().waitMicros()).isBetween(1L, 1_000_000L);
     }
 
     @Test

@@ -38,6 +38,35 @@ class RedisEndpointTest {
     }
 
     @Test
+    void aRedisClusterIsItsSeedsWithOneUserPasswordAndTls() {
+        RedisEndpoint cluster = RedisEndpoint.parse("redis-cluster://10.0.0.1:7000,10.0.0.2,[::1]:7002", "from-env");
+        RedisEndpoint tls = RedisEndpoint.parse("rediss-cluster://sluice:pw@a:7000,b:7001/0", null);
+
+        assertThat(cluster.cluster()).isTrue();
+        assertThat(cluster.seeds()).containsExactly(new RedisEndpoint.Seed("10.0.0.1", 7000),
+                new RedisEndpoint.Seed("10.0.0.2", 6379), new RedisEndpoint.Seed("::1", 7002));
+        assertThat(cluster.host()).isEqualTo("10.0.0.1");
+        assertThat(cluster.password()).isEqualTo("from-env");
+        assertThat(cluster.seedUris()).extracting(uri -> uri.getHost() + " " + uri.getPort())
+                .containsExactly("10.0.0.1 7000", "10.0.0.2 6379", "::1 7002");
+        assertThat(tls.tls()).isTrue();
+        assertThat(tls.username()).isEqualTo("sluice");
+        assertThat(tls.seedUris()).allSatisfy(uri -> assertThat(uri.isSsl()).isTrue());
+        assertThat(tls.toString()).isEqualTo("rediss-cluster://sluice:***@a:7000,b:7001").doesNotContain("pw");
+        assertThat(RedisEndpoint.parse("redis://cache", null).cluster()).isFalse();
+    }
+
+    @Test
+    void badClusterUrlsSayWhatIsWrong() {
+        assertThatThrownBy(() -> RedisEndpoint.parse("redis-cluster://a:7000,,b:7001", null))
+                .hasMessageContaining("lists seeds");
+        assertThatThrownBy(() -> RedisEndpoint.parse("redis-cluster://a:7000/2", null))
+                .hasMessageContaining("only database 0");
+        assertThatThrownBy(() -> RedisEndpoint.parse("redis-cluster://a:7000,b:99999", null))
+                .hasMessageContaining("port").hasMessageContaining("seed 'b:99999'");
+    }
+
+    @Test
     void badUrlsSayWhatIsWrong() {
         assertThatThrownBy(() -> RedisEndpoint.parse("localhost:6379", null))
                 .hasMessageContaining("redis:// or rediss://");

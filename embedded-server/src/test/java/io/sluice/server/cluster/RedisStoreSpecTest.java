@@ -64,9 +64,12 @@ class RedisStoreSpecTest extends ClientStoreSpecification {
         pause(1_000 - System.currentTimeMillis() % 1_000 + 50);
     }
 
-    /** One redis-server for the class, emptied before each test (as {@link OneRedisPerClass}, a base class). */
+    /**
+     * One redis-server for the class, emptied before each test (as {@link OneRedisPerClass}, a base class); a
+     * subclass hiding {@link #startRedis()} may set a Redis Cluster instead.
+     */
     static final class OneRedisPerClassHolder {
-        static TestRedis redis;
+        static RedisUnderTest redis;
         ClusterFixture cluster;
 
         static void start() {

@@ -27,11 +27,16 @@ class SharedLimitsServerTest {
 
     private final HttpClient http = HttpClient.newHttpClient();
     private final List<SluiceServer> servers = new ArrayList<>();
-    private TestRedis redis;
+    private RedisUnderTest redis;
 
     @BeforeEach
     void startRedis() {
-        redis = TestRedis.start();
+        redis = newRedis();
+    }
+
+    /** The Redis the front ends share: one redis-server here, a Redis Cluster in a subclass. */
+    RedisUnderTest newRedis() {
+        return TestRedis.start();
     }
 
     @AfterEach

@@ -171,7 +171,7 @@ class SharedPolicyTest extends OneRedisPerClass {
                     audit("alice", "round " + round));
             assertThat(outcome).isInstanceOf(SharedPolicy.Applied.class);
             version++;
-            redis.dropClients();
+            server.dropClients();
         }
         long last = version;
         await(() -> onB.current().version() == last, "b to catch up after the dropped connections");
@@ -198,7 +198,7 @@ class SharedPolicyTest extends OneRedisPerClass {
 
     private static long seeded() {
         try {
-            String version = redis.command("HGET", ClusterFixture.SETTINGS.key("policy"), "version");
+            String version = server.command("HGET", ClusterFixture.SETTINGS.fleetKey("policy"), "version");
             return version == null ? 0 : Long.parseLong(version);
         } catch (java.io.IOException e) {
             return -1;

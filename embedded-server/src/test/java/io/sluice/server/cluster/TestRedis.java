@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -24,21 +25,39 @@ import java.util.stream.Stream;
  * resumed, restarted empty on the same port (scripts and keys gone), and told to drop its clients'
  * connections. Close it in {@code @AfterAll}/{@code @AfterEach}; a JVM exit kills it too.
  */
-final class TestRedis implements AutoCloseable {
+final class TestRedis implements RedisUnderTest {
     private static final Duration START_DEADLINE = Duration.ofSeconds(20);
 
     private final Path dir;
     private final int port;
+    private final List<String> options;
     private Process process;
     private boolean hung;
 
-    private TestRedis(Path dir, int port) {
+    private TestRedis(Path dir, int port, List<String> options) {
         this.dir = dir;
         this.port = port;
+        this.options = options;
     }
 
     /** Starts one; fails the test with the server's own words when the binary is missing or will not start. */
     static TestRedis start() {
+        return start(false);
+    }
+
+    /**
+     * A node of a Redis Cluster ({@code --cluster-enabled yes}, its own config file in its own directory), not yet
+     * in a cluster: {@link TestRedisCluster} joins them. Its cluster bus port (its port + 10000) is free too.
+     */
+    static TestRedis startClusterNode() {
+        return start(true);
+    }
+
+    private static TestRedis start(boolean clusterNode) {
+        // A master silent for 1 s is failed; its replica takes over however old its data (validity factor 0): a
+        // replica still in its first sync when a test kills the master would otherwise never be promoted.
+        List<String> options = clusterNode ? List.of("--cluster-enabled", "yes", "--cluster-config-file",
+                "nodes.conf", "--cluster-node-timeout", "1000", "--cluster-replica-validity-factor", "0") : List.of();
         Path dir;
         try {
             dir = Files.createTempDirectory("sluice-redis");
@@ -48,7 +67,7 @@ final class TestRedis implements AutoCloseable {
         IllegalStateException last = null;
         // A free port found by binding port 0 can be taken by someone else before redis binds it: try again.
         for (int attempt = 0; attempt < 5; attempt++) {
-            TestRedis redis = new TestRedis(dir, freePort());
+            TestRedis redis = new TestRedis(dir, clusterNode ? freePortWithBus() : freePort(), options);
             try {
                 redis.launch();
                 return redis;
@@ -63,19 +82,27 @@ final class TestRedis implements AutoCloseable {
         return port;
     }
 
+    /** The server's files (its log, a cluster node's config). */
+    Path dir() {
+        return dir;
+    }
+
     /** {@code redis://127.0.0.1:PORT}, the form {@code --redis} takes. */
     String url() {
         return "redis://127.0.0.1:" + port;
     }
 
-    RedisEndpoint endpoint() {
+    @Override
+    public RedisEndpoint endpoint() {
         return RedisEndpoint.parse(url(), null);
     }
 
     private void launch() {
-        ProcessBuilder builder = new ProcessBuilder(binary(), "--port", String.valueOf(port), "--bind", "127.0.0.1",
+        List<String> command = new ArrayList<>(List.of(binary(), "--port", String.valueOf(port), "--bind", "127.0.0.1",
                 "--dir", dir.toString(), "--save", "", "--appendonly", "no", "--daemonize", "no",
-                "--protected-mode", "yes", "--loglevel", "warning");
+                "--protected-mode", "yes", "--loglevel", "warning"));
+        command.addAll(options);
+        ProcessBuilder builder = new ProcessBuilder(command);
         builder.redirectErrorStream(true);
         builder.redirectOutput(dir.resolve("redis-" + port + ".log").toFile());
         try {
@@ -131,7 +158,8 @@ final class TestRedis implements AutoCloseable {
     }
 
     /** Drops every client connection except the one asking (CLIENT KILL), as a proxy or a failover would. */
-    long dropClients() {
+    @Override
+    public long dropClients() {
         try {
             return Long.parseLong(command("CLIENT", "KILL", "TYPE", "normal"));
         } catch (IOException e) {
@@ -140,7 +168,8 @@ final class TestRedis implements AutoCloseable {
     }
 
     /** FLUSHALL and SCRIPT FLUSH: a clean slate between tests sharing one server. */
-    void reset() {
+    @Override
+    public void reset() {
         try {
             command("FLUSHALL");
             command("SCRIPT", "FLUSH");
@@ -150,7 +179,8 @@ final class TestRedis implements AutoCloseable {
     }
 
     /** Sends one command over a new connection and returns the reply as text (simple and integer replies). */
-    String command(String... words) throws IOException {
+    @Override
+    public String command(String... words) throws IOException {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress("127.0.0.1", port), 1000);
             socket.setSoTimeout(2000);
@@ -225,6 +255,30 @@ final class TestRedis implements AutoCloseable {
             }
         }
         return "redis-server";
+    }
+
+    /**
+     * A free port whose cluster bus port (+10000) is free too, so below 55536; chosen at random in 20000-32767,
+     * below Linux's ephemeral range, where the other tests' servers get their ports.
+     */
+    private static int freePortWithBus() {
+        Random random = new Random();
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int port = 20_000 + random.nextInt(12_768);
+            if (bindable(port) && bindable(port + 10_000)) {
+                return port;
+            }
+        }
+        throw new IllegalStateException("no free port with a free cluster bus port (+10000) after 100 tries");
+    }
+
+    private static boolean bindable(int port) {
+        try (ServerSocket socket = new ServerSocket(port, 1, java.net.InetAddress.getLoopbackAddress())) {
+            socket.setReuseAddress(true);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     private static int freePort() {

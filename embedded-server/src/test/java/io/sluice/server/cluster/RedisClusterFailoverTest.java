@@ -1,0 +1,89 @@
+package io.sluice.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.engine.Decision;
+import io.sluice.engine.EngineConfig;
+import io.sluice.engine.Request;
+import io.sluice.engine.ThrottleEngine;
+import io.sluice.engine.policy.Policy;
+import io.sluice.engine.telemetry.ClusterState;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A master of a Redis Cluster (3 masters, 3 replicas) killed while a node serves: every request is still decided
+ * within its deadline (alone, DEGRADED, while the master's slots are down), and the node is HEALTHY again, deciding
+ * in Redis, once a replica has taken the slots over.
+ */
+class RedisClusterFailoverTest extends OneRedisPerClass {
+    private static final Duration DEADLINE = ClusterFixture.PATIENT.deadline();
+    private final ExecutorService answering = Executors.newFixedThreadPool(2);
+
+    @BeforeAll
+    static void startRedis() {
+        redis = null;
+        server = TestRedisCluster.start(3, 1);
+    }
+
+    @AfterEach
+    void stopAnswering() {
+        answering.shutdownNow();
+    }
+
+    @Test
+    void aMasterKilledMidRunLeavesTheNodeServingDegradedUntilItsReplicaTakesOver() throws Exception {
+        RedisClientStateStore store = new RedisClientStateStore(ClusterFixture.PATIENT, Duration.ofSeconds(35));
+        ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), InstantSource.system(), Policy.defaults(),
+                ClientStoreSpecification.CLASSIFIER, null, store);
+        ClusterNode node = cluster.node("a", new EngineLoad(engine), ClusterFixture.PATIENT);
+        node.shareClientState(store, answering);
+        ClusterFixture.awaitState(node, ClusterState.HEALTHY);
+        serveRound(engine, 0);
+        long beforeKill = store.commandsSent();
+        assertThat(beforeKill).as("decided in Redis").isPositive();
+
+        ((TestRedisCluster) server).masters().get(0).kill();
+
+        boolean sawDegraded = false;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        int round = 1;
+        while (!(sawDegraded && node.state() == ClusterState.HEALTHY) && System.nanoTime() < deadline) {
+            serveRound(engine, round++);
+            sawDegraded |= node.state() == ClusterState.DEGRADED;
+            Thread.sleep(20);
+        }
+        assertThat(sawDegraded).as("DEGRADED while the master's slots were down").isTrue();
+        String topology = node.state() == ClusterState.HEALTHY ? ""
+                : ((TestRedisCluster) server).nodesAsSeenBy(((TestRedisCluster) server).masters().get(1));
+        assertThat(node.state()).as("HEALTHY once a replica took over (waited 60 s); CLUSTER NODES:%n%s", topology)
+                .isEqualTo(ClusterState.HEALTHY);
+
+        long healthyAgain = store.commandsSent();
+        serveRound(engine, round);
+        assertThat(store.commandsSent()).as("deciding in Redis again, every slot included")
+                .isGreaterThan(healthyAgain);
+        assertThat(node.state()).isEqualTo(ClusterState.HEALTHY);
+    }
+
+    /** 30 clients (addresses over every master), each served once; every decision within the deadline. */
+    private static void serveRound(ThrottleEngine engine, int round) throws Exception {
+        for (int i = 0; i < 30; i++) {
+            long start = System.nanoTime();
+            Decision decision = engine.decide(Request.direct("10.1." + round % 250 + "." + i,
+                    ClientStoreSpecification.CURL));
+            if (decision instanceof Decision.Pending pending) {
+                decision = pending.decision().toCompletableFuture().get(5, TimeUnit.SECONDS);
+            }
+            // the deadline, and time for a busy machine to hand the answer over
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(DEADLINE.plusSeconds(2));
+            ClientStoreSpecification.served(decision);
+        }
+    }
+}

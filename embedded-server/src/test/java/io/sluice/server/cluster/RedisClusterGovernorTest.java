@@ -1,0 +1,27 @@
+package io.sluice.server.cluster;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+
+/** The crawl governor of two real front ends on a 3-master Redis Cluster: each domain's hash in its own slot. */
+class RedisClusterGovernorTest extends ClusterGovernorTest {
+
+    @BeforeAll
+    static void startRedis() {
+        redis = null;
+        sharedRedis = TestRedisCluster.start(3, 0);
+    }
+
+    @Test
+    @Disabled("kills the one redis-server; a Redis Cluster losing a master: RedisClusterFailoverTest")
+    @Override
+    void withRedisGoneEachNodeGrantsOnItsShareOfThePaceWithinTheDeadlineAndSaysSo() {
+    }
+
+    @Test
+    @Disabled("hangs the one redis-server")
+    @Override
+    void withRedisHungAPermitIsAnsweredAtTheDeadlineOnTheLocalPace() {
+    }
+}
