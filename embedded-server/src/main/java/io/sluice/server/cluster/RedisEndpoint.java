@@ -7,6 +7,7 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -34,6 +35,8 @@ public record RedisEndpoint(boolean tls, String host, int port, int database, St
     /** The environment variable that carries the password when the URL does not. */
     public static final String PASSWORD_VARIABLE = "SLUICE_REDIS_PASSWORD";
     private static final String CLUSTER = "-cluster";
+    /** {@code ://USER:PASSWORD@} in a quoted URL. */
+    private static final Pattern USER_INFO = Pattern.compile("(://)[^@\\s']*@");
 
     /** One seed node of a Redis Cluster. */
     public record Seed(String host, int port) {
@@ -75,9 +78,19 @@ public record RedisEndpoint(boolean tls, String host, int port, int database, St
      *                         {@code redis-cluster://HOST[:PORT][,HOST[:PORT]...]} ({@code rediss-cluster://})
      * @param passwordFallback the password to use when the URL has none (the environment variable's value),
      *                         or null
-     * @throws IllegalArgumentException saying what is wrong with the URL
+     * @throws IllegalArgumentException saying what is wrong with the URL, the user and password left out
      */
     public static RedisEndpoint parse(String url, String passwordFallback) {
+        try {
+            return parseAny(url, passwordFallback);
+        } catch (IllegalArgumentException e) {
+            // The message quotes the URL and ends up in a terminal or the journal, which more people read than the
+            // configuration file; the cause is left off for the same reason.
+            throw new IllegalArgumentException(USER_INFO.matcher(e.getMessage()).replaceAll("$1***@"));
+        }
+    }
+
+    private static RedisEndpoint parseAny(String url, String passwordFallback) {
         String trimmed = url.trim();
         int schemeEnd = trimmed.indexOf("://");
         String scheme = schemeEnd < 0 ? "" : trimmed.substring(0, schemeEnd);

@@ -3,6 +3,7 @@ package io.sluice.server.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class RedisEndpointTest {
@@ -14,6 +15,19 @@ class RedisEndpointTest {
         assertThat(RedisEndpoint.parse("redis://10.0.0.5:6380/3", null))
                 .isEqualTo(new RedisEndpoint(false, "10.0.0.5", 6380, 3, null, null));
         assertThat(RedisEndpoint.parse("redis://[::1]:7000", null).host()).isEqualTo("::1");
+    }
+
+    @Test
+    void aBadUrlIsRefusedWithoutShowingItsUserOrPassword() {
+        for (String url : List.of("redis://:hunter2@127.0.0.1:notaport/0", "rediss://admin:hunter2@[::1/0",
+                "redis://:hunter2@cache/zero", "redis-cluster://:hunter2@a:1,,b:2", "redis-cluster://:hunter2@a:1/3",
+                "redis-cluster://:hunter2@a:1,b:x", "http://:hunter2@cache")) {
+            assertThatThrownBy(() -> RedisEndpoint.parse(url, null)).as(url)
+                    .isInstanceOf(IllegalArgumentException.class).hasNoCause()
+                    .satisfies(e -> assertThat(e.getMessage()).doesNotContain("hunter2").doesNotContain("admin"));
+        }
+        assertThatThrownBy(() -> RedisEndpoint.parse("redis://:hunter2@127.0.0.1:notaport/0", null))
+                .hasMessageContaining("'redis://***@127.0.0.1:notaport/0'");
     }
 
     @Test
