@@ -21,6 +21,8 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -128,7 +130,7 @@ class CrawlEndToEndTest {
         String token = Files.readString(state.resolve("worker-token")).trim();
         PermitClient permits = PermitClient.connect(sluice.adminUri(), token);
         List<String> frontier = List.of("one.example", "two.example");
-        java.util.Map<String, Integer> grants = new java.util.TreeMap<>();
+        Map<String, Integer> grants = new TreeMap<>();
         long start = System.nanoTime();
         for (int i = 0; i < 10; i++) {
             grants.merge(permits.acquireAny(frontier), 1, Integer::sum);

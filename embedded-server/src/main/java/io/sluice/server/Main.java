@@ -16,8 +16,11 @@ import io.sluice.server.config.ReloadSignal;
 import io.sluice.server.demo.DemoClusterCommand;
 import io.sluice.server.front.AccessLog;
 import io.sluice.server.replay.ReplayCommand;
+import io.sluice.server.state.StateException;
 import io.sluice.server.tls.AdminTls;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -271,8 +274,8 @@ public final class Main implements Callable<Integer> {
         try {
             // The demo builds on the server (the server knows nothing of it).
             server = demo || demoTraffic ? Demo.start(config) : SluiceServer.start(config);
-        } catch (java.io.IOException | java.io.UncheckedIOException | IllegalArgumentException
-                | io.sluice.server.state.StateException e) {
+        } catch (IOException | UncheckedIOException | IllegalArgumentException
+                | StateException e) {
             err.println("sluice-server: " + e.getMessage());
             return 1;
         }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.server.demo.Demo;
 import io.sluice.server.tls.AdminTls;
+import java.net.URI;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,7 +38,7 @@ class AdminListenerTest {
                     + "/ --token-file " + state.resolve("admin-token") + " --pin SHA256:"
                     + server.adminCertificate().fingerprint());
         }
-        assertThat(AdminListener.consoleCommand(java.net.URI.create("http://127.0.0.1:9090/"), Path.of("/s/t"), null))
+        assertThat(AdminListener.consoleCommand(URI.create("http://127.0.0.1:9090/"), Path.of("/s/t"), null))
                 .isEqualTo("./sluice console --url http://127.0.0.1:9090/ --token-file /s/t");
     }
 }

@@ -12,6 +12,7 @@ import io.sluice.server.change.LocalPolicyStore;
 import io.sluice.server.change.PolicyChanges;
 import io.sluice.server.state.StateDirectory;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -86,7 +87,7 @@ class AutomaticBansKillTest {
                         }
                     }
                     return false;
-                } catch (java.io.IOException e) {
+                } catch (IOException e) {
                     return false;
                 }
             }, OwnThread.EACH);

@@ -8,6 +8,7 @@ import io.sluice.engine.Request;
 import io.sluice.engine.RequestClass;
 import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.policy.Ban;
+import io.sluice.engine.policy.BanType;
 import io.sluice.engine.policy.Escalation;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.PolicyJson;
@@ -196,7 +197,7 @@ class AutomaticBansTest {
     void anEditThatRemovesABanMadeBeforeAutomaticBansIsMergedWithThem() throws Exception {
         startNode(null);
         Policy banned = changes.apply(OPERATOR, "ban.add", "ban", p -> p.withBans(List.of(new Ban("b1",
-                io.sluice.engine.policy.BanType.IP, "192.0.2.9", "r", "alice", null, null))), Policy::bans);
+                BanType.IP, "192.0.2.9", "r", "alice", null, null))), Policy::bans);
         for (int i = 0; i < 3; i++) {
             offend("198.51.100." + (i + 1));
         }

@@ -7,6 +7,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -19,7 +20,7 @@ class MainConfigFileTest {
     private final CommandLineRun cli = new CommandLineRun();
 
     private Path file(String... lines) throws Exception {
-        return Files.write(dir.resolve("sluice.conf"), java.util.List.of(lines));
+        return Files.write(dir.resolve("sluice.conf"), List.of(lines));
     }
 
     private static ServerConfig resolve(String... args) throws Exception {

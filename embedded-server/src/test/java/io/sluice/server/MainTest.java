@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -50,7 +51,7 @@ class MainTest {
     @Test
     void anUnwritableStateDirectoryIsReported(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("not-a-dir");
-        java.nio.file.Files.writeString(file, "x");
+        Files.writeString(file, "x");
 
         int exit = run("--demo", "--listen", "127.0.0.1:0", "--admin", "127.0.0.1:0",
                 "--state", file.resolve("state").toString());

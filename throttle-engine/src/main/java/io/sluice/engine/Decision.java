@@ -1,5 +1,7 @@
 package io.sluice.engine;
 
+import java.util.concurrent.CompletionStage;
+
 /**
  * The engine's answer about one request: admit it, wait and ask again, or refuse it.
  * Every admitted request must later be completed exactly once through its {@link Admission};
@@ -42,7 +44,7 @@ public sealed interface Decision permits Decision.Admit, Decision.Wait, Decision
      * thread of its own. It never completes exceptionally. Only an engine built with a
      * shared store answers this; a single node's engine never does.
      */
-    record Pending(ClientInfo client, java.util.concurrent.CompletionStage<Decision> decision) implements Decision {
+    record Pending(ClientInfo client, CompletionStage<Decision> decision) implements Decision {
     }
 
     /** The in-flight slot of an admitted request. */

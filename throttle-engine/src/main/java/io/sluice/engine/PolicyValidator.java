@@ -13,10 +13,12 @@ import io.sluice.engine.policy.GovernorPolicy;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.Route;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -165,7 +167,7 @@ public final class PolicyValidator {
             }
             for (int m = 0; m < route.methods().size(); m++) {
                 String method = route.methods().get(m);
-                if (!isToken(method) || !method.equals(method.toUpperCase(java.util.Locale.ROOT))) {
+                if (!isToken(method) || !method.equals(method.toUpperCase(Locale.ROOT))) {
                     errors.add(path + ".methods[" + m + "]", "must be an HTTP method in upper case, was '"
                             + method + "'");
                 }
@@ -175,7 +177,7 @@ public final class PolicyValidator {
             }
             for (int d = 0; d < route.secFetchDest().size(); d++) {
                 String dest = route.secFetchDest().get(d);
-                if (!isToken(dest) || !dest.equals(dest.toLowerCase(java.util.Locale.ROOT))) {
+                if (!isToken(dest) || !dest.equals(dest.toLowerCase(Locale.ROOT))) {
                     errors.add(path + ".secFetchDest[" + d + "]", "must be a Sec-Fetch-Dest value in lower case "
                             + "(document, image, style, script, font, ...), was '" + dest + "'");
                 }
@@ -367,7 +369,7 @@ public final class PolicyValidator {
             URI uri = new URI(text);
             return uri.isAbsolute() && ("http".equalsIgnoreCase(uri.getScheme())
                     || "https".equalsIgnoreCase(uri.getScheme())) && uri.getHost() != null;
-        } catch (java.net.URISyntaxException e) {
+        } catch (URISyntaxException e) {
             return false;
         }
     }

@@ -13,6 +13,7 @@ import io.sluice.engine.policy.Policy;
 import io.sluice.engine.telemetry.ClientRow;
 import io.sluice.engine.telemetry.CrawlerIdentity;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -151,7 +152,7 @@ class CrawlerIdentityTest {
         served(decide(engine, REAL_GOOGLE, GOOGLEBOT));
         served(decide(engine, ATTACKER, GOOGLEBOT));
         served(decide(engine, "192.0.2.1", "curl/8.5.0"));
-        Map<String, ClientRow> rows = new java.util.HashMap<>();
+        Map<String, ClientRow> rows = new HashMap<>();
         engine.snapshot().topClients().stream().filter(r -> !r.address()).forEach(r -> rows.put(r.ip(), r));
         assertThat(rows.get(REAL_GOOGLE).crawlerIdentity()).isEqualTo(CrawlerIdentity.VERIFIED);
         assertThat(rows.get(ATTACKER).crawlerIdentity()).isEqualTo(CrawlerIdentity.CLAIMED);

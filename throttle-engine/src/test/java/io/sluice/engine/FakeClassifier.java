@@ -2,6 +2,7 @@ package io.sluice.engine;
 
 import io.sluice.engine.policy.Policy;
 import java.util.List;
+import java.util.Locale;
 
 /** "...bot..." is a crawler named after itself, "Mozilla..." a browser, anything else a bot. */
 final class FakeClassifier implements UserAgentClassifier {
@@ -11,7 +12,7 @@ final class FakeClassifier implements UserAgentClassifier {
         if (userAgent == null) {
             return new UserAgentMatch(RequestClass.BOT, null, List.of());
         }
-        if (userAgent.toLowerCase(java.util.Locale.ROOT).contains("bot")) {
+        if (userAgent.toLowerCase(Locale.ROOT).contains("bot")) {
             String name = userAgent.split("[/ ]")[0];
             return new UserAgentMatch(RequestClass.CRAWLER, name, List.of("search-engine"));
         }

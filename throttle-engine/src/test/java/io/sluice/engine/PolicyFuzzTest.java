@@ -20,6 +20,8 @@ import io.sluice.engine.policy.FieldError;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.PolicyJson;
 import io.sluice.engine.policy.Route;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,6 +31,7 @@ import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
+import org.junit.jupiter.api.Test;
 import net.jqwik.api.Provide;
 
 /**
@@ -246,13 +249,13 @@ class PolicyFuzzTest {
      * the RE2/J and JDK at hand: a new RE2/J or a JDK with other case data fails here, not on an operator's thread.
      * Reads RE2/J's package-private folding through reflection; the test only.
      */
-    @org.junit.jupiter.api.Test
+    @Test
     void theLettersRe2jCannotFoldAreTheOnesRefused() throws Exception {
         Class<?> unicode = Class.forName("com.google.re2j.Unicode");
-        java.lang.reflect.Method simpleFold = unicode.getDeclaredMethod("simpleFold", int.class);
+        Method simpleFold = unicode.getDeclaredMethod("simpleFold", int.class);
         simpleFold.setAccessible(true);
-        java.lang.reflect.Field min = unicode.getDeclaredField("MIN_FOLD");
-        java.lang.reflect.Field max = unicode.getDeclaredField("MAX_FOLD");
+        Field min = unicode.getDeclaredField("MIN_FOLD");
+        Field max = unicode.getDeclaredField("MAX_FOLD");
         min.setAccessible(true);
         max.setAccessible(true);
         List<Integer> neverClosing = new ArrayList<>();

@@ -10,6 +10,7 @@ import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.PolicyJson;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class PolicyJsonTest {
@@ -44,7 +45,7 @@ class PolicyJsonTest {
         assertThat(absent.verifiedRanges()).isEmpty();
 
         Policy policy = Policy.defaults().withCrawlers(new Policy.Crawlers(30, 2, false,
-                java.util.Map.of("Googlebot", List.of("127.0.0.2", "2001:db8::/64"))));
+                Map.of("Googlebot", List.of("127.0.0.2", "2001:db8::/64"))));
         String json = PolicyJson.mapper().writeValueAsString(policy);
         assertThat(PolicyJson.mapper().readValue(json, Policy.class)).isEqualTo(policy);
         assertThat(json).contains("\"verifiedRanges\":{\"Googlebot\":[\"127.0.0.2\",\"2001:db8::/64\"]}");

@@ -14,6 +14,7 @@ import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.PolicyConflictException;
 import io.sluice.engine.policy.PolicyValidationException;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -121,7 +122,7 @@ class PolicyLifecycleTest {
 
     @Test
     void loweringMaxConcurrentLetsRunningRequestsFinishAndRefusesNewOnesUntilBelow() {
-        List<Decision.Admit> running = new java.util.ArrayList<>();
+        List<Decision.Admit> running = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             running.add(EngineFixture.admitted(decide(engine, "192.0.2.1", EngineFixture.BROWSER)));
         }

@@ -11,6 +11,7 @@ import io.sluice.engine.policy.GovernorPolicy;
 import io.sluice.engine.policy.Policy;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -121,7 +122,7 @@ class PolicyValidatorTest {
 
     @Test
     void thePolicysCrawlerRangesAreCheckedAndEachBadOneIsNamed() {
-        Map<String, List<String>> ranges = new java.util.LinkedHashMap<>();
+        Map<String, List<String>> ranges = new LinkedHashMap<>();
         ranges.put("Googlebot", Arrays.asList("127.0.0.2", "10.1.2.3/8", null));
         ranges.put("bingbot", null);
         ranges.put(" ", List.of("127.0.0.4"));

@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.engine.store.SharedClientStore;
 import io.sluice.engine.policy.Policy;
+import io.sluice.engine.telemetry.ShadowSummary;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -152,7 +153,7 @@ class SharedStorePathTest {
             }
 
             @Override
-            public io.sluice.engine.telemetry.ShadowSummary summary(long nowMillis) {
+            public ShadowSummary summary(long nowMillis) {
                 return null;
             }
         });

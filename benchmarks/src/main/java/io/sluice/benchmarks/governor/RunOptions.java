@@ -8,6 +8,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +31,7 @@ final class RunOptions {
 
     /** @param names the run's own options, without the dashes; admin and token-file are always known */
     static RunOptions parse(String[] args, String... names) {
-        List<String> known = new java.util.ArrayList<>(List.of(names));
+        List<String> known = new ArrayList<>(List.of(names));
         known.add("admin");
         known.add("token-file");
         Map<String, String> values = new HashMap<>();

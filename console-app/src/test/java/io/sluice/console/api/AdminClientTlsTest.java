@@ -15,8 +15,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -74,8 +77,8 @@ class AdminClientTlsTest {
         newer.addConnector(connector);
         newer.setHandler(new Handler.Abstract() {
             @Override
-            public boolean handle(org.eclipse.jetty.server.Request request, org.eclipse.jetty.server.Response response,
-                                  org.eclipse.jetty.util.Callback callback) {
+            public boolean handle(Request request, Response response,
+                                  Callback callback) {
                 boolean isPolicy = request.getHttpURI().getPath().endsWith("/policy");
                 response.getHeaders().put("Content-Type", "application/json");
                 Content.Sink.write(response, true, (isPolicy ? newerPolicy : newerSnapshot).toString(), callback);

@@ -3,6 +3,7 @@ package io.sluice.server.admin;
 import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -22,7 +23,7 @@ final class HostCheck extends Handler.Wrapper {
     /** @param names the host names the listener answers to ({@code localhost} is always one) */
     HostCheck(Set<String> names, Handler next) {
         super(next);
-        this.names = names.stream().map(n -> n.toLowerCase(Locale.ROOT)).collect(java.util.stream.Collectors
+        this.names = names.stream().map(n -> n.toLowerCase(Locale.ROOT)).collect(Collectors
                 .toUnmodifiableSet());
     }
 

@@ -15,6 +15,7 @@ import io.sluice.engine.telemetry.SecondCounts;
 import io.sluice.engine.telemetry.Snapshot;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -193,6 +194,6 @@ final class SluiceMetrics {
         PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
         writer.write(out, registry.scrape());
         writer.write(out, besideOldNames.scrape());
-        return out.toString(java.nio.charset.StandardCharsets.UTF_8);
+        return out.toString(StandardCharsets.UTF_8);
     }
 }

@@ -5,6 +5,7 @@ import io.sluice.engine.policy.PolicyJson;
 import io.sluice.engine.telemetry.Snapshot;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -36,7 +37,7 @@ final class SnapshotStream {
 
     /** @param authorized whether the caller's token still opens the stream, asked before every event */
     SnapshotStream(Supplier<Snapshot> snapshots, Request request, Response response, Callback callback,
-                   java.time.Duration lifetime, BooleanSupplier authorized) {
+                   Duration lifetime, BooleanSupplier authorized) {
         this.snapshots = snapshots;
         this.authorized = authorized;
         this.request = request;

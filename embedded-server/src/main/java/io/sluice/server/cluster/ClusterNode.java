@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.concurrent.Executor;
+import java.util.function.Consumer;
 
 /**
  * This node's membership of a cluster: two links to Redis (commands with the short deadline; the policy
@@ -78,7 +79,7 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     /** Calls {@code listener} with each change of state (HEALTHY, DEGRADED), on the cluster's thread. */
-    public void onStateChange(java.util.function.Consumer<ClusterState> listener) {
+    public void onStateChange(Consumer<ClusterState> listener) {
         monitor.onChange(change -> listener.accept(change.state()));
     }
 

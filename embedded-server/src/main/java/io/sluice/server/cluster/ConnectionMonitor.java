@@ -1,5 +1,6 @@
 package io.sluice.server.cluster;
 
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.sluice.engine.telemetry.ClusterState;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -134,7 +135,7 @@ final class ConnectionMonitor implements AutoCloseable {
     static String describe(Throwable failure) {
         Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause()
                 : failure;
-        if (cause instanceof TimeoutException || cause instanceof io.lettuce.core.RedisCommandTimeoutException) {
+        if (cause instanceof TimeoutException || cause instanceof RedisCommandTimeoutException) {
             return "Redis did not answer within the deadline";
         }
         if (cause instanceof RedisUnavailableException) {

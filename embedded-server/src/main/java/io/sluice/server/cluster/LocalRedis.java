@@ -1,5 +1,6 @@
 package io.sluice.server.cluster;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -12,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -134,7 +136,7 @@ public final class LocalRedis implements AutoCloseable {
         }
         String path = System.getenv("PATH");
         if (path != null) {
-            for (String entry : path.split(java.io.File.pathSeparator)) {
+            for (String entry : path.split(File.pathSeparator)) {
                 if (!entry.isEmpty() && Files.isExecutable(Path.of(entry, "redis-server"))) {
                     return Optional.of(Path.of(entry, "redis-server").toString());
                 }
@@ -163,7 +165,7 @@ public final class LocalRedis implements AutoCloseable {
             process.destroyForcibly();
         }
         try (var files = Files.walk(dir)) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
+            files.sorted(Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
         } catch (IOException e) {
             // a temp directory left behind is harmless
         }

@@ -13,14 +13,17 @@ import java.io.IOException;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
@@ -154,7 +157,7 @@ final class NodeRegistry implements AutoCloseable {
                         + e.getMessage());
             }
         }
-        nodes.sort(java.util.Comparator.comparing(Seen::name));
+        nodes.sort(Comparator.comparing(Seen::name));
         return new Reading(now, List.copyOf(nodes));
     }
 
@@ -196,7 +199,7 @@ final class NodeRegistry implements AutoCloseable {
         try {
             reading = read(adminLink, true).get(settings.adminDeadline().multipliedBy(2).plusMillis(50).toMillis(),
                     TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        } catch (ExecutionException | TimeoutException e) {
             reading = last;
             stale = true;
         } catch (InterruptedException e) {

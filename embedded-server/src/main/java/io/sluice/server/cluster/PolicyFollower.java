@@ -1,6 +1,7 @@
 package io.sluice.server.cluster;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lettuce.core.KeyValue;
 import io.lettuce.core.StreamMessage;
 import io.lettuce.core.XReadArgs;
 import io.sluice.engine.policy.Policy;
@@ -11,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
@@ -72,7 +74,7 @@ final class PolicyFollower implements AutoCloseable {
         if (running) {
             try {
                 scheduler.schedule(this::cycle, delayMillis, TimeUnit.MILLISECONDS);
-            } catch (java.util.concurrent.RejectedExecutionException e) {
+            } catch (RejectedExecutionException e) {
                 running = false; // shutting down
             }
         }
@@ -85,7 +87,7 @@ final class PolicyFollower implements AutoCloseable {
     }
 
     private CompletableFuture<Void> catchUpPolicy() {
-        return link.<List<io.lettuce.core.KeyValue<String, String>>>call(c -> c.hmget(shared.documentKey(),
+        return link.<List<KeyValue<String, String>>>call(c -> c.hmget(shared.documentKey(),
                 "epoch", "version")).thenComposeAsync(fields -> {
                     String redisEpoch = fields.get(0).getValueOrElse(null);
                     String version = fields.get(1).getValueOrElse(null);

@@ -4,6 +4,7 @@ import io.lettuce.core.ScriptOutputType;
 import io.sluice.engine.Reason;
 import io.sluice.engine.store.ClientKey;
 import io.sluice.engine.store.SharedClientStore;
+import io.sluice.engine.telemetry.ClusterState;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -11,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
@@ -124,13 +126,13 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
         // Each time Redis answers again (at start, after a restart that emptied it), its scripts are cached ahead of
         // the requests: a release retried after NOSCRIPT would otherwise run after the admissions sent behind it.
         monitor.onChange(change -> {
-            if (change.state() == io.sluice.engine.telemetry.ClusterState.HEALTHY && attachment != null) {
+            if (change.state() == ClusterState.HEALTHY && attachment != null) {
                 for (LuaScript script : List.of(ADMIT, RELEASE, LEASES, FLUSH)) {
                     script.preload(link);
                 }
             }
         });
-        if (monitor.state() == io.sluice.engine.telemetry.ClusterState.HEALTHY) {
+        if (monitor.state() == ClusterState.HEALTHY) {
             for (LuaScript script : List.of(ADMIT, RELEASE, LEASES, FLUSH)) {
                 script.preload(link);
             }
@@ -149,7 +151,7 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
     @Override
     public boolean available() {
         Attachment on = attachment;
-        return on != null && on.monitor().state() == io.sluice.engine.telemetry.ClusterState.HEALTHY;
+        return on != null && on.monitor().state() == ClusterState.HEALTHY;
     }
 
     @Override
@@ -242,7 +244,7 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
                 on.monitor().failed(ConnectionMonitor.describe(failure));
                 // Redis may still run the script after the deadline: the lease it would take is forgotten later
                 forgetLater(new RedisLease(clientLeases, addressLeases, id, null, anyCrawler, 0, -1, -1, sentNanos));
-                throw new java.util.concurrent.CompletionException(failure);
+                throw new CompletionException(failure);
             }
             return verdict(ask, answer, hits, routeHits, addressHits, crawler, anyCrawler,
                     new RedisLease(clientLeases, addressLeases, id, crawler, anyCrawler, 0, -1, -1, sentNanos));
@@ -457,7 +459,7 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
                         hits.add(Map.entry(key, weight));
                     }
                 }
-                if (!hits.isEmpty() && on.monitor().state() == io.sluice.engine.telemetry.ClusterState.HEALTHY) {
+                if (!hits.isEmpty() && on.monitor().state() == ClusterState.HEALTHY) {
                     for (List<Map.Entry<String, Integer>> slot : on.link().bySlot(hits, Map.Entry::getKey)) {
                         commands.incrementAndGet();
                         // lost if Redis fails now: an under-count of one heartbeat's refused hits, never a double
@@ -467,7 +469,7 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
                     }
                 }
             }
-            if (!toForget.isEmpty() && on.monitor().state() == io.sluice.engine.telemetry.ClusterState.HEALTHY) {
+            if (!toForget.isEmpty() && on.monitor().state() == ClusterState.HEALTHY) {
                 List<RedisLease> batch = new ArrayList<>();
                 RedisLease lease;
                 while (batch.size() < BATCH && (lease = toForget.poll()) != null) {

@@ -7,12 +7,15 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.Policy;
 import io.sluice.server.change.BanChange;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import io.sluice.engine.policy.PolicyJson;
 import io.sluice.server.state.AuditEntry;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -212,7 +215,7 @@ public final class SharedPolicy implements AutoCloseable {
             List<String> ids = JSON.readValue(removedIds, ID_LIST);
             List<Ban> removed = new ArrayList<>();
             if (live != null && !ids.isEmpty()) {
-                java.util.Set<String> gone = new java.util.HashSet<>(ids);
+                Set<String> gone = new HashSet<>(ids);
                 live.bans().stream().filter(ban -> gone.contains(ban.id())).forEach(removed::add);
             }
             return new BanChange(added, removed);
@@ -239,7 +242,7 @@ public final class SharedPolicy implements AutoCloseable {
             }
             List<?> since = (List<?>) reply.get(2);
             List<Ban> added = new ArrayList<>();
-            java.util.Set<String> removed = new java.util.HashSet<>();
+            Set<String> removed = new HashSet<>();
             for (int i = 0; i + 1 < since.size(); i += 2) {
                 String value = since.get(i + 1).toString();
                 if (value.isEmpty()) {
@@ -258,7 +261,7 @@ public final class SharedPolicy implements AutoCloseable {
     }
 
     /** The difference between Redis's clock and {@code local}'s, read with {@code TIME} (half a round trip off). */
-    CompletableFuture<Long> clockOffset(java.time.InstantSource local) {
+    CompletableFuture<Long> clockOffset(InstantSource local) {
         long before = local.millis();
         return followLink.<List<String>>call(c -> c.time()).thenApply(time -> {
             long after = local.millis();

@@ -13,6 +13,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -113,7 +114,7 @@ public final class DemoCluster implements AutoCloseable {
         if (!to.getFileSystem().supportedFileAttributeViews().contains("posix")) {
             return;
         }
-        Files.setPosixFilePermissions(to, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        Files.setPosixFilePermissions(to, PosixFilePermissions.fromString("rwx------"));
         for (String file : List.of(TokenStore.ADMIN_FILE, TokenStore.WORKER_FILE)) {
             Files.copy(from.resolve(file), to.resolve(file), StandardCopyOption.COPY_ATTRIBUTES,
                     StandardCopyOption.REPLACE_EXISTING);

@@ -5,6 +5,7 @@ import io.sluice.server.state.TokenStore;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -78,7 +79,7 @@ public final class DemoClusterCommand implements Callable<Integer> {
         if (infoFile != null) {
             Path partial = infoFile.resolveSibling(infoFile.getFileName() + ".tmp");
             Files.writeString(partial, first.adminUri() + "\n" + token + "\n");
-            Files.move(partial, infoFile, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            Files.move(partial, infoFile, StandardCopyOption.ATOMIC_MOVE);
         }
         stopped.await();
         return 0;

@@ -4,14 +4,17 @@ import io.sluice.engine.UserAgentClassifier;
 import io.sluice.engine.classify.CrawlerListClassifier;
 import io.sluice.engine.policy.Policy;
 import io.sluice.server.change.PolicyChanges;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -271,7 +274,7 @@ public final class DemoScenario implements AutoCloseable {
             if (site != null) {
                 site.slow(now == Phase.SLOW_UPSTREAM);
             }
-            LOG.log(System.Logger.Level.INFO, "demo: " + now.name().toLowerCase(java.util.Locale.ROOT)
+            LOG.log(System.Logger.Level.INFO, "demo: " + now.name().toLowerCase(Locale.ROOT)
                     .replace('_', ' ') + ": " + now.story());
         }
     }
@@ -310,10 +313,10 @@ public final class DemoScenario implements AutoCloseable {
     }
 
     private static boolean canBind(String ip) {
-        try (java.net.Socket socket = new java.net.Socket()) {
+        try (Socket socket = new Socket()) {
             socket.bind(new InetSocketAddress(InetAddress.getByName(ip), 0));
             return true;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return false;
         }
     }

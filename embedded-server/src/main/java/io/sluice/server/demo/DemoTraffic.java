@@ -1,11 +1,14 @@
 package io.sluice.server.demo;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -85,7 +88,7 @@ public final class DemoTraffic implements AutoCloseable {
 
     /** Responses received so far, keyed {@code "actor name status"}. */
     public Map<String, Long> statusCounts() {
-        Map<String, Long> copy = new java.util.TreeMap<>();
+        Map<String, Long> copy = new TreeMap<>();
         statuses.forEach((k, v) -> copy.put(k, v.get()));
         return copy;
     }
@@ -102,10 +105,10 @@ public final class DemoTraffic implements AutoCloseable {
     }
 
     private static boolean canBind(String ip) {
-        try (java.net.Socket socket = new java.net.Socket()) {
+        try (Socket socket = new Socket()) {
             socket.bind(new InetSocketAddress(InetAddress.getByName(ip), 0));
             return true;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return false;
         }
     }

@@ -1,6 +1,8 @@
 package io.sluice.server.front;
 
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import org.eclipse.jetty.http.HttpField;
@@ -40,7 +42,7 @@ final class HopByHop {
             return new HopByHop(NONE);
         }
         // Rare beyond "keep-alive" / "close" / "upgrade"; only then is anything allocated.
-        java.util.List<String> names = new java.util.ArrayList<>(2);
+        List<String> names = new ArrayList<>(2);
         for (HttpField field : message) {
             if (field.getHeader() != HttpHeader.CONNECTION) {
                 continue;

@@ -5,6 +5,8 @@ import io.sluice.engine.RequestClass;
 import io.sluice.engine.ThrottleEngine;
 import java.time.InstantSource;
 import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.eclipse.jetty.http.HttpFields;
@@ -107,7 +109,7 @@ public final class ThrottleHandler extends Handler.Wrapper {
      */
     private void awaitAnswer(Decision.Pending pending, Request request, Response response, Callback callback,
                              boolean waited) {
-        java.util.concurrent.Executor executor = request.getComponents().getExecutor();
+        Executor executor = request.getComponents().getExecutor();
         pending.decision().whenComplete((decision, failure) -> {
             Runnable answer = () -> {
                 if (failure != null) {
@@ -118,7 +120,7 @@ public final class ThrottleHandler extends Handler.Wrapper {
             };
             try {
                 executor.execute(answer);
-            } catch (java.util.concurrent.RejectedExecutionException stopping) {
+            } catch (RejectedExecutionException stopping) {
                 answer.run(); // the server is stopping: answer here rather than leak an admission
             }
         });

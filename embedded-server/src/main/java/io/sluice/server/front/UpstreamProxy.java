@@ -4,6 +4,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.client.transport.HttpClientTransportOverHTTP;
 import org.eclipse.jetty.http.HttpException;
@@ -256,7 +257,7 @@ public final class UpstreamProxy {
         }
     }
 
-    private static java.util.function.Function<Request, HttpURI> rewriter(URI upstream) {
+    private static Function<Request, HttpURI> rewriter(URI upstream) {
         String scheme = upstream.getScheme();
         String host = upstream.getHost();
         int port = upstream.getPort();

@@ -2,6 +2,7 @@ package io.sluice.server.replay;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 
 /** Whether standard error is a terminal, for output that only makes sense to a person watching. */
@@ -15,7 +16,7 @@ final class Terminal {
      */
     static boolean isStandardError() {
         Path fd = Path.of("/proc/self/fd/2");
-        if (Files.exists(fd, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        if (Files.exists(fd, LinkOption.NOFOLLOW_LINKS)) {
             try {
                 String target = Files.readSymbolicLink(fd).toString();
                 return target.startsWith("/dev/pts/") || target.startsWith("/dev/tty");

@@ -15,6 +15,7 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -233,7 +234,7 @@ public final class AuditLog {
                     }
                     return true;
                 });
-            } catch (java.nio.file.NoSuchFileException e) {
+            } catch (NoSuchFileException e) {
                 // Rotated away between listing and reading: its entries are in the next file.
             } catch (IOException e) {
                 throw new StateException("cannot read audit log " + each + ": " + e.getMessage(), e);

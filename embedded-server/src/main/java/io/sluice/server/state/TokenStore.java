@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -43,7 +44,7 @@ public final class TokenStore {
     public static final String WORKER_FILE = "worker-token";
     private static final String LOCK = "tokens.lock";
     /** The tokens of earlier versions: name to file. */
-    private static final java.util.Map<String, String> LEGACY = java.util.Map.of("admin", ADMIN_FILE,
+    private static final Map<String, String> LEGACY = Map.of("admin", ADMIN_FILE,
             "worker", WORKER_FILE);
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
     private static final ObjectMapper JSON = PolicyJson.mapper();

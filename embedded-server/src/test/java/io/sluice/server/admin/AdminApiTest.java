@@ -4,11 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.engine.RequestClass;
 import io.sluice.engine.policy.PolicyJson;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
 import io.sluice.server.demo.Demo;
 import io.sluice.server.state.StateException;
+import java.io.BufferedReader;
+import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -19,6 +23,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.client.ContentResponse;
 import org.eclipse.jetty.http.HttpHeader;
 import org.junit.jupiter.api.AfterEach;
@@ -157,7 +162,7 @@ class AdminApiTest {
         assertThat(server.engine().policy().bans()).singleElement()
                 .satisfies(b -> assertThat(b.value()).isEqualTo("HTTrack"));
         assertThat(server.engine().policy().pause().classes()).containsExactly(
-                io.sluice.engine.RequestClass.CRAWLER);
+                RequestClass.CRAWLER);
         JsonNode audit = PolicyJson.mapper().readTree(send("GET", "audit", null, null).body());
         assertThat(audit).hasSize(2);
         assertThat(audit.get(0).get("action").asText()).isEqualTo("pause");
@@ -207,12 +212,12 @@ class AdminApiTest {
                 "# TYPE sluice_requests_total counter",
                 "sluice_requests_total{class=\"BOT\",outcome=\"ADMITTED\"} 1.0");
 
-        HttpResponse<java.io.InputStream> stream = http.send(HttpRequest.newBuilder(api("stream"))
+        HttpResponse<InputStream> stream = http.send(HttpRequest.newBuilder(api("stream"))
                 .header("Authorization", "Bearer " + server.adminToken()).build(),
                 HttpResponse.BodyHandlers.ofInputStream());
         assertThat(stream.headers().firstValue("Content-Type")).hasValueSatisfying(v -> assertThat(v)
                 .startsWith("text/event-stream"));
-        try (var lines = new java.io.BufferedReader(new java.io.InputStreamReader(stream.body(),
+        try (var lines = new BufferedReader(new InputStreamReader(stream.body(),
                 StandardCharsets.UTF_8))) {
             int events = 0;
             while (events < 2) {
@@ -237,7 +242,7 @@ class AdminApiTest {
     private ContentResponse fetchAsSiteCopier() throws Exception {
         return siteClient.newRequest(server.frontUri().resolve("/page/1"))
                 .headers(h -> h.put(HttpHeader.USER_AGENT, HTTRACK))
-                .timeout(5, java.util.concurrent.TimeUnit.SECONDS).send();
+                .timeout(5, TimeUnit.SECONDS).send();
     }
 
     private URI api(String path) {

@@ -3,17 +3,25 @@ package io.sluice.server.admin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.server.ConnectionLimits;
+import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
 import io.sluice.server.demo.Demo;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.KeyStore;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,7 +55,7 @@ class AdminLimitsTest {
 
     @Test
     void aHostNameTheListenerIsNotKnownByIsRefused() throws Exception {
-        server = Demo.start(io.sluice.server.ServerConfig.demo(state));
+        server = Demo.start(ServerConfig.demo(state));
 
         String rebound = rawGet(server.adminUri(), "attacker.example", server.adminToken());
         String direct = rawGet(server.adminUri(), "127.0.0.1:" + server.adminUri().getPort(), server.adminToken());
@@ -70,10 +78,10 @@ class AdminLimitsTest {
                 Socket socket = new Socket();
                 flood.add(socket);
                 try {
-                    socket.connect(new java.net.InetSocketAddress(front.getHost(), front.getPort()), 1_000);
+                    socket.connect(new InetSocketAddress(front.getHost(), front.getPort()), 1_000);
                     // Half a request line each, never finished: every accepted connection is held.
                     socket.getOutputStream().write("GET /page/1 HT".getBytes(StandardCharsets.US_ASCII));
-                } catch (java.net.SocketTimeoutException full) {
+                } catch (SocketTimeoutException full) {
                     saturated = true;
                 }
             }
@@ -96,10 +104,10 @@ class AdminLimitsTest {
     /** Sends a chunked body one chunk at a time past {@code limit} and returns the first line of the answer. */
     private String chunkedPast(int limit, String path, String token) throws Exception {
         URI admin = server.adminUri();
-        javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
-        javax.net.ssl.TrustManagerFactory factory = javax.net.ssl.TrustManagerFactory.getInstance(
-                javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
-        java.security.KeyStore trust = java.security.KeyStore.getInstance("PKCS12");
+        SSLContext context = SSLContext.getInstance("TLS");
+        TrustManagerFactory factory = TrustManagerFactory.getInstance(
+                TrustManagerFactory.getDefaultAlgorithm());
+        KeyStore trust = KeyStore.getInstance("PKCS12");
         trust.load(null, null);
         trust.setCertificateEntry("admin", server.adminCertificate().certificate());
         factory.init(trust);
@@ -111,7 +119,7 @@ class AdminLimitsTest {
                     + "\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
             byte[] chunk = new byte[64 * 1024];
-            java.util.Arrays.fill(chunk, (byte) ' ');
+            Arrays.fill(chunk, (byte) ' ');
             InputStream in = socket.getInputStream();
             long sent = 0;
             try {
@@ -123,7 +131,7 @@ class AdminLimitsTest {
                     out.flush();
                     sent += chunk.length;
                 }
-            } catch (java.io.IOException closedUnderUs) {
+            } catch (IOException closedUnderUs) {
                 // The server answered and closed: what it said is still to be read.
             }
             return firstLine(in);
@@ -140,7 +148,7 @@ class AdminLimitsTest {
         }
     }
 
-    private static String firstLine(InputStream in) throws java.io.IOException {
+    private static String firstLine(InputStream in) throws IOException {
         StringBuilder line = new StringBuilder();
         for (int c = in.read(); c >= 0 && c != '\n'; c = in.read()) {
             line.append((char) c);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.server.AdminOptions;
 import io.sluice.server.HostPort;
+import io.sluice.server.Main;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
 import io.sluice.server.demo.Demo;
@@ -16,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.cert.X509Certificate;
+import java.util.Set;
 import javax.net.ssl.SSLHandshakeException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -63,7 +65,7 @@ class AdminTlsTest {
         server = Demo.start(tls(state));
 
         StringWriter out = new StringWriter();
-        CommandLine cli = new CommandLine(new io.sluice.server.Main());
+        CommandLine cli = new CommandLine(new Main());
         cli.setOut(new PrintWriter(out, true));
         int exit = cli.execute("tls", "fingerprint", "--state", state.toString());
 
@@ -95,7 +97,7 @@ class AdminTlsTest {
         assertThatThrownBy(() -> Demo.start(exposed)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("without TLS").hasMessageContaining("--admin-tls");
 
-        AdminOptions insecure = new AdminOptions(false, AdminTls.Settings.SELF_SIGNED, true, java.util.Set.of(),
+        AdminOptions insecure = new AdminOptions(false, AdminTls.Settings.SELF_SIGNED, true, Set.of(),
                 AdminOptions.DEFAULTS.auditMaxBytes(), AdminOptions.DEFAULTS.auditKeep());
         server = Demo.start(exposed.withAdminOptions(insecure));
         assertThat(server.adminUri().getScheme()).isEqualTo("http");

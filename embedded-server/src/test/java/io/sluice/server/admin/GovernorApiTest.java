@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sluice.engine.governor.CrawlGovernor;
 import io.sluice.engine.policy.PolicyJson;
 import io.sluice.server.ServerConfig;
@@ -17,6 +18,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -82,8 +85,8 @@ class GovernorApiTest {
 
     @Test
     void aBadFrontierIsA400NamingTheFieldAndChangesNothing() throws Exception {
-        String tooMany = java.util.stream.IntStream.rangeClosed(0, CrawlGovernor.MAX_PERMIT_DOMAINS)
-                .mapToObj(i -> "\"d" + i + ".example\"").collect(java.util.stream.Collectors.joining(","));
+        String tooMany = IntStream.rangeClosed(0, CrawlGovernor.MAX_PERMIT_DOMAINS)
+                .mapToObj(i -> "\"d" + i + ".example\"").collect(Collectors.joining(","));
         HttpResponse<String> beyond = worker("permits", "{\"domains\":[" + tooMany + "]}");
         HttpResponse<String> empty = worker("permits", "{\"domains\":[]}");
         HttpResponse<String> badName = worker("permits", "{\"domains\":[\"ok.example\",\"https://x/y\"]}");
@@ -212,7 +215,7 @@ class GovernorApiTest {
         JsonNode policy = json(current);
         assertThat(policy.get("governor").get("maxRate").asDouble()).isEqualTo(20.0);
 
-        ((com.fasterxml.jackson.databind.node.ObjectNode) policy.get("governor")).put("initialRate", 0.5);
+        ((ObjectNode) policy.get("governor")).put("initialRate", 0.5);
         HttpResponse<String> replaced = http.send(HttpRequest.newBuilder(server.adminUri().resolve("/api/v1/policy"))
                 .header("Authorization", "Bearer " + server.adminToken())
                 .header("If-Match", current.headers().firstValue("ETag").orElseThrow())

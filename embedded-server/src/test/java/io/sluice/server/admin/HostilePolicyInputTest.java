@@ -14,6 +14,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -56,7 +57,7 @@ class HostilePolicyInputTest {
         long version = server.engine().policy().version();
         for (String pattern : PATTERNS) {
             String body = PolicyJson.mapper().writeValueAsString(
-                    java.util.Map.of("type", "agent", "value", pattern, "reason", "hostile"));
+                    Map.of("type", "agent", "value", pattern, "reason", "hostile"));
 
             long start = System.nanoTime();
             HttpResponse<String> response = send("POST", "bans", body, null);

@@ -12,6 +12,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -57,7 +58,7 @@ class ServerCountersMetricsTest {
             String metrics = http.send(HttpRequest.newBuilder(server.adminUri().resolve("/metrics"))
                     .header("Authorization", "Bearer " + server.adminToken()).build(),
                     HttpResponse.BodyHandlers.ofString()).body();
-            if (java.util.Arrays.stream(lines).allMatch(metrics::contains) || System.nanoTime() > deadline) {
+            if (Arrays.stream(lines).allMatch(metrics::contains) || System.nanoTime() > deadline) {
                 assertThat(metrics).contains(lines);
                 return metrics;
             }

@@ -8,6 +8,7 @@ import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
 import io.sluice.server.state.TokenStore;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.net.http.HttpClient;
@@ -95,7 +96,7 @@ class StreamRevocationTest {
                         first.countDown();
                     }
                 }
-            } catch (java.io.IOException closed) {
+            } catch (IOException closed) {
                 lines.add("closed: " + closed);
             }
             return lines;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.engine.RequestClass;
 import io.sluice.engine.policy.PolicyJson;
 import io.sluice.server.Main;
 import io.sluice.server.ServerConfig;
@@ -110,7 +111,7 @@ class TokensAndChangesTest {
         assertThat(server.engine().policy().hitStack().maxHits()).isEqualTo(25);
         assertThat(server.engine().policy().bans()).singleElement()
                 .satisfies(ban -> assertThat(ban.value()).isEqualTo("HTTrack"));
-        assertThat(server.engine().policy().pause().classes()).containsExactly(io.sluice.engine.RequestClass.CRAWLER);
+        assertThat(server.engine().policy().pause().classes()).containsExactly(RequestClass.CRAWLER);
 
         HttpResponse<String> sameFieldAgain = https.call("PUT", "/api/v1/policy",
                 loaded.body().replace("\"maxHits\":10", "\"maxHits\":40"), server.adminToken(), "If-Match", etag);

@@ -2,10 +2,12 @@ package io.sluice.server.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import io.sluice.engine.PolicyValidator;
 import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.FieldError;
 import io.sluice.engine.policy.Policy;
+import io.sluice.engine.policy.PolicyJson;
 import java.time.Instant;
 import java.util.List;
 import net.jqwik.api.Arbitraries;
@@ -114,8 +116,8 @@ class WireReadersFuzzTest {
 
     private static String quoted(String text) {
         try {
-            return io.sluice.engine.policy.PolicyJson.mapper().writeValueAsString(text);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            return PolicyJson.mapper().writeValueAsString(text);
+        } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -95,7 +96,7 @@ class ByteRelayTest {
     }
 
     private void startUpstream(EchoUpstream answer) throws IOException {
-        upstream = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+        upstream = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         Thread serving = new Thread(() -> {
             try (Socket connection = upstream.accept()) {
                 InputStream in = connection.getInputStream();

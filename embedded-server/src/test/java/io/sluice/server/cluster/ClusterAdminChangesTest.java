@@ -19,6 +19,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
@@ -228,7 +229,7 @@ class ClusterAdminChangesTest {
         // Bans through both nodes at once: each change is computed from the policy its node runs; the one that
         // lost the compare-and-set waits for the winner's version and is made again on top of it.
         List<Thread> threads = new ArrayList<>();
-        List<Integer> statuses = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Integer> statuses = Collections.synchronizedList(new ArrayList<>());
         for (int i = 0; i < 6; i++) {
             SluiceServer through = i % 2 == 0 ? a : b;
             String agent = "Racer" + i;

@@ -16,12 +16,15 @@ import io.sluice.server.change.AutomaticBanWriter;
 import io.sluice.server.change.PolicyChanges;
 import io.sluice.server.change.PolicyHistory;
 import io.sluice.server.state.StateDirectory;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -49,7 +52,7 @@ class ClusterAutomaticBansTest extends OneRedisPerClass {
 
         /** The cluster's policy as a node that missed the log would take it: the document and the bans since. */
         Policy document() throws Exception {
-            return member.policy().document().get(10, java.util.concurrent.TimeUnit.SECONDS);
+            return member.policy().document().get(10, TimeUnit.SECONDS);
         }
     }
 
@@ -71,14 +74,14 @@ class ClusterAutomaticBansTest extends OneRedisPerClass {
     /** Equal but for the order of the bans (a hash holds those made since the policy was written whole). */
     private static boolean sameBansInAnyOrder(Policy one, Policy other) {
         return one.withBans(List.of()).equals(other.withBans(List.of()))
-                && new java.util.HashSet<>(one.bans()).equals(new java.util.HashSet<>(other.bans()))
+                && new HashSet<>(one.bans()).equals(new HashSet<>(other.bans()))
                 && one.bans().size() == other.bans().size();
     }
 
     private static boolean documentExists() {
         try {
             return "1".equals(server.command("EXISTS", ClusterSettings.DEFAULTS.fleetKey("policy")));
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return false;
         }
     }

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -51,7 +52,7 @@ class DegradedModeTest {
         CompletableFuture<String> ping = node.requestLink().call(commands -> commands.ping());
         try {
             ping.get(30, TimeUnit.SECONDS);
-        } catch (java.util.concurrent.ExecutionException expected) {
+        } catch (ExecutionException expected) {
             // timed out or rejected: what matters here is how soon
         }
         return Duration.ofNanos(System.nanoTime() - start);

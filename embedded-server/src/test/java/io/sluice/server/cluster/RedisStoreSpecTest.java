@@ -1,5 +1,9 @@
 package io.sluice.server.cluster;
 
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import io.sluice.server.OwnThread;
 import io.sluice.engine.EngineConfig;
 import io.sluice.engine.ThrottleEngine;
@@ -16,22 +20,22 @@ class RedisStoreSpecTest extends ClientStoreSpecification {
     private final Map<String, ThrottleEngine> nodes = new HashMap<>();
     private final OneRedisPerClassHolder holder = new OneRedisPerClassHolder();
 
-    @org.junit.jupiter.api.BeforeAll
+    @BeforeAll
     static void startRedis() {
         OneRedisPerClassHolder.start();
     }
 
-    @org.junit.jupiter.api.AfterAll
+    @AfterAll
     static void stopRedis() {
         OneRedisPerClassHolder.stop();
     }
 
-    @org.junit.jupiter.api.BeforeEach
+    @BeforeEach
     void clean() {
         holder.clean();
     }
 
-    @org.junit.jupiter.api.AfterEach
+    @AfterEach
     void stopNodes() {
         holder.cluster.close();
     }

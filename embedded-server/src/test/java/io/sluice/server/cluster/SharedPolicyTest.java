@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.engine.policy.Policy;
 import io.sluice.server.state.AuditEntry;
+import java.io.IOException;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
@@ -81,7 +83,7 @@ class SharedPolicyTest extends OneRedisPerClass {
         }
 
         assertThat(onB.versions()).doesNotHaveDuplicates().isSorted().hasSize(21);
-        java.util.Arrays.sort(micros);
+        Arrays.sort(micros);
         // Informative only (the machine is shared): the 100 ms goal is measured in docs/BENCHMARKS.md's way.
         System.out.printf("policy change to in force on another node: median %d us, max %d us%n",
                 micros[micros.length / 2], micros[micros.length - 1]);
@@ -200,7 +202,7 @@ class SharedPolicyTest extends OneRedisPerClass {
         try {
             String version = server.command("HGET", ClusterFixture.SETTINGS.fleetKey("policy"), "version");
             return version == null ? 0 : Long.parseLong(version);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return -1;
         }
     }

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -273,7 +274,7 @@ final class TestRedis implements RedisUnderTest {
     }
 
     private static boolean bindable(int port) {
-        try (ServerSocket socket = new ServerSocket(port, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
             socket.setReuseAddress(true);
             return true;
         } catch (IOException e) {
@@ -282,7 +283,7 @@ final class TestRedis implements RedisUnderTest {
     }
 
     private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             socket.setReuseAddress(true);
             return socket.getLocalPort();
         } catch (IOException e) {

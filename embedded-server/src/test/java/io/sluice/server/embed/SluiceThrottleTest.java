@@ -11,6 +11,7 @@ import io.sluice.engine.policy.Escalation;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.telemetry.ClientRow;
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -144,7 +145,7 @@ class SluiceThrottleTest {
         site.stop();
 
         assertThatThrownBy(() -> client.newRequest(admin.resolve("/api/v1/snapshot"))
-                .timeout(5, TimeUnit.SECONDS).send()).hasRootCauseInstanceOf(java.net.ConnectException.class);
+                .timeout(5, TimeUnit.SECONDS).send()).hasRootCauseInstanceOf(ConnectException.class);
     }
 
     @Test

@@ -7,11 +7,14 @@ import io.sluice.engine.policy.Policy;
 import io.sluice.server.front.wire.RawClient;
 import io.sluice.server.front.wire.RawMessage;
 import io.sluice.server.front.wire.RawUpstream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -380,7 +383,7 @@ class ForwardingCorrectnessTest {
                 try {
                     writePattern(client.output(), size, sent);
                 } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+                    throw new UncheckedIOException(e);
                 }
             }, OwnThread.EACH);
             long stalledAt = awaitStall(sent::get);
@@ -572,7 +575,7 @@ class ForwardingCorrectnessTest {
         MessageDigest digest;
         try {
             digest = MessageDigest.getInstance("SHA-256");
-        } catch (java.security.NoSuchAlgorithmException e) {
+        } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
         byte[] buffer = new byte[65536];
@@ -580,7 +583,7 @@ class ForwardingCorrectnessTest {
         while (left > 0) {
             int read = in.read(buffer, 0, (int) Math.min(buffer.length, left));
             if (read < 0) {
-                throw new java.io.EOFException((size - left) + " of " + size + " bytes, then the end of the stream");
+                throw new EOFException((size - left) + " of " + size + " bytes, then the end of the stream");
             }
             digest.update(buffer, 0, read);
             left -= read;
@@ -591,7 +594,7 @@ class ForwardingCorrectnessTest {
     private static String sha256(byte[] bytes) {
         try {
             return hex(MessageDigest.getInstance("SHA-256").digest(bytes));
-        } catch (java.security.NoSuchAlgorithmException e) {
+        } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
     }

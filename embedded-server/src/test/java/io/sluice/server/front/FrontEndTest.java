@@ -9,8 +9,13 @@ import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.BanType;
 import io.sluice.engine.policy.Policy;
 import io.sluice.server.demo.DemoSite;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,8 +23,11 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.eclipse.jetty.client.ContentResponse;
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.http.HttpHeader;
@@ -130,7 +138,7 @@ class FrontEndTest {
     void aCrawlerIsSpacedOutAndToldWhenToComeBack() throws Exception {
         // a verified Googlebot: loopback declared as its address (a copy of its user agent elsewhere is a bot)
         URI front = frontFor(echoUpstream(), Policy.defaults().withCrawlers(new Policy.Crawlers(30, 2, true,
-                java.util.Map.of("Googlebot", List.of("127.0.0.1")))));
+                Map.of("Googlebot", List.of("127.0.0.1")))));
         String googlebot = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
 
         assertThat(get(front, "/", googlebot, null).getStatus()).isEqualTo(200);
@@ -145,7 +153,7 @@ class FrontEndTest {
     void aClientWithTooManyRequestsInFlightIsRefused() throws Exception {
         URI slow = slowUpstream(500);
         URI front = frontFor(slow, Policy.defaults().withPerClient(new Policy.PerClient(1)));
-        var first = new java.util.concurrent.CompletableFuture<Integer>();
+        var first = new CompletableFuture<Integer>();
         client.newRequest(front.resolve("/")).headers(h -> h.put(HttpHeader.USER_AGENT, FIREFOX))
                 .send(result -> first.complete(result.getResponse().getStatus()));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
@@ -255,9 +263,9 @@ class FrontEndTest {
         URI front = frontFor(slow, tight, Duration.ofSeconds(5), new QueuedThreadPool(8, 2));
 
         int requests = 30;
-        List<java.util.concurrent.CompletableFuture<Integer>> answers = new ArrayList<>();
+        List<CompletableFuture<Integer>> answers = new ArrayList<>();
         for (int i = 0; i < requests; i++) {
-            java.util.concurrent.CompletableFuture<Integer> answer = new java.util.concurrent.CompletableFuture<>();
+            CompletableFuture<Integer> answer = new CompletableFuture<>();
             client.newRequest(front.resolve("/")).headers(h -> h.put(HttpHeader.USER_AGENT, CURL))
                     .timeout(10, TimeUnit.SECONDS)
                     .send(result -> answer.complete(result.getResponse() == null ? -1 : result.getResponse()
@@ -370,9 +378,9 @@ class FrontEndTest {
         client.newRequest(front.resolve("/")).headers(h -> h.put(HttpHeader.USER_AGENT, FIREFOX))
                 .timeout(10, TimeUnit.SECONDS).send(r -> { });
         awaitEngine(() -> engine.snapshot().load().inFlight() == 1);
-        try (java.net.Socket bot = new java.net.Socket("127.0.0.1", front.getPort())) {
+        try (Socket bot = new Socket("127.0.0.1", front.getPort())) {
             bot.getOutputStream().write(("GET / HTTP/1.1\r\nHost: x\r\nUser-Agent: " + CURL + "\r\n\r\n")
-                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                    .getBytes(StandardCharsets.US_ASCII));
             bot.getOutputStream().flush();
             awaitEngine(() -> engine.snapshot().load().waiting() == 1);
 
@@ -383,12 +391,12 @@ class FrontEndTest {
     private static int lineCount(Path file) {
         try {
             return Files.exists(file) ? Files.readAllLines(file).size() : 0;
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
-    private void awaitEngine(java.util.function.BooleanSupplier condition) throws InterruptedException {
+    private void awaitEngine(BooleanSupplier condition) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (!condition.getAsBoolean()) {
             assertThat(System.nanoTime()).as("condition within 5 s").isLessThan(deadline);
@@ -452,7 +460,7 @@ class FrontEndTest {
     }
 
     private static int unusedPort() throws Exception {
-        try (java.net.ServerSocket socket = new java.net.ServerSocket()) {
+        try (ServerSocket socket = new ServerSocket()) {
             socket.bind(new InetSocketAddress("127.0.0.1", 0));
             return socket.getLocalPort();
         }

@@ -8,6 +8,8 @@ import io.sluice.server.front.wire.RawMessage;
 import io.sluice.server.front.wire.RawUpstream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -40,7 +42,7 @@ class NginxDifferentialTest {
     static Path dir;
     private static RawUpstream upstream;
     private static NginxProxy nginx;
-    private static final Map<FrontPath, FrontUnderTest> SLUICE = new java.util.EnumMap<>(FrontPath.class);
+    private static final Map<FrontPath, FrontUnderTest> SLUICE = new EnumMap<>(FrontPath.class);
 
     @BeforeAll
     static void start() throws Exception {
@@ -84,7 +86,7 @@ class NginxDifferentialTest {
 
     /** Every case on every forwarding path. */
     static List<Arguments> cases() {
-        List<Arguments> all = new java.util.ArrayList<>();
+        List<Arguments> all = new ArrayList<>();
         for (FrontPath path : FrontPath.values()) {
             for (Arguments each : requests()) {
                 Object[] args = each.get();

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sluice.engine.policy.Escalation;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.PolicyJson;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
@@ -167,7 +168,7 @@ class HostileMinuteTest {
                             .incrementAndGet();
                     Thread.sleep(250);
                 }
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 Thread.sleep(250); // refused or cut: come back
             }
         }

@@ -2,7 +2,9 @@ package io.sluice.server.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.sun.management.ThreadMXBean;
 import io.sluice.engine.policy.PolicyJson;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -119,8 +121,8 @@ class AuditLogTest {
 
     /** Bytes the current thread allocates running {@code action}. */
     private static long allocatedBy(Runnable action) {
-        com.sun.management.ThreadMXBean threads =
-                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        ThreadMXBean threads =
+                (ThreadMXBean) ManagementFactory.getThreadMXBean();
         long start = threads.getCurrentThreadAllocatedBytes();
         action.run();
         return threads.getCurrentThreadAllocatedBytes() - start;

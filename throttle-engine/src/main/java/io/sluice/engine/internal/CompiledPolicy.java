@@ -1,6 +1,7 @@
 package io.sluice.engine.internal;
 
 import io.sluice.engine.RequestClass;
+import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.net.Cidr;
 import io.sluice.engine.net.CidrMap;
 import io.sluice.engine.net.CidrSet;
@@ -200,7 +201,7 @@ public final class CompiledPolicy {
     public static ClientKey clientBanKey(String value) {
         int bar = value.indexOf('|');
         return new ClientKey(IpAddress.parse(value.substring(0, bar).strip()),
-                io.sluice.engine.ThrottleEngine.boundedUserAgent(value.substring(bar + 1)));
+                ThrottleEngine.boundedUserAgent(value.substring(bar + 1)));
     }
 
     /**

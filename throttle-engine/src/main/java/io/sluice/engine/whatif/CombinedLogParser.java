@@ -2,6 +2,7 @@ package io.sluice.engine.whatif;
 
 import io.sluice.engine.net.IpAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.DateTimeException;
 import java.time.LocalDate;
 
 /**
@@ -179,7 +180,7 @@ final class CombinedLogParser {
         long days;
         try {
             days = LocalDate.of(year, month, day).toEpochDay();
-        } catch (java.time.DateTimeException e) {
+        } catch (DateTimeException e) {
             return Long.MIN_VALUE;
         }
         long offset = (offsetHours * 3600L + offsetMinutes * 60L) * (sign == '-' ? -1 : 1);

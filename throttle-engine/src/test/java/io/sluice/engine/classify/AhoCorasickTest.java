@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Random;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
@@ -34,7 +35,7 @@ class AhoCorasickTest {
             }
             for (int probe = 0; probe < 300; probe++) {
                 String text = randomText(random, random.nextInt(60), "abcdefgABCDEFG/.x\u00e9");
-                String lower = text.toLowerCase(java.util.Locale.ROOT);
+                String lower = text.toLowerCase(Locale.ROOT);
                 TreeSet<Integer> expected = new TreeSet<>();
                 for (int i = 0; i < literals.size(); i++) {
                     if (lower.contains(literals.get(i))) {

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -70,7 +71,7 @@ class SearchEngineVerifierTest {
     @Test
     void aLookupTheExecutorRefusesIsNotVerified() {
         SearchEngineVerifier full = new SearchEngineVerifier(fakeDns, task -> {
-            throw new java.util.concurrent.RejectedExecutionException("queue full");
+            throw new RejectedExecutionException("queue full");
         }, clock, Duration.ofHours(1), Duration.ofMinutes(5), 1000, Duration.ofSeconds(5));
         assertThat(full.status("Googlebot", GOOGLE_DOMAINS, GOOGLE)).isEqualTo(Status.FAILED);
     }

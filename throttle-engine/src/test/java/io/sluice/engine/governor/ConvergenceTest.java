@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import io.sluice.engine.policy.GovernorPolicy;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SplittableRandom;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -42,7 +44,7 @@ class ConvergenceTest {
         latencies.put("20-200 ms", LatencyModel.uniform(20, 200));
         latencies.put("heavy-tailed, median 100 ms", LatencyModel.heavyTailed(100));
         latencies.put("1-3 ms with spikes", LatencyModel.local());
-        List<Arguments> cases = new java.util.ArrayList<>();
+        List<Arguments> cases = new ArrayList<>();
         for (RateLimitedSite.Refusal refusal : RateLimitedSite.Refusal.values()) {
             latencies.forEach((name, model) -> cases.add(Arguments.of(refusal, name, model)));
         }
@@ -102,7 +104,7 @@ class ConvergenceTest {
     void aSiteWhoseOnlySignalIsItsQueueIsPacedByLatency() {
         // One server, 200 ms per request: above 5 req/s the queue, and the latency, grow.
         SimSite queueing = new SimSite() {
-            private final java.util.SplittableRandom random = new java.util.SplittableRandom(16);
+            private final SplittableRandom random = new SplittableRandom(16);
             private long busyUntil;
 
             @Override
@@ -156,9 +158,9 @@ class ConvergenceTest {
     }
 
     private static List<Double> breakerOpenedAt(double errorShare) {
-        java.util.SplittableRandom random = new java.util.SplittableRandom(3);
+        SplittableRandom random = new SplittableRandom(3);
         SimSite site = now -> new SimSite.Answer(random.nextDouble() < errorShare ? 500 : 200, null, 100);
-        List<Double> opened = new java.util.ArrayList<>();
+        List<Double> opened = new ArrayList<>();
         CrawlSimulation sim = CrawlSimulation.fleet(POLICY, 3).site("example.com", site).workers(8);
         sim.every(1, 600, t -> {
             if (sim.governor.domain("example.com").orElseThrow().breaker() != BreakerState.CLOSED) {
@@ -172,7 +174,7 @@ class ConvergenceTest {
     @Test
     void twentyServerErrorsInARowGiveTheDomainUpWithExactlyOneAlert() {
         CrawlSimulation sim = CrawlSimulation.fleet(POLICY, 4);
-        List<GovernorAlert> alerts = new java.util.ArrayList<>();
+        List<GovernorAlert> alerts = new ArrayList<>();
         sim.governor.onAlert(alerts::add);
         sim.site("down.example", now -> new SimSite.Answer(500, null, 100)).workers(8).runFor(600);
 
@@ -235,7 +237,7 @@ class ConvergenceTest {
         static Series of(List<CrawlSimulation.Fetch> fetches, double width) {
             double end = fetches.stream().mapToDouble(CrawlSimulation.Fetch::seconds).max().orElse(0);
             int n = (int) Math.ceil(end / width);
-            List<double[]> rows = new java.util.ArrayList<>();
+            List<double[]> rows = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 rows.add(new double[] {i * width, 0, 0});
             }

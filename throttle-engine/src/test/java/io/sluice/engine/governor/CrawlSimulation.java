@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.SplittableRandom;
+import java.util.function.DoubleConsumer;
 import java.util.function.Supplier;
 
 /**
@@ -27,7 +28,7 @@ final class CrawlSimulation {
     private static final long MILLI = 1_000_000L;
 
     /** Every {@code periodSeconds}, until the run ends, hands {@code probe} the simulated time. */
-    CrawlSimulation every(double periodSeconds, double untilSeconds, java.util.function.DoubleConsumer probe) {
+    CrawlSimulation every(double periodSeconds, double untilSeconds, DoubleConsumer probe) {
         for (double t = periodSeconds; t <= untilSeconds; t += periodSeconds) {
             double at = t;
             at(at, () -> probe.accept(at));

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.engine.PolicyValidator;
 import io.sluice.engine.policy.GovernorPolicy;
+import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.PolicyJson;
 import org.junit.jupiter.api.Test;
 
@@ -25,7 +26,7 @@ class GovernorPolicyJsonTest {
         assertThat(read.latencyWindow()).isEqualTo(GovernorPolicy.DEFAULTS.latencyWindow());
         assertThat(read.latencyBaselineWindows()).isEqualTo(GovernorPolicy.DEFAULTS.latencyBaselineWindows());
         assertThat(read.slowStartDoublingSeconds()).isEqualTo(GovernorPolicy.DEFAULTS.slowStartDoublingSeconds());
-        assertThat(PolicyValidator.validate(io.sluice.engine.policy.Policy.defaults().withGovernor(read))).isEmpty();
+        assertThat(PolicyValidator.validate(Policy.defaults().withGovernor(read))).isEmpty();
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.sluice.engine.whatif;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -89,7 +90,7 @@ final class GeneratedLog {
         all.addAll(all.size() / 2, extraLines);
         try (OutputStream raw = Files.newOutputStream(file);
              OutputStream out = gzip ? new GZIPOutputStream(raw) : raw;
-             Writer writer = new java.io.OutputStreamWriter(out, StandardCharsets.UTF_8)) {
+             Writer writer = new OutputStreamWriter(out, StandardCharsets.UTF_8)) {
             for (String line : all) {
                 writer.write(line);
                 writer.write('\n');
