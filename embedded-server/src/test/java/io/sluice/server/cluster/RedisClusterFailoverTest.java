@@ -3,13 +3,10 @@ package io.sluice.server.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.engine.Decision;
-import io.sluice.engine.EngineConfig;
 import io.sluice.engine.Request;
 import io.sluice.engine.ThrottleEngine;
-import io.sluice.engine.policy.Policy;
 import io.sluice.engine.telemetry.ClusterState;
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -39,12 +36,10 @@ class RedisClusterFailoverTest extends OneRedisPerClass {
 
     @Test
     void aMasterKilledMidRunLeavesTheNodeServingDegradedUntilItsReplicaTakesOver() throws Exception {
-        RedisClientStateStore store = new RedisClientStateStore(ClusterFixture.PATIENT, Duration.ofSeconds(35));
-        ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), InstantSource.system(), Policy.defaults(),
-                ClientStoreSpecification.CLASSIFIER, null, store);
-        ClusterNode node = cluster.node("a", new EngineLoad(engine), ClusterFixture.PATIENT);
-        node.shareClientState(store, answering);
-        ClusterFixture.awaitState(node, ClusterState.HEALTHY);
+        SharedStoreNode shared = SharedStoreNode.start(cluster, "a", answering);
+        ThrottleEngine engine = shared.engine();
+        RedisClientStateStore store = shared.store();
+        ClusterNode node = shared.node();
         serveRound(engine, 0);
         long beforeKill = store.commandsSent();
         assertThat(beforeKill).as("decided in Redis").isPositive();

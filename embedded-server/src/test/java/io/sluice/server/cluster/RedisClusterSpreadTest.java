@@ -3,13 +3,9 @@ package io.sluice.server.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.engine.Decision;
-import io.sluice.engine.EngineConfig;
 import io.sluice.engine.Request;
 import io.sluice.engine.ThrottleEngine;
-import io.sluice.engine.policy.Policy;
 import io.sluice.engine.telemetry.ClusterState;
-import java.time.Duration;
-import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -39,12 +35,10 @@ class RedisClusterSpreadTest extends OneRedisPerClass {
 
     @Test
     void manyClientsKeysAreSpreadOverTheMastersAboutAThirdEach() throws Exception {
-        RedisClientStateStore store = new RedisClientStateStore(ClusterFixture.PATIENT, Duration.ofSeconds(35));
-        ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), InstantSource.system(), Policy.defaults(),
-                ClientStoreSpecification.CLASSIFIER, null, store);
-        ClusterNode node = cluster.node("a", new EngineLoad(engine), ClusterFixture.PATIENT);
-        node.shareClientState(store, answering);
-        ClusterFixture.awaitState(node, ClusterState.HEALTHY);
+        SharedStoreNode shared = SharedStoreNode.start(cluster, "a", answering);
+        ThrottleEngine engine = shared.engine();
+        RedisClientStateStore store = shared.store();
+        ClusterNode node = shared.node();
 
         // Asked WAVE at a time (the site's own limit on requests in flight stays below its default): the admissions
         // of different slots go in their own lanes, side by side.
