@@ -61,20 +61,18 @@ final class SharedRules<S> {
         ClientRules.Scaled scaled = rules.scaled(compiled, Math.max(1, shared.nodes()));
         ClientRules.Limits alone = scaled.alone();
         HitStackState<C> hits = rules.pushClient(stores, key, client, alone, route, now);
+        ClientKey addressKey = ClientRules.addressKey(compiled, address);
+        SharedClientStore.Ask ask = ask(compiled, scaled.whole(), client, key, addressKey, route, now);
         if (client.allowListed()) {
-            // exempt from rules 3-7: nothing to ask the cluster
+            // exempt from rules 3-7: nothing to ask the cluster, only its weight to count
+            if (route.weight() > 0 && shared.available()) {
+                shared.countExempt(ask);
+            }
             return rules.admitExempt(stores, client, key, address, ClientRules.rateLimit(policy.hitStack(), hits),
                     now);
         }
-        ClientKey addressKey = ClientRules.addressKey(compiled, address);
         HitStackState<A> addressHits = rules.pushAddress(stores, addressKey, hits, client, alone, route, now);
         HitStackState<?> routeHits = rules.pushRoute(key, address, client, alone, route, now);
-        ClientRules.Limits whole = scaled.whole();
-        SharedClientStore.Ask ask = new SharedClientStore.Ask(key, addressKey,
-                route.limits() == null ? null : route.id(), route.weight(), whole.client(), route.limits(),
-                whole.address(), whole.maxConcurrent(), whole.addressMaxConcurrent(),
-                client.requestClass() == RequestClass.CRAWLER ? ClientRules.crawlerIdentity(client) : null,
-                whole.perCrawlerMillis(), whole.allCrawlersMillis(), policy.version(), now);
         Asked<C, L, A, M> asked = new Asked<>(stores, compiled, scaled, client, key, address, addressKey,
                 route.limits(), hits, addressHits, routeHits, ask);
         if (!shared.available()) {
@@ -92,6 +90,15 @@ final class SharedRules<S> {
         }
         return new Decision.Pending(client,
                 answer.handle((verdict, failure) -> settle(asked, verdict, failure, clock.millis())));
+    }
+
+    private static SharedClientStore.Ask ask(CompiledPolicy compiled, ClientRules.Limits whole, ClientInfo client,
+                                             ClientKey key, ClientKey addressKey, RouteTable.Compiled route,
+                                             long now) {
+        return new SharedClientStore.Ask(key, addressKey, route.limits() == null ? null : route.id(), route.weight(),
+                whole.client(), route.limits(), whole.address(), whole.maxConcurrent(), whole.addressMaxConcurrent(),
+                client.requestClass() == RequestClass.CRAWLER ? ClientRules.crawlerIdentity(client) : null,
+                whole.perCrawlerMillis(), whole.allCrawlersMillis(), compiled.policy().version(), now);
     }
 
     /** The store answered (or failed to): the decision from there on. Never throws. */

@@ -213,5 +213,10 @@ class SharedStorePathTest {
         public void release(String lease, boolean served) {
             released.add(lease + (served ? " served" : " not served"));
         }
+
+        @Override
+        public void countExempt(Ask ask) {
+            // keeps no hit stacks
+        }
     }
 }

@@ -185,6 +185,11 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
         return prefix + "{" + ask.address().ip() + "}:";
     }
 
+    /** The client's own hit stack. */
+    private static String clientHits(String tag, String clientPart) {
+        return tag + "s:" + clientPart;
+    }
+
     /** This crawler's last service (its list entry): in the crawlers' slot. */
     private String crawlerKey(String crawler) {
         return prefix + "{crawlers}:crawler:" + crawler;
@@ -211,7 +216,7 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
         }
         String tag = tagged(ask);
         String client = clientPart(ask.client());
-        String hits = tag + "s:" + client;
+        String hits = clientHits(tag, client);
         String addressHits = tag + "s";
         String routeHits = ask.route() == null ? hits : tag + "sr:" + client + ":" + ask.route();
         String crawler = ask.crawler() == null ? null : crawlerKey(ask.crawler());
@@ -328,6 +333,14 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
             return null;
         }
         return known;
+    }
+
+    /** Added to the client's own shared stack with the next flush, as the refused hits this node knows of are. */
+    @Override
+    public void countExempt(Ask ask) {
+        if (ask.weight() > 0) {
+            count(clientHits(tagged(ask), clientPart(ask.client())), ask.weight());
+        }
     }
 
     private void count(String hitStack, int weight) {

@@ -8,6 +8,8 @@ import io.sluice.engine.Reason;
 import io.sluice.engine.Request;
 import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.classify.CrawlerListClassifier;
+import io.sluice.engine.policy.AllowEntry;
+import io.sluice.engine.policy.AllowType;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.Route;
 import java.time.Duration;
@@ -305,6 +307,25 @@ abstract class ClientStoreSpecification {
 
         changePolicy(p -> hitStack(p, 15, 3));
         refused(decide(a, "192.0.2.1", CURL), Reason.HIT_STACK);
+    }
+
+    @Test
+    void anAllowListedClientsRequestsCountOnItsOwnStackSoLeavingTheListLimitsItAtOnceOnEveryNode() {
+        Policy listed = hitStack(Policy.defaults(), 15, 3)
+                .withAllow(List.of(new AllowEntry(AllowType.IP, "192.0.2.1", false, "a partner")));
+        ThrottleEngine a = node("a", listed);
+        ThrottleEngine b = node("b", listed);
+        alignToASecond();
+        for (int i = 0; i < 5; i++) {
+            served(decide(i % 2 == 0 ? a : b, "192.0.2.1", CURL)); // beyond its 3: exempt
+        }
+
+        changePolicy(policy -> policy.withAllow(List.of()));
+        passTime(Duration.ofMillis(1_050)); // what a node counted without asking reaches the shared stack meanwhile
+
+        refused(decide(a, "192.0.2.1", CURL), Reason.HIT_STACK);
+        refused(decide(b, "192.0.2.1", CURL), Reason.HIT_STACK);
+        served(decide(b, "192.0.2.1", WGET)); // only the client's own stack counted them, not its address's
     }
 
     // ---------------------------------------------------------------- rule 4: weights

@@ -167,6 +167,11 @@ class LeanPathTest {
         }
 
         @Override
+        public void countExempt(Ask ask) {
+            // keeps no hit stacks
+        }
+
+        @Override
         public void close() {
             answers.shutdownNow();
         }

@@ -86,4 +86,12 @@ public interface SharedClientStore<S> {
      *               while waiting): the crawler's turn is given back too, unless another was served since
      */
     void release(S lease, boolean served);
+
+    /**
+     * An allow-listed request: exempt from the rules, so nothing is judged, but its weight counts on its client's own
+     * hit stack as it does on a single node's, so that a client taken off the allow-list is limited at once by what
+     * it sent meanwhile, on whichever node it lands. Never blocks; the store may add it up and send it later (within
+     * a heartbeat).
+     */
+    void countExempt(Ask ask);
 }
