@@ -90,7 +90,8 @@ class PolicyFuzzTest {
         }
         long start = System.nanoTime();
         List<FieldError> errors = PolicyValidator.validate(policy);
-        assertThat((System.nanoTime() - start) / 1_000_000).as("validation milliseconds").isLessThan(2_000);
+        assertThat((System.nanoTime() - start) / 1_000_000).as("validation ms, generous for a loaded machine")
+                .isLessThan(5_000);
         assertThat(errors).allSatisfy(error -> assertThat(error.field()).isNotNull());
         if (errors.isEmpty()) {
             new CompiledPolicy(policy, T0.toEpochMilli());

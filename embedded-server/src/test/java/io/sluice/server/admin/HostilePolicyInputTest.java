@@ -66,7 +66,8 @@ class HostilePolicyInputTest {
             String shown = pattern.length() > 40 ? pattern.substring(0, 40) + "..." : pattern;
             assertThat(response.statusCode()).as(shown).isEqualTo(400);
             assertThat(response.body()).as(shown).contains("\"field\":\"value\"");
-            assertThat(millis).as(shown + " milliseconds").isLessThan(1_000);
+            // generous for a loaded machine; the unbounded program took minutes, then OutOfMemoryError
+            assertThat(millis).as(shown + " milliseconds").isLessThan(5_000);
         }
         assertThat(server.engine().policy().version()).as("nothing changed").isEqualTo(version);
         assertStillServing();
@@ -85,7 +86,7 @@ class HostilePolicyInputTest {
 
         assertThat(response.statusCode()).isEqualTo(400);
         assertThat(response.body()).contains("\"field\":\"routes[0].path\"", "would compile to about");
-        assertThat((System.nanoTime() - start) / 1_000_000).isLessThan(1_000);
+        assertThat((System.nanoTime() - start) / 1_000_000).as("ms, generous for a loaded machine").isLessThan(5_000);
         assertStillServing();
     }
 

@@ -19,6 +19,13 @@ final class Percentiles {
                 + " (n " + sorted.size() + ")";
     }
 
+    /** The median (nearest rank). */
+    static long median(List<Long> millis) {
+        List<Long> sorted = new ArrayList<>(millis);
+        Collections.sort(sorted);
+        return at(sorted, 0.50);
+    }
+
     private static long at(List<Long> sorted, double quantile) {
         return sorted.get((int) Math.min(sorted.size() - 1, Math.ceil(quantile * sorted.size()) - 1));
     }
