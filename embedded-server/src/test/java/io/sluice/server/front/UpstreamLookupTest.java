@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.server.front.wire.Opened;
 import io.sluice.server.front.wire.RawClient;
 import io.sluice.server.front.wire.RawUpstream;
+import java.io.IOException;
+import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -31,9 +33,7 @@ class UpstreamLookupTest {
 
     @Test
     void requestsGoToTheUpstreamsNewAddressOnceItsNameResolvesThere() throws Exception {
-        RawUpstream before = upstream(RawUpstream.answering(request -> RawUpstream.ok("before")));
-        upstream(new RawUpstream(RawUpstream.answers(request -> RawUpstream.ok("after")),
-                InetAddress.getByName("127.0.0.2"), before.port()));
+        RawUpstream before = sitesOnOnePort();
         AtomicReference<InetAddress> dns = new AtomicReference<>(InetAddress.getByName("127.0.0.1"));
         AtomicInteger lookups = new AtomicInteger();
         FrontUnderTest front = FrontUnderTest.startLean(URI.create("http://site.internal:" + before.port() + "/"),
@@ -86,8 +86,24 @@ class UpstreamLookupTest {
         assertThat(address.get()).isEqualTo(new InetSocketAddress(InetAddress.getByName("192.0.2.11"), 8080));
     }
 
-    private RawUpstream upstream(RawUpstream upstream) {
-        open.add(upstream);
-        return upstream;
+    /**
+     * The site "before" on 127.0.0.1 and "after" on 127.0.0.2, on one port: the free port found on 127.0.0.1 may
+     * be taken on 127.0.0.2 by another process (a CI run found it so), so another pair is tried.
+     */
+    private RawUpstream sitesOnOnePort() throws IOException {
+        for (int attempt = 1; ; attempt++) {
+            RawUpstream before = RawUpstream.answering(request -> RawUpstream.ok("before"));
+            try {
+                open.add(new RawUpstream(RawUpstream.answers(request -> RawUpstream.ok("after")),
+                        InetAddress.getByName("127.0.0.2"), before.port()));
+                open.add(before);
+                return before;
+            } catch (BindException taken) {
+                before.close();
+                if (attempt == 20) {
+                    throw taken;
+                }
+            }
+        }
     }
 }
