@@ -2,7 +2,10 @@ package io.sluice.server.cluster;
 
 import io.lettuce.core.ScriptOutputType;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -36,12 +39,34 @@ import java.util.concurrent.atomic.AtomicLong;
 final class AdmissionBatches {
     /** Requests per call at most, so one call stays short in Redis (which serves nothing else while it runs). */
     static final int MAX_BATCH = 64;
-    private static final int KEYS = 7;
-    private static final int ARGS = 13;
     private static final int ANSWERS = 7;
+    /** Past this many sets of limits remembered (policy edits make new ones), they are forgotten and made again. */
+    private static final int MAX_LIMIT_SETS = 256;
 
-    /** One request's keys and arguments, in client-admit.lua's order, and where its answer goes. */
-    private record Queued(String[] keys, String[] args, CompletableFuture<List<Object>> answer) {
+    /**
+     * The limits a request is judged by, in client-admit.lua's order: sent once per call for all its requests that
+     * share them, since reading arguments cost Redis as much time as some of the rules (docs/BENCHMARKS.md, issue 29).
+     *
+     * @param routeWindowSeconds 0 when the request's route has no limits of its own
+     */
+    record Limits(int clientWindowSeconds, int clientMaxHits, int routeWindowSeconds, int routeMaxHits,
+                  int addressWindowSeconds, int addressMaxHits, int maxConcurrent, int addressMaxConcurrent,
+                  long leaseMillis, long allCrawlersMillis) {
+        private String[] arguments() {
+            return new String[] {Integer.toString(clientWindowSeconds), Integer.toString(clientMaxHits),
+                Integer.toString(routeWindowSeconds), Integer.toString(routeMaxHits),
+                Integer.toString(addressWindowSeconds), Integer.toString(addressMaxHits),
+                Integer.toString(maxConcurrent), Integer.toString(addressMaxConcurrent), Long.toString(leaseMillis),
+                Long.toString(allCrawlersMillis)};
+        }
+    }
+
+    /**
+     * One request, and where its answer goes: its keys in client-admit.lua's order, its limits' arguments (one array
+     * for equal limits), its weight, lease id and crawler's gap.
+     */
+    private record Queued(String[] keys, String[] limits, String weight, String leaseId, String crawlerGap,
+                          CompletableFuture<List<Object>> answer) {
     }
 
     private final LuaScript script;
@@ -50,6 +75,8 @@ final class AdmissionBatches {
     private final Executor answering;
     /** By slot (one, slot 0, on one Redis): at most 16,384 lanes, each small. */
     private final ConcurrentHashMap<Integer, Lane> lanes = new ConcurrentHashMap<>();
+    /** Each set of limits as arguments, made once: equal limits are one array, sent once per call. */
+    private final ConcurrentHashMap<Limits, String[]> limitArguments = new ConcurrentHashMap<>();
 
     /**
      * @param calls     counts every call sent (the store's commands)
@@ -64,13 +91,22 @@ final class AdmissionBatches {
 
     /**
      * One request's admission: its answers (client-admit.lua's seven), or the failure of its call. Never blocks.
-     * Its keys share one slot (the store's hash tags).
+     * Its keys, in client-admit.lua's order, share one slot (the store's hash tags).
+     *
+     * @param crawlerGapMillis this crawler's gap, or -1 for a request that is not a crawler's
      */
-    CompletableFuture<List<Object>> admit(String[] keys, String[] args) {
-        if (keys.length != KEYS || args.length != ARGS) {
-            throw new IllegalArgumentException("client-admit.lua takes 7 keys and 13 arguments a request");
+    CompletableFuture<List<Object>> admit(String[] keys, Limits limits, int weight, String leaseId,
+                                          long crawlerGapMillis) {
+        int expected = 4 + (limits.routeWindowSeconds() > 0 ? 1 : 0) + (crawlerGapMillis >= 0 ? 2 : 0);
+        if (keys.length != expected) {
+            throw new IllegalArgumentException("client-admit.lua takes " + expected + " keys for this request, not "
+                    + keys.length);
         }
-        Queued queued = new Queued(keys, args, new CompletableFuture<>());
+        if (limitArguments.size() > MAX_LIMIT_SETS) {
+            limitArguments.clear();
+        }
+        Queued queued = new Queued(keys, limitArguments.computeIfAbsent(limits, Limits::arguments),
+                Integer.toString(weight), leaseId, Long.toString(crawlerGapMillis), new CompletableFuture<>());
         Lane lane = lanes.computeIfAbsent(link.slot(keys[0]), slot -> new Lane());
         lane.queue.add(queued);
         lane.sendIfIdle();
@@ -106,16 +142,27 @@ final class AdmissionBatches {
         }
 
         private void send(List<Queued> batch) {
-            String[] keys = new String[batch.size() * KEYS];
-            String[] args = new String[batch.size() * ARGS];
-            for (int i = 0; i < batch.size(); i++) {
-                System.arraycopy(batch.get(i).keys(), 0, keys, i * KEYS, KEYS);
-                System.arraycopy(batch.get(i).args(), 0, args, i * ARGS, ARGS);
+            List<String> keys = new ArrayList<>(batch.size() * 5);
+            Map<String[], Integer> numbers = new IdentityHashMap<>(4);
+            List<String[]> sets = new ArrayList<>(4);
+            for (Queued queued : batch) {
+                if (numbers.putIfAbsent(queued.limits(), sets.size() + 1) == null) {
+                    sets.add(queued.limits());
+                }
+                Collections.addAll(keys, queued.keys());
+            }
+            List<String> args = new ArrayList<>(1 + sets.size() * 10 + batch.size() * 4);
+            args.add(Integer.toString(sets.size()));
+            sets.forEach(set -> Collections.addAll(args, set));
+            for (Queued queued : batch) {
+                Collections.addAll(args, queued.weight(), Integer.toString(numbers.get(queued.limits())),
+                        queued.leaseId(), queued.crawlerGap());
             }
             calls.incrementAndGet();
             CompletableFuture<List<Object>> reply;
             try {
-                reply = script.run(link, ScriptOutputType.MULTI, keys, args);
+                reply = script.run(link, ScriptOutputType.MULTI, keys.toArray(String[]::new),
+                        args.toArray(String[]::new));
             } catch (RuntimeException e) {
                 reply = CompletableFuture.failedFuture(e);
             }

@@ -7,6 +7,7 @@ import io.sluice.engine.store.SharedClientStore;
 import io.sluice.engine.telemetry.ClusterState;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -229,21 +230,24 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
         String id = on.node() + ":" + incarnation + ":" + sequence.incrementAndGet();
         String clientLeases = tag + "l:" + client;
         String addressLeases = tag + "l";
-        // Not a crawler: the crawler keys are not read, and stand in the client's slot (a Redis Cluster refuses a
-        // script whose keys span slots).
-        String[] keys = {hits, routeHits, addressHits, clientLeases, addressLeases,
-            crawler == null ? clientLeases : crawler, crawler == null ? clientLeases : anyCrawler};
+        List<String> keys = new ArrayList<>(7);
+        Collections.addAll(keys, hits, addressHits, clientLeases, addressLeases);
+        if (ask.routeLimits() != null) {
+            keys.add(routeHits);
+        }
+        if (crawler != null) {
+            keys.add(crawler);
+            keys.add(anyCrawler);
+        }
         releaseOwnFirst(on, addressLeases);
         long sentNanos = System.nanoTime();
-        CompletableFuture<List<Object>> reply = on.admissions().admit(keys, new String[] {
-                Integer.toString(ask.weight()),
-                Integer.toString(ask.clientLimits().windowSeconds()), Integer.toString(ask.clientLimits().maxHits()),
-                ask.routeLimits() == null ? "0" : Integer.toString(ask.routeLimits().windowSeconds()),
-                ask.routeLimits() == null ? "0" : Integer.toString(ask.routeLimits().maxHits()),
-                Integer.toString(ask.addressLimits().windowSeconds()), Integer.toString(ask.addressLimits().maxHits()),
-                Integer.toString(ask.maxConcurrent()), Integer.toString(ask.addressMaxConcurrent()), id,
-                Long.toString(leaseMillis), crawler == null ? "-1" : Long.toString(ask.perCrawlerMillis()),
-                Long.toString(ask.allCrawlersMillis())});
+        CompletableFuture<List<Object>> reply = on.admissions().admit(keys.toArray(String[]::new),
+                new AdmissionBatches.Limits(ask.clientLimits().windowSeconds(), ask.clientLimits().maxHits(),
+                        ask.routeLimits() == null ? 0 : ask.routeLimits().windowSeconds(),
+                        ask.routeLimits() == null ? 0 : ask.routeLimits().maxHits(),
+                        ask.addressLimits().windowSeconds(), ask.addressLimits().maxHits(), ask.maxConcurrent(),
+                        ask.addressMaxConcurrent(), leaseMillis, ask.allCrawlersMillis()),
+                ask.weight(), id, crawler == null ? -1 : ask.perCrawlerMillis());
         return reply.handle((answer, failure) -> {
             if (failure != null) {
                 on.monitor().failed(ConnectionMonitor.describe(failure));

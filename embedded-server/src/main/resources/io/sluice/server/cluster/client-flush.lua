@@ -2,6 +2,6 @@
 -- in this second, so the hit stack stays exact to within one heartbeat. Runs after hit-stacks.lua.
 -- KEYS[i] a hit stack  ARGV[i] the weight to add
 for i = 1, #KEYS do
-  addHits(KEYS[i], readStack(KEYS[i]), tonumber(ARGV[i]))
+  addHitsKeepingWindow(KEYS[i], tonumber(ARGV[i]))
 end
 return #KEYS

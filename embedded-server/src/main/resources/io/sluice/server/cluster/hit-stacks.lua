@@ -1,54 +1,116 @@
 -- Hit stacks in Redis, shared by the scripts that push hits (client-admit.lua, client-flush.lua); LuaScript puts
 -- this text ahead of theirs (docs/architecture-cluster.md, "Keys").
--- A stack is one string of KEEP + 1 little-endian 32-bit numbers: the weighted hits of epoch second s in slot
--- s % KEEP, and in the last slot the second last written. A slot still holding a second a minute old or more is
--- zeroed when the stack is next written. One GET and one SET of about 244 bytes per push: a hash of one field per
--- second made Redis build and hand Lua two strings per field on every read (docs/BENCHMARKS.md, issue 12).
+-- A stack is one string of little-endian 32-bit numbers: a header, then KEEP slots of (epoch second s, the weighted
+-- hits of s) in slot s % KEEP. A slot holding another second than the one its place stands for is stale: it counts
+-- nothing, so nothing is ever zeroed. The header carries the window's total forward: the last second written L,
+-- the hits in the WINDOW seconds up to L, the oldest of those seconds with hits (0: none), and the second the
+-- stack's expiry was last set. A push reads the stack with one GET, moves the total on by the seconds that left
+-- the window since L (one for a client seen every second) and writes its slot and the header with two SETRANGEs:
+-- summing the whole window in Lua on every push cost more than the Redis commands (docs/BENCHMARKS.md, issue 29).
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local second = math.floor(now / 1000)
 -- The last 60 s whatever the window (a window is at most 60 s), as the local store keeps.
 local KEEP = 60
-local STACK = '<' .. string.rep('I4', KEEP + 1)
--- A stack outlives its newest second's hits.
-local STACK_MS = (KEEP + 1) * 1000
+local HEADER = '<I4I4I4I4I4'
+local HEADER_BYTES = 20
+local SLOT_BYTES = 8
+-- The expiry is set again at most every REFRESH s, so a stack outlives its newest hit by at least KEEP + 1 s.
+local REFRESH = 10
+local TTL_S = KEEP + 1 + REFRESH
 
--- The stack's slots (a table of KEEP + 1 numbers), or nil when there is none.
+-- The stack's string, or nil when there is none.
 local function readStack(key)
-  local packed = redis.call('GET', key)
+  return redis.call('GET', key) or nil
+end
+
+-- The byte (from 1) where second s's slot starts.
+local function slotAt(s)
+  return HEADER_BYTES + (s % KEEP) * SLOT_BYTES + 1
+end
+
+-- The hits of second s (within the last KEEP seconds); 0 when its slot holds another second.
+local function hitsAt(packed, s)
+  local tagged, hits = struct.unpack('<I4I4', packed, slotAt(s))
+  if tagged == s then
+    return hits
+  end
+  return 0
+end
+
+-- The oldest second from first to last with hits, or 0.
+local function oldestFrom(packed, first, last)
+  for s = first, last do
+    if hitsAt(packed, s) > 0 then
+      return s
+    end
+  end
+  return 0
+end
+
+-- The stack's window of `window` seconds ending now: its hits and the oldest second with hits (0: none). The
+-- header's total is moved on when it is for the same window, else the window is summed afresh (a policy edit, or a
+-- stack only flushed to so far).
+local function windowOf(packed, window)
   if not packed then
-    return nil
+    return 0, 0
   end
-  local slots = {struct.unpack(STACK, packed)}
-  slots[KEEP + 2] = nil -- struct.unpack's next position
-  return slots
-end
-
--- Adds weight to this second's slot, zeroing the slots of the seconds passed since the last write, and saves it.
-local function addHits(key, slots, weight)
-  if not slots then
-    slots = {}
-    for i = 1, KEEP + 1 do
-      slots[i] = 0
+  local last, total, counted, oldest = struct.unpack(HEADER, packed, 1)
+  local first = second - window + 1
+  if counted ~= window or last > second then
+    total = 0
+    for s = first, second do
+      total = total + hitsAt(packed, s)
     end
+    return total, oldestFrom(packed, first, second)
   end
-  local last = slots[KEEP + 1]
-  if second > last then
-    for s = math.max(last + 1, second - KEEP + 1), second do
-      slots[s % KEEP + 1] = 0
-    end
-    slots[KEEP + 1] = second
+  if last < first then
+    return 0, 0
   end
-  slots[second % KEEP + 1] = slots[second % KEEP + 1] + weight
-  redis.call('SET', key, struct.pack(STACK, unpack(slots, 1, KEEP + 1)), 'PX', STACK_MS)
-  return slots
+  for s = last - window + 1, first - 1 do
+    total = total - hitsAt(packed, s)
+  end
+  if oldest ~= 0 and oldest < first then
+    oldest = oldestFrom(packed, first, last)
+  end
+  return total, oldest
 end
 
--- The hits of second s (s within the last minute) in slots.
-local function hitsAt(slots, s)
-  if not slots or s > slots[KEEP + 1] or s <= slots[KEEP + 1] - KEEP then
-    return 0
+-- Adds weight to this second's slot of the stack (packed: as read, or nil for none), whose window of `window`
+-- seconds (0: not known) held total hits with the oldest at second oldest before, and saves it.
+local function addHits(key, packed, weight, window, total, oldest)
+  if oldest == 0 then
+    oldest = second
   end
-  return slots[s % KEEP + 1]
+  local header = struct.pack(HEADER, second, total + weight, window, oldest, second)
+  if not packed then
+    local slot = slotAt(second)
+    redis.call('SET', key, header .. string.rep('\0', slot - HEADER_BYTES - 1) .. struct.pack('<I4I4', second, weight)
+        .. string.rep('\0', HEADER_BYTES + KEEP * SLOT_BYTES - slot - SLOT_BYTES + 1), 'EX', TTL_S)
+    return
+  end
+  redis.call('SETRANGE', key, slotAt(second) - 1, struct.pack('<I4I4', second, hitsAt(packed, second) + weight))
+  local expirySet = struct.unpack('<I4', packed, 17)
+  if second - expirySet >= REFRESH then
+    redis.call('SETRANGE', key, 0, header)
+    redis.call('EXPIRE', key, TTL_S)
+  else
+    redis.call('SETRANGE', key, 0, struct.pack('<I4I4I4I4', second, total + weight, window, oldest))
+  end
 end
 
+-- Adds weight to a stack whose window is not known here (hits counted on a node, flushed): the window its header
+-- counts is moved on to now and kept.
+local function addHitsKeepingWindow(key, weight)
+  local packed = readStack(key)
+  local window = 0
+  if packed then
+    window = struct.unpack('<I4', packed, 9)
+  end
+  if window == 0 then
+    addHits(key, packed, weight, 0, 0, 0)
+    return
+  end
+  local total, oldest = windowOf(packed, window)
+  addHits(key, packed, weight, window, total, oldest)
+end

@@ -109,12 +109,16 @@ class RedisClientStateStoreTest {
         return new Timed(answered(decision), asked, Duration.ofNanos(System.nanoTime() - start));
     }
 
-    /** The hits Redis holds for every user agent of {@code ip}'s clients (the minute each stack keeps). */
+    /**
+     * The hits Redis holds for every user agent of {@code ip}'s clients in the minute each stack keeps: the slots
+     * (second, hits) after the stack's header of five numbers, those of a second within the last minute.
+     */
     private long hitsInRedis(String ip) throws Exception {
-        return Long.parseLong(redis.command("EVAL", "local n = 0 for _, k in ipairs(redis.call('KEYS', ARGV[1])) do "
-                + "local slots = {struct.unpack('<' .. string.rep('I4', 61), redis.call('GET', k))} "
-                + "for i = 1, 60 do n = n + slots[i] end end return n", "0",
-                ClusterFixture.SETTINGS.keyPrefix() + "{" + ip + "}:s:*"));
+        return Long.parseLong(redis.command("EVAL", "local second = tonumber(redis.call('TIME')[1]) local n = 0 "
+                + "for _, k in ipairs(redis.call('KEYS', ARGV[1])) do "
+                + "local fields = {struct.unpack('<' .. string.rep('I4', 125), redis.call('GET', k))} "
+                + "for i = 1, 60 do if fields[4 + 2 * i] > second - 60 then n = n + fields[5 + 2 * i] end end end "
+                + "return n", "0", ClusterFixture.SETTINGS.keyPrefix() + "{" + ip + "}:s:*"));
     }
 
     @Test
@@ -234,15 +238,17 @@ class RedisClientStateStoreTest {
         String key = redis.command("EVAL", "return redis.call('KEYS', ARGV[1])[1]", "0",
                 ClusterFixture.SETTINGS.keyPrefix() + "{192.0.2.1}:s:192.0.2.1:*");
         long longAgo = Long.parseLong(redis.command("EVAL", "return redis.call('TIME')[1]", "0")) - 1_000;
-        // The client's stack as a node wrote it some twenty minutes ago: 5 hits in every slot, last written then
-        redis.command("EVAL", "local slots = {} for i = 1, 60 do slots[i] = 5 end slots[61] = tonumber(ARGV[1]) "
-                + "return redis.call('SET', KEYS[1], struct.pack('<' .. string.rep('I4', 61), unpack(slots)))",
+        // The client's stack as a node wrote it some twenty minutes ago: 5 hits in every second of the minute
+        // before, its header's window of 15 s full (75 hits from 14 s before then)
+        redis.command("EVAL", "local last = tonumber(ARGV[1]) local fields = {last, 75, 15, last - 14, last} "
+                + "for j = 0, 59 do fields[6 + 2 * j] = last - (last - j) % 60 fields[7 + 2 * j] = 5 end "
+                + "return redis.call('SET', KEYS[1], struct.pack('<' .. string.rep('I4', 125), unpack(fields)))",
                 "1", key, Long.toString(longAgo));
 
         Decision.Admit next = admitted(decide(a, "192.0.2.1").decision());
 
         assertThat(next.rateLimit().remaining()).as("only this hit is in the window").isEqualTo(9);
-        assertThat(hitsInRedis("192.0.2.1")).as("the old slots zeroed when this second was written").isEqualTo(1);
+        assertThat(hitsInRedis("192.0.2.1")).as("the old slots count nothing, this second's does").isEqualTo(1);
         next.admission().complete(200, 1_000);
     }
 
