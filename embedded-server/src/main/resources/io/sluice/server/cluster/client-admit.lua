@@ -59,12 +59,21 @@ local function push(key, weight, window, max)
 end
 
 -- Takes a lease in a set of leases. The set outlives its newest lease: its expiry is pushed to two leases' time
--- whenever less than one is left, rather than set again on every lease (a PEXPIRE cost as much as the ZADD).
+-- whenever less than one is left, rather than set again on every lease (a PEXPIRE cost as much as the ZADD). A new
+-- set gets a placeholder that never counts (scored 0, long expired), so giving its last lease back does not delete
+-- the set only for the next request to make it again: most clients have one request in flight at a time, and a set
+-- made and deleted per request cost three commands more (docs/BENCHMARKS.md, issue 29).
+local PLACEHOLDER = '-'
 local function lease(key, id, leaseMs)
   redis.call('ZADD', key, now + leaseMs, id)
-  if redis.call('PTTL', key) < leaseMs then
-    -- and the leases of nodes that died with requests running go, so a set always busy stays small
-    redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+  local ttl = redis.call('PTTL', key)
+  if ttl < leaseMs then
+    if ttl < 0 then
+      redis.call('ZADD', key, 0, PLACEHOLDER)
+    else
+      -- the leases of nodes that died with requests running go, so a set always busy stays small
+      redis.call('ZREMRANGEBYSCORE', key, '(0', now)
+    end
     redis.call('PEXPIRE', key, 2 * leaseMs)
   end
 end
