@@ -10,18 +10,16 @@ import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.engine.telemetry.Snapshot;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
-import io.sluice.server.demo.Demo;
 import io.sluice.server.state.StateDirectory;
+import io.sluice.server.testkit.Servers;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Two real front ends in cluster mode on one real redis-server, through their admin APIs. */
@@ -31,26 +29,19 @@ class ClusterServerTest {
     @TempDir
     Path stateB;
 
+    @RegisterExtension
+    final Servers servers = new Servers();
     private final HttpClient http = HttpClient.newHttpClient();
-    private final List<SluiceServer> servers = new ArrayList<>();
     private TestRedis redis;
 
     @BeforeEach
     void startRedis() {
-        redis = TestRedis.start();
-    }
-
-    @AfterEach
-    void stop() {
-        servers.forEach(SluiceServer::close);
-        redis.close();
+        redis = servers.add(TestRedis.start());
     }
 
     private SluiceServer node(Path state, String name) throws Exception {
-        SluiceServer server = Demo.start(ServerConfig.demo(state)
+        return servers.start(ServerConfig.demo(state)
                 .withCluster(new ClusterOptions(redis.endpoint(), name)));
-        servers.add(server);
-        return server;
     }
 
     private HttpResponse<String> get(SluiceServer server, String path) throws Exception {
@@ -112,8 +103,7 @@ class ClusterServerTest {
         assertThat(b.state().audit().newestFirst(1).get(0).detail()).isEqualTo("maxHits 10 -> 4");
         assertThat(a.state().audit().newestFirst(1).get(0).who()).isEqualTo("alice");
 
-        servers.remove(b);
-        b.close();
+        servers.stop(b);
         redis.kill();
         SluiceServer again = node(stateB, "web-2");
 

@@ -10,17 +10,21 @@ import io.sluice.engine.policy.Policy;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
 import io.sluice.server.demo.DemoScenario.Phase;
+import io.sluice.server.testkit.Servers;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The demo's story against a real front end and the demo site, with short phases. */
 class DemoScenarioTest {
     @TempDir
     Path state;
+    @RegisterExtension
+    final Servers servers = new Servers();
 
     @Test
     void thePhasesComeInOrderOnALoop() {
@@ -85,11 +89,10 @@ class DemoScenarioTest {
                                 .requestClass()).as(agent).isEqualTo(RequestClass.CRAWLER));
 
         ServerConfig config = ServerConfig.demo(state).withDemoTraffic(true);
-        try (SluiceServer server = Demo.start(config)) {
-            assertThat(server.engine().policy().crawlers().verifiedRanges()).containsAllEntriesOf(crawlers);
-            Decision googlebot = server.engine().decide(Request.direct("127.0.0.21",
-                    "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"));
-            assertThat(googlebot.client().requestClass()).isEqualTo(RequestClass.CRAWLER);
-        }
+        SluiceServer server = servers.start(config);
+        assertThat(server.engine().policy().crawlers().verifiedRanges()).containsAllEntriesOf(crawlers);
+        Decision googlebot = server.engine().decide(Request.direct("127.0.0.21",
+                "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"));
+        assertThat(googlebot.client().requestClass()).isEqualTo(RequestClass.CRAWLER);
     }
 }
