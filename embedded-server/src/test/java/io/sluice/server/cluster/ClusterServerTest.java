@@ -4,6 +4,7 @@ import static io.sluice.server.cluster.ClusterFixture.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.PolicyJson;
 import io.sluice.engine.telemetry.ClusterState;
@@ -12,11 +13,13 @@ import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
 import io.sluice.server.state.StateDirectory;
 import io.sluice.server.testkit.Servers;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -48,6 +51,29 @@ class ClusterServerTest {
         return http.send(HttpRequest.newBuilder(server.adminUri().resolve(path))
                 .header("Authorization", "Bearer " + server.adminToken()).build(),
                 HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpResponse<String> post(SluiceServer server, String path, String body) throws Exception {
+        return http.send(HttpRequest.newBuilder(server.adminUri().resolve(path))
+                .header("Authorization", "Bearer " + server.adminToken()).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The front end's status for one request, or -1 when it did not answer (for polling). */
+    private int front(SluiceServer server, String userAgent) {
+        try {
+            return http.send(HttpRequest.newBuilder(server.frontUri().resolve("/")).header("User-Agent", userAgent)
+                    .build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (IOException e) {
+            return -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
+    }
+
+    private static long count(SluiceServer server, String action) {
+        return server.state().audit().newestFirst(100).stream().filter(e -> e.action().equals(action)).count();
     }
 
     private JsonNode json(SluiceServer server, String path) throws Exception {
@@ -113,5 +139,34 @@ class ClusterServerTest {
         assertThat(get(again, "/metrics").body()).contains("sluice_cluster_degraded 1.0");
         assertThat(URI.create(json(again, "/api/v1/cluster").get("redis").asText()).getPort())
                 .isEqualTo(redis.port());
+    }
+
+    @Test
+    void aBanThroughANodeOfARedisRestartedEmptySeedsTheClusterPolicyFirstAndHoldsOnEveryNode() throws Exception {
+        SluiceServer a = node(stateA, "web-1");
+        SluiceServer b = node(stateB, "web-2");
+        await(() -> a.cluster().state() == ClusterState.HEALTHY && b.cluster().state() == ClusterState.HEALTHY
+                && a.cluster().status().nodes() == 2 && b.cluster().status().nodes() == 2, "both nodes to meet");
+        long before = a.engine().policy().version();
+        assertThat(b.engine().policy().version()).isEqualTo(before);
+
+        // No node has put its policy back yet: the operator's ban is the first thing Redis hears of.
+        redis.restartEmpty();
+        HttpResponse<String> ban = post(a, "/api/v1/bans",
+                "{\"type\": \"agent\", \"value\": \"SiteCopier\", \"reason\": \"copying the site\"}");
+
+        assertThat(ban.statusCode()).as(ban.body()).isEqualTo(201);
+        assertThat(front(a, "SiteCopier/2.0")).as("the node that made it, at once").isEqualTo(403);
+        await(() -> front(b, "SiteCopier/2.0") == 403, "the ban in force on web-2");
+        // One history: the node's policy seeded as the version it was, the ban the next, on both nodes and in Redis.
+        for (SluiceServer node : List.of(a, b)) {
+            assertThat(node.engine().policy().version()).as(node.cluster().name()).isEqualTo(before + 1);
+            await(() -> count(node, "ban.add") == 1, "the ban in the audit of " + node.cluster().name());
+            assertThat(StateDirectory.open(node.state().path(), null).loadPolicy().bans())
+                    .extracting(Ban::value).containsExactly("SiteCopier");
+        }
+        assertThat(redis.command("HGET", ClusterSettings.DEFAULTS.fleetKey("policy"), "version"))
+                .isEqualTo(Long.toString(before + 1));
+        assertThat(front(b, "Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0")).isEqualTo(200);
     }
 }
