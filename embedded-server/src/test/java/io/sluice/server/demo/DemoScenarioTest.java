@@ -52,28 +52,27 @@ class DemoScenarioTest {
 
     @Test
     void theCopierAndTheStormAreRefusedWhilePeopleAreServed() throws Exception {
-        try (DemoUpstream site = DemoUpstream.start(16);
-             SluiceServer server = SluiceServer.start(ServerConfig.demo(state).withUpstream(site.uri()));
-             DemoScenario scenario = DemoScenario.start(List.of(server.frontUri()), site.pages(),
-                     Duration.ofSeconds(6), Phase.SITE_COPIER)) {
-            assertThat(scenario.phase()).isEqualTo(Phase.SITE_COPIER);
-            Thread.sleep(12_500); // the copier's phase, then the storm's, and a moment of the slow upstream
+        DemoUpstream site = servers.add(DemoUpstream.start(16));
+        SluiceServer server = servers.add(SluiceServer.start(ServerConfig.demo(state).withUpstream(site.uri())));
+        DemoScenario scenario = servers.add(DemoScenario.start(List.of(server.frontUri()), site.pages(),
+                Duration.ofSeconds(6), Phase.SITE_COPIER));
+        assertThat(scenario.phase()).isEqualTo(Phase.SITE_COPIER);
+        Thread.sleep(12_500); // the copier's phase, then the storm's, and a moment of the slow upstream
 
-            Map<String, Long> counts = scenario.statusCounts();
-            assertThat(scenario.phase()).isEqualTo(Phase.SLOW_UPSTREAM);
-            assertThat(counts.getOrDefault("site copier 200", 0L)).as(counts.toString()).isPositive();
-            // Each of its addresses is over the per-address hit stack (50 in 15 s) within about three seconds,
-            // whatever user agent it sends.
-            assertThat(counts.getOrDefault("site copier 503", 0L)).as(counts.toString()).isPositive();
-            long stormRefused = counts.entrySet().stream()
-                    .filter(e -> e.getKey().startsWith("crawler storm") && e.getKey().endsWith(" 503"))
-                    .mapToLong(Map.Entry::getValue).sum();
-            assertThat(stormRefused).as(counts.toString()).isPositive();
-            assertThat(counts.getOrDefault("browser (Firefox) 200", 0L)).as(counts.toString()).isPositive();
-            assertThat(counts.keySet()).as("people are served, gallery images and all")
-                    .noneMatch(k -> k.startsWith("browser") && !k.endsWith(" 200"));
-            assertThat(counts.keySet()).as("nobody was refused a connection").noneMatch(k -> k.endsWith(" 0"));
-        }
+        Map<String, Long> counts = scenario.statusCounts();
+        assertThat(scenario.phase()).isEqualTo(Phase.SLOW_UPSTREAM);
+        assertThat(counts.getOrDefault("site copier 200", 0L)).as(counts.toString()).isPositive();
+        // Each of its addresses is over the per-address hit stack (50 in 15 s) within about three seconds,
+        // whatever user agent it sends.
+        assertThat(counts.getOrDefault("site copier 503", 0L)).as(counts.toString()).isPositive();
+        long stormRefused = counts.entrySet().stream()
+                .filter(e -> e.getKey().startsWith("crawler storm") && e.getKey().endsWith(" 503"))
+                .mapToLong(Map.Entry::getValue).sum();
+        assertThat(stormRefused).as(counts.toString()).isPositive();
+        assertThat(counts.getOrDefault("browser (Firefox) 200", 0L)).as(counts.toString()).isPositive();
+        assertThat(counts.keySet()).as("people are served, gallery images and all")
+                .noneMatch(k -> k.startsWith("browser") && !k.endsWith(" 200"));
+        assertThat(counts.keySet()).as("nobody was refused a connection").noneMatch(k -> k.endsWith(" 0"));
     }
 
     @Test
