@@ -5,6 +5,7 @@ import io.sluice.server.front.AccessLog;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.function.Consumer;
 
 /**
  * How to run a front end: what the CLI's flags say.
@@ -79,40 +80,82 @@ public record ServerConfig(
 
     /** The same front end, protecting {@code site}. */
     public ServerConfig withUpstream(URI site) {
-        return new ServerConfig(listen, site, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog,
-                upstreamTimeout, crawlerList, adminOptions, limits, cluster, frontPath, accessLogFormat);
+        return with(copy -> copy.upstream = site);
     }
 
     public ServerConfig withDemoTraffic(boolean on) {
-        return new ServerConfig(listen, upstream, admin, stateDir, initialPolicy, demo, on, accessLog,
-                upstreamTimeout, crawlerList, adminOptions, limits, cluster, frontPath, accessLogFormat);
+        return with(copy -> copy.demoTraffic = on);
     }
 
     public ServerConfig withAdminOptions(AdminOptions options) {
-        return new ServerConfig(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog,
-                upstreamTimeout, crawlerList, options, limits, cluster, frontPath, accessLogFormat);
+        return with(copy -> copy.adminOptions = options);
     }
 
     public ServerConfig withLimits(ConnectionLimits value) {
-        return new ServerConfig(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog,
-                upstreamTimeout, crawlerList, adminOptions, value, cluster, frontPath, accessLogFormat);
+        return with(copy -> copy.limits = value);
     }
 
     /** The same front end, forwarding on {@code path}. */
     public ServerConfig withFrontPath(ForwardingPath path) {
-        return new ServerConfig(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog,
-                upstreamTimeout, crawlerList, adminOptions, limits, cluster, path, accessLogFormat);
+        return with(copy -> copy.frontPath = path);
     }
 
     /** The same front end, writing its access log in {@code format}. */
     public ServerConfig withAccessLogFormat(AccessLog.Format format) {
-        return new ServerConfig(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog,
-                upstreamTimeout, crawlerList, adminOptions, limits, cluster, frontPath, format);
+        return with(copy -> copy.accessLogFormat = format);
     }
 
     /** The same node, in the cluster {@code options} describe (null: on its own). */
     public ServerConfig withCluster(ClusterOptions options) {
-        return new ServerConfig(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog,
-                upstreamTimeout, crawlerList, adminOptions, limits, options, frontPath, accessLogFormat);
+        return with(copy -> copy.cluster = options);
+    }
+
+    /** This configuration with what {@code change} sets changed, checked by the constructor like any other. */
+    private ServerConfig with(Consumer<Copy> change) {
+        Copy copy = new Copy(this);
+        change.accept(copy);
+        return copy.build();
+    }
+
+    /** Every component, taken from a configuration and given back to the constructor: the one list the withers use. */
+    private static final class Copy {
+        HostPort listen;
+        URI upstream;
+        HostPort admin;
+        Path stateDir;
+        Path initialPolicy;
+        boolean demo;
+        boolean demoTraffic;
+        String accessLog;
+        Duration upstreamTimeout;
+        Path crawlerList;
+        AdminOptions adminOptions;
+        ConnectionLimits limits;
+        ClusterOptions cluster;
+        ForwardingPath frontPath;
+        AccessLog.Format accessLogFormat;
+
+        Copy(ServerConfig from) {
+            listen = from.listen();
+            upstream = from.upstream();
+            admin = from.admin();
+            stateDir = from.stateDir();
+            initialPolicy = from.initialPolicy();
+            demo = from.demo();
+            demoTraffic = from.demoTraffic();
+            accessLog = from.accessLog();
+            upstreamTimeout = from.upstreamTimeout();
+            crawlerList = from.crawlerList();
+            adminOptions = from.adminOptions();
+            limits = from.limits();
+            cluster = from.cluster();
+            frontPath = from.frontPath();
+            accessLogFormat = from.accessLogFormat();
+        }
+
+        ServerConfig build() {
+            return new ServerConfig(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog,
+                    upstreamTimeout, crawlerList, adminOptions, limits, cluster, frontPath, accessLogFormat);
+        }
     }
 }

@@ -3,17 +3,20 @@ package io.sluice.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sluice.server.demo.Demo;
+import io.sluice.server.testkit.Servers;
 import io.sluice.server.tls.AdminTls;
 import java.net.URI;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** What the admin listener refuses, and the console command printed at start. */
 class AdminListenerTest {
     @TempDir
     Path state;
+    @RegisterExtension
+    final Servers servers = new Servers();
 
     @Test
     void plainHttpIsForLoopbackOnly() {
@@ -29,15 +32,14 @@ class AdminListenerTest {
 
     @Test
     void theConsoleCommandPrintedAtStartCarriesTheCertificatesPin() throws Exception {
-        try (SluiceServer server = Demo.start(ServerConfig.demo(state).withAdminOptions(
-                AdminOptions.DEFAULTS.withTls(AdminTls.Settings.SELF_SIGNED)))) {
-            String command = AdminListener.consoleCommand(server.adminUri(), state.resolve("admin-token"),
-                    server.adminCertificate());
+        SluiceServer server = servers.start(ServerConfig.demo(state).withAdminOptions(
+                AdminOptions.DEFAULTS.withTls(AdminTls.Settings.SELF_SIGNED)));
+        String command = AdminListener.consoleCommand(server.adminUri(), state.resolve("admin-token"),
+                server.adminCertificate());
 
-            assertThat(command).isEqualTo("./sluice console --url https://127.0.0.1:" + server.adminUri().getPort()
-                    + "/ --token-file " + state.resolve("admin-token") + " --pin SHA256:"
-                    + server.adminCertificate().fingerprint());
-        }
+        assertThat(command).isEqualTo("./sluice console --url https://127.0.0.1:" + server.adminUri().getPort()
+                + "/ --token-file " + state.resolve("admin-token") + " --pin SHA256:"
+                + server.adminCertificate().fingerprint());
         assertThat(AdminListener.consoleCommand(URI.create("http://127.0.0.1:9090/"), Path.of("/s/t"), null))
                 .isEqualTo("./sluice console --url http://127.0.0.1:9090/ --token-file /s/t");
     }

@@ -2,9 +2,9 @@ package io.sluice.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.server.demo.Demo;
 import io.sluice.server.front.wire.Opened;
 import io.sluice.server.front.wire.RawClient;
+import io.sluice.server.testkit.Servers;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -23,13 +24,15 @@ class FrontListenerLimitsTest {
     @TempDir
     Path state;
 
+    @RegisterExtension
+    final Servers servers = new Servers();
     @AutoClose
     private final Opened open = new Opened();
 
     @Test
     void aConnectionPastItsAddressesShareIsClosedOnArrivalAndCountedInTheMetrics() throws Exception {
-        SluiceServer server = open.add(Demo.start(ServerConfig.demo(state).withLimits(
-                ConnectionLimits.DEFAULTS.withFrontPacing(2, Duration.ofSeconds(30), 500))));
+        SluiceServer server = servers.start(ServerConfig.demo(state).withLimits(
+                ConnectionLimits.DEFAULTS.withFrontPacing(2, Duration.ofSeconds(30), 500)));
         int port = server.frontUri().getPort();
         open.add(new RawClient("127.0.0.2", port));
         open.add(new RawClient("127.0.0.2", port));

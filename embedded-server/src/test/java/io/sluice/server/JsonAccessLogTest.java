@@ -1,6 +1,5 @@
 package io.sluice.server;
 
-import io.sluice.server.demo.Demo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -8,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.PolicyJson;
 import io.sluice.server.front.AccessLog;
+import io.sluice.server.testkit.Servers;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.http.HttpClient;
@@ -20,6 +20,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
@@ -29,6 +30,8 @@ class JsonAccessLogTest {
 
     @TempDir
     Path dir;
+    @RegisterExtension
+    final Servers servers = new Servers();
 
     @Test
     void aRealFrontEndWritesOneObjectALineThatReplayReadsBesideNcsaLines() throws Exception {
@@ -37,16 +40,16 @@ class JsonAccessLogTest {
                 dir.resolve("state"), null, true, false, log.toString(), ServerConfig.DEFAULT_UPSTREAM_TIMEOUT, null)
                 .withAccessLogFormat(AccessLog.Format.JSON);
         Instant before = Instant.now().minusSeconds(1);
-        try (SluiceServer server = Demo.start(config)) {
-            HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-            for (String target : List.of("/", "/?page=2")) {
-                HttpResponse<String> page = http.send(HttpRequest.newBuilder(server.frontUri().resolve(target))
-                        .header("User-Agent", AGENT).header("Referer", "https://example.com/").build(),
-                        HttpResponse.BodyHandlers.ofString());
-                assertThat(page.statusCode()).isEqualTo(200);
-            }
-            awaitLines(log, 2);
+        SluiceServer server = servers.start(config);
+        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        for (String target : List.of("/", "/?page=2")) {
+            HttpResponse<String> page = http.send(HttpRequest.newBuilder(server.frontUri().resolve(target))
+                    .header("User-Agent", AGENT).header("Referer", "https://example.com/").build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(page.statusCode()).isEqualTo(200);
         }
+        awaitLines(log, 2);
+        servers.stop(server); // the log is whole once the server has stopped
 
         List<String> lines = Files.readAllLines(log);
         assertThat(lines).hasSize(2);

@@ -9,8 +9,8 @@ import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.Route;
 import io.sluice.engine.telemetry.ClassCounts;
 import io.sluice.engine.telemetry.ClientRow;
-import io.sluice.server.demo.Demo;
 import io.sluice.server.demo.DemoSite;
+import io.sluice.server.testkit.Servers;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -24,9 +24,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -39,17 +39,14 @@ class SiteLimitsEndToEndTest {
 
     @TempDir
     Path state;
+    @RegisterExtension
+    final Servers servers = new Servers();
     private SluiceServer server;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
     @BeforeEach
     void start() throws Exception {
-        server = Demo.start(ServerConfig.demo(state));
-    }
-
-    @AfterEach
-    void stop() {
-        server.close();
+        server = servers.start(ServerConfig.demo(state));
     }
 
     private void policy(UnaryOperator<Policy> change) {

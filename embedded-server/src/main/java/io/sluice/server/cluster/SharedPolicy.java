@@ -53,6 +53,10 @@ import java.util.concurrent.TimeoutException;
  *
  * Redis restarted empty: the first node to notice seeds the document from its own policy (policy-seed.lua;
  * the highest version wins) with a new epoch; followers that see a new epoch read the new log from its start.
+ * An operator's change that gets there first seeds it too, from the node's policy, in the same script as the change
+ * (policy-cas.lua; both share policy-seeding.lua): the seed and the change are one atomic step, so another node's
+ * seed lands before both (the change is then judged against it) or after both (where, like any seed, it changes
+ * nothing unless that node knows a higher version than the change made).
  */
 
 /**
@@ -60,15 +64,15 @@ import java.util.concurrent.TimeoutException;
  * node's copy (engine, {@code policy.json}, audit log: whatever the listener does) in step with it.
  */
 public final class SharedPolicy implements AutoCloseable {
-    /** A script's answer when Redis holds no document: a node seeds it within a moment. */
+    /** A script's answer when Redis holds no document (and this node, not following yet, has none to seed). */
     private static final Unavailable NOT_SEEDED =
             new Unavailable("Redis holds no cluster policy yet (restarted empty?); a node seeds it within a moment");
     private static final System.Logger LOG = System.getLogger(SharedPolicy.class.getName());
     private static final ObjectMapper JSON = PolicyJson.mapper();
     private static final TypeReference<List<Ban>> BAN_LIST = new TypeReference<>() { };
     private static final TypeReference<List<String>> ID_LIST = new TypeReference<>() { };
-    private static final LuaScript CAS = LuaScript.load("policy-cas");
-    private static final LuaScript SEED = LuaScript.load("policy-seed");
+    private static final LuaScript CAS = LuaScript.load("policy-cas", "policy-seeding");
+    private static final LuaScript SEED = LuaScript.load("policy-seed", "policy-seeding");
     private static final LuaScript BANS = LuaScript.load("policy-bans");
     private static final LuaScript READ = LuaScript.load("policy-read");
 
@@ -138,16 +142,25 @@ public final class SharedPolicy implements AutoCloseable {
     /**
      * Replaces the cluster's policy if its version is still {@code expectedVersion}. The caller has
      * validated {@code proposed}; its own version is ignored (the new one is {@code expectedVersion + 1}).
-     * Returns within about twice the admin deadline whatever Redis does.
+     * When Redis holds no policy (restarted empty, and no node has put one back yet), a following node's own
+     * policy is seeded first, in the same atomic script, and the change judged against it: an operator's edit does
+     * not fail for a moment nobody can see. Returns within about twice the admin deadline whatever Redis does.
      *
      * @param audit the operator's action, written to every node's audit log with the change
      */
     public Outcome compareAndSet(long expectedVersion, Policy proposed, AuditEntry audit) {
         Policy next = proposed.withVersion(expectedVersion + 1);
+        List<String> args = new ArrayList<>(List.of(Long.toString(expectedVersion), json(next), json(audit), node,
+                Integer.toString(settings.logLength())));
+        PolicyListener current = listener;
+        if (current != null) {
+            // Redis empty (restarted, not seeded yet): the script seeds this node's policy first, in the same step.
+            Policy mine = current.current();
+            args.addAll(List.of(Long.toString(mine.version()), json(mine), UUID.randomUUID().toString()));
+        }
         List<Object> reply;
         try {
-            reply = await(CAS.<List<Object>>run(link, ScriptOutputType.MULTI, keys, Long.toString(expectedVersion),
-                    json(next), json(audit), node, Integer.toString(settings.logLength())));
+            reply = await(CAS.<List<Object>>run(link, ScriptOutputType.MULTI, keys, args.toArray(new String[0])));
         } catch (RedisCallException e) {
             return new Unavailable(e.getMessage());
         }

@@ -2,9 +2,9 @@ package io.sluice.server.demo;
 
 import io.sluice.server.HostPort;
 import io.sluice.server.ServerConfig;
-import io.sluice.server.change.ChangeNotSavedException;
-import io.sluice.server.change.PolicyChanges;
 import io.sluice.server.SluiceServer;
+import io.sluice.engine.telemetry.ClusterState;
+import io.sluice.server.cluster.ClusterNode;
 import io.sluice.server.cluster.ClusterOptions;
 import io.sluice.server.cluster.LocalRedis;
 import io.sluice.server.state.TokenStore;
@@ -17,6 +17,8 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The cluster demo: a local {@code redis-server}, one demo site, and front ends in this JVM joined into one
@@ -24,8 +26,8 @@ import java.util.List;
  * files (as production nodes share them), and the demo's story spread over all of them.
  */
 public final class DemoCluster implements AutoCloseable {
-    /** How long the demo waits for node 1 to seed the cluster's policy. */
-    private static final Duration SEED_PATIENCE = Duration.ofSeconds(30);
+    /** How long the demo waits for node 1 to reach its Redis (a busy machine has taken seconds). */
+    private static final Duration JOIN_PATIENCE = Duration.ofSeconds(30);
     private static final int SITE_THREADS = 32;
 
     private final LocalRedis redis;
@@ -73,7 +75,8 @@ public final class DemoCluster implements AutoCloseable {
             DemoScenario traffic = null;
             DemoCrawlers crawlers = null;
             if (phaseLength != null) {
-                verifyCrawlersOnceSeeded(nodes.get(0).policyChanges());
+                awaitRedis(nodes.get(0).cluster());
+                DemoScenario.verifyCrawlers(nodes.get(0).policyChanges());
                 traffic = DemoScenario.start(nodes.stream().map(SluiceServer::frontUri).toList(), pages, phaseLength);
                 crawlers = DemoCrawlers.start(nodes.get(0).adminUri(), nodes.get(0).state().workerToken());
             }
@@ -89,22 +92,18 @@ public final class DemoCluster implements AutoCloseable {
     }
 
     /**
-     * The demo's crawlers verified through node 1's policy writer, so every node takes them. A node puts its policy
-     * into an empty Redis a moment after it starts, and a change made before that is refused with nothing changed:
-     * tried again until the cluster's policy is there (a busy machine has taken seconds).
+     * Waits until the node reaches Redis (its links connect in the background after it starts, and a change is
+     * refused until they do). The demo's empty Redis needs no seeding first: the node's first change seeds it.
      */
-    private static void verifyCrawlersOnceSeeded(PolicyChanges changes) throws InterruptedException {
-        long deadline = System.nanoTime() + SEED_PATIENCE.toNanos();
-        while (true) {
-            try {
-                DemoScenario.verifyCrawlers(changes);
-                return;
-            } catch (ChangeNotSavedException e) {
-                if (System.nanoTime() > deadline) {
-                    throw e;
-                }
-                Thread.sleep(50);
+    private static void awaitRedis(ClusterNode node) throws InterruptedException {
+        CountDownLatch healthy = new CountDownLatch(1);
+        node.onStateChange(state -> {
+            if (state == ClusterState.HEALTHY) {
+                healthy.countDown();
             }
+        });
+        if (node.state() != ClusterState.HEALTHY && !healthy.await(JOIN_PATIENCE.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new IllegalStateException(node.name() + " did not reach the demo's Redis within " + JOIN_PATIENCE);
         }
     }
 

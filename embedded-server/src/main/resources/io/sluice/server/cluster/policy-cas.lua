@@ -5,11 +5,20 @@
 -- ARGV[1] the version the change was based on           ARGV[2] the new policy, JSON, its version ARGV[1] + 1
 -- ARGV[3] the audit entry, JSON                         ARGV[4] the node making the change
 -- ARGV[5] about how many entries the log keeps
+-- ARGV[6] the node's own version, ARGV[7] its policy, JSON, ARGV[8] a fresh epoch (all three, or none)
+-- When Redis holds no document (it restarted empty and no node has put its policy back yet), the node's own policy
+-- is seeded first, as policy-seed.lua would (policy-seeding.lua), in the same atomic step: an operator's change never
+-- fails for that moment, and no other node can slip a seed or a change between the two. The change is then judged
+-- against the seeded version like any other.
 -- Returns {1, new version, entry id}; {0, current version} when ARGV[1] is stale; {-1} when Redis holds no
--- document (it restarted empty and no node has seeded it again yet).
+-- document and the node sent no policy to seed it with.
 local current = redis.call('HGET', KEYS[1], 'version')
 if not current then
-  return {-1}
+  if not ARGV[6] then
+    return {-1}
+  end
+  seedPolicy(KEYS, ARGV[6], ARGV[7], ARGV[8], ARGV[4], ARGV[5])
+  current = ARGV[6]
 end
 current = tonumber(current)
 if current ~= tonumber(ARGV[1]) then

@@ -1,6 +1,7 @@
 -- Puts a node's policy into Redis when Redis holds none, or an older version (it restarted empty, or lost
 -- writes in a failover): the highest version any node knows wins, and it goes into the log like a change
--- so the other nodes take it. A new document gets a new epoch: followers see the log started over.
+-- so the other nodes take it (policy-seeding.lua). A new document gets a new epoch: followers see the log started
+-- over.
 -- KEYS[1] the document (hash: version, policy, epoch)   KEYS[2] the change log (stream)
 -- KEYS[3] the bans changed since the document's policy (policy-bans.lua): the whole policy written holds them
 -- ARGV[1] the node's version   ARGV[2] its policy, JSON   ARGV[3] a fresh epoch   ARGV[4] the node
@@ -14,8 +15,5 @@ end
 if not epoch then
   epoch = ARGV[3]
 end
-redis.call('HSET', KEYS[1], 'version', ARGV[1], 'policy', ARGV[2], 'epoch', epoch)
-redis.call('DEL', KEYS[3])
-redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*',
-  'version', ARGV[1], 'policy', ARGV[2], 'audit', '', 'node', ARGV[4])
+seedPolicy(KEYS, ARGV[1], ARGV[2], epoch, ARGV[4], ARGV[5])
 return {1, tonumber(ARGV[1]), epoch}

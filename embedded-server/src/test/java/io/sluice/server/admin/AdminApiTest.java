@@ -8,8 +8,8 @@ import io.sluice.engine.RequestClass;
 import io.sluice.engine.policy.PolicyJson;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
-import io.sluice.server.demo.Demo;
 import io.sluice.server.state.StateException;
+import io.sluice.server.testkit.Servers;
 import java.io.BufferedReader;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -29,6 +29,7 @@ import org.eclipse.jetty.http.HttpHeader;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The admin API through a real server over loopback, with its state on disk. */
@@ -37,6 +38,8 @@ class AdminApiTest {
 
     @TempDir
     Path state;
+    @RegisterExtension
+    final Servers servers = new Servers();
 
     private final HttpClient http = HttpClient.newHttpClient();
     private SluiceServer server;
@@ -44,7 +47,7 @@ class AdminApiTest {
 
     @BeforeEach
     void start() throws Exception {
-        server = Demo.start(ServerConfig.demo(state));
+        server = servers.start(ServerConfig.demo(state));
         siteClient = new org.eclipse.jetty.client.HttpClient();
         siteClient.setUserAgentField(null);
         siteClient.setBindAddress(new InetSocketAddress("127.0.0.66", 0));
@@ -54,9 +57,6 @@ class AdminApiTest {
     @AfterEach
     void stop() throws Exception {
         siteClient.stop();
-        if (server != null) {
-            server.close();
-        }
     }
 
     @Test
@@ -154,9 +154,9 @@ class AdminApiTest {
         send("POST", "bans", "{\"type\":\"agent\",\"value\":\"HTTrack\",\"reason\":\"copier\"}", null);
         send("POST", "pause", "{\"class\":\"CRAWLER\"}", null);
         String token = server.adminToken();
-        server.close();
+        servers.stop(server);
 
-        server = Demo.start(ServerConfig.demo(state));
+        server = servers.start(ServerConfig.demo(state));
 
         assertThat(server.adminToken()).isEqualTo(token);
         assertThat(server.engine().policy().bans()).singleElement()
@@ -172,10 +172,10 @@ class AdminApiTest {
     @Test
     void aTornLastAuditLineIsIgnoredAndTheNextEntryStartsCleanly() throws Exception {
         send("POST", "pause", "", null);
-        server.close();
+        servers.stop(server);
         Files.writeString(state.resolve("audit.log"), "{\"at\":\"2026-11-22T10:", StandardOpenOption.APPEND);
 
-        server = Demo.start(ServerConfig.demo(state));
+        server = servers.start(ServerConfig.demo(state));
         send("POST", "resume", "", null);
 
         JsonNode audit = PolicyJson.mapper().readTree(send("GET", "audit", null, null).body());
@@ -187,11 +187,11 @@ class AdminApiTest {
     @Test
     void aCorruptPolicyFileIsReportedAtStartNotReplacedByDefaults() throws Exception {
         send("POST", "pause", "", null);
-        server.close();
+        servers.stop(server);
         server = null;
         Files.writeString(state.resolve("policy.json"), "{\"version\": 3, \"hitStack\": ", StandardCharsets.UTF_8);
 
-        assertThatThrownBy(() -> Demo.start(ServerConfig.demo(state)))
+        assertThatThrownBy(() -> servers.start(ServerConfig.demo(state)))
                 .isInstanceOf(StateException.class)
                 .hasMessageContaining("policy.json");
         assertThat(Files.readString(state.resolve("policy.json"))).startsWith("{\"version\": 3");

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.server.AdminOptions;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
-import io.sluice.server.demo.Demo;
+import io.sluice.server.testkit.Servers;
 import io.sluice.server.tls.AdminTls;
 import java.io.IOException;
 import java.io.InputStream;
@@ -24,6 +24,7 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -38,6 +39,8 @@ class AdminConnectionsTest {
 
     @TempDir
     Path state;
+    @RegisterExtension
+    final Servers servers = new Servers();
 
     private SluiceServer server;
     private final List<Socket> strangers = new ArrayList<>();
@@ -47,9 +50,6 @@ class AdminConnectionsTest {
         for (Socket socket : strangers) {
             socket.close();
         }
-        if (server != null) {
-            server.close();
-        }
     }
 
     @ParameterizedTest(name = "tls={0}")
@@ -58,7 +58,7 @@ class AdminConnectionsTest {
         // A deadline longer than the test: only the room kept for operators is at work here.
         AdminOptions options = AdminOptions.DEFAULTS.withStrangers(
                 new AdminConnections.Rules(16, Duration.ofSeconds(60)));
-        server = Demo.start(ServerConfig.demo(state).withAdminOptions(
+        server = servers.start(ServerConfig.demo(state).withAdminOptions(
                 tls ? options.withTls(AdminTls.Settings.SELF_SIGNED) : options));
         URI admin = server.adminUri();
         for (int i = 0; i < 300; i++) {
@@ -82,7 +82,7 @@ class AdminConnectionsTest {
 
     @Test
     void aSocketThatSendsNothingOrTricklesItsHeadIsClosedAtTheDeadline() throws Exception {
-        server = Demo.start(ServerConfig.demo(state).withAdminOptions(AdminOptions.DEFAULTS.withStrangers(
+        server = servers.start(ServerConfig.demo(state).withAdminOptions(AdminOptions.DEFAULTS.withStrangers(
                 new AdminConnections.Rules(16, Duration.ofMillis(500)))));
         URI admin = server.adminUri();
         Socket operator = connectFrom("127.0.0.1", admin);
@@ -118,7 +118,7 @@ class AdminConnectionsTest {
 
     @Test
     void oneAddressHoldsAtMostItsShareOfStrangers() throws Exception {
-        server = Demo.start(ServerConfig.demo(state).withAdminOptions(AdminOptions.DEFAULTS.withStrangers(
+        server = servers.start(ServerConfig.demo(state).withAdminOptions(AdminOptions.DEFAULTS.withStrangers(
                 new AdminConnections.Rules(16, Duration.ofSeconds(60)))));
         URI admin = server.adminUri();
         List<Socket> sixteen = new ArrayList<>();

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.server.ConnectionLimits;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
-import io.sluice.server.demo.Demo;
+import io.sluice.server.testkit.Servers;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -22,27 +22,22 @@ import java.util.Arrays;
 import java.util.List;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** What a hostile or careless client meets, on real sockets over loopback. */
 class AdminLimitsTest {
     @TempDir
     Path state;
+    @RegisterExtension
+    final Servers servers = new Servers();
 
     private SluiceServer server;
 
-    @AfterEach
-    void stop() {
-        if (server != null) {
-            server.close();
-        }
-    }
-
     @Test
     void aChunkedBodyPastTheLimitIs413AndChangesNothing() throws Exception {
-        server = Demo.start(AdminTlsTest.tls(state));
+        server = servers.start(AdminTlsTest.tls(state));
         long version = server.engine().policy().version();
 
         String admin = chunkedPast(ApiMessages.MAX_BODY_BYTES, "/api/v1/bans", server.adminToken());
@@ -55,7 +50,7 @@ class AdminLimitsTest {
 
     @Test
     void aHostNameTheListenerIsNotKnownByIsRefused() throws Exception {
-        server = Demo.start(ServerConfig.demo(state));
+        server = servers.start(ServerConfig.demo(state));
 
         String rebound = rawGet(server.adminUri(), "attacker.example", server.adminToken());
         String direct = rawGet(server.adminUri(), "127.0.0.1:" + server.adminUri().getPort(), server.adminToken());
@@ -68,7 +63,7 @@ class AdminLimitsTest {
 
     @Test
     void aConnectionFloodOnThePublicPortDoesNotLockTheOperatorsOut() throws Exception {
-        server = Demo.start(AdminTlsTest.tls(state).withLimits(
+        server = servers.start(AdminTlsTest.tls(state).withLimits(
                 ConnectionLimits.DEFAULTS.withFrontMaxConnections(20)));
         URI front = server.frontUri();
         List<Socket> flood = new ArrayList<>();

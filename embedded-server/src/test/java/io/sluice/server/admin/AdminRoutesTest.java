@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
-import io.sluice.server.demo.Demo;
 import io.sluice.server.cluster.ClusterHandler;
 import io.sluice.server.state.Role;
+import io.sluice.server.testkit.Servers;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -21,9 +21,9 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -37,6 +37,8 @@ class AdminRoutesTest {
 
     @TempDir
     static Path state;
+    @RegisterExtension
+    static final Servers SERVERS = new Servers();
 
     private static final HttpClient HTTP = HttpClient.newHttpClient();
     private static SluiceServer server;
@@ -45,20 +47,13 @@ class AdminRoutesTest {
 
     @BeforeAll
     static void start() throws Exception {
-        server = Demo.start(ServerConfig.demo(state));
+        server = SERVERS.start(ServerConfig.demo(state));
         // The same assembly as the server's (the cluster's routes too, which a single node does not mount).
         routes = new AdminHandler(server.engine(), server.governor(), null, server.state(), server.policyChanges(),
                 InstantSource.system(), ClusterHandler.routes(() -> null), Set.of()).routes();
         tokens = Map.of(Role.ADMIN, server.adminToken(),
                 Role.READ, AdminCalls.addToken(HTTP, server, "dashboard", "read"),
                 Role.WORKER, AdminCalls.addToken(HTTP, server, "crawler", "worker"));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (server != null) {
-            server.close();
-        }
     }
 
     @Test

@@ -8,7 +8,7 @@ import io.sluice.server.HostPort;
 import io.sluice.server.Main;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
-import io.sluice.server.demo.Demo;
+import io.sluice.server.testkit.Servers;
 import io.sluice.server.tls.AdminTls;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -19,8 +19,8 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.cert.X509Certificate;
 import java.util.Set;
 import javax.net.ssl.SSLHandshakeException;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
@@ -28,15 +28,10 @@ import picocli.CommandLine;
 class AdminTlsTest {
     @TempDir
     Path state;
+    @RegisterExtension
+    final Servers servers = new Servers();
 
     private SluiceServer server;
-
-    @AfterEach
-    void stop() {
-        if (server != null) {
-            server.close();
-        }
-    }
 
     static ServerConfig tls(Path state) {
         return ServerConfig.demo(state).withAdminOptions(AdminOptions.DEFAULTS.withTls(AdminTls.Settings.SELF_SIGNED));
@@ -44,7 +39,7 @@ class AdminTlsTest {
 
     @Test
     void aSelfSignedCertificateIsMadeAtFirstStartKeptOwnerOnlyAndServedOverHttps() throws Exception {
-        server = Demo.start(tls(state));
+        server = servers.start(tls(state));
 
         assertThat(server.adminUri().getScheme()).isEqualTo("https");
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(state.resolve(AdminTls.KEY_FILE))))
@@ -59,10 +54,10 @@ class AdminTlsTest {
 
     @Test
     void theFingerprintIsTheSameAfterARestartAndFromTheCli() throws Exception {
-        server = Demo.start(tls(state));
+        server = servers.start(tls(state));
         String fingerprint = server.adminCertificate().fingerprint();
-        server.close();
-        server = Demo.start(tls(state));
+        servers.stop(server);
+        server = servers.start(tls(state));
 
         StringWriter out = new StringWriter();
         CommandLine cli = new CommandLine(new Main());
@@ -77,11 +72,10 @@ class AdminTlsTest {
 
     @Test
     void aClientThatPinnedAnotherCertificateCannotConnect(@TempDir Path otherState) throws Exception {
-        server = Demo.start(tls(state));
-        X509Certificate other;
-        try (SluiceServer impostor = Demo.start(tls(otherState))) {
-            other = impostor.adminCertificate().certificate();
-        }
+        server = servers.start(tls(state));
+        SluiceServer impostor = servers.start(tls(otherState));
+        X509Certificate other = impostor.adminCertificate().certificate();
+        servers.stop(impostor);
 
         Https pinnedToTheOther = new Https(server.adminUri(), other);
 
@@ -94,12 +88,12 @@ class AdminTlsTest {
         ServerConfig exposed = new ServerConfig(new HostPort("127.0.0.1", 0), null, new HostPort("0.0.0.0", 0),
                 state, null, true, false, null, null, null);
 
-        assertThatThrownBy(() -> Demo.start(exposed)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> servers.start(exposed)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("without TLS").hasMessageContaining("--admin-tls");
 
         AdminOptions insecure = new AdminOptions(false, AdminTls.Settings.SELF_SIGNED, true, Set.of(),
                 AdminOptions.DEFAULTS.auditMaxBytes(), AdminOptions.DEFAULTS.auditKeep());
-        server = Demo.start(exposed.withAdminOptions(insecure));
+        server = servers.start(exposed.withAdminOptions(insecure));
         assertThat(server.adminUri().getScheme()).isEqualTo("http");
     }
 }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.engine.policy.PolicyJson;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.testkit.Servers;
 import io.sluice.server.state.LargeAudit;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -28,7 +29,7 @@ class AuditPagesTest {
     @TempDir
     Path state;
     @RegisterExtension
-    final ServerPerTest servers = new ServerPerTest();
+    final Servers servers = new Servers();
 
     private final HttpClient http = HttpClient.newHttpClient();
     private SluiceServer server;

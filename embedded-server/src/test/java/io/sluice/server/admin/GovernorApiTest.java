@@ -9,8 +9,8 @@ import io.sluice.engine.governor.CrawlGovernor;
 import io.sluice.engine.policy.PolicyJson;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
-import io.sluice.server.demo.Demo;
 import io.sluice.server.state.StateException;
+import io.sluice.server.testkit.Servers;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -20,29 +20,24 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The crawl governor's permit API through a real server over loopback. */
 class GovernorApiTest {
     @TempDir
     Path state;
+    @RegisterExtension
+    final Servers servers = new Servers();
 
     private final HttpClient http = HttpClient.newHttpClient();
     private SluiceServer server;
 
     @BeforeEach
     void start() throws Exception {
-        server = Demo.start(ServerConfig.demo(state));
-    }
-
-    @AfterEach
-    void stop() {
-        if (server != null) {
-            server.close();
-        }
+        server = servers.start(ServerConfig.demo(state));
     }
 
     @Test
@@ -159,8 +154,8 @@ class GovernorApiTest {
         assertThat(metrics).contains("sluice_governor_domains_given_up 1.0", "sluice_governor_alerts 1.0");
         assertThat(domains.get("domains").get(0).get("givenUp").asBoolean()).isTrue();
 
-        server.close();
-        server = Demo.start(ServerConfig.demo(state));
+        servers.stop(server);
+        server = servers.start(ServerConfig.demo(state));
 
         JsonNode permit = json(worker("permits", "{\"domain\":\"down.example\"}"));
         assertThat(permit.toString())
@@ -201,11 +196,11 @@ class GovernorApiTest {
 
     @Test
     void aCorruptDomainsFileIsReportedAtStart() throws Exception {
-        server.close();
+        servers.stop(server);
         server = null;
         Files.writeString(state.resolve("domains.json"), "{\"a.example\": {\"minDelayMillis\": ");
 
-        assertThatThrownBy(() -> Demo.start(ServerConfig.demo(state)))
+        assertThatThrownBy(() -> servers.start(ServerConfig.demo(state)))
                 .isInstanceOf(StateException.class).hasMessageContaining("domains.json");
     }
 

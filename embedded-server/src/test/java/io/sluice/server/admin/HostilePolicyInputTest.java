@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sluice.engine.policy.PolicyJson;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
-import io.sluice.server.demo.Demo;
+import io.sluice.server.testkit.Servers;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -15,9 +15,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -36,20 +36,15 @@ class HostilePolicyInputTest {
 
     @TempDir
     Path state;
+    @RegisterExtension
+    final Servers servers = new Servers();
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private SluiceServer server;
 
     @BeforeEach
     void start() throws Exception {
-        server = Demo.start(ServerConfig.demo(state));
-    }
-
-    @AfterEach
-    void stop() {
-        if (server != null) {
-            server.close();
-        }
+        server = servers.start(ServerConfig.demo(state));
     }
 
     @Test

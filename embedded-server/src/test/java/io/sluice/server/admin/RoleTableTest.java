@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
-import io.sluice.server.demo.Demo;
+import io.sluice.server.testkit.Servers;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -23,6 +23,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 class RoleTableTest {
     @TempDir
     static Path state;
+    @RegisterExtension
+    static final Servers SERVERS = new Servers();
 
     private static final HttpClient HTTP = HttpClient.newHttpClient();
     private static SluiceServer server;
@@ -30,17 +32,10 @@ class RoleTableTest {
 
     @BeforeAll
     static void start() throws Exception {
-        server = Demo.start(ServerConfig.demo(state));
+        server = SERVERS.start(ServerConfig.demo(state));
         tokens = Map.of("admin", server.adminToken(),
                 "read", AdminCalls.addToken(HTTP, server, "grafana", "read"),
                 "worker", AdminCalls.addToken(HTTP, server, "crawler-7", "worker"));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (server != null) {
-            server.close();
-        }
     }
 
     @ParameterizedTest(name = "{0} {1} {2} -> {4}")

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.server.HostPort;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.testkit.Servers;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.http.HttpClient;
@@ -22,7 +23,7 @@ class ServerCountersMetricsTest {
     @TempDir
     Path state;
     @RegisterExtension
-    final ServerPerTest servers = new ServerPerTest();
+    final Servers servers = new Servers();
 
     private final HttpClient http = HttpClient.newHttpClient();
 

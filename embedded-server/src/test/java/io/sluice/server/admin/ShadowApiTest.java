@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sluice.engine.policy.PolicyJson;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
-import io.sluice.server.demo.Demo;
+import io.sluice.server.testkit.Servers;
 import java.net.InetSocketAddress;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
@@ -19,6 +19,7 @@ import org.eclipse.jetty.http.HttpHeader;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -31,6 +32,8 @@ class ShadowApiTest {
 
     @TempDir
     Path state;
+    @RegisterExtension
+    final Servers servers = new Servers();
 
     private final HttpClient http = HttpClient.newHttpClient();
     private SluiceServer server;
@@ -39,7 +42,7 @@ class ShadowApiTest {
 
     @BeforeEach
     void start() throws Exception {
-        server = Demo.start(ServerConfig.demo(state));
+        server = servers.start(ServerConfig.demo(state));
         copier = client("127.0.0.66");
         reader = client("127.0.0.67");
     }
@@ -56,9 +59,6 @@ class ShadowApiTest {
     void stop() throws Exception {
         copier.stop();
         reader.stop();
-        if (server != null) {
-            server.close();
-        }
     }
 
     /** The live policy with a lower hit limit: 4 in 15 s instead of 10. */

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.engine.policy.PolicyJson;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.testkit.Servers;
 import io.sluice.server.state.TokenStore;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -35,7 +36,7 @@ class StreamRevocationTest {
     @TempDir
     Path state;
     @RegisterExtension
-    final ServerPerTest servers = new ServerPerTest();
+    final Servers servers = new Servers();
 
     private final HttpClient http = HttpClient.newHttpClient();
     private SluiceServer server;

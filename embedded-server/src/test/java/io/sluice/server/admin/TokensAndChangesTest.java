@@ -9,17 +9,17 @@ import io.sluice.engine.policy.PolicyJson;
 import io.sluice.server.Main;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
-import io.sluice.server.demo.Demo;
 import io.sluice.server.state.StateException;
+import io.sluice.server.testkit.Servers;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
@@ -27,21 +27,16 @@ import picocli.CommandLine;
 class TokensAndChangesTest {
     @TempDir
     Path state;
+    @RegisterExtension
+    final Servers servers = new Servers();
 
     private SluiceServer server;
     private Https https;
 
     @BeforeEach
     void start() throws Exception {
-        server = Demo.start(AdminTlsTest.tls(state));
+        server = servers.start(AdminTlsTest.tls(state));
         https = new Https(server);
-    }
-
-    @AfterEach
-    void stop() {
-        if (server != null) {
-            server.close();
-        }
     }
 
     @Test
@@ -142,11 +137,11 @@ class TokensAndChangesTest {
 
     @Test
     void aTokenFileOthersCanReadStopsTheStartWithAClearMessage() throws Exception {
-        server.close();
+        servers.stop(server);
         server = null;
         Files.setPosixFilePermissions(state.resolve("admin-token"), PosixFilePermissions.fromString("rw-r--r--"));
 
-        assertThatThrownBy(() -> Demo.start(ServerConfig.demo(state)))
+        assertThatThrownBy(() -> servers.start(ServerConfig.demo(state)))
                 .isInstanceOf(StateException.class)
                 .hasMessageContaining("admin-token").hasMessageContaining("readable or writable by others")
                 .hasMessageContaining("chmod 600");

@@ -7,6 +7,7 @@ import io.sluice.server.ForwardingPath;
 import io.sluice.server.HostPort;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.testkit.Servers;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -21,6 +22,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -32,6 +34,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 class UpstreamErrorsMetricTest {
     @TempDir
     Path state;
+    @RegisterExtension
+    final Servers servers = new Servers();
 
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final CountDownLatch release = new CountDownLatch(1);
@@ -71,24 +75,23 @@ class UpstreamErrorsMetricTest {
             closedPort = probe.getLocalPort();
         }
 
-        try (SluiceServer toSite = start(siteUri, path, "site");
-             SluiceServer toNothing = start(URI.create("http://127.0.0.1:" + closedPort + "/"), path, "nothing")) {
-            assertThat(status(toSite, "/own-502")).isEqualTo(502);
-            assertThat(status(toSite, "/silent")).isEqualTo(504);
-            assertThat(status(toNothing, "/")).isEqualTo(502);
+        SluiceServer toSite = start(siteUri, path, "site");
+        SluiceServer toNothing = start(URI.create("http://127.0.0.1:" + closedPort + "/"), path, "nothing");
+        assertThat(status(toSite, "/own-502")).isEqualTo(502);
+        assertThat(status(toSite, "/silent")).isEqualTo(504);
+        assertThat(status(toNothing, "/")).isEqualTo(502);
 
-            assertThat(metrics(toSite)).contains("sluice_upstream_errors_total{reason=\"timeout\"} 1.0",
-                    "sluice_upstream_errors_total{reason=\"connect\"} 0.0",
-                    "sluice_upstream_errors_total{reason=\"broken\"} 0.0");
-            assertThat(metrics(toNothing)).contains("sluice_upstream_errors_total{reason=\"connect\"} 1.0",
-                    "sluice_upstream_errors_total{reason=\"timeout\"} 0.0");
-        }
+        assertThat(metrics(toSite)).contains("sluice_upstream_errors_total{reason=\"timeout\"} 1.0",
+                "sluice_upstream_errors_total{reason=\"connect\"} 0.0",
+                "sluice_upstream_errors_total{reason=\"broken\"} 0.0");
+        assertThat(metrics(toNothing)).contains("sluice_upstream_errors_total{reason=\"connect\"} 1.0",
+                "sluice_upstream_errors_total{reason=\"timeout\"} 0.0");
     }
 
     private SluiceServer start(URI upstream, ForwardingPath path, String name) throws Exception {
-        return SluiceServer.start(new ServerConfig(new HostPort("127.0.0.1", 0), upstream,
+        return servers.add(SluiceServer.start(new ServerConfig(new HostPort("127.0.0.1", 0), upstream,
                 new HostPort("127.0.0.1", 0), state.resolve(name), null, false, false, null, Duration.ofSeconds(1),
-                null).withFrontPath(path));
+                null).withFrontPath(path)));
     }
 
     private int status(SluiceServer server, String target) throws Exception {

@@ -12,8 +12,8 @@ import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.PolicyJson;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
-import io.sluice.server.demo.Demo;
 import io.sluice.server.state.AuditEntry;
+import io.sluice.server.testkit.Servers;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -41,6 +42,8 @@ class WireFormatTest {
 
     @TempDir
     Path state;
+    @RegisterExtension
+    final Servers servers = new Servers();
 
     @Test
     void policy() throws Exception {
@@ -76,16 +79,15 @@ class WireFormatTest {
 
     @Test
     void snapshotAndDomainsHaveExactlyTheFixturesFields() throws Exception {
-        try (SluiceServer server = Demo.start(ServerConfig.demo(state))) {
-            HttpClient http = HttpClient.newHttpClient();
-            http.send(HttpRequest.newBuilder(server.frontUri().resolve("/page/1")).header("User-Agent", "curl/8.5")
-                    .build(), HttpResponse.BodyHandlers.discarding());
-            call(http, server, "POST", "/api/v1/permits", "{\"domain\":\"example.com\"}");
-            call(http, server, "POST", "/api/v1/feedback", "{\"domain\":\"example.com\",\"status\":200}");
+        SluiceServer server = servers.start(ServerConfig.demo(state));
+        HttpClient http = HttpClient.newHttpClient();
+        http.send(HttpRequest.newBuilder(server.frontUri().resolve("/page/1")).header("User-Agent", "curl/8.5")
+                .build(), HttpResponse.BodyHandlers.discarding());
+        call(http, server, "POST", "/api/v1/permits", "{\"domain\":\"example.com\"}");
+        call(http, server, "POST", "/api/v1/feedback", "{\"domain\":\"example.com\",\"status\":200}");
 
-            sameFields("snapshot.json", JSON.readTree(call(http, server, "GET", "/api/v1/snapshot", null)));
-            sameFields("domains.json", JSON.readTree(call(http, server, "GET", "/api/v1/domains", null)));
-        }
+        sameFields("snapshot.json", JSON.readTree(call(http, server, "GET", "/api/v1/snapshot", null)));
+        sameFields("domains.json", JSON.readTree(call(http, server, "GET", "/api/v1/domains", null)));
     }
 
     private static String call(HttpClient http, SluiceServer server, String method, String path, String body)

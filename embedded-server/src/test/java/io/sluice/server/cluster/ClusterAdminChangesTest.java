@@ -10,9 +10,9 @@ import io.sluice.engine.policy.PolicyJson;
 import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
-import io.sluice.server.demo.Demo;
 import io.sluice.server.state.AuditEntry;
 import io.sluice.server.state.StateDirectory;
+import io.sluice.server.testkit.Servers;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -22,9 +22,9 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.function.BooleanSupplier;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -39,13 +39,14 @@ class ClusterAdminChangesTest {
     @TempDir
     Path dir;
 
+    @RegisterExtension
+    final Servers servers = new Servers();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-    private final List<SluiceServer> servers = new ArrayList<>();
     private RedisUnderTest redis;
 
     @BeforeEach
     void startRedis() {
-        redis = newRedis();
+        redis = servers.add(newRedis());
     }
 
     /** The Redis the nodes share: one redis-server here, a Redis Cluster in a subclass. */
@@ -53,17 +54,9 @@ class ClusterAdminChangesTest {
         return TestRedis.start();
     }
 
-    @AfterEach
-    void stop() {
-        servers.forEach(SluiceServer::close);
-        redis.close();
-    }
-
     private SluiceServer node(String name) throws Exception {
-        SluiceServer server = Demo.start(ServerConfig.demo(dir.resolve(name))
+        return servers.start(ServerConfig.demo(dir.resolve(name))
                 .withCluster(new ClusterOptions(redis.endpoint(), name)));
-        servers.add(server);
-        return server;
     }
 
     /** Nodes that have joined: Redis answers and each runs the cluster's version. */

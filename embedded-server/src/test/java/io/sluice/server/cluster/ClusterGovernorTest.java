@@ -9,7 +9,7 @@ import io.sluice.engine.policy.PolicyJson;
 import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
-import io.sluice.server.demo.Demo;
+import io.sluice.server.testkit.Servers;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -22,10 +22,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -48,7 +48,8 @@ class ClusterGovernorTest {
     Path stateB;
 
     private final HttpClient http = HttpClient.newHttpClient();
-    private final List<SluiceServer> servers = new ArrayList<>();
+    @RegisterExtension
+    final Servers servers = new Servers();
     private SluiceServer a;
     private SluiceServer b;
 
@@ -72,16 +73,9 @@ class ClusterGovernorTest {
                 && a.cluster().status().nodes() == 2 && b.cluster().status().nodes() == 2, "both nodes to meet");
     }
 
-    @AfterEach
-    void stopNodes() {
-        servers.forEach(SluiceServer::close);
-    }
-
     private SluiceServer node(Path state, String name) throws Exception {
-        SluiceServer server = Demo.start(ServerConfig.demo(state)
+        return servers.start(ServerConfig.demo(state)
                 .withCluster(new ClusterOptions(sharedRedis.endpoint(), name)));
-        servers.add(server);
-        return server;
     }
 
     private HttpResponse<String> post(SluiceServer server, String token, String path, String body) throws Exception {

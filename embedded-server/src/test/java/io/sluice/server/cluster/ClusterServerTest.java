@@ -4,24 +4,25 @@ import static io.sluice.server.cluster.ClusterFixture.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.PolicyJson;
 import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.engine.telemetry.Snapshot;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
-import io.sluice.server.demo.Demo;
 import io.sluice.server.state.StateDirectory;
+import io.sluice.server.testkit.Servers;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Two real front ends in cluster mode on one real redis-server, through their admin APIs. */
@@ -31,32 +32,48 @@ class ClusterServerTest {
     @TempDir
     Path stateB;
 
+    @RegisterExtension
+    final Servers servers = new Servers();
     private final HttpClient http = HttpClient.newHttpClient();
-    private final List<SluiceServer> servers = new ArrayList<>();
     private TestRedis redis;
 
     @BeforeEach
     void startRedis() {
-        redis = TestRedis.start();
-    }
-
-    @AfterEach
-    void stop() {
-        servers.forEach(SluiceServer::close);
-        redis.close();
+        redis = servers.add(TestRedis.start());
     }
 
     private SluiceServer node(Path state, String name) throws Exception {
-        SluiceServer server = Demo.start(ServerConfig.demo(state)
+        return servers.start(ServerConfig.demo(state)
                 .withCluster(new ClusterOptions(redis.endpoint(), name)));
-        servers.add(server);
-        return server;
     }
 
     private HttpResponse<String> get(SluiceServer server, String path) throws Exception {
         return http.send(HttpRequest.newBuilder(server.adminUri().resolve(path))
                 .header("Authorization", "Bearer " + server.adminToken()).build(),
                 HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpResponse<String> post(SluiceServer server, String path, String body) throws Exception {
+        return http.send(HttpRequest.newBuilder(server.adminUri().resolve(path))
+                .header("Authorization", "Bearer " + server.adminToken()).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The front end's status for one request, or -1 when it did not answer (for polling). */
+    private int front(SluiceServer server, String userAgent) {
+        try {
+            return http.send(HttpRequest.newBuilder(server.frontUri().resolve("/")).header("User-Agent", userAgent)
+                    .build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (IOException e) {
+            return -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
+    }
+
+    private static long count(SluiceServer server, String action) {
+        return server.state().audit().newestFirst(100).stream().filter(e -> e.action().equals(action)).count();
     }
 
     private JsonNode json(SluiceServer server, String path) throws Exception {
@@ -112,8 +129,7 @@ class ClusterServerTest {
         assertThat(b.state().audit().newestFirst(1).get(0).detail()).isEqualTo("maxHits 10 -> 4");
         assertThat(a.state().audit().newestFirst(1).get(0).who()).isEqualTo("alice");
 
-        servers.remove(b);
-        b.close();
+        servers.stop(b);
         redis.kill();
         SluiceServer again = node(stateB, "web-2");
 
@@ -123,5 +139,34 @@ class ClusterServerTest {
         assertThat(get(again, "/metrics").body()).contains("sluice_cluster_degraded 1.0");
         assertThat(URI.create(json(again, "/api/v1/cluster").get("redis").asText()).getPort())
                 .isEqualTo(redis.port());
+    }
+
+    @Test
+    void aBanThroughANodeOfARedisRestartedEmptySeedsTheClusterPolicyFirstAndHoldsOnEveryNode() throws Exception {
+        SluiceServer a = node(stateA, "web-1");
+        SluiceServer b = node(stateB, "web-2");
+        await(() -> a.cluster().state() == ClusterState.HEALTHY && b.cluster().state() == ClusterState.HEALTHY
+                && a.cluster().status().nodes() == 2 && b.cluster().status().nodes() == 2, "both nodes to meet");
+        long before = a.engine().policy().version();
+        assertThat(b.engine().policy().version()).isEqualTo(before);
+
+        // No node has put its policy back yet: the operator's ban is the first thing Redis hears of.
+        redis.restartEmpty();
+        HttpResponse<String> ban = post(a, "/api/v1/bans",
+                "{\"type\": \"agent\", \"value\": \"SiteCopier\", \"reason\": \"copying the site\"}");
+
+        assertThat(ban.statusCode()).as(ban.body()).isEqualTo(201);
+        assertThat(front(a, "SiteCopier/2.0")).as("the node that made it, at once").isEqualTo(403);
+        await(() -> front(b, "SiteCopier/2.0") == 403, "the ban in force on web-2");
+        // One history: the node's policy seeded as the version it was, the ban the next, on both nodes and in Redis.
+        for (SluiceServer node : List.of(a, b)) {
+            assertThat(node.engine().policy().version()).as(node.cluster().name()).isEqualTo(before + 1);
+            await(() -> count(node, "ban.add") == 1, "the ban in the audit of " + node.cluster().name());
+            assertThat(StateDirectory.open(node.state().path(), null).loadPolicy().bans())
+                    .extracting(Ban::value).containsExactly("SiteCopier");
+        }
+        assertThat(redis.command("HGET", ClusterSettings.DEFAULTS.fleetKey("policy"), "version"))
+                .isEqualTo(Long.toString(before + 1));
+        assertThat(front(b, "Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0")).isEqualTo(200);
     }
 }

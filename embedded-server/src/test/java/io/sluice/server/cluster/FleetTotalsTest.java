@@ -12,9 +12,9 @@ import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.server.HostPort;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
-import io.sluice.server.demo.Demo;
 import io.sluice.server.hostile.LoopbackClient;
 import io.sluice.server.state.StateDirectory;
+import io.sluice.server.testkit.Servers;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -29,8 +29,8 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -47,6 +47,8 @@ class FleetTotalsTest {
 
     @TempDir
     Path dir;
+    @RegisterExtension
+    final Servers servers = new Servers();
     private final List<SluiceServer> nodes = new ArrayList<>();
     private final HttpClient http = HttpClient.newHttpClient();
     private TestRedis redis;
@@ -55,17 +57,9 @@ class FleetTotalsTest {
     private record Visitor(String address, String userAgent, RequestClass requestClass, int requests) {
     }
 
-    @AfterEach
-    void stop() {
-        nodes.forEach(SluiceServer::close);
-        if (redis != null) {
-            redis.close();
-        }
-    }
-
     @Test
     void theFleetViewsTotalsAreTheSumOfEveryNodesAccessLogByClassAndOutcome() throws Exception {
-        redis = TestRedis.start();
+        redis = servers.add(TestRedis.start());
         for (int i = 1; i <= 3; i++) {
             node("web-" + i);
         }
@@ -113,7 +107,7 @@ class FleetTotalsTest {
         ServerConfig config = new ServerConfig(new HostPort("127.0.0.1", 0), null, new HostPort("127.0.0.1", 0),
                 state, null, true, false, dir.resolve(name + ".log").toString(), ServerConfig.DEFAULT_UPSTREAM_TIMEOUT,
                 null).withCluster(new ClusterOptions(redis.endpoint(), name));
-        nodes.add(Demo.start(config));
+        nodes.add(servers.start(config));
     }
 
     /** The visitor's requests, round the nodes in turn, one connection to each; how many were answered. */

@@ -6,16 +6,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
-import io.sluice.server.demo.Demo;
+import io.sluice.server.testkit.Servers;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Two real front ends started with {@code --redis}: one client's requests spread over both share one hit stack. */
@@ -25,13 +23,14 @@ class SharedLimitsServerTest {
     @TempDir
     Path stateB;
 
+    @RegisterExtension
+    final Servers servers = new Servers();
     private final HttpClient http = HttpClient.newHttpClient();
-    private final List<SluiceServer> servers = new ArrayList<>();
     private RedisUnderTest redis;
 
     @BeforeEach
     void startRedis() {
-        redis = newRedis();
+        redis = servers.add(newRedis());
     }
 
     /** The Redis the front ends share: one redis-server here, a Redis Cluster in a subclass. */
@@ -39,17 +38,9 @@ class SharedLimitsServerTest {
         return TestRedis.start();
     }
 
-    @AfterEach
-    void stop() {
-        servers.forEach(SluiceServer::close);
-        redis.close();
-    }
-
     private SluiceServer node(Path state, String name) throws Exception {
-        SluiceServer server = Demo.start(ServerConfig.demo(state)
+        return servers.start(ServerConfig.demo(state)
                 .withCluster(new ClusterOptions(redis.endpoint(), name)));
-        servers.add(server);
-        return server;
     }
 
     private HttpResponse<String> get(SluiceServer server) throws Exception {

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.engine.policy.Policy;
 import io.sluice.server.state.AuditEntry;
 import java.io.IOException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
@@ -196,6 +197,69 @@ class SharedPolicyTest extends OneRedisPerClass {
         await(() -> onOld.current().version() == 8, "the old node to take version 8");
         assertThat(onOld.current().hitStack().maxHits()).isEqualTo(4);
         assertThat(onOld.applied.get(0).audit()).as("a seed is no operator's action").isNull();
+    }
+
+    @Test
+    void aChangeOnAnEmptiedRedisSeedsItFromTheNodesPolicyThenAppliesItOnEveryNodeInOneHistory() throws Exception {
+        // Followers that look at the document only after a minute of quiet: none of them puts the policy back.
+        ClusterSettings unhurried = new ClusterSettings(ClusterFixture.SETTINGS.deadline(),
+                ClusterFixture.SETTINGS.adminDeadline(), ClusterFixture.SETTINGS.heartbeat(),
+                ClusterFixture.SETTINGS.recoverAfter(), ClusterFixture.SETTINGS.unreachableAfter(),
+                ClusterFixture.SETTINGS.nodeTtl(), Duration.ofMinutes(1), ClusterFixture.SETTINGS.logLength(),
+                ClusterFixture.SETTINGS.keyPrefix());
+        ClusterNode a = cluster.node("a", new ClusterFixture.FixedLoad(0), unhurried);
+        ClusterNode b = cluster.node("b", new ClusterFixture.FixedLoad(0), unhurried);
+        MemoryListener onA = follow(a);
+        MemoryListener onB = follow(b);
+        casUntilAnswered(a, 1, withMaxHits(Policy.defaults(), 7), audit("alice", "to 7"));
+        await(() -> onB.current().version() == 2, "b to apply version 2");
+
+        server.reset(); // as a Redis restarted with no persistence: no document, no log, no scripts
+        SharedPolicy.Outcome outcome = a.policy().compareAndSet(2, withMaxHits(Policy.defaults(), 5),
+                audit("bob", "to 5"));
+
+        assertThat(outcome).isInstanceOfSatisfying(SharedPolicy.Applied.class,
+                applied -> assertThat(applied.policy().version()).isEqualTo(3));
+        assertThat(onA.current().hitStack().maxHits()).isEqualTo(5);
+        await(() -> onB.current().version() == 3, "b to apply version 3");
+        assertThat(onB.current().hitStack().maxHits()).isEqualTo(5);
+        for (MemoryListener node : List.of(onA, onB)) {
+            assertThat(node.versions()).containsExactly(2L, 3L);
+            assertThat(node.applied.get(1).audit().who()).isEqualTo("bob");
+        }
+        assertThat(seeded()).isEqualTo(3);
+        assertThat(server.command("HGET", ClusterFixture.SETTINGS.fleetKey("policy"), "epoch"))
+                .as("a seeded document has an epoch").isNotNull();
+        assertThat(server.command("XLEN", ClusterFixture.SETTINGS.fleetKey("policy:log")))
+                .as("the log starts over: the seed (version 2), then the change").isEqualTo("2");
+    }
+
+    @Test
+    void twoNodesChangingAnEmptiedRedisAtOnceLoseNoChange() throws Exception {
+        ClusterNode a = cluster.node("a");
+        ClusterNode b = cluster.node("b");
+        MemoryListener onA = follow(a);
+        MemoryListener onB = follow(b);
+        casUntilAnswered(a, 1, withMaxHits(Policy.defaults(), 7), audit("alice", "to 7"));
+        await(() -> onB.current().version() == 2, "b to apply version 2");
+
+        server.reset();
+        CompletableFuture<SharedPolicy.Outcome> fromA = CompletableFuture.supplyAsync(() ->
+                a.policy().compareAndSet(2, withMaxHits(Policy.defaults(), 11), audit("a", "race")), OwnThread.EACH);
+        CompletableFuture<SharedPolicy.Outcome> fromB = CompletableFuture.supplyAsync(() ->
+                b.policy().compareAndSet(2, withMaxHits(Policy.defaults(), 12), audit("b", "race")), OwnThread.EACH);
+        List<SharedPolicy.Outcome> outcomes = List.of(fromA.get(), fromB.get());
+
+        // Whichever seeded, one change won on version 2 and the other was told of it: none was lost unsaid.
+        assertThat(outcomes).filteredOn(SharedPolicy.Applied.class::isInstance).hasSize(1);
+        assertThat(outcomes).filteredOn(SharedPolicy.Conflict.class::isInstance)
+                .containsExactly(new SharedPolicy.Conflict(3));
+        int won = ((SharedPolicy.Applied) outcomes.stream().filter(SharedPolicy.Applied.class::isInstance)
+                .findFirst().orElseThrow()).policy().hitStack().maxHits();
+        await(() -> onA.current().version() == 3 && onB.current().version() == 3, "both nodes to apply version 3");
+        assertThat(onA.current().hitStack().maxHits()).isEqualTo(won);
+        assertThat(onB.current().hitStack().maxHits()).isEqualTo(won);
+        assertThat(seeded()).isEqualTo(3);
     }
 
     private static long seeded() {

@@ -10,17 +10,21 @@ import io.sluice.engine.policy.Policy;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
 import io.sluice.server.demo.DemoScenario.Phase;
+import io.sluice.server.testkit.Servers;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The demo's story against a real front end and the demo site, with short phases. */
 class DemoScenarioTest {
     @TempDir
     Path state;
+    @RegisterExtension
+    final Servers servers = new Servers();
 
     @Test
     void thePhasesComeInOrderOnALoop() {
@@ -48,28 +52,27 @@ class DemoScenarioTest {
 
     @Test
     void theCopierAndTheStormAreRefusedWhilePeopleAreServed() throws Exception {
-        try (DemoUpstream site = DemoUpstream.start(16);
-             SluiceServer server = SluiceServer.start(ServerConfig.demo(state).withUpstream(site.uri()));
-             DemoScenario scenario = DemoScenario.start(List.of(server.frontUri()), site.pages(),
-                     Duration.ofSeconds(6), Phase.SITE_COPIER)) {
-            assertThat(scenario.phase()).isEqualTo(Phase.SITE_COPIER);
-            Thread.sleep(12_500); // the copier's phase, then the storm's, and a moment of the slow upstream
+        DemoUpstream site = servers.add(DemoUpstream.start(16));
+        SluiceServer server = servers.add(SluiceServer.start(ServerConfig.demo(state).withUpstream(site.uri())));
+        DemoScenario scenario = servers.add(DemoScenario.start(List.of(server.frontUri()), site.pages(),
+                Duration.ofSeconds(6), Phase.SITE_COPIER));
+        assertThat(scenario.phase()).isEqualTo(Phase.SITE_COPIER);
+        Thread.sleep(12_500); // the copier's phase, then the storm's, and a moment of the slow upstream
 
-            Map<String, Long> counts = scenario.statusCounts();
-            assertThat(scenario.phase()).isEqualTo(Phase.SLOW_UPSTREAM);
-            assertThat(counts.getOrDefault("site copier 200", 0L)).as(counts.toString()).isPositive();
-            // Each of its addresses is over the per-address hit stack (50 in 15 s) within about three seconds,
-            // whatever user agent it sends.
-            assertThat(counts.getOrDefault("site copier 503", 0L)).as(counts.toString()).isPositive();
-            long stormRefused = counts.entrySet().stream()
-                    .filter(e -> e.getKey().startsWith("crawler storm") && e.getKey().endsWith(" 503"))
-                    .mapToLong(Map.Entry::getValue).sum();
-            assertThat(stormRefused).as(counts.toString()).isPositive();
-            assertThat(counts.getOrDefault("browser (Firefox) 200", 0L)).as(counts.toString()).isPositive();
-            assertThat(counts.keySet()).as("people are served, gallery images and all")
-                    .noneMatch(k -> k.startsWith("browser") && !k.endsWith(" 200"));
-            assertThat(counts.keySet()).as("nobody was refused a connection").noneMatch(k -> k.endsWith(" 0"));
-        }
+        Map<String, Long> counts = scenario.statusCounts();
+        assertThat(scenario.phase()).isEqualTo(Phase.SLOW_UPSTREAM);
+        assertThat(counts.getOrDefault("site copier 200", 0L)).as(counts.toString()).isPositive();
+        // Each of its addresses is over the per-address hit stack (50 in 15 s) within about three seconds,
+        // whatever user agent it sends.
+        assertThat(counts.getOrDefault("site copier 503", 0L)).as(counts.toString()).isPositive();
+        long stormRefused = counts.entrySet().stream()
+                .filter(e -> e.getKey().startsWith("crawler storm") && e.getKey().endsWith(" 503"))
+                .mapToLong(Map.Entry::getValue).sum();
+        assertThat(stormRefused).as(counts.toString()).isPositive();
+        assertThat(counts.getOrDefault("browser (Firefox) 200", 0L)).as(counts.toString()).isPositive();
+        assertThat(counts.keySet()).as("people are served, gallery images and all")
+                .noneMatch(k -> k.startsWith("browser") && !k.endsWith(" 200"));
+        assertThat(counts.keySet()).as("nobody was refused a connection").noneMatch(k -> k.endsWith(" 0"));
     }
 
     @Test
@@ -85,11 +88,10 @@ class DemoScenarioTest {
                                 .requestClass()).as(agent).isEqualTo(RequestClass.CRAWLER));
 
         ServerConfig config = ServerConfig.demo(state).withDemoTraffic(true);
-        try (SluiceServer server = Demo.start(config)) {
-            assertThat(server.engine().policy().crawlers().verifiedRanges()).containsAllEntriesOf(crawlers);
-            Decision googlebot = server.engine().decide(Request.direct("127.0.0.21",
-                    "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"));
-            assertThat(googlebot.client().requestClass()).isEqualTo(RequestClass.CRAWLER);
-        }
+        SluiceServer server = servers.start(config);
+        assertThat(server.engine().policy().crawlers().verifiedRanges()).containsAllEntriesOf(crawlers);
+        Decision googlebot = server.engine().decide(Request.direct("127.0.0.21",
+                "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"));
+        assertThat(googlebot.client().requestClass()).isEqualTo(RequestClass.CRAWLER);
     }
 }

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
-import io.sluice.server.demo.Demo;
+import io.sluice.server.testkit.Servers;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -25,6 +25,7 @@ import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -40,6 +41,8 @@ class AlertsFireTest {
 
     @TempDir
     Path dir;
+    @RegisterExtension
+    final Servers servers = new Servers();
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final ScheduledExecutorService browser = Executors.newSingleThreadScheduledExecutor();
@@ -53,9 +56,6 @@ class AlertsFireTest {
         browser.awaitTermination(10, TimeUnit.SECONDS);
         if (prometheus != null) {
             prometheus.close();
-        }
-        if (server != null) {
-            server.close();
         }
     }
 
@@ -73,7 +73,7 @@ class AlertsFireTest {
     @Test
     void quietTrafficLeavesEveryAlertSilentAndRefusedBrowsersFire() throws Exception {
         assertThat(LocalPrometheus.PROMETHEUS).as(LocalPrometheus.MISSING).isExecutable();
-        server = Demo.start(ServerConfig.demo(dir.resolve("state")));
+        server = servers.start(ServerConfig.demo(dir.resolve("state")));
         Path rules = dir.resolve("sluice-alerts.yml");
         Files.writeString(rules, FOR.matcher(Files.readString(MonitoringFiles.rules())).replaceAll("$1for: 1s"));
         prometheus = LocalPrometheus.start(dir, rules,

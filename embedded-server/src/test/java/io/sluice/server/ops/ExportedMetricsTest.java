@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
-import io.sluice.server.demo.Demo;
+import io.sluice.server.testkit.Servers;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -12,9 +12,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Set;
 import java.util.TreeSet;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -27,18 +27,15 @@ class ExportedMetricsTest {
 
     @TempDir
     Path state;
+    @RegisterExtension
+    final Servers servers = new Servers();
 
     private SluiceServer server;
     private final HttpClient http = HttpClient.newHttpClient();
 
     @BeforeEach
     void start() throws Exception {
-        server = Demo.start(ServerConfig.demo(state));
-    }
-
-    @AfterEach
-    void stop() {
-        server.close();
+        server = servers.start(ServerConfig.demo(state));
     }
 
     @Test
