@@ -1,0 +1,44 @@
+package io.sluice.benchmarks.cluster;
+
+import io.sluice.engine.policy.Policy;
+import io.sluice.engine.policy.Route;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The front-end harness's admit-all policy (bench/front/admit-all-policy.json, docs/manual/benchmarks.md) laid over
+ * whatever policy a node runs: limits no load reaches, so every request is asked of Redis and admitted, and the
+ * figures are Redis's cost of an admission, not of a refusal. The fields that file leaves out take their defaults,
+ * as they do when a node reads it.
+ */
+final class AdmitAll {
+    private AdmitAll() {
+    }
+
+    /** {@code live} with the admit-all limits (its version kept). */
+    static Policy over(Policy live) {
+        Policy defaults = Policy.defaults();
+        return live.withHitStack(new Policy.HitStack(15, 1_000_000))
+                .withCrawlers(new Policy.Crawlers(0, 0, false))
+                .withLoad(new Policy.Load(1_000_000, 0, 500))
+                .withPerClient(new Policy.PerClient(100_000))
+                .withProgressiveDelay(Map.of())
+                .withPause(Policy.Pause.NONE)
+                .withBans(List.of())
+                .withAllow(List.of())
+                .withTrustedProxies(List.of("127.0.0.1"))
+                .withClassification(new Policy.Classification(List.of("search-engine", "ai-crawler", "seo",
+                        "archiver", "academic", "advertising")))
+                .withRefusal(new Policy.Refusal(30, null))
+                .withGovernor(defaults.governor())
+                .withPerAddress(Policy.PerAddress.DEFAULTS)
+                .withRoutes(Route.DEFAULTS)
+                .withForwardedHeader(Policy.X_FORWARDED_FOR)
+                .withEscalation(List.of());
+    }
+
+    /** Whether {@code policy} is the admit-all policy, whatever its version. */
+    static boolean holds(Policy policy) {
+        return over(policy).equals(policy);
+    }
+}
