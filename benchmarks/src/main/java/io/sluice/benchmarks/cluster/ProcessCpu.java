@@ -46,10 +46,14 @@ final class ProcessCpu {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + stat + " (CPU times are read from Linux's /proc)", e);
         }
-        // the command name (field 2) is in parentheses and may hold spaces: count fields after its closing one
-        String[] fields = text.substring(text.lastIndexOf(')') + 2).split(" ");
-        long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]); // fields 14 and 15: utime, stime
-        return ticks * TimeUnit.SECONDS.toNanos(1) / TICKS_PER_SECOND;
+        return ticks(text) * TimeUnit.SECONDS.toNanos(1) / TICKS_PER_SECOND;
+    }
+
+    /** {@code utime + stime} (fields 14 and 15) of a {@code /proc/PID/stat} line, in clock ticks. */
+    static long ticks(String stat) {
+        // the command name (field 2) is in parentheses and may hold spaces and parentheses: count from the last one
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
     }
 
     private static long ticksPerSecond() {
