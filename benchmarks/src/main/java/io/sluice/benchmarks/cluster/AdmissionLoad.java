@@ -7,6 +7,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Requests asked of one node's engine directly, no HTTP: {@code inFlight} outstanding at a time, a new one asked as
@@ -20,6 +21,14 @@ final class AdmissionLoad implements AutoCloseable {
     private static final int STATUS = 200;
     private static final long UPSTREAM_NANOS = 1_000_000;
     private static final long DRAIN_SECONDS = 10;
+    /**
+     * How long the asking thread pauses after a decision made without asking Redis (a client refused until a known
+     * time, or a node deciding alone while degraded): about a client's round trip. Without it such decisions come
+     * back at once and the loop asks hundreds of thousands a second, which fills every address's hit stack, so
+     * everything is refused from then on, and takes the CPU Redis and the nodes need (a 15 s run on a loaded machine
+     * made 11 million refusals after a node went degraded).
+     */
+    private static final long UNASKED_PAUSE_NANOS = 1_000_000;
 
     private final ThrottleEngine engine;
     private final ClientCycle clients;
@@ -29,17 +38,26 @@ final class AdmissionLoad implements AutoCloseable {
     private final LongAdder admitted = new LongAdder();
     private final LongAdder refused = new LongAdder();
     private final LongAdder other = new LongAdder();
+    private final LongAdder unasked = new LongAdder();
     private final AtomicReference<String> lastRefusal = new AtomicReference<>();
     private volatile boolean running = true;
 
-    /** What the load has been answered so far. */
-    record Counts(long admitted, long refused, long other) {
+    /**
+     * What the load has been answered so far.
+     *
+     * @param unasked decisions (among the others) the node made without asking Redis
+     */
+    record Counts(long admitted, long refused, long other, long unasked) {
+        static final Counts NONE = new Counts(0, 0, 0, 0);
+
         Counts minus(Counts before) {
-            return new Counts(admitted - before.admitted, refused - before.refused, other - before.other);
+            return new Counts(admitted - before.admitted, refused - before.refused, other - before.other,
+                    unasked - before.unasked);
         }
 
         Counts plus(Counts more) {
-            return new Counts(admitted + more.admitted, refused + more.refused, other + more.other);
+            return new Counts(admitted + more.admitted, refused + more.refused, other + more.other,
+                    unasked + more.unasked);
         }
     }
 
@@ -55,7 +73,7 @@ final class AdmissionLoad implements AutoCloseable {
     }
 
     Counts counts() {
-        return new Counts(admitted.sum(), refused.sum(), other.sum());
+        return new Counts(admitted.sum(), refused.sum(), other.sum(), unasked.sum());
     }
 
     /** The last refusal's reason and words, or null if none was refused. */
@@ -81,7 +99,9 @@ final class AdmissionLoad implements AutoCloseable {
                 if (decision instanceof Decision.Pending pending) {
                     pending.decision().whenComplete((answer, failure) -> settle(answer));
                 } else {
+                    unasked.increment();
                     settle(decision);
+                    LockSupport.parkNanos(UNASKED_PAUSE_NANOS);
                 }
             }
         } catch (InterruptedException e) {

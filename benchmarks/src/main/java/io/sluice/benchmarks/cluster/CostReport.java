@@ -16,8 +16,9 @@ final class CostReport {
                         + "node, %d clients; %d s measured after %d s of warm-up%n", result.redis(), options.nodes(),
                 options.nodes() == 1 ? "" : "s", options.inFlight(), options.clients(), options.seconds(),
                 options.warmupSeconds());
-        out.printf(Locale.ROOT, "admitted %d (%.0f/s), refused %d, other %d%s%n", result.counts().admitted(),
-                result.admittedPerSecond(), result.counts().refused(), result.counts().other(),
+        out.printf(Locale.ROOT, "admitted %d (%.0f/s), refused %d, other %d; decided without asking Redis %d%s%n",
+                result.counts().admitted(), result.admittedPerSecond(), result.counts().refused(),
+                result.counts().other(), result.counts().unasked(),
                 result.lastRefusal() == null ? "" : " (last refusal: " + result.lastRefusal() + ")");
         if (result.degraded() > 0) {
             out.printf(Locale.ROOT, "WARNING: a node went DEGRADED %d times: some requests were decided without "

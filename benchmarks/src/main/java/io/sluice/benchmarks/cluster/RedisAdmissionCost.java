@@ -150,7 +150,7 @@ public final class RedisAdmissionCost {
     }
 
     private static AdmissionLoad.Counts counts(List<AdmissionLoad> loads) {
-        return loads.stream().map(AdmissionLoad::counts).reduce(new AdmissionLoad.Counts(0, 0, 0),
+        return loads.stream().map(AdmissionLoad::counts).reduce(AdmissionLoad.Counts.NONE,
                 AdmissionLoad.Counts::plus);
     }
 
