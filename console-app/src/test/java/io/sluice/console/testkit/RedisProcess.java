@@ -48,6 +48,8 @@ public final class RedisProcess implements AutoCloseable {
                     .redirectErrorStream(true).redirectOutput(dir.resolve("redis.log").toFile()).start();
             try {
                 awaitPong(process, port);
+                // a JVM stopped before the test closed it leaves no redis-server behind
+                Runtime.getRuntime().addShutdownHook(new Thread(process::destroyForcibly, "test-redis-stop"));
                 return new RedisProcess(dir, port, process);
             } catch (IllegalStateException e) {
                 process.destroyForcibly();

@@ -32,7 +32,7 @@ final class TestRedis implements RedisUnderTest {
     private final Path dir;
     private final int port;
     private final List<String> options;
-    private Process process;
+    private volatile Process process;
     private boolean hung;
 
     private TestRedis(Path dir, int port, List<String> options) {
@@ -71,6 +71,9 @@ final class TestRedis implements RedisUnderTest {
             TestRedis redis = new TestRedis(dir, clusterNode ? freePortWithBus() : freePort(), options);
             try {
                 redis.launch();
+                // A test class that never reaches its close (a JVM stopped by a failure or a timeout) leaves no
+                // redis-server behind: full runs left a dozen running for hours.
+                Runtime.getRuntime().addShutdownHook(new Thread(redis::killAtExit, "test-redis-stop"));
                 return redis;
             } catch (IllegalStateException e) {
                 last = e;
@@ -128,6 +131,13 @@ final class TestRedis implements RedisUnderTest {
         }
         process.destroyForcibly();
         throw new IllegalStateException("redis-server did not answer PING within " + START_DEADLINE + ": " + log());
+    }
+
+    private void killAtExit() {
+        Process running = process;
+        if (running != null) {
+            running.destroyForcibly();
+        }
     }
 
     /** SIGKILL: the server and every key in it are gone; connections see a reset. */
