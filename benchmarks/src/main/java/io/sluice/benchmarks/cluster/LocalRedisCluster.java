@@ -5,8 +5,6 @@ import io.sluice.server.cluster.RedisEndpoint;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,7 +13,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -79,7 +76,7 @@ final class LocalRedisCluster implements AutoCloseable {
         IllegalStateException last = null;
         for (int attempt = 0; attempt < 5; attempt++) { // a free port can be taken before redis binds it
             Path dir = tempDir();
-            int port = freePortWithBus();
+            int port = LocalRedis.freePortWithClusterBus();
             ProcessBuilder builder = new ProcessBuilder(binary, "--port", String.valueOf(port), "--bind", "127.0.0.1",
                     "--dir", dir.toString(), "--save", "", "--appendonly", "no", "--daemonize", "no",
                     "--protected-mode", "yes", "--loglevel", "warning", "--cluster-enabled", "yes",
@@ -205,28 +202,6 @@ final class LocalRedisCluster implements AutoCloseable {
                 .map(Path::toString).findFirst();
     }
 
-    /**
-     * A free port whose cluster bus port (+10000) is free too, so below 55536; chosen at random in 20000-32767,
-     * below Linux's ephemeral range, where other servers get their ports.
-     */
-    private static int freePortWithBus() {
-        Random random = new Random();
-        for (int attempt = 0; attempt < 100; attempt++) {
-            int port = 20_000 + random.nextInt(12_768);
-            if (bindable(port) && bindable(port + 10_000)) {
-                return port;
-            }
-        }
-        throw new IllegalStateException("no free port with a free cluster bus port (+10000) after 100 tries");
-    }
-
-    private static boolean bindable(int port) {
-        try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-            return socket.isBound();
-        } catch (IOException e) {
-            return false;
-        }
-    }
 
     private static Path tempDir() {
         try {

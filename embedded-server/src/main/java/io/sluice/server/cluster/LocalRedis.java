@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -143,6 +144,29 @@ public final class LocalRedis implements AutoCloseable {
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * A free loopback port whose cluster bus port (+10000) is free too, so below 55536, for a Redis Cluster node:
+     * chosen at random in 20000-32767, below Linux's ephemeral range, where other servers get their ports.
+     */
+    public static int freePortWithClusterBus() {
+        Random random = new Random();
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int port = 20_000 + random.nextInt(12_768);
+            if (bindable(port) && bindable(port + 10_000)) {
+                return port;
+            }
+        }
+        throw new IllegalStateException("no free port with a free cluster bus port (+10000) after 100 tries");
+    }
+
+    private static boolean bindable(int port) {
+        try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+            return socket.isBound();
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     private static int freePort() {

@@ -16,7 +16,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -68,7 +67,8 @@ final class TestRedis implements RedisUnderTest {
         IllegalStateException last = null;
         // A free port found by binding port 0 can be taken by someone else before redis binds it: try again.
         for (int attempt = 0; attempt < 5; attempt++) {
-            TestRedis redis = new TestRedis(dir, clusterNode ? freePortWithBus() : freePort(), options);
+            int port = clusterNode ? LocalRedis.freePortWithClusterBus() : freePort();
+            TestRedis redis = new TestRedis(dir, port, options);
             try {
                 redis.launch();
                 // A test class that never reaches its close (a JVM stopped by a failure or a timeout) leaves no
@@ -268,29 +268,6 @@ final class TestRedis implements RedisUnderTest {
         return "redis-server";
     }
 
-    /**
-     * A free port whose cluster bus port (+10000) is free too, so below 55536; chosen at random in 20000-32767,
-     * below Linux's ephemeral range, where the other tests' servers get their ports.
-     */
-    private static int freePortWithBus() {
-        Random random = new Random();
-        for (int attempt = 0; attempt < 100; attempt++) {
-            int port = 20_000 + random.nextInt(12_768);
-            if (bindable(port) && bindable(port + 10_000)) {
-                return port;
-            }
-        }
-        throw new IllegalStateException("no free port with a free cluster bus port (+10000) after 100 tries");
-    }
-
-    private static boolean bindable(int port) {
-        try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-            socket.setReuseAddress(true);
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
-    }
 
     private static int freePort() {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
