@@ -74,6 +74,9 @@ final class EngineTelemetry {
         Policy.PerAddress perAddress = policy.perAddress();
         Map<ClientKey, Integer> busiestPerAddress = new HashMap<>();
         for (ClientSample sample : clients.busiest(config.topClients(), now, policy.hitStack().windowSeconds())) {
+            if (notJudgedYet(sample)) {
+                continue;
+            }
             rows.add(row(sample, compiled, nowInstant, null));
             busiestPerAddress.merge(ClientKey.ofAddress(sample.key().address(), perAddress.ipv4Prefix(),
                     perAddress.ipv6Prefix()), sample.hitsInWindow(), Math::max);
@@ -81,6 +84,9 @@ final class EngineTelemetry {
         // An address is shown as its own row when it is more than its busiest client (several user agents, or
         // several addresses of one /64) or was refused as an address; else its row would repeat its client's.
         for (ClientSample sample : addresses.busiest(config.topClients(), now, perAddress.windowSeconds())) {
+            if (notJudgedYet(sample)) {
+                continue;
+            }
             boolean refusedAsAddress = sample.lastLimitedMillis() != Long.MIN_VALUE
                     && now - sample.lastLimitedMillis() < LIMITED_SHOWN_MILLIS;
             if (refusedAsAddress || sample.hitsInWindow() > busiestPerAddress.getOrDefault(sample.key(), 0)) {
@@ -100,6 +106,14 @@ final class EngineTelemetry {
                 new ClientTableStats(clients.tracked(), clients.capacity(), clients.evicted()), List.copyOf(inForce),
                 counters.totals(),
                 shadow == null ? null : shadow.summary(now), cluster);
+    }
+
+    /**
+     * A state made for a request a moment ago whose first hit is not pushed yet (a snapshot can fall between the
+     * two, seen in a console test under load): it has no class and nothing to show, so it is not a row.
+     */
+    private static boolean notJudgedYet(ClientSample sample) {
+        return sample.requestClass() == null;
     }
 
     /** @param perAddress the aggregate's settings for an address row, null for a client's */

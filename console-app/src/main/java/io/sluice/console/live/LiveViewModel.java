@@ -272,7 +272,9 @@ public final class LiveViewModel {
      */
     public static String heatmapLabel(ClientRow row, int columns) {
         String who = row.crawlerName() != null ? row.crawlerName() + identity(row, false) : row.userAgent();
-        String prefix = row.requestClass().name().toLowerCase(Locale.ROOT) + " " + row.ip() + "  ";
+        // a row without a class (an older server's snapshot could hold one) is labelled, never a crash
+        String cls = row.requestClass() == null ? "unclassified" : row.requestClass().name().toLowerCase(Locale.ROOT);
+        String prefix = cls + " " + row.ip() + "  ";
         String suffix = "  " + row.hitsInWindow();
         int room = columns - prefix.length() - suffix.length();
         if (room >= 2) {

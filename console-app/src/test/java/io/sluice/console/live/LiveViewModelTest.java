@@ -160,6 +160,14 @@ class LiveViewModelTest {
     }
 
     @Test
+    void aRowNotClassifiedYetIsLabelledSoInsteadOfBreakingTheHeatmap() {
+        ClientRow unjudged = new ClientRow("127.0.0.12", "curl/8.5.0", null, null, 0, 1, new int[60], new int[60],
+                ClientStatus.OK, NOW);
+
+        assertThat(LiveViewModel.heatmapLabel(unjudged, 60)).isEqualTo("unclassified 127.0.0.12  curl/8.5.0  0");
+    }
+
+    @Test
     void aCrawlerRowSaysWhetherItsClaimWasVerified() {
         ClientRow real = new ClientRow("66.249.66.1", "Googlebot/2.1", RequestClass.CRAWLER, "Googlebot", 1, 0,
                 new int[60], new int[60], ClientStatus.OK, NOW, false, CrawlerIdentity.VERIFIED);
