@@ -339,17 +339,6 @@ public final class LocalClientStateStore implements ClientStateStore<ClientState
         while (true) {
             switch (onMember ? state.tryAcquireSoleSlot(max) : state.tryAcquire(max)) {
                 case ClientState.ACQUIRED:
-                    if (onMember && !state.answersFor(key)) {
-                        // A second client folded this one's slots into the aggregate after its hit was judged alone,
-                        // and they all drained: this slot was taken on a count that no longer answers for the
-                        // address. It goes back, and the aggregate's own is taken (ConcurrencyHammerTest saw a
-                        // fourth request of an address limited to three, once, under load).
-                        releaseInFlight(state);
-                        onMember = false;
-                        ClientState live = find(key);
-                        state = live != null ? live : insert(key);
-                        continue;
-                    }
                     return state;
                 case ClientState.FULL:
                     return null;
