@@ -103,7 +103,10 @@ final class ClientState extends ClientKey implements AggregateLink<ClientState> 
     /**
      * Client role: its requests holding its address's in-flight slot while it answered for its aggregate; the sign
      * bit ({@link #DETACHED_BIT}) once a second client folded them into the aggregate's own count
-     * ({@link #foldedInto}), where each gives its slot back, until the last. Only through {@link #SOLE_SLOTS}.
+     * ({@link #foldedInto}), where each gives its slot back. The bit stays, none running or some: a request of this
+     * client judged alone just before the fold takes its slot after it, and must find it detached and take the
+     * aggregate's, or it would run uncounted by the address (a fold with nothing running left the count at 0, and
+     * ConcurrencyHammerTest saw a fourth request of an address limited to three). Only through {@link #SOLE_SLOTS}.
      */
     @SuppressWarnings("unused")
     private volatile int soleSlots;
@@ -189,10 +192,8 @@ final class ClientState extends ClientKey implements AggregateLink<ClientState> 
         }
         while (true) {
             int slots = (int) SOLE_SLOTS.getVolatile(first);
-            if (slots <= 0) {
-                // none running, or some still draining into an earlier aggregate (and none taken since): that one
-                // stays their aggregate
-                return;
+            if (slots < 0) {
+                return; // folded into an earlier aggregate already: those still running drain there
             }
             first.foldedInto = this; // before the mark that sends their releases here
             addInFlight(slots); // before the first of them can give its slot back here
@@ -230,9 +231,7 @@ final class ClientState extends ClientKey implements AggregateLink<ClientState> 
                 continue;
             }
             ClientState aggregate = foldedInto;
-            int left = (slots & Integer.MAX_VALUE) - 1;
-            // the last one drained: the client may answer for an aggregate's slots again
-            if (SOLE_SLOTS.compareAndSet(this, slots, left == 0 ? 0 : slots - 1)) {
+            if (SOLE_SLOTS.compareAndSet(this, slots, slots - 1)) { // detached for good, even at none left
                 return aggregate;
             }
         }

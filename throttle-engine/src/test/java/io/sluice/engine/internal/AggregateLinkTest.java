@@ -163,4 +163,22 @@ class AggregateLinkTest {
 
         assertThat(addresses.busiest(10, clock.millis(), 15)).allSatisfy(row -> assertThat(row.inFlight()).isZero());
     }
+
+    @Test
+    void aRequestJudgedAloneJustBeforeASecondClientJoinedTakesTheAddresssSlotNotAnUncountedOne() {
+        request("agent-a");
+        request("agent-a");
+        // agent-a's next request is judged alone at its address (its hit counted on its own state)...
+        ClientState judgedAlone = request("agent-a").client();
+        // ...then agent-b joins while none of agent-a's requests runs, before that request takes its slot
+        ClientState aggregate = request("agent-b").client();
+
+        ClientState first = addresses.acquireInFlight(addressKey, judgedAlone, 1);
+        ClientState second = addresses.acquireInFlight(addressKey, aggregate, 1);
+
+        assertThat(first).as("agent-a's slot, on the address's own count").isSameAs(aggregate);
+        assertThat(second).as("the address's one slot is taken").isNull();
+        addresses.releaseInFlight(first);
+        assertThat(addresses.acquireInFlight(addressKey, request("agent-a").client(), 1)).isSameAs(aggregate);
+    }
 }
