@@ -20,6 +20,7 @@ import java.security.KeyStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
@@ -121,21 +122,35 @@ class AdminConnectionsTest {
         server = servers.start(ServerConfig.demo(state).withAdminOptions(AdminOptions.DEFAULTS.withStrangers(
                 new AdminConnections.Rules(16, Duration.ofSeconds(60)))));
         URI admin = server.adminUri();
-        List<Socket> sixteen = new ArrayList<>();
-        for (int i = 0; i < 16; i++) {
-            sixteen.add(idleFrom("127.0.0.2", admin));
+        List<Socket> seventeen = new ArrayList<>();
+        for (int i = 0; i < 17; i++) {
+            seventeen.add(idleFrom("127.0.0.2", admin));
         }
-        // The server takes connections in order: once the 16th has been answered (a 401 leaves it a stranger),
-        // the first sixteen are held and the 17th is the one refused.
-        assertThat(request(sixteen.get(15), "/api/v1/snapshot", "not-a-token", false)).startsWith("HTTP/1.1 401");
-        Socket seventeenth = idleFrom("127.0.0.2", admin);
         Socket other = idleFrom("127.0.0.3", admin);
 
-        assertThat(closedWithin(seventeenth, PROMPT_MILLIS)).as("the 17th stranger of one address").isTrue();
+        // Which one is refused depends on the order the server's selectors open them in (under load not always the
+        // order they connected in): exactly one of the seventeen is closed, and the others are held.
+        List<Socket> closed = new ArrayList<>();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(PROMPT_MILLIS);
+        while (closed.isEmpty() && System.nanoTime() < deadline) {
+            for (Socket socket : seventeen) {
+                if (closedWithin(socket, 20)) {
+                    closed.add(socket);
+                }
+            }
+        }
+        assertThat(closed).as("the 17th stranger of one address is refused").hasSize(1);
+        for (Socket socket : seventeen) {
+            if (!closed.contains(socket) && closedWithin(socket, 20)) {
+                closed.add(socket);
+            }
+        }
+        assertThat(closed).as("and only one").hasSize(1);
         assertThat(request(other, "/api/v1/snapshot", server.adminToken(), false))
                 .as("another address").startsWith("HTTP/1.1 200");
-        assertThat(request(sixteen.get(0), "/api/v1/snapshot", server.adminToken(), false))
-                .as("the address's first sixteen").startsWith("HTTP/1.1 200");
+        Socket held = seventeen.stream().filter(socket -> !closed.contains(socket)).findFirst().orElseThrow();
+        assertThat(request(held, "/api/v1/snapshot", server.adminToken(), false))
+                .as("one of the address's sixteen held").startsWith("HTTP/1.1 200");
     }
 
     /** A connection from {@code from} that sends nothing; kept for closing after the test. */
