@@ -99,6 +99,11 @@ public final class ClusterNode implements AutoCloseable {
         return commands;
     }
 
+    /** The link of the operator's calls (deadline {@link ClusterSettings#adminDeadline()}). */
+    RedisLink adminLink() {
+        return admin;
+    }
+
     /** For the snapshot: this node, its state, the nodes it last saw and their requests in flight. */
     public ClusterStatus status() {
         return new ClusterStatus(name, monitor.state(), registry.reachableNodes(),

@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 
 /**
@@ -52,6 +53,7 @@ final class RedisLink implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(RedisLink.class.getName());
     private static final Duration FIRST_RETRY = Duration.ofMillis(50);
     private static final Duration MAX_RETRY = Duration.ofSeconds(1);
+    private static final Duration RECONNECT_POLL = Duration.ofMillis(5);
     /** A Redis Cluster's topology is read again at least this often, even when no command was redirected. */
     static final Duration TOPOLOGY_REFRESH = Duration.ofSeconds(5);
     /** Adaptive refreshes (a redirection, a dropped connection) at most this often, so a storm of MOVED is one. */
@@ -192,6 +194,25 @@ final class RedisLink implements AutoCloseable {
     boolean connected() {
         StatefulConnection<String, String> current = connection;
         return current != null && current.isOpen();
+    }
+
+    /**
+     * Waits, at most {@code limit}, for the link to be connected; returns at once when it is. An operator's change
+     * made while Lettuce is reconnecting (Redis restarted a moment ago) would otherwise be refused without being
+     * sent, for a gap of a few hundred milliseconds nobody can see; a command refused that way was never sent, so
+     * waiting and sending it is safe.
+     *
+     * @return whether the link is connected now
+     */
+    boolean awaitConnected(Duration limit) {
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (!connected() && !closed && System.nanoTime() - deadline < 0) {
+            LockSupport.parkNanos(RECONNECT_POLL.toNanos());
+            if (Thread.currentThread().isInterrupted()) {
+                return false;
+            }
+        }
+        return connected();
     }
 
     /**

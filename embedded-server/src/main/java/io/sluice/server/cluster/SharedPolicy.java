@@ -144,7 +144,9 @@ public final class SharedPolicy implements AutoCloseable {
      * validated {@code proposed}; its own version is ignored (the new one is {@code expectedVersion + 1}).
      * When Redis holds no policy (restarted empty, and no node has put one back yet), a following node's own
      * policy is seeded first, in the same atomic script, and the change judged against it: an operator's edit does
-     * not fail for a moment nobody can see. Returns within about twice the admin deadline whatever Redis does.
+     * not fail for a moment nobody can see; nor does it while the link reconnects to a Redis restarted a moment ago (it
+     * waits for the link up to the admin deadline). Returns within about three times the admin deadline whatever Redis
+     * does.
      *
      * @param audit the operator's action, written to every node's audit log with the change
      */
@@ -158,6 +160,7 @@ public final class SharedPolicy implements AutoCloseable {
             Policy mine = current.current();
             args.addAll(List.of(Long.toString(mine.version()), json(mine), UUID.randomUUID().toString()));
         }
+        link.awaitConnected(settings.adminDeadline());
         List<Object> reply;
         try {
             reply = await(CAS.<List<Object>>run(link, ScriptOutputType.MULTI, keys, args.toArray(new String[0])));

@@ -27,8 +27,11 @@ class DegradedModeTest {
      * for Redis (a hung Redis would otherwise hold a call for the OS's TCP timeout, minutes).
      */
     private static final Duration CALL_BOUND = Duration.ofSeconds(1);
-    /** An operator's call: twice the admin deadline (EVALSHA, then EVAL) and a margin. */
-    private static final Duration ADMIN_BOUND = ClusterFixture.SETTINGS.adminDeadline().multipliedBy(2)
+    /**
+     * An operator's call: the admin deadline waiting for a link that is reconnecting, twice more (EVALSHA, then EVAL)
+     * and a margin.
+     */
+    private static final Duration ADMIN_BOUND = ClusterFixture.SETTINGS.adminDeadline().multipliedBy(3)
             .plusSeconds(1);
 
     private TestRedis redis;
@@ -117,6 +120,29 @@ class DegradedModeTest {
         await(() -> onB.current().version() == 3, "b to follow the restarted Redis");
         assertThat(onB.versions()).containsExactly(2L, 3L);
         assertSaidDegradedThenRecovered(seen);
+    }
+
+    @Test
+    void anOperatorsChangeMadeWhileTheLinkReconnectsToARestartedRedisWaitsForTheLinkAndIsApplied() throws Exception {
+        // An admin deadline a loaded machine restarts redis-server well within.
+        ClusterSettings s = ClusterFixture.SETTINGS;
+        ClusterNode a = cluster.node("a", new ClusterFixture.FixedLoad(0), new ClusterSettings(s.deadline(),
+                Duration.ofSeconds(30), s.heartbeat(), s.recoverAfter(), s.unreachableAfter(), s.nodeTtl(),
+                s.followBlock(), s.logLength(), s.keyPrefix()));
+        follow(a);
+        awaitApplied(a, 1, 7);
+        redis.kill();
+        await(() -> !a.adminLink().connected(), "a to see its link to Redis drop");
+
+        CompletableFuture<SharedPolicy.Outcome> outcome = new CompletableFuture<>();
+        Thread operator = new Thread(() -> outcome.complete(change(a, 2, 8)), "operator");
+        operator.start();
+        await(() -> operator.getState() == Thread.State.TIMED_WAITING || outcome.isDone(),
+                "the change to wait for the link (or to be answered)");
+        redis.restartEmpty();
+
+        assertThat(outcome.get(60, TimeUnit.SECONDS)).isInstanceOfSatisfying(SharedPolicy.Applied.class,
+                applied -> assertThat(applied.policy().version()).isEqualTo(3));
     }
 
     @Test
