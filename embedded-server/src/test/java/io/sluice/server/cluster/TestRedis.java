@@ -1,13 +1,12 @@
 package io.sluice.server.cluster;
 
+import io.sluice.server.testkit.FreePorts;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -67,7 +66,7 @@ final class TestRedis implements RedisUnderTest {
         IllegalStateException last = null;
         // A free port found by binding port 0 can be taken by someone else before redis binds it: try again.
         for (int attempt = 0; attempt < 5; attempt++) {
-            int port = clusterNode ? LocalRedis.freePortWithClusterBus() : freePort();
+            int port = clusterNode ? LocalRedis.freePortWithClusterBus() : FreePorts.forAProcess();
             TestRedis redis = new TestRedis(dir, port, options);
             try {
                 redis.launch();
@@ -268,15 +267,6 @@ final class TestRedis implements RedisUnderTest {
         return "redis-server";
     }
 
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
 
     private static void waitFor(Process process) {
         try {

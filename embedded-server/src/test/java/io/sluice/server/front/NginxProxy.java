@@ -1,8 +1,8 @@
 package io.sluice.server.front;
 
+import io.sluice.server.testkit.FreePorts;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -33,7 +33,7 @@ final class NginxProxy implements AutoCloseable {
     }
 
     static NginxProxy start(Path dir, int upstreamPort) throws IOException, InterruptedException {
-        int port = freePort();
+        int port = FreePorts.forAProcess();
         String d = dir.toAbsolutePath().toString();
         String conf = """
                 daemon off;
@@ -96,13 +96,6 @@ final class NginxProxy implements AutoCloseable {
             }
         }
         throw new IOException("nginx did not listen on " + port + " within 20 s");
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket()) {
-            socket.bind(new InetSocketAddress("127.0.0.1", 0));
-            return socket.getLocalPort();
-        }
     }
 
     @Override

@@ -2,8 +2,8 @@ package io.sluice.server.ops;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.server.testkit.FreePorts;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -63,18 +63,12 @@ final class LocalPrometheus implements AutoCloseable {
                 "    static_configs:",
                 "      - targets: [\"" + target + "\"]",
                 ""));
-        int port = freePort();
+        int port = FreePorts.forAProcess();
         Path log = dir.resolve("prometheus.log");
         Process process = new ProcessBuilder(PROMETHEUS.toString(), "--config.file=" + config,
                 "--storage.tsdb.path=" + dir.resolve("data"), "--web.listen-address=127.0.0.1:" + port)
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         return new LocalPrometheus(process, log, URI.create("http://127.0.0.1:" + port));
-    }
-
-    static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 
     /** {@code GET path} of the HTTP API, its {@code data}; null while Prometheus is not answering yet. */
