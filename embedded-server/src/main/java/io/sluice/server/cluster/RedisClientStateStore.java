@@ -25,6 +25,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntSupplier;
+import java.util.stream.Stream;
 
 /**
  * The cluster's per-client rules (crawler spacing, hit stacks, per-client and per-address concurrency) in Redis,
@@ -52,10 +53,10 @@ import java.util.function.IntSupplier;
  */
 public final class RedisClientStateStore implements SharedClientStore<RedisLease>, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(RedisClientStateStore.class.getName());
-    private static final LuaScript ADMIT = LuaScript.load("client-admit", "hit-stacks");
+    private static final LuaScript ADMIT = LuaScript.load("client-admit", "hit-stacks", "address-stacks");
     private static final LuaScript RELEASE = LuaScript.load("client-release");
     private static final LuaScript LEASES = LuaScript.load("client-leases");
-    private static final LuaScript FLUSH = LuaScript.load("client-flush", "hit-stacks");
+    private static final LuaScript FLUSH = LuaScript.load("client-flush", "hit-stacks", "address-stacks");
     /** Verdict codes of client-admit.lua, in its order. */
     private static final Reason[] VERDICTS = {null, Reason.CRAWLER_SPACING, Reason.CRAWLERS_BUSY, Reason.HIT_STACK,
         Reason.ROUTE_LIMIT, Reason.ADDRESS_HIT_STACK, Reason.CLIENT_CONCURRENCY, Reason.ADDRESS_CONCURRENCY};
@@ -83,7 +84,7 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
     private final String incarnation = Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xFFFF_FFFFL);
     private final AtomicLong sequence = new AtomicLong();
     private final ConcurrentHashMap<String, Refused> refused = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<String, Integer> unflushed = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Unflushed, Integer> unflushed = new ConcurrentHashMap<>();
     /** The latest engine time an ask carried: remembered refusals are swept by the engine's clock, not this one's. */
     private volatile long engineNow;
     private final ConcurrentHashMap<String, RedisLease> live = new ConcurrentHashMap<>();
@@ -318,7 +319,7 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
         }
         if (ask.weight() > 0) {
             count(hits, ask.weight());
-            count(addressHits, ask.weight());
+            count(new Unflushed(addressHits, hits), ask.weight());
         }
         if (ask.route() != null) {
             count(routeHits, Math.max(1, ask.weight()));
@@ -348,7 +349,18 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
     }
 
     private void count(String hitStack, int weight) {
-        unflushed.merge(hitStack, weight, Integer::sum);
+        count(new Unflushed(hitStack, ""), weight);
+    }
+
+    private void count(Unflushed stack, int weight) {
+        unflushed.merge(stack, weight, Integer::sum);
+    }
+
+    /**
+     * A stack hits are waiting to be added to: for an address's, with the stack of the client they came from, since
+     * the address's only client answers for it in Redis (address-stacks.lua) and has them already; "" for any other.
+     */
+    private record Unflushed(String stack, String from) {
     }
 
     // ---------------------------------------------------------------- release, renewal, flush
@@ -469,20 +481,22 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
             long now = engineNow;
             refused.values().removeIf(known -> known.untilMillis() <= now);
             if (!unflushed.isEmpty()) {
-                List<Map.Entry<String, Integer>> hits = new ArrayList<>();
-                for (String key : List.copyOf(unflushed.keySet())) {
+                List<Map.Entry<Unflushed, Integer>> hits = new ArrayList<>();
+                for (Unflushed key : List.copyOf(unflushed.keySet())) {
                     Integer weight = unflushed.remove(key);
                     if (weight != null && weight > 0) {
                         hits.add(Map.entry(key, weight));
                     }
                 }
                 if (!hits.isEmpty() && on.monitor().state() == ClusterState.HEALTHY) {
-                    for (List<Map.Entry<String, Integer>> slot : on.link().bySlot(hits, Map.Entry::getKey)) {
+                    for (List<Map.Entry<Unflushed, Integer>> slot : on.link().bySlot(hits,
+                            hit -> hit.getKey().stack())) {
                         commands.incrementAndGet();
                         // lost if Redis fails now: an under-count of one heartbeat's refused hits, never a double
                         FLUSH.<Long>run(on.link(), ScriptOutputType.INTEGER,
-                                slot.stream().map(Map.Entry::getKey).toArray(String[]::new),
-                                slot.stream().map(hit -> Integer.toString(hit.getValue())).toArray(String[]::new));
+                                slot.stream().map(hit -> hit.getKey().stack()).toArray(String[]::new),
+                                slot.stream().flatMap(hit -> Stream.of(Integer.toString(hit.getValue()),
+                                        hit.getKey().from())).toArray(String[]::new));
                     }
                 }
             }

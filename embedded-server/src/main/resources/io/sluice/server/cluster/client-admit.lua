@@ -2,7 +2,8 @@
 -- Redis's clock (docs/architecture-cluster.md, "The shared per-client store"). Hits are pushed first (a refused
 -- request counts too); the first refusal wins, in the order of rule 3 (this crawler, any crawler), rule 4 (the
 -- client's, the route's, the address's hit stack), rule 5 (the client's, the address's requests in flight); the
--- leases and the crawler's turn are taken only when every rule passed. Runs after hit-stacks.lua.
+-- leases and the crawler's turn are taken only when every rule passed; an address's only client answers for it
+-- (address-stacks.lua). Runs after hit-stacks.lua and address-stacks.lua.
 -- The limits come once per call, as few sets as the batch's requests use (arguments cost Redis time to read):
 -- ARGV[1] the number of sets P, then P sets of LIMITS numbers: client window s, client max hits, route window s (0:
 -- no route limits), route max hits, address window s, address max hits, client max in flight, address max in
@@ -22,13 +23,13 @@ local sets = {}
 -- A crawler's last service is remembered longer than the longest gap a policy may set (a day).
 local CRAWLER_MEMORY = 90000000
 
--- Pushes weight on a hit stack; returns hits in the window, ms until fewer than max remain, ms until the oldest
--- leaves.
-local function push(key, weight, window, max)
-  local packed = readStack(key)
+-- What a stack (packed: as read, nil for none) holds once weight is pushed on it, over a window of `window` s:
+-- hits in the window, ms until fewer than max remain, ms until the oldest leaves; then the window's hits and its
+-- oldest second before the push.
+local function measure(packed, weight, window, max)
   local total, oldest = windowOf(packed, window)
+  local before, oldestBefore = total, oldest
   if weight > 0 then
-    addHits(key, packed, weight, window, total, oldest)
     total = total + weight
     if oldest == 0 then
       oldest = second
@@ -55,6 +56,15 @@ local function push(key, weight, window, max)
   if oldest ~= 0 then
     reset = math.max(0, (oldest + window) * 1000 - now)
   end
+  return total, below, reset, before, oldestBefore
+end
+
+-- Pushes weight on a hit stack (packed: as read, nil for none); returns what measure does.
+local function push(key, packed, weight, window, max)
+  local total, below, reset, before, oldestBefore = measure(packed, weight, window, max)
+  if weight > 0 then
+    addHits(key, packed, weight, window, before, oldestBefore)
+  end
   return total, below, reset
 end
 
@@ -64,8 +74,15 @@ end
 -- the set only for the next request to make it again: most clients have one request in flight at a time, and a set
 -- made and deleted per request cost three commands more (docs/BENCHMARKS.md, issue 29).
 local PLACEHOLDER = '-'
+-- A lease's expiry as the string ZADD takes, made once per call (a number made a string costs a formatting).
+local expiries = {}
 local function lease(key, id, leaseMs)
-  redis.call('ZADD', key, now + leaseMs, id)
+  local expiry = expiries[leaseMs]
+  if not expiry then
+    expiry = string.format('%d', now + leaseMs)
+    expiries[leaseMs] = expiry
+  end
+  redis.call('ZADD', key, expiry, id)
   local ttl = redis.call('PTTL', key)
   if ttl < leaseMs then
     if ttl < 0 then
@@ -80,20 +97,31 @@ end
 
 -- One request's rules: its arguments from ARGV[a + 1], its keys from KEYS[k + 1]; returns its answer and the
 -- number of keys it had.
+-- Leases that count: those expiring after now (made once per call).
+local live = '(' .. string.format('%d', now)
 local function admit(a, k)
   local weight = tonumber(ARGV[a + 1])
   local limits = sets[tonumber(ARGV[a + 2])]
   local crawlerGap = tonumber(ARGV[a + 4])
   local clientLeases, addressLeases = KEYS[k + 3], KEYS[k + 4]
   local keys = 4
-  local hits, below, reset = push(KEYS[k + 1], weight, limits[1], limits[2])
+  local clientStack = readStack(KEYS[k + 1])
+  local hits, below, reset = push(KEYS[k + 1], clientStack, weight, limits[1], limits[2])
   local routeWindow = limits[3]
   local routeHits, routeBelow = 0, 0
   if routeWindow > 0 then
     keys = keys + 1
-    routeHits, routeBelow = push(KEYS[k + keys], math.max(1, weight), routeWindow, limits[4])
+    routeHits, routeBelow = push(KEYS[k + keys], readStack(KEYS[k + keys]), math.max(1, weight), routeWindow,
+        limits[4])
   end
-  local addressHits, addressBelow = push(KEYS[k + 2], weight, limits[5], limits[6])
+  local alone, addressStack = addressOf(KEYS[k + 2], KEYS[k + 1], clientLeases, addressLeases)
+  local addressHits, addressBelow
+  if alone then
+    -- the client's stack answers for its address's, over the address's window
+    addressHits, addressBelow = measure(clientStack, weight, limits[5], limits[6])
+  else
+    addressHits, addressBelow = push(KEYS[k + 2], addressStack, weight, limits[5], limits[6])
+  end
   local crawlerKey, anyCrawlerKey
   if crawlerGap >= 0 then
     crawlerKey, anyCrawlerKey = KEYS[k + keys + 1], KEYS[k + keys + 2]
@@ -135,15 +163,20 @@ local function admit(a, k)
   -- 5. requests in flight: a lease that expired (its node died with the request running) no longer counts; it goes
   -- from its key when the key's expiry is pushed on, and with its key, which lives at least a lease's time after the
   -- last lease taken (no lease outlives that: each expires at most a lease's time after it was taken or renewed)
-  local live = '(' .. now
-  if redis.call('ZCOUNT', clientLeases, live, '+inf') >= limits[7] then
+  local running = redis.call('ZCOUNT', clientLeases, live, '+inf')
+  if running >= limits[7] then
     return refuse(6, 0)
   end
-  if redis.call('ZCOUNT', addressLeases, live, '+inf') >= limits[8] then
+  if not alone then
+    running = redis.call('ZCOUNT', addressLeases, live, '+inf')
+  end
+  if running >= limits[8] then
     return refuse(7, 0)
   end
   lease(clientLeases, ARGV[a + 3], limits[9])
-  lease(addressLeases, ARGV[a + 3], limits[9])
+  if not alone then
+    lease(addressLeases, ARGV[a + 3], limits[9])
+  end
   if crawlerGap >= 0 then
     local served = string.format('%d', now)
     redis.call('SET', crawlerKey, served, 'PX', CRAWLER_MEMORY)

@@ -1,7 +1,14 @@
 -- Hits counted on a node without asking Redis (clients it knew to be refused until a time), added to their stacks
--- in this second, so the hit stack stays exact to within one heartbeat. Runs after hit-stacks.lua.
--- KEYS[i] a hit stack  ARGV[i] the weight to add
+-- in this second, so the hit stack stays exact to within one heartbeat. Runs after hit-stacks.lua and
+-- address-stacks.lua.
+-- KEYS[i] a hit stack  ARGV[2i-1] the weight to add  ARGV[2i] for an address's stack, the stack of the client the
+-- hits came from ('' for any other stack)
 for i = 1, #KEYS do
-  addHitsKeepingWindow(KEYS[i], tonumber(ARGV[i]))
+  local weight, from = tonumber(ARGV[2 * i - 1]), ARGV[2 * i]
+  if from == '' then
+    addHitsKeepingWindow(KEYS[i], weight)
+  else
+    addAddressHits(KEYS[i], weight, from)
+  end
 end
 return #KEYS

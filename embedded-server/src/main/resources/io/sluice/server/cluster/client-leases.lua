@@ -2,20 +2,36 @@
 -- failed while Redis was away, retried).
 -- KEYS[2i-1] client leases  KEYS[2i] address leases, for the i-th lease
 -- ARGV[1] 'renew' or 'forget'  ARGV[2] lease ms  ARGV[2+i] the i-th lease id
--- Renewing never brings back a lease already gone (ZADD XX): a release that crossed the renewal wins.
+-- Renewing never brings back a lease already gone (ZADD XX on the client's set): a release that crossed the renewal
+-- wins.
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local ms = tonumber(ARGV[2])
+-- Pushes a lease's expiry on (only if the set holds it already, when existing); true if it did.
+local function renew(key, id, existing)
+  local changed
+  if existing then
+    changed = redis.call('ZADD', key, 'XX', 'CH', now + ms, id)
+  else
+    changed = redis.call('ZADD', key, 'CH', now + ms, id)
+  end
+  if changed == 1 and redis.call('PTTL', key) < ms then
+    redis.call('PEXPIRE', key, ms)
+  end
+  return changed == 1
+end
 for i = 3, #ARGV do
   local id = ARGV[i]
-  for _, key in ipairs({KEYS[2 * (i - 2) - 1], KEYS[2 * (i - 2)]}) do
-    if ARGV[1] == 'renew' then
-      if redis.call('ZADD', key, 'XX', 'CH', now + ms, id) == 1 and redis.call('PTTL', key) < ms then
-        redis.call('PEXPIRE', key, ms)
-      end
-    else
-      redis.call('ZREM', key, id)
+  local clientLeases, addressLeases = KEYS[2 * (i - 2) - 1], KEYS[2 * (i - 2)]
+  if ARGV[1] == 'renew' then
+    -- A lease of an address's only client is not in the address's set (address-stacks.lua): a renewed one is put
+    -- there, so a request running longer than its client's marker lives is still counted by a newcomer.
+    if renew(clientLeases, id, true) then
+      renew(addressLeases, id, false)
     end
+  else
+    redis.call('ZREM', clientLeases, id)
+    redis.call('ZREM', addressLeases, id)
   end
 end
 return #ARGV - 2

@@ -5,8 +5,9 @@
 -- nothing, so nothing is ever zeroed. The header carries the window's total forward: the last second written L,
 -- the hits in the WINDOW seconds up to L, the oldest of those seconds with hits (0: none), and the second the
 -- stack's expiry was last set. A push reads the stack with one GET, moves the total on by the seconds that left
--- the window since L (one for a client seen every second) and writes its slot and the header with two SETRANGEs:
--- summing the whole window in Lua on every push cost more than the Redis commands (docs/BENCHMARKS.md, issue 29).
+-- the window since L (one for a client seen every second) and writes it back, its slot and header changed, with one
+-- SET (KEEPTTL, or a new expiry every REFRESH s): summing the whole window in Lua on every push cost more than the
+-- Redis commands, and two SETRANGEs and an EXPIRE more than one SET (docs/BENCHMARKS.md, issue 29).
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local second = math.floor(now / 1000)
@@ -15,6 +16,8 @@ local KEEP = 60
 local HEADER = '<I4I4I4I4I4'
 local HEADER_BYTES = 20
 local SLOT_BYTES = 8
+-- A stack's string is always this long (so a string of another length at a stack's key is not a stack).
+local STACK_BYTES = HEADER_BYTES + KEEP * SLOT_BYTES
 -- The expiry is set again at most every REFRESH s, so a stack outlives its newest hit by at least KEEP + 1 s.
 local REFRESH = 10
 local TTL_S = KEEP + 1 + REFRESH
@@ -86,23 +89,27 @@ local function addHits(key, packed, weight, window, total, oldest)
   if not packed then
     local slot = slotAt(second)
     redis.call('SET', key, header .. string.rep('\0', slot - HEADER_BYTES - 1) .. struct.pack('<I4I4', second, weight)
-        .. string.rep('\0', HEADER_BYTES + KEEP * SLOT_BYTES - slot - SLOT_BYTES + 1), 'EX', TTL_S)
+        .. string.rep('\0', STACK_BYTES - slot - SLOT_BYTES + 1), 'EX', TTL_S)
     return
   end
-  redis.call('SETRANGE', key, slotAt(second) - 1, struct.pack('<I4I4', second, hitsAt(packed, second) + weight))
   local expirySet = struct.unpack('<I4', packed, 17)
-  if second - expirySet >= REFRESH then
-    redis.call('SETRANGE', key, 0, header)
-    redis.call('EXPIRE', key, TTL_S)
+  local refresh = second - expirySet >= REFRESH
+  if not refresh then
+    header = struct.pack(HEADER, second, total + weight, window, oldest, expirySet)
+  end
+  local slot = slotAt(second)
+  local stack = header .. string.sub(packed, HEADER_BYTES + 1, slot - 1)
+      .. struct.pack('<I4I4', second, hitsAt(packed, second) + weight) .. string.sub(packed, slot + SLOT_BYTES)
+  if refresh then
+    redis.call('SET', key, stack, 'EX', TTL_S)
   else
-    redis.call('SETRANGE', key, 0, struct.pack('<I4I4I4I4', second, total + weight, window, oldest))
+    redis.call('SET', key, stack, 'KEEPTTL')
   end
 end
 
 -- Adds weight to a stack whose window is not known here (hits counted on a node, flushed): the window its header
--- counts is moved on to now and kept.
-local function addHitsKeepingWindow(key, weight)
-  local packed = readStack(key)
+-- counts is moved on to now and kept. packed: the stack as read, or nil for none.
+local function addHitsKeepingWindowTo(key, packed, weight)
   local window = 0
   if packed then
     window = struct.unpack('<I4', packed, 9)
@@ -113,4 +120,8 @@ local function addHitsKeepingWindow(key, weight)
   end
   local total, oldest = windowOf(packed, window)
   addHits(key, packed, weight, window, total, oldest)
+end
+
+local function addHitsKeepingWindow(key, weight)
+  addHitsKeepingWindowTo(key, readStack(key), weight)
 end

@@ -3,6 +3,8 @@ package io.sluice.server.cluster;
 import io.sluice.server.OwnThread;
 import static io.sluice.server.cluster.ClientStoreSpecification.CLASSIFIER;
 import static io.sluice.server.cluster.ClientStoreSpecification.CURL;
+import static io.sluice.server.cluster.ClientStoreSpecification.PYTHON;
+import static io.sluice.server.cluster.ClientStoreSpecification.WGET;
 import static io.sluice.server.cluster.ClientStoreSpecification.admitted;
 import static io.sluice.server.cluster.ClientStoreSpecification.refused;
 import static io.sluice.server.cluster.ClientStoreSpecification.served;
@@ -103,8 +105,12 @@ class RedisClientStateStoreTest {
     }
 
     private static Timed decide(Member member, String ip) {
+        return decide(member, ip, CURL);
+    }
+
+    private static Timed decide(Member member, String ip, String agent) {
         long start = System.nanoTime();
-        Decision decision = member.engine().decide(Request.direct(ip, CURL));
+        Decision decision = member.engine().decide(Request.direct(ip, agent));
         boolean asked = decision instanceof Decision.Pending;
         return new Timed(answered(decision), asked, Duration.ofNanos(System.nanoTime() - start));
     }
@@ -159,6 +165,82 @@ class RedisClientStateStoreTest {
             }
         }, "the refused hits to reach Redis");
         assertThat(decide(b, "192.0.2.1").asked()).as("b knew nothing of it").isTrue();
+    }
+
+    /**
+     * The hits in the last minute of {@code ip}'s own stack, or -1 while its key names its only client instead
+     * (address-stacks.lua), or 0 for none.
+     */
+    private long addressHitsInRedis(String ip) throws Exception {
+        return Long.parseLong(redis.command("EVAL", "local second = tonumber(redis.call('TIME')[1]) "
+                + "local held = redis.call('GET', KEYS[1]) if not held then return 0 end "
+                + "if #held ~= 500 then return -1 end local n = 0 "
+                + "local fields = {struct.unpack('<' .. string.rep('I4', 125), held)} "
+                + "for i = 1, 60 do if fields[4 + 2 * i] > second - 60 then n = n + fields[5 + 2 * i] end end "
+                + "return n", "1", ClusterFixture.SETTINGS.keyPrefix() + "{" + ip + "}:s"));
+    }
+
+    private long addressHitsOrFail(String ip) {
+        try {
+            return addressHitsInRedis(ip);
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
+    void anAddresssOnlyClientAnswersForItUntilAnotherUserAgentsHitsCountedByANodeReachRedis() throws Exception {
+        Policy policy = Policy.defaults().withPerAddress(new Policy.PerAddress(32, 64, 15, 3, 32));
+        Member a = member("a", policy);
+        Member b = member("b", policy);
+        await(() -> a.store().available(), "node a to be healthy");
+        for (int i = 0; i < 3; i++) {
+            served(decide(a, "192.0.2.1", CURL).decision());
+        }
+        refused(decide(a, "192.0.2.1", CURL).decision(), Reason.ADDRESS_HIT_STACK);
+        assertThat(addressHitsInRedis("192.0.2.1")).as("no stack of the address's own while curl is alone")
+                .isEqualTo(-1);
+
+        // node a knows the address is full: wget is refused without asking Redis, its hits counted for the flush
+        for (int i = 0; i < 2; i++) {
+            Timed wget = decide(a, "192.0.2.1", WGET);
+            refused(wget.decision(), Reason.ADDRESS_HIT_STACK);
+            assertThat(wget.asked()).isFalse();
+        }
+
+        // the flush folds curl's four hits into the address's own stack and adds wget's two
+        await(() -> addressHitsOrFail("192.0.2.1") == 6, "the address's stack with both user agents' hits");
+        Timed python = decide(b, "192.0.2.1", PYTHON);
+        assertThat(python.asked()).isTrue();
+        refused(python.decision(), Reason.ADDRESS_HIT_STACK);
+        assertThat(addressHitsInRedis("192.0.2.1")).isEqualTo(7);
+    }
+
+    @Test
+    void aLongRequestOfAnAddresssOnlyClientIsStillCountedByANewcomerOnceItsClientsMarkerIsGone() throws Exception {
+        Policy policy = ClientStoreSpecification.generous().withPerAddress(new Policy.PerAddress(32, 64, 15, 1_000, 1));
+        Member a = member("a", policy, Duration.ofSeconds(1));
+        Member b = member("b", policy, Duration.ofSeconds(1));
+        Decision.Admit running = admitted(decide(a, "192.0.2.1", CURL).decision());
+        String prefix = ClusterFixture.SETTINGS.keyPrefix() + "{192.0.2.1}:";
+        assertThat(addressHitsInRedis("192.0.2.1")).as("curl alone answers for the address").isEqualTo(-1);
+
+        // renewed (it runs longer than a third of the lease time), the lease is put in the address's own set
+        await(() -> "1".equals(command("EXISTS", prefix + "l")), "the renewed lease in the address's set");
+        // a minute with no other request of curl's: its marker expires
+        command("DEL", prefix + "s");
+
+        refused(decide(b, "192.0.2.1", WGET).decision(), Reason.ADDRESS_CONCURRENCY);
+        running.admission().complete(200, 1_000);
+        await(() -> decide(b, "192.0.2.1", WGET).decision() instanceof Decision.Admit, "the slot given back");
+    }
+
+    private String command(String... words) {
+        try {
+            return redis.command(words);
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
     }
 
     @Test

@@ -1,0 +1,99 @@
+-- An address's aggregate in Redis, answered by its only client while it has one (docs/architecture-cluster.md,
+-- "An address's only client"); LuaScript puts this text after hit-stacks.lua and ahead of the scripts that push an
+-- address's hits (client-admit.lua, client-flush.lua).
+-- Most addresses have one user agent. While that holds, the address's stack and leases would be copies of its
+-- client's: its key holds a marker naming that client instead, and the client's own stack and leases answer for the
+-- address (its hits over the address's window, its leases against the address's limit). The first request or
+-- flushed hit of another client folds the address: the client's stack and live leases are copied to the address's
+-- own keys, which count every client from then on, until they expire. Half the commands of an admission are the
+-- address's (docs/BENCHMARKS.md, issue 29).
+-- A marker: '=', the second its expiry was set (ten digits), then the client's stack key, its leases key and the
+-- address's leases key, each ending in a newline: read at fixed places, since an unanchored pattern over it cost more
+-- per admission than the commands it saves. It lives as long as its client's stack at least: set again with the same
+-- TTL, as often.
+
+-- The marker naming the client whose stack is clientKey, set this second.
+local function soleMarker(clientKey, clientLeases, addressLeases)
+  local marker = '=' .. string.format('%010d', second) .. clientKey .. '\n' .. clientLeases .. '\n' .. addressLeases
+      .. '\n'
+  if #marker == STACK_BYTES then
+    marker = marker .. '\n' -- never the length of a stack
+  end
+  return marker
+end
+
+-- Whether the string at an address's key is a marker (else a stack).
+local function isMarker(held)
+  return #held ~= STACK_BYTES
+end
+
+-- Whether marker names the client whose stack is clientKey.
+local function marks(marker, clientKey)
+  return string.byte(marker, #clientKey + 12) == 10 and string.sub(marker, 12, #clientKey + 11) == clientKey
+end
+
+-- The address's own keys made from its only client's, now that another client comes: its stack copied (or none,
+-- if the client's expired) and its live leases. Returns the address's stack as now held, or nil.
+local function fold(addressKey, marker)
+  local clientKey, clientLeases, addressLeases = string.match(marker, '^([^\n]*)\n([^\n]*)\n([^\n]*)\n', 12)
+  local packed = redis.call('GET', clientKey)
+  if packed then
+    redis.call('SET', addressKey, packed, 'EX', TTL_S)
+  else
+    redis.call('DEL', addressKey)
+    packed = nil
+  end
+  local live = redis.call('ZRANGEBYSCORE', clientLeases, '(' .. now, '+inf', 'WITHSCORES')
+  if #live > 0 then
+    -- a few hundred at a time: unpack's arguments are bounded
+    for first = 1, #live, 512 do
+      local scored = {}
+      for i = first, math.min(#live, first + 510), 2 do
+        scored[#scored + 1] = live[i + 1]
+        scored[#scored + 1] = live[i]
+      end
+      redis.call('ZADD', addressLeases, unpack(scored))
+    end
+    local ttl = redis.call('PTTL', clientLeases)
+    if ttl > 0 then
+      redis.call('PEXPIRE', addressLeases, ttl)
+    end
+  end
+  return packed
+end
+
+-- For an admission: whether the client whose keys are given answers for its address, and if not, the address's
+-- stack as read (nil: none). An address with no stack and no leases becomes this client's.
+local function addressOf(addressKey, clientKey, clientLeases, addressLeases)
+  local held = redis.call('GET', addressKey)
+  if not held then
+    if redis.call('EXISTS', addressLeases) == 1 then
+      return false, nil -- another client's request still runs: counted by the address
+    end
+    redis.call('SET', addressKey, soleMarker(clientKey, clientLeases, addressLeases), 'EX', TTL_S)
+    return true, nil
+  end
+  if not isMarker(held) then
+    return false, held
+  end
+  if marks(held, clientKey) then
+    if second - tonumber(string.sub(held, 2, 11)) >= REFRESH then
+      redis.call('SET', addressKey, soleMarker(clientKey, clientLeases, addressLeases), 'EX', TTL_S)
+    end
+    return true, nil
+  end
+  return false, fold(addressKey, held)
+end
+
+-- For a flush: weight hits of the client whose stack is fromKey, counted on a node, added to its address's stack;
+-- none while that client answers for the address (its own stack gets them).
+local function addAddressHits(addressKey, weight, fromKey)
+  local held = redis.call('GET', addressKey)
+  if held and isMarker(held) then
+    if marks(held, fromKey) then
+      return
+    end
+    held = fold(addressKey, held)
+  end
+  addHitsKeepingWindowTo(addressKey, held or nil, weight)
+end
