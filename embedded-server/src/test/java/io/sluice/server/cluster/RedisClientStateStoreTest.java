@@ -235,6 +235,34 @@ class RedisClientStateStoreTest {
         await(() -> decide(b, "192.0.2.1", WGET).decision() instanceof Decision.Admit, "the slot given back");
     }
 
+    @Test
+    void everyKeyTheClientsLeaveInRedisExpiresSoAFloodOfAddressesCannotFillIt() throws Exception {
+        Policy policy = Policy.defaults().withPerAddress(new Policy.PerAddress(32, 64, 15, 3, 32));
+        Member a = member("a", policy, Duration.ofSeconds(1));
+        Member b = member("b", policy, Duration.ofSeconds(1));
+        Decision.Admit running = admitted(decide(a, "192.0.2.7", CURL).decision()); // renewed while it runs
+        for (int i = 0; i < 20; i++) {
+            served(decide(i % 2 == 0 ? a : b, "192.0.2." + (10 + i), CURL).decision()); // alone at their addresses
+        }
+        for (String agent : List.of(CURL, WGET, PYTHON)) { // one address folded by a second and third user agent
+            served(decide(a, "192.0.2.1", agent).decision());
+        }
+        refused(decide(a, "192.0.2.1", CURL).decision(), Reason.ADDRESS_HIT_STACK);
+        refused(decide(a, "192.0.2.1", WGET).decision(), Reason.ADDRESS_HIT_STACK); // counted, flushed later
+        await(() -> a.store().counts().get("unflushed") == 0 && !a.store().releasesPending()
+                && "1".equals(command("EXISTS", ClusterFixture.SETTINGS.keyPrefix() + "{192.0.2.7}:l")),
+                "the flush, the releases and the renewal");
+
+        String[] found = command("EVAL", "local keys, without = redis.call('KEYS', ARGV[1] .. '{1*'), {} "
+                + "for _, k in ipairs(keys) do if redis.call('PTTL', k) < 0 then without[#without + 1] = k end end "
+                + "return #keys .. ' ' .. table.concat(without, ' ')", "0", ClusterFixture.SETTINGS.keyPrefix())
+                .trim().split(" ", 2);
+        // 21 lone clients (stack, lease set, marker), one folded address (its stack and lease set, three clients')
+        assertThat(Integer.parseInt(found[0])).as("keys looked at").isGreaterThanOrEqualTo(21 * 3 + 2 + 3 * 2);
+        assertThat(found.length == 1 ? "" : found[1]).as("keys with no expiry").isEmpty();
+        running.admission().complete(200, 1_000);
+    }
+
     private String command(String... words) {
         try {
             return redis.command(words);
