@@ -270,9 +270,10 @@ class ConsoleEndToEndTest {
                 .contains("pause", "false -> true");
     }
 
-    private static Optional<TableCell<?, ?>> domainCell(FxRobot robot, String text) {
-        return robot.lookup("#domainsTable .table-cell").<TableCell<?, ?>>queryAll().stream()
-                .filter(cell -> text.equals(cell.getText())).findFirst();
+    /** The domains table's cell showing {@code text}, looked up on the FX thread, which redraws the polled table. */
+    private static Optional<TableCell<?, ?>> domainCell(FxRobot robot, String text) throws Exception {
+        return WaitForAsyncUtils.asyncFx(() -> robot.lookup("#domainsTable .table-cell").<TableCell<?, ?>>queryAll()
+                .stream().filter(cell -> text.equals(cell.getText())).findFirst()).get();
     }
 
     private static String text(FxRobot robot, String id) {

@@ -8,6 +8,7 @@ import io.sluice.console.ui.Session;
 import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import javafx.application.Platform;
 import javafx.scene.Scene;
@@ -82,13 +83,13 @@ class FleetViewTest {
         cluster.stop("web-2");
 
         TableRow<NodeRow> silent = awaitRow(robot, "web-2", NodeHealth.UNREACHABLE);
-        assertThat(silent.getItem().state()).isEqualTo("UNREACHABLE");
-        assertThat(silent.lookup(".node-state").getStyleClass()).contains("node-unreachable");
+        assertThat(onFx(() -> silent.getItem().state())).isEqualTo("UNREACHABLE");
+        assertThat(onFx(() -> List.copyOf(silent.lookup(".node-state").getStyleClass()))).contains("node-unreachable");
         @SuppressWarnings("unchecked")
         ListView<String> alerts = robot.lookup(".fleet-alerts").queryAs(ListView.class);
         assertThat(alerts.isVisible()).isTrue();
         assertThat(alerts.getItems()).anyMatch(alert -> alert.startsWith("web-2 is silent"));
-        assertThat(row(robot, "web-1")).map(row -> row.getItem().health()).hasValue(NodeHealth.HEALTHY);
+        assertThat(onFx(() -> row(robot, "web-1").map(row -> row.getItem().health()))).hasValue(NodeHealth.HEALTHY);
         assertThat(robot.lookup(".fleet-summary").queryAs(Label.class).getText())
                 .startsWith("2 nodes · 1 healthy · 1 unreachable");
     }
@@ -104,13 +105,13 @@ class FleetViewTest {
         // as it is now until the selection has taken
         WaitForAsyncUtils.waitFor(PATIENCE_SECONDS, TimeUnit.SECONDS, () -> {
             if (!title.getText().equals("web-2 · healthy")) {
-                row(robot, "web-2").ifPresent(robot::clickOn);
+                onFx(() -> row(robot, "web-2")).ifPresent(robot::clickOn);
             }
             return title.getText().equals("web-2 · healthy");
         });
         // the row is restyled at the next pulse after the selection, which a busy machine may be slow to run
-        WaitForAsyncUtils.waitFor(PATIENCE_SECONDS, TimeUnit.SECONDS, () -> row(robot, "web-2")
-                .filter(row -> row.getStyleClass().contains("selected-node")).isPresent());
+        WaitForAsyncUtils.waitFor(PATIENCE_SECONDS, TimeUnit.SECONDS, () -> onFx(() -> row(robot, "web-2")
+                .filter(row -> row.getStyleClass().contains("selected-node")).isPresent()));
 
         // clicked again until it takes, as the row was: a click the FX thread has not handled yet is not lost, but
         // a robot's click on a busy machine can miss a button laid out again under it
@@ -136,13 +137,24 @@ class FleetViewTest {
                         .anyMatch(Line::isVisible)).get());
     }
 
+    /**
+     * Waits for {@code node}'s row to show {@code health}. The table is redrawn on the FX thread as the fleet view
+     * is polled, so its rows are looked up there: looked up from the test thread, a redraw in between threw
+     * IndexOutOfBoundsException inside the lookup (JDK 25, two CI runs at once).
+     */
     private static TableRow<NodeRow> awaitRow(FxRobot robot, String node, NodeHealth health) throws Exception {
-        WaitForAsyncUtils.waitFor(PATIENCE_SECONDS, TimeUnit.SECONDS, () -> row(robot, node)
+        WaitForAsyncUtils.waitFor(PATIENCE_SECONDS, TimeUnit.SECONDS, () -> onFx(() -> row(robot, node)
                 .filter(row -> row.getItem().health() == health && row.getStyleClass().contains(health.styleClass()))
-                .isPresent());
-        return row(robot, node).orElseThrow();
+                .isPresent()));
+        return onFx(() -> row(robot, node).orElseThrow());
     }
 
+    /** What {@code read} returns, read on the FX thread, which redraws the table. */
+    private static <T> T onFx(Callable<T> read) throws Exception {
+        return WaitForAsyncUtils.asyncFx(read).get();
+    }
+
+    /** {@code node}'s row of the table; on the FX thread only. */
     @SuppressWarnings("unchecked")
     private static Optional<TableRow<NodeRow>> row(FxRobot robot, String node) {
         List<TableRow<NodeRow>> rows = robot.lookup(".fleet-nodes .table-row-cell").queryAll().stream()
