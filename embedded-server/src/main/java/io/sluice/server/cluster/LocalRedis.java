@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntPredicate;
 
 /**
  * A throwaway {@code redis-server} for the cluster demo and the ban-propagation measurement: the
@@ -147,18 +148,34 @@ public final class LocalRedis implements AutoCloseable {
     }
 
     /**
-     * A free loopback port whose cluster bus port (+10000) is free too, so below 55536, for a Redis Cluster node:
-     * chosen at random in 20000-32767, below Linux's ephemeral range, where other servers get their ports.
+     * A free loopback port for a process started after this returns (a redis-server; a test's nginx or Prometheus):
+     * chosen at random in 20000-32767, below Linux's ephemeral range (32768 and up), where every outgoing connection
+     * on the machine takes its local port too. So the port stays free until the process binds it, but for a rare
+     * collision with another such choice, which the launchers retry: a port found by binding port 0 was taken in
+     * between when two loaded CI runs shared a machine.
+     */
+    public static int freePortForAProcess() {
+        return freePortWhere(port -> true, 200, "no free port in 20000-32767 after 200 tries");
+    }
+
+    /**
+     * A free port as {@link #freePortForAProcess()} whose cluster bus port (+10000) is free too, for a Redis Cluster
+     * node.
      */
     public static int freePortWithClusterBus() {
+        return freePortWhere(port -> bindable(port + 10_000), 100,
+                "no free port with a free cluster bus port (+10000) after 100 tries");
+    }
+
+    private static int freePortWhere(IntPredicate alsoFree, int attempts, String failure) {
         Random random = new Random();
-        for (int attempt = 0; attempt < 100; attempt++) {
+        for (int attempt = 0; attempt < attempts; attempt++) {
             int port = 20_000 + random.nextInt(12_768);
-            if (bindable(port) && bindable(port + 10_000)) {
+            if (bindable(port) && alsoFree.test(port)) {
                 return port;
             }
         }
-        throw new IllegalStateException("no free port with a free cluster bus port (+10000) after 100 tries");
+        throw new IllegalStateException(failure);
     }
 
     private static boolean bindable(int port) {

@@ -1,6 +1,6 @@
 package io.sluice.server.front;
 
-import io.sluice.server.testkit.FreePorts;
+import io.sluice.server.cluster.LocalRedis;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -33,7 +33,7 @@ final class NginxProxy implements AutoCloseable {
     }
 
     static NginxProxy start(Path dir, int upstreamPort) throws IOException, InterruptedException {
-        int port = FreePorts.forAProcess();
+        int port = LocalRedis.freePortForAProcess();
         String d = dir.toAbsolutePath().toString();
         String conf = """
                 daemon off;

@@ -2,7 +2,7 @@ package io.sluice.server.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.server.testkit.FreePorts;
+import io.sluice.server.cluster.LocalRedis;
 import java.io.IOException;
 import java.io.StringReader;
 import java.net.URI;
@@ -114,8 +114,8 @@ class ServerPackageLaunchTest {
      */
     private Map<String, String> launch(Path root, Map<String, String> shipped, boolean last) throws Exception {
         Map<String, String> config = new TreeMap<>(shipped);
-        config.put("listen", "127.0.0.1:" + FreePorts.forAProcess());
-        config.put("admin", "127.0.0.1:" + FreePorts.forAProcess());
+        config.put("listen", "127.0.0.1:" + LocalRedis.freePortForAProcess());
+        config.put("admin", "127.0.0.1:" + LocalRedis.freePortForAProcess());
         Files.writeString(root.resolve("etc/sluice/sluice.conf"), asProperties(config));
         List<String> command = new ArrayList<>(List.of(root.resolve("usr/bin/sluice-server").toString()));
         // as the unit starts it: everything from the configuration file
