@@ -95,10 +95,11 @@ local function lease(key, id, leaseMs)
   end
 end
 
--- One request's rules: its arguments from ARGV[a + 1], its keys from KEYS[k + 1]; returns its answer and the
--- number of keys it had.
 -- Leases that count: those expiring after now (made once per call).
 local live = '(' .. string.format('%d', now)
+
+-- One request's rules: its arguments from ARGV[a + 1], its keys from KEYS[k + 1]; returns its answer and the
+-- number of keys it had.
 local function admit(a, k)
   local weight = tonumber(ARGV[a + 1])
   local limits = sets[tonumber(ARGV[a + 2])]

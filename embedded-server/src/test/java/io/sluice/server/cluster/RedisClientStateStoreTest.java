@@ -121,12 +121,17 @@ class RedisClientStateStoreTest {
      * (second, hits) after the stack's header of five numbers, those of a second within the last minute.
      */
     private long hitsInRedis(String ip) throws Exception {
-        return Long.parseLong(redis.command("EVAL", "local second = tonumber(redis.call('TIME')[1]) local n = 0 "
-                + "for _, k in ipairs(redis.call('KEYS', ARGV[1])) do "
-                + "local fields = {struct.unpack('<' .. string.rep('I4', 125), redis.call('GET', k))} "
-                + "for i = 1, 60 do if fields[4 + 2 * i] > second - 60 then n = n + fields[5 + 2 * i] end end end "
+        return Long.parseLong(redis.command("EVAL", MINUTE_OF_HITS + "local n = 0 "
+                + "for _, k in ipairs(redis.call('KEYS', ARGV[1])) do n = n + minute(redis.call('GET', k)) end "
                 + "return n", "0", ClusterFixture.SETTINGS.keyPrefix() + "{" + ip + "}:s:*"));
     }
+
+    /** Lua: {@code minute(stack)}, the hits of a stack's string in the slots of the last minute on Redis's clock. */
+    private static final String MINUTE_OF_HITS = "local second = tonumber(redis.call('TIME')[1]) "
+            + "local function minute(packed) local n = 0 "
+            + "local fields = {struct.unpack('<' .. string.rep('I4', 125), packed)} "
+            + "for i = 1, 60 do if fields[4 + 2 * i] > second - 60 then n = n + fields[5 + 2 * i] end end "
+            + "return n end ";
 
     @Test
     void aRequestCostsOneCallAndAClientKnownToBeRefusedNoneTillItsTimeWithItsHitsStillCounted() throws Exception {
@@ -173,12 +178,10 @@ class RedisClientStateStoreTest {
      * (address-stacks.lua), or 0 for none.
      */
     private long addressHitsInRedis(String ip) throws Exception {
-        return Long.parseLong(redis.command("EVAL", "local second = tonumber(redis.call('TIME')[1]) "
+        return Long.parseLong(redis.command("EVAL", MINUTE_OF_HITS
                 + "local held = redis.call('GET', KEYS[1]) if not held then return 0 end "
-                + "if #held ~= 500 then return -1 end local n = 0 "
-                + "local fields = {struct.unpack('<' .. string.rep('I4', 125), held)} "
-                + "for i = 1, 60 do if fields[4 + 2 * i] > second - 60 then n = n + fields[5 + 2 * i] end end "
-                + "return n", "1", ClusterFixture.SETTINGS.keyPrefix() + "{" + ip + "}:s"));
+                + "if #held ~= 500 then return -1 end return minute(held)", "1",
+                ClusterFixture.SETTINGS.keyPrefix() + "{" + ip + "}:s"));
     }
 
     private long addressHitsOrFail(String ip) {
