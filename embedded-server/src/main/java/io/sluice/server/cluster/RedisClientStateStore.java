@@ -187,9 +187,13 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
         return prefix + "{" + ask.address().ip() + "}:";
     }
 
-    /** The client's own hit stack. */
+    /**
+     * The client's own hit stack. Stack keys take a new letter whenever hit-stacks.lua lays a stack out differently
+     * ("k" since the header holds its last second's hits), so during an upgrade old and new nodes never read each
+     * other's stacks wrongly (docs/manual/cluster.md, "Upgrading").
+     */
     private static String clientHits(String tag, String clientPart) {
-        return tag + "s:" + clientPart;
+        return tag + "k:" + clientPart;
     }
 
     /** This crawler's last service (its list entry): in the crawlers' slot. */
@@ -219,8 +223,8 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
         String tag = tagged(ask);
         String client = clientPart(ask.client());
         String hits = clientHits(tag, client);
-        String addressHits = tag + "s";
-        String routeHits = ask.route() == null ? hits : tag + "sr:" + client + ":" + ask.route();
+        String addressHits = tag + "k";
+        String routeHits = ask.route() == null ? hits : tag + "kr:" + client + ":" + ask.route();
         String crawler = ask.crawler() == null ? null : crawlerKey(ask.crawler());
         String anyCrawler = prefix + "{crawlers}:any";
         engineNow = ask.nowMillis();

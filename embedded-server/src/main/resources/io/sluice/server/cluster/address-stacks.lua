@@ -95,5 +95,5 @@ local function addAddressHits(addressKey, weight, fromKey)
     end
     held = fold(addressKey, held)
   end
-  addHitsKeepingWindowTo(addressKey, held or nil, weight)
+  addHitsKeepingWindow(stackOf(addressKey, held or nil), weight)
 end

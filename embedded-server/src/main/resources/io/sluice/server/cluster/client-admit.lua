@@ -23,11 +23,11 @@ local sets = {}
 -- A crawler's last service is remembered longer than the longest gap a policy may set (a day).
 local CRAWLER_MEMORY = 90000000
 
--- What a stack (packed: as read, nil for none) holds once weight is pushed on it, over a window of `window` s:
--- hits in the window, ms until fewer than max remain, ms until the oldest leaves; then the window's hits and its
--- oldest second before the push.
-local function measure(packed, weight, window, max)
-  local total, oldest = windowOf(packed, window)
+-- What a stack (as read) holds once weight is pushed on it, over a window of `window` s: hits in the window, ms
+-- until fewer than max remain, ms until the oldest leaves; then the window's hits and its oldest second before the
+-- push.
+local function measure(stack, weight, window, max)
+  local total, oldest = windowOf(stack, window)
   local before, oldestBefore = total, oldest
   if weight > 0 then
     total = total + weight
@@ -43,9 +43,7 @@ local function measure(packed, weight, window, max)
       if s == second then
         remaining = remaining - weight
       end
-      if packed then
-        remaining = remaining - hitsAt(packed, s)
-      end
+      remaining = remaining - hitsAt(stack, s)
       if remaining < max then
         below = math.max(0, (s + window) * 1000 - now)
         break
@@ -59,11 +57,11 @@ local function measure(packed, weight, window, max)
   return total, below, reset, before, oldestBefore
 end
 
--- Pushes weight on a hit stack (packed: as read, nil for none); returns what measure does.
-local function push(key, packed, weight, window, max)
-  local total, below, reset, before, oldestBefore = measure(packed, weight, window, max)
+-- Pushes weight on a hit stack (as read); returns what measure does.
+local function push(stack, weight, window, max)
+  local total, below, reset, before, oldestBefore = measure(stack, weight, window, max)
   if weight > 0 then
-    addHits(key, packed, weight, window, before, oldestBefore)
+    addHits(stack, weight, window, before, oldestBefore)
   end
   return total, below, reset
 end
@@ -106,22 +104,21 @@ local function admit(a, k)
   local crawlerGap = tonumber(ARGV[a + 4])
   local clientLeases, addressLeases = KEYS[k + 3], KEYS[k + 4]
   local keys = 4
-  local clientStack = readStack(KEYS[k + 1])
-  local hits, below, reset = push(KEYS[k + 1], clientStack, weight, limits[1], limits[2])
+  local clientStack = openStack(KEYS[k + 1])
+  local hits, below, reset = push(clientStack, weight, limits[1], limits[2])
   local routeWindow = limits[3]
   local routeHits, routeBelow = 0, 0
   if routeWindow > 0 then
     keys = keys + 1
-    routeHits, routeBelow = push(KEYS[k + keys], readStack(KEYS[k + keys]), math.max(1, weight), routeWindow,
-        limits[4])
+    routeHits, routeBelow = push(openStack(KEYS[k + keys]), math.max(1, weight), routeWindow, limits[4])
   end
   local alone, addressStack = addressOf(KEYS[k + 2], KEYS[k + 1], clientLeases, addressLeases)
   local addressHits, addressBelow
   if alone then
-    -- the client's stack answers for its address's, over the address's window
+    -- the client's stack (as read, before its push) answers for its address's, over the address's window
     addressHits, addressBelow = measure(clientStack, weight, limits[5], limits[6])
   else
-    addressHits, addressBelow = push(KEYS[k + 2], addressStack, weight, limits[5], limits[6])
+    addressHits, addressBelow = push(stackOf(KEYS[k + 2], addressStack), weight, limits[5], limits[6])
   end
   local crawlerKey, anyCrawlerKey
   if crawlerGap >= 0 then

@@ -6,7 +6,7 @@
 for i = 1, #KEYS do
   local weight, from = tonumber(ARGV[2 * i - 1]), ARGV[2 * i]
   if from == '' then
-    addHitsKeepingWindow(KEYS[i], weight)
+    addHitsKeepingWindow(openStack(KEYS[i]), weight)
   else
     addAddressHits(KEYS[i], weight, from)
   end

@@ -2,19 +2,21 @@
 -- this text ahead of theirs (docs/architecture-cluster.md, "Keys").
 -- A stack is one string of little-endian 32-bit numbers: a header, then KEEP slots of (epoch second s, the weighted
 -- hits of s) in slot s % KEEP. A slot holding another second than the one its place stands for is stale: it counts
--- nothing, so nothing is ever zeroed. The header carries the window's total forward: the last second written L,
--- the hits in the WINDOW seconds up to L, the oldest of those seconds with hits (0: none), and the second the
--- stack's expiry was last set. A push reads the stack with one GET, moves the total on by the seconds that left
--- the window since L (one for a client seen every second) and writes it back, its slot and header changed, with one
--- SET (KEEPTTL, or a new expiry every REFRESH s): summing the whole window in Lua on every push cost more than the
--- Redis commands, and two SETRANGEs and an EXPIRE more than one SET (docs/BENCHMARKS.md, issue 29).
+-- nothing, so nothing is ever zeroed. The header holds the last second written L and L's hits (L's slot is written
+-- only when a later second comes), the window's total carried forward (the window W it counts, the hits in the W
+-- seconds up to L, the oldest of those seconds with hits, 0: none), and the second the stack's expiry was last set.
+-- So a push in the second its stack last saw (most of a busy client's) reads and writes the header alone, one
+-- GETRANGE and one SETRANGE of 24 bytes; only a push that moves the window on, or must find when hits leave it,
+-- reads the slots (one GET). Every byte a script reads or writes becomes a Lua string that Redis hashes whole: a
+-- push that read and rewrote the whole stack spent more in Lua than in its commands (docs/BENCHMARKS.md, issue 29).
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local second = math.floor(now / 1000)
 -- The last 60 s whatever the window (a window is at most 60 s), as the local store keeps.
 local KEEP = 60
-local HEADER = '<I4I4I4I4I4'
-local HEADER_BYTES = 20
+local HEADER = '<I4I4I4I4I4I4'
+local HEADER_BYTES = 24
+local SLOT = '<I4I4'
 local SLOT_BYTES = 8
 -- A stack's string is always this long (so a string of another length at a stack's key is not a stack).
 local STACK_BYTES = HEADER_BYTES + KEEP * SLOT_BYTES
@@ -22,9 +24,28 @@ local STACK_BYTES = HEADER_BYTES + KEEP * SLOT_BYTES
 local REFRESH = 10
 local TTL_S = KEEP + 1 + REFRESH
 
--- The stack's string, or nil when there is none.
-local function readStack(key)
-  return redis.call('GET', key) or nil
+-- A stack as read: its key and header's numbers (last nil: no stack), and its whole string once a figure needed
+-- its slots (packed).
+local function stackFrom(key, header, packed)
+  if #header < HEADER_BYTES then
+    return {key = key}
+  end
+  local last, hitsLast, window, total, oldest, expirySet = struct.unpack(HEADER, header, 1)
+  return {key = key, last = last, hitsLast = hitsLast, window = window, total = total, oldest = oldest,
+    expirySet = expirySet, packed = packed}
+end
+
+-- The stack at key, its header read.
+local function openStack(key)
+  return stackFrom(key, redis.call('GETRANGE', key, 0, HEADER_BYTES - 1), nil)
+end
+
+-- The stack whose whole string is packed (nil: none), as read at key.
+local function stackOf(key, packed)
+  if not packed then
+    return {key = key}
+  end
+  return stackFrom(key, packed, packed)
 end
 
 -- The byte (from 1) where second s's slot starts.
@@ -32,19 +53,35 @@ local function slotAt(s)
   return HEADER_BYTES + (s % KEEP) * SLOT_BYTES + 1
 end
 
--- The hits of second s (within the last KEEP seconds); 0 when its slot holds another second.
-local function hitsAt(packed, s)
-  local tagged, hits = struct.unpack('<I4I4', packed, slotAt(s))
+-- The hits of second s in its slot (0 when the slot holds another second), the slots read when first needed. A
+-- push writes only the header and the slot of the second the header held, which the header answers for: slots read
+-- after this call's own push still hold every other second as before it.
+local function slotHits(stack, s)
+  if not stack.packed then
+    stack.packed = redis.call('GET', stack.key)
+  end
+  local tagged, hits = struct.unpack(SLOT, stack.packed, slotAt(s))
   if tagged == s then
     return hits
   end
   return 0
 end
 
+-- The hits of second s (within the last KEEP seconds) as the stack held them when read.
+local function hitsAt(stack, s)
+  if not stack.last then
+    return 0
+  end
+  if s == stack.last then
+    return stack.hitsLast
+  end
+  return slotHits(stack, s)
+end
+
 -- The oldest second from first to last with hits, or 0.
-local function oldestFrom(packed, first, last)
+local function oldestFrom(stack, first, last)
   for s = first, last do
-    if hitsAt(packed, s) > 0 then
+    if hitsAt(stack, s) > 0 then
       return s
     end
   end
@@ -54,74 +91,72 @@ end
 -- The stack's window of `window` seconds ending now: its hits and the oldest second with hits (0: none). The
 -- header's total is moved on when it is for the same window, else the window is summed afresh (a policy edit, or a
 -- stack only flushed to so far).
-local function windowOf(packed, window)
-  if not packed then
+local function windowOf(stack, window)
+  if not stack.last then
     return 0, 0
   end
-  local last, total, counted, oldest = struct.unpack(HEADER, packed, 1)
+  local last = stack.last
   local first = second - window + 1
-  if counted ~= window or last > second then
-    total = 0
+  if stack.window ~= window or last > second then
+    local total = 0
     for s = first, second do
-      total = total + hitsAt(packed, s)
+      total = total + hitsAt(stack, s)
     end
-    return total, oldestFrom(packed, first, second)
+    return total, oldestFrom(stack, first, second)
   end
   if last < first then
     return 0, 0
   end
+  local total, oldest = stack.total, stack.oldest
   for s = last - window + 1, first - 1 do
-    total = total - hitsAt(packed, s)
+    total = total - hitsAt(stack, s)
   end
   if oldest ~= 0 and oldest < first then
-    oldest = oldestFrom(packed, first, last)
+    oldest = oldestFrom(stack, first, last)
   end
   return total, oldest
 end
 
--- Adds weight to this second's slot of the stack (packed: as read, or nil for none), whose window of `window`
--- seconds (0: not known) held total hits with the oldest at second oldest before, and saves it.
-local function addHits(key, packed, weight, window, total, oldest)
+-- Adds weight to this second's hits of the stack (as read), whose window of `window` seconds (0: not known) held
+-- total hits with the oldest at second oldest before, and saves it.
+local function addHits(stack, weight, window, total, oldest)
   if oldest == 0 then
     oldest = second
   end
-  local header = struct.pack(HEADER, second, total + weight, window, oldest, second)
-  if not packed then
-    local slot = slotAt(second)
-    redis.call('SET', key, header .. string.rep('\0', slot - HEADER_BYTES - 1) .. struct.pack('<I4I4', second, weight)
-        .. string.rep('\0', STACK_BYTES - slot - SLOT_BYTES + 1), 'EX', TTL_S)
+  if not stack.last then
+    redis.call('SET', stack.key, struct.pack(HEADER, second, weight, window, total + weight, oldest, second)
+        .. string.rep('\0', KEEP * SLOT_BYTES), 'EX', TTL_S)
     return
   end
-  local expirySet = struct.unpack('<I4', packed, 17)
-  local refresh = second - expirySet >= REFRESH
-  if not refresh then
-    header = struct.pack(HEADER, second, total + weight, window, oldest, expirySet)
+  if stack.last > second then
+    -- Redis's clock went back (a failover to another machine): the hits go in this second's slot, the header keeps
+    -- the later second, and its total is summed afresh by the next push (window 0, not known)
+    redis.call('SETRANGE', stack.key, slotAt(second) - 1, struct.pack(SLOT, second, slotHits(stack, second) + weight))
+    redis.call('SETRANGE', stack.key, 0, struct.pack(HEADER, stack.last, stack.hitsLast, 0, 0, 0, stack.expirySet))
+    return
   end
-  local slot = slotAt(second)
-  local stack = header .. string.sub(packed, HEADER_BYTES + 1, slot - 1)
-      .. struct.pack('<I4I4', second, hitsAt(packed, second) + weight) .. string.sub(packed, slot + SLOT_BYTES)
-  if refresh then
-    redis.call('SET', key, stack, 'EX', TTL_S)
+  local hitsNow = weight
+  if stack.last == second then
+    hitsNow = hitsNow + stack.hitsLast
   else
-    redis.call('SET', key, stack, 'KEEPTTL')
+    redis.call('SETRANGE', stack.key, slotAt(stack.last) - 1, struct.pack(SLOT, stack.last, stack.hitsLast))
   end
+  local expirySet = stack.expirySet
+  if second - expirySet >= REFRESH then
+    redis.call('EXPIRE', stack.key, TTL_S)
+    expirySet = second
+  end
+  redis.call('SETRANGE', stack.key, 0, struct.pack(HEADER, second, hitsNow, window, total + weight, oldest, expirySet))
 end
 
--- Adds weight to a stack whose window is not known here (hits counted on a node, flushed): the window its header
--- counts is moved on to now and kept. packed: the stack as read, or nil for none.
-local function addHitsKeepingWindowTo(key, packed, weight)
-  local window = 0
-  if packed then
-    window = struct.unpack('<I4', packed, 9)
-  end
+-- Adds weight to a stack (as read) whose window is not known here (hits counted on a node, flushed): the window its
+-- header counts is moved on to now and kept.
+local function addHitsKeepingWindow(stack, weight)
+  local window = stack.window or 0
   if window == 0 then
-    addHits(key, packed, weight, 0, 0, 0)
+    addHits(stack, weight, 0, 0, 0)
     return
   end
-  local total, oldest = windowOf(packed, window)
-  addHits(key, packed, weight, window, total, oldest)
-end
-
-local function addHitsKeepingWindow(key, weight)
-  addHitsKeepingWindowTo(key, readStack(key), weight)
+  local total, oldest = windowOf(stack, window)
+  addHits(stack, weight, window, total, oldest)
 end

@@ -117,20 +117,23 @@ class RedisClientStateStoreTest {
     }
 
     /**
-     * The hits Redis holds for every user agent of {@code ip}'s clients in the minute each stack keeps: the slots
-     * (second, hits) after the stack's header of five numbers, those of a second within the last minute.
+     * The hits Redis holds for every user agent of {@code ip}'s clients in the minute each stack keeps: its header's
+     * last second's (the first two of its six numbers), and the slots (second, hits) after the header of the other
+     * seconds within the last minute.
      */
     private long hitsInRedis(String ip) throws Exception {
         return Long.parseLong(redis.command("EVAL", MINUTE_OF_HITS + "local n = 0 "
                 + "for _, k in ipairs(redis.call('KEYS', ARGV[1])) do n = n + minute(redis.call('GET', k)) end "
-                + "return n", "0", ClusterFixture.SETTINGS.keyPrefix() + "{" + ip + "}:s:*"));
+                + "return n", "0", ClusterFixture.SETTINGS.keyPrefix() + "{" + ip + "}:k:*"));
     }
 
     /** Lua: {@code minute(stack)}, the hits of a stack's string in the slots of the last minute on Redis's clock. */
     private static final String MINUTE_OF_HITS = "local second = tonumber(redis.call('TIME')[1]) "
             + "local function minute(packed) local n = 0 "
-            + "local fields = {struct.unpack('<' .. string.rep('I4', 125), packed)} "
-            + "for i = 1, 60 do if fields[4 + 2 * i] > second - 60 then n = n + fields[5 + 2 * i] end end "
+            + "local fields = {struct.unpack('<' .. string.rep('I4', 126), packed)} "
+            + "if fields[1] > second - 60 then n = fields[2] end "
+            + "for i = 1, 60 do local s = fields[5 + 2 * i] "
+            + "if s > second - 60 and s ~= fields[1] then n = n + fields[6 + 2 * i] end end "
             + "return n end ";
 
     @Test
@@ -180,8 +183,8 @@ class RedisClientStateStoreTest {
     private long addressHitsInRedis(String ip) throws Exception {
         return Long.parseLong(redis.command("EVAL", MINUTE_OF_HITS
                 + "local held = redis.call('GET', KEYS[1]) if not held then return 0 end "
-                + "if #held ~= 500 then return -1 end return minute(held)", "1",
-                ClusterFixture.SETTINGS.keyPrefix() + "{" + ip + "}:s"));
+                + "if #held ~= 504 then return -1 end return minute(held)", "1",
+                ClusterFixture.SETTINGS.keyPrefix() + "{" + ip + "}:k"));
     }
 
     private long addressHitsOrFail(String ip) {
@@ -352,13 +355,13 @@ class RedisClientStateStoreTest {
         served(decide(a, "192.0.2.1").decision());
         await(() -> !a.store().releasesPending(), "the release to be sent");
         String key = redis.command("EVAL", "return redis.call('KEYS', ARGV[1])[1]", "0",
-                ClusterFixture.SETTINGS.keyPrefix() + "{192.0.2.1}:s:192.0.2.1:*");
+                ClusterFixture.SETTINGS.keyPrefix() + "{192.0.2.1}:k:192.0.2.1:*");
         long longAgo = Long.parseLong(redis.command("EVAL", "return redis.call('TIME')[1]", "0")) - 1_000;
         // The client's stack as a node wrote it some twenty minutes ago: 5 hits in every second of the minute
         // before, its header's window of 15 s full (75 hits from 14 s before then)
-        redis.command("EVAL", "local last = tonumber(ARGV[1]) local fields = {last, 75, 15, last - 14, last} "
-                + "for j = 0, 59 do fields[6 + 2 * j] = last - (last - j) % 60 fields[7 + 2 * j] = 5 end "
-                + "return redis.call('SET', KEYS[1], struct.pack('<' .. string.rep('I4', 125), unpack(fields)))",
+        redis.command("EVAL", "local last = tonumber(ARGV[1]) local fields = {last, 5, 15, 75, last - 14, last} "
+                + "for j = 0, 59 do fields[7 + 2 * j] = last - (last - j) % 60 fields[8 + 2 * j] = 5 end "
+                + "return redis.call('SET', KEYS[1], struct.pack('<' .. string.rep('I4', 126), unpack(fields)))",
                 "1", key, Long.toString(longAgo));
 
         Decision.Admit next = admitted(decide(a, "192.0.2.1").decision());
