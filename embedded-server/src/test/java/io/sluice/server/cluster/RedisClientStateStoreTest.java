@@ -270,6 +270,39 @@ class RedisClientStateStoreTest {
         running.admission().complete(200, 1_000);
     }
 
+    @Test
+    void aClientsSetOfLeasesOutlivesItsNewestLeaseThoughItsExpiryIsPushedOnlyOnceALeasesTimeHasPassed() {
+        // Leases of 1 s, one taken every quarter second of Redis's clock for three leases' time: the set's first
+        // expiry (two leases' time) passes, so each lease taken from one lease's time after a push must push it on.
+        // A lease outliving its set would stop counting while its request runs on a node that died.
+        Member a = member("a", ClientStoreSpecification.generous(), Duration.ofSeconds(1));
+        String leases = ClusterFixture.SETTINGS.keyPrefix() + "{192.0.2.7}:l:*";
+        long start = redisMillis();
+        int taken = 0;
+        for (long next = start; next < start + 3_000; next += 250) {
+            long due = next;
+            await(() -> redisMillis() >= due, "Redis's clock at the next quarter second");
+            Decision.Admit running = admitted(decide(a, "192.0.2.7").decision());
+            taken++;
+            // at once, before the node renews the lease (a third of its time later) and pushes the set on itself
+            long spare = Long.parseLong(command("EVAL", "local key = redis.call('KEYS', ARGV[1])[1] "
+                    + "local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000) "
+                    + "local newest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES') "
+                    + "return redis.call('PTTL', key) - (tonumber(newest[2]) - now)", "0", leases));
+            assertThat(spare).as("the set's time left less its newest lease's, lease %d", taken)
+                    .isGreaterThanOrEqualTo(0);
+            running.admission().complete(200, 1);
+            await(() -> !a.store().releasesPending(), "the release to be sent");
+        }
+        assertThat(taken).isGreaterThanOrEqualTo(12);
+    }
+
+    /** Redis's clock, ms. */
+    private long redisMillis() {
+        return Long.parseLong(command("EVAL", "local t = redis.call('TIME') "
+                + "return t[1] * 1000 + math.floor(t[2] / 1000)", "0"));
+    }
+
     private String command(String... words) {
         try {
             return redis.command(words);
