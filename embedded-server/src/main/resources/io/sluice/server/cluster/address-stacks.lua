@@ -54,10 +54,8 @@ local function fold(addressKey, marker)
       end
       redis.call('ZADD', addressLeases, unpack(scored))
     end
-    -- the address's set lives as long as the client's at least; never shorter than it was (client-admit.lua
-    -- pushes a set's expiry on by when it last did, not by what is left)
     local ttl = redis.call('PTTL', clientLeases)
-    if ttl > 0 and redis.call('PTTL', addressLeases) < ttl then
+    if ttl > 0 then
       redis.call('PEXPIRE', addressLeases, ttl)
     end
   end

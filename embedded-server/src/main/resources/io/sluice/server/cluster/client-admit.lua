@@ -66,65 +66,35 @@ local function push(stack, weight, window, max)
   return total, below, reset
 end
 
--- Leases that count: those expiring after now (made once per call).
-local live = '(' .. string.format('%d', now)
-
--- A set of leases outlives its newest lease: its expiry is pushed to two leases' time once a lease's time has
--- passed since it was last pushed, rather than on every lease (a PTTL or PEXPIRE per lease cost as much as the
--- ZADD). When it was last pushed is the score of a placeholder member, negated, so it never counts as a lease and
--- never goes with the expired ones. The placeholder also keeps giving the last lease back from deleting the set,
--- only for the next request to make it again: most clients have one request in flight at a time, and a set made and
--- deleted per request cost three commands more (docs/BENCHMARKS.md, issue 29).
+-- Takes a lease in a set of leases. The set outlives its newest lease: its expiry is pushed to two leases' time
+-- whenever less than one is left, rather than set again on every lease (a PEXPIRE cost as much as the ZADD). A new
+-- set gets a placeholder that never counts (scored 0, long expired), so giving its last lease back does not delete
+-- the set only for the next request to make it again: most clients have one request in flight at a time, and a set
+-- made and deleted per request cost three commands more (docs/BENCHMARKS.md, issue 29).
 local PLACEHOLDER = '-'
--- A client's set holds its requests in flight, a few: its first members answer rule 5 and the placeholder at once.
-local FIRST = 16
-
--- The leases of a client's set that count, and when its expiry was last pushed (nil: no placeholder).
-local function clientLeasesOf(key)
-  local members = redis.call('ZRANGE', key, 0, FIRST - 1, 'WITHSCORES')
-  local running, pushedAt = 0, nil
-  for i = 1, #members, 2 do
-    local score = tonumber(members[i + 1])
-    if members[i] == PLACEHOLDER then
-      pushedAt = -score
-    elseif score > now then
-      running = running + 1
-    end
-  end
-  if #members == 2 * FIRST then
-    running = redis.call('ZCOUNT', key, live, '+inf') -- more than its first members: counted in Redis
-  end
-  return running, pushedAt
-end
-
--- When the set's expiry was last pushed (nil: no placeholder), for a set whose members were not read.
-local function pushedAtOf(key)
-  local score = redis.call('ZSCORE', key, PLACEHOLDER)
-  if score then
-    return -tonumber(score)
-  end
-  return nil
-end
-
 -- A lease's expiry as the string ZADD takes, made once per call (a number made a string costs a formatting).
 local expiries = {}
--- Takes a lease in a set of leases whose expiry was last pushed at pushedAt (nil: never).
-local function lease(key, id, leaseMs, pushedAt)
+local function lease(key, id, leaseMs)
   local expiry = expiries[leaseMs]
   if not expiry then
     expiry = string.format('%d', now + leaseMs)
     expiries[leaseMs] = expiry
   end
   redis.call('ZADD', key, expiry, id)
-  if pushedAt == nil or now - pushedAt >= leaseMs then
-    if pushedAt ~= nil then
+  local ttl = redis.call('PTTL', key)
+  if ttl < leaseMs then
+    if ttl < 0 then
+      redis.call('ZADD', key, 0, PLACEHOLDER)
+    else
       -- the leases of nodes that died with requests running go, so a set always busy stays small
       redis.call('ZREMRANGEBYSCORE', key, '(0', now)
     end
-    redis.call('ZADD', key, -now, PLACEHOLDER)
     redis.call('PEXPIRE', key, 2 * leaseMs)
   end
 end
+
+-- Leases that count: those expiring after now (made once per call).
+local live = '(' .. string.format('%d', now)
 
 -- One request's rules: its arguments from ARGV[a + 1], its keys from KEYS[k + 1]; returns its answer and the
 -- number of keys it had.
@@ -191,7 +161,7 @@ local function admit(a, k)
   -- 5. requests in flight: a lease that expired (its node died with the request running) no longer counts; it goes
   -- from its key when the key's expiry is pushed on, and with its key, which lives at least a lease's time after the
   -- last lease taken (no lease outlives that: each expires at most a lease's time after it was taken or renewed)
-  local running, pushedAt = clientLeasesOf(clientLeases)
+  local running = redis.call('ZCOUNT', clientLeases, live, '+inf')
   if running >= limits[7] then
     return refuse(6, 0)
   end
@@ -201,9 +171,9 @@ local function admit(a, k)
   if running >= limits[8] then
     return refuse(7, 0)
   end
-  lease(clientLeases, ARGV[a + 3], limits[9], pushedAt)
+  lease(clientLeases, ARGV[a + 3], limits[9])
   if not alone then
-    lease(addressLeases, ARGV[a + 3], limits[9], pushedAtOf(addressLeases))
+    lease(addressLeases, ARGV[a + 3], limits[9])
   end
   if crawlerGap >= 0 then
     local served = string.format('%d', now)
