@@ -1,6 +1,6 @@
 -- An address's aggregate in Redis, answered by its only client while it has one (docs/architecture-cluster.md,
--- "An address's only client"); LuaScript puts this text after hit-stacks.lua and ahead of the scripts that push an
--- address's hits (client-admit.lua, client-flush.lua).
+-- "An address's only client"); LuaScript puts this text after hit-stacks.lua and lease-names.lua and ahead of the
+-- scripts that push an address's hits (client-admit.lua, client-flush.lua).
 -- Most addresses have one user agent. While that holds, the address's stack and leases would be copies of its
 -- client's: its key holds a marker naming that client instead, and the client's own stack and leases answer for the
 -- address (its hits over the address's window, its leases against the address's limit). The first request or
@@ -45,14 +45,25 @@ local function fold(addressKey, marker)
   end
   local live = redis.call('ZRANGEBYSCORE', clientLeases, '(' .. now, '+inf', 'WITHSCORES')
   if #live > 0 then
-    -- a few hundred at a time: unpack's arguments are bounded
+    -- a few hundred at a time: unpack's arguments are bounded. A lease in the client's set alone goes to the
+    -- address's too, and is named so in the client's (lease-names.lua); a renewed one is there already.
     for first = 1, #live, 512 do
-      local scored = {}
+      local scored, renamed, alone = {}, {}, {}
       for i = first, math.min(#live, first + 510), 2 do
-        scored[#scored + 1] = live[i + 1]
-        scored[#scored + 1] = live[i]
+        local id, expiry = live[i], live[i + 1]
+        if string.sub(id, -1) ~= BOTH then
+          scored[#scored + 1] = expiry
+          scored[#scored + 1] = id
+          renamed[#renamed + 1] = expiry
+          renamed[#renamed + 1] = id .. BOTH
+          alone[#alone + 1] = id
+        end
       end
-      redis.call('ZADD', addressLeases, unpack(scored))
+      if #alone > 0 then
+        redis.call('ZADD', addressLeases, unpack(scored))
+        redis.call('ZREM', clientLeases, unpack(alone))
+        redis.call('ZADD', clientLeases, unpack(renamed))
+      end
     end
     local ttl = redis.call('PTTL', clientLeases)
     if ttl > 0 then

@@ -3,7 +3,7 @@
 -- request counts too); the first refusal wins, in the order of rule 3 (this crawler, any crawler), rule 4 (the
 -- client's, the route's, the address's hit stack), rule 5 (the client's, the address's requests in flight); the
 -- leases and the crawler's turn are taken only when every rule passed; an address's only client answers for it
--- (address-stacks.lua). Runs after hit-stacks.lua and address-stacks.lua.
+-- (address-stacks.lua). Runs after hit-stacks.lua, lease-names.lua and address-stacks.lua.
 -- The limits come once per call, as few sets as the batch's requests use (arguments cost Redis time to read):
 -- ARGV[1] the number of sets P, then P sets of LIMITS numbers: client window s, client max hits, route window s (0:
 -- no route limits), route max hits, address window s, address max hits, client max in flight, address max in
@@ -171,8 +171,10 @@ local function admit(a, k)
   if running >= limits[8] then
     return refuse(7, 0)
   end
-  lease(clientLeases, ARGV[a + 3], limits[9])
-  if not alone then
+  if alone then
+    lease(clientLeases, ARGV[a + 3], limits[9])
+  else
+    lease(clientLeases, ARGV[a + 3] .. BOTH, limits[9])
     lease(addressLeases, ARGV[a + 3], limits[9])
   end
   if crawlerGap >= 0 then

@@ -3,7 +3,7 @@
 -- KEYS[2i-1] client leases  KEYS[2i] address leases, for the i-th lease
 -- ARGV[1] 'renew' or 'forget'  ARGV[2] lease ms  ARGV[2+i] the i-th lease id
 -- Renewing never brings back a lease already gone (ZADD XX on the client's set): a release that crossed the renewal
--- wins.
+-- wins. Runs after lease-names.lua.
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local ms = tonumber(ARGV[2])
@@ -24,14 +24,17 @@ for i = 3, #ARGV do
   local id = ARGV[i]
   local clientLeases, addressLeases = KEYS[2 * (i - 2) - 1], KEYS[2 * (i - 2)]
   if ARGV[1] == 'renew' then
-    -- A lease of an address's only client is not in the address's set (address-stacks.lua): a renewed one is put
-    -- there, so a request running longer than its client's marker lives is still counted by a newcomer.
-    if renew(clientLeases, id, true) then
+    -- A lease of an address's only client is in its client's set alone (lease-names.lua): a renewed one is put in
+    -- the address's set too, and named so, so a request running longer than its client's marker lives is still
+    -- counted by a newcomer.
+    if renew(clientLeases, id .. BOTH, true) then
+      renew(addressLeases, id, false)
+    elseif redis.call('ZREM', clientLeases, id) == 1 then
+      renew(clientLeases, id .. BOTH, false)
       renew(addressLeases, id, false)
     end
   else
-    redis.call('ZREM', clientLeases, id)
-    redis.call('ZREM', addressLeases, id)
+    giveBackLease(clientLeases, addressLeases, id)
   end
 end
 return #ARGV - 2

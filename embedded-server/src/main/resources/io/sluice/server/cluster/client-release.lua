@@ -1,11 +1,11 @@
--- An admitted request's slots given back (docs/architecture-cluster.md, "The shared per-client store").
+-- An admitted request's slots given back (docs/architecture-cluster.md, "The shared per-client store"). Runs after
+-- lease-names.lua.
 -- KEYS[1] client leases  KEYS[2] address leases  KEYS[3] this crawler's last service  KEYS[4] any crawler's
 -- ARGV[1] lease id  ARGV[2] '1' when the request was not served: give the crawler's turn back too
 -- ARGV[3] the service time the admission recorded  ARGV[4] the crawler's previous  ARGV[5] any crawler's previous
 -- (-1: never served)
 -- A turn is given back only where it is still the one recorded: a crawler served since keeps its own.
-redis.call('ZREM', KEYS[1], ARGV[1])
-redis.call('ZREM', KEYS[2], ARGV[1])
+giveBackLease(KEYS[1], KEYS[2], ARGV[1])
 if ARGV[2] == '1' then
   local function giveBack(key, previous)
     if redis.call('GET', key) == ARGV[3] then
