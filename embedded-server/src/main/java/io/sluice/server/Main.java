@@ -326,11 +326,13 @@ public final class Main implements Callable<Integer> {
             out.println("sluice-server: " + line);
             out.flush();
         });
-        if (ReloadSignal.install(reload)) {
-            out.printf("sluice-server: SIGHUP reloads %s%n", configPath);
-        } else {
-            out.printf("sluice-server: this platform has no SIGHUP: restart to apply changes to %s%n", configPath);
-        }
+        String hangup = switch (ReloadSignal.install(reload)) {
+            case INSTALLED -> "SIGHUP reloads " + configPath;
+            case IGNORED -> "SIGHUP is ignored in this process (started under nohup?), so it reloads nothing: restart "
+                    + "to apply changes to " + configPath;
+            case UNSUPPORTED -> "this platform has no SIGHUP: restart to apply changes to " + configPath;
+        };
+        out.printf("sluice-server: %s%n", hangup);
     }
 
     /** {@code --redis} and {@code --node-name}, checked; null without {@code --redis}. */

@@ -16,8 +16,21 @@ public final class ReloadSignal {
     private ReloadSignal() {
     }
 
-    /** Installs {@code onHangup} for SIGHUP; false when this platform has no such signal. */
-    public static boolean install(Runnable onHangup) {
+    /** What installing the action came to. */
+    public enum Outcome {
+        /** SIGHUP runs the action. */
+        INSTALLED,
+        /**
+         * The process was started with SIGHUP ignored ({@code nohup} does that), and the JVM keeps a signal ignored
+         * that it inherited so: the handler is taken and never called.
+         */
+        IGNORED,
+        /** This platform has no SIGHUP. */
+        UNSUPPORTED
+    }
+
+    /** Installs {@code onHangup} for SIGHUP. */
+    public static Outcome install(Runnable onHangup) {
         try {
             Class<?> signalType = Class.forName("sun.misc.Signal");
             Class<?> handlerType = Class.forName("sun.misc.SignalHandler");
@@ -34,10 +47,10 @@ public final class ReloadSignal {
                 default -> "SIGHUP handler";
             };
             Object handler = Proxy.newProxyInstance(handlerType.getClassLoader(), new Class<?>[] {handlerType}, calls);
-            signalType.getMethod("handle", signalType, handlerType).invoke(null, hangup, handler);
-            return true;
+            Object before = signalType.getMethod("handle", signalType, handlerType).invoke(null, hangup, handler);
+            return before == handlerType.getField("SIG_IGN").get(null) ? Outcome.IGNORED : Outcome.INSTALLED;
         } catch (ReflectiveOperationException | IllegalArgumentException e) {
-            return false;
+            return Outcome.UNSUPPORTED;
         }
     }
 }

@@ -36,7 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code kill -HUP} on a real {@code sluice-server --config FILE} process: the access log is re-opened after
  * logrotate's rename and takes its new format, a setting that needs a restart is named, a request in flight
- * through it all completes, and a broken file changes nothing.
+ * through it all completes, and a broken file changes nothing. A server started with SIGHUP ignored (under
+ * {@code nohup}) says it cannot reload instead of promising to.
  */
 class ReloadTest {
     private static final Duration PATIENCE = Duration.ofSeconds(30);
@@ -77,7 +78,7 @@ class ReloadTest {
                 "upstream = http://127.0.0.1:" + upstream.getAddress().getPort(), "state = " + dir.resolve("state"),
                 "access-log = " + log);
         Files.write(conf, settings);
-        URI front = start(conf);
+        URI front = start(conf, HANGUP_DEFAULT, "SIGHUP reloads " + conf);
 
         assertThat(get(front.resolve("/fast")).statusCode()).isEqualTo(200);
         await(() -> lineCount(log) == 1, "the first line in the access log");
@@ -126,6 +127,30 @@ class ReloadTest {
         assertThat(server.isAlive()).isTrue();
     }
 
+    @Test
+    void aServerStartedWithHangupIgnoredSaysItCannotReloadAndServesOn() throws Exception {
+        startUpstream();
+        Path conf = dir.resolve("sluice.conf");
+        Files.write(conf, List.of("listen = 127.0.0.1:0", "admin = 127.0.0.1:0",
+                "upstream = http://127.0.0.1:" + upstream.getAddress().getPort(), "state = " + dir.resolve("state")));
+
+        // as nohup starts it: the JVM keeps an inherited ignored SIGHUP ignored, whatever handler it is given
+        URI front = start(conf, List.of("env", "--ignore-signal=HUP"),
+                "SIGHUP is ignored in this process (started under nohup?), so it reloads nothing: restart to apply "
+                        + "changes to " + conf);
+
+        assertThat(output).noneMatch(line -> line.contains("SIGHUP reloads"));
+        hangUp();
+        assertThat(get(front.resolve("/fast")).statusCode()).isEqualTo(200);
+        assertThat(server.isAlive()).isTrue();
+    }
+
+    /**
+     * The server's SIGHUP as a service manager gives it, whatever this test's own: a build run under {@code nohup}
+     * hands its processes SIGHUP ignored, and the server would rightly say it cannot reload.
+     */
+    private static final List<String> HANGUP_DEFAULT = List.of("env", "--default-signal=HUP");
+
     private void startUpstream() throws IOException {
         upstream = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         upstream.setExecutor(upstreamThreads);
@@ -150,11 +175,15 @@ class ReloadTest {
         }
     }
 
-    /** Starts {@code sluice-server --config FILE} in a JVM of its own; its standard output is kept. */
-    private URI start(Path conf) throws Exception {
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+    /**
+     * Starts {@code sluice-server --config FILE} in a JVM of its own, through {@code launcher} (a command that
+     * sets its signals), and awaits {@code reloadLine}; its standard output is kept.
+     */
+    private URI start(Path conf, List<String> launcher, String reloadLine) throws Exception {
+        List<String> command = new ArrayList<>(launcher);
+        command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m", "-cp", System.getProperty("java.class.path"), "io.sluice.server.Main",
-                "--config", conf.toString());
+                "--config", conf.toString()));
         server = new ProcessBuilder(command)
                 .redirectError(ProcessBuilder.Redirect.appendTo(dir.resolve("server.err").toFile())).start();
         Thread reader = new Thread(() -> {
@@ -167,7 +196,7 @@ class ReloadTest {
         }, "server-output");
         reader.setDaemon(true);
         reader.start();
-        awaitOutput("SIGHUP reloads " + conf);
+        awaitOutput(reloadLine);
         for (String line : output) {
             Matcher front = FRONT.matcher(line);
             if (front.find()) {
