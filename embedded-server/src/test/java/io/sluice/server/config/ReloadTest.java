@@ -42,6 +42,11 @@ import org.junit.jupiter.api.io.TempDir;
 class ReloadTest {
     private static final Duration PATIENCE = Duration.ofSeconds(30);
     private static final Pattern FRONT = Pattern.compile("front end on (\\S+)");
+    /**
+     * The server's SIGHUP as a service manager gives it, whatever this test's own: a build run under {@code nohup}
+     * hands its processes SIGHUP ignored, and the server would rightly say it cannot reload.
+     */
+    private static final List<String> HANGUP_DEFAULT = List.of("env", "--default-signal=HUP");
 
     @TempDir
     Path dir;
@@ -144,12 +149,6 @@ class ReloadTest {
         assertThat(get(front.resolve("/fast")).statusCode()).isEqualTo(200);
         assertThat(server.isAlive()).isTrue();
     }
-
-    /**
-     * The server's SIGHUP as a service manager gives it, whatever this test's own: a build run under {@code nohup}
-     * hands its processes SIGHUP ignored, and the server would rightly say it cannot reload.
-     */
-    private static final List<String> HANGUP_DEFAULT = List.of("env", "--default-signal=HUP");
 
     private void startUpstream() throws IOException {
         upstream = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
