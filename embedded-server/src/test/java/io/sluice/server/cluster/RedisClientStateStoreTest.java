@@ -274,9 +274,9 @@ class RedisClientStateStoreTest {
     }
 
     @Test
-    void aClientsSetOfLeasesOutlivesItsNewestLeaseThoughItsExpiryIsPushedOnlyOnceALeasesTimeHasPassed() {
+    void aClientsSetOfLeasesOutlivesItsNewestLeaseThoughItsExpiryIsNotPushedOnEveryLease() {
         // Leases of 1 s, one taken every quarter second of Redis's clock for three leases' time: the set's first
-        // expiry (two leases' time) passes, so each lease taken from one lease's time after a push must push it on.
+        // expiry (two leases' time) passes, so a lease taken when less than a lease's time is left must push it on.
         // A lease outliving its set would stop counting while its request runs on a node that died.
         Member a = member("a", ClientStoreSpecification.generous(), Duration.ofSeconds(1));
         String leases = ClusterFixture.SETTINGS.keyPrefix() + "{192.0.2.7}:l:*";
