@@ -42,15 +42,17 @@ end
 
 -- The stack whose whole string is packed (nil: none), as read at key.
 local function stackOf(key, packed)
-  if not packed then
-    return {key = key}
-  end
-  return stackFrom(key, packed, packed)
+  return stackFrom(key, packed or '', packed)
 end
 
 -- The byte (from 1) where second s's slot starts.
 local function slotAt(s)
   return HEADER_BYTES + (s % KEEP) * SLOT_BYTES + 1
+end
+
+-- Writes second s's slot of the stack: s and its hits.
+local function writeSlot(stack, s, hits)
+  redis.call('SETRANGE', stack.key, slotAt(s) - 1, struct.pack(SLOT, s, hits))
 end
 
 -- The hits of second s in its slot (0 when the slot holds another second), the slots read when first needed. A
@@ -131,7 +133,7 @@ local function addHits(stack, weight, window, total, oldest)
   if stack.last > second then
     -- Redis's clock went back (a failover to another machine): the hits go in this second's slot, the header keeps
     -- the later second, and its total is summed afresh by the next push (window 0, not known)
-    redis.call('SETRANGE', stack.key, slotAt(second) - 1, struct.pack(SLOT, second, slotHits(stack, second) + weight))
+    writeSlot(stack, second, slotHits(stack, second) + weight)
     redis.call('SETRANGE', stack.key, 0, struct.pack(HEADER, stack.last, stack.hitsLast, 0, 0, 0, stack.expirySet))
     return
   end
@@ -139,7 +141,7 @@ local function addHits(stack, weight, window, total, oldest)
   if stack.last == second then
     hitsNow = hitsNow + stack.hitsLast
   else
-    redis.call('SETRANGE', stack.key, slotAt(stack.last) - 1, struct.pack(SLOT, stack.last, stack.hitsLast))
+    writeSlot(stack, stack.last, stack.hitsLast)
   end
   local expirySet = stack.expirySet
   if second - expirySet >= REFRESH then

@@ -288,8 +288,7 @@ class RedisClientStateStoreTest {
             Decision.Admit running = admitted(decide(a, "192.0.2.7").decision());
             taken++;
             // at once, before the node renews the lease (a third of its time later) and pushes the set on itself
-            long spare = Long.parseLong(command("EVAL", "local key = redis.call('KEYS', ARGV[1])[1] "
-                    + "local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000) "
+            long spare = Long.parseLong(command("EVAL", "local key = redis.call('KEYS', ARGV[1])[1] " + NOW_MILLIS
                     + "local newest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES') "
                     + "return redis.call('PTTL', key) - (tonumber(newest[2]) - now)", "0", leases));
             assertThat(spare).as("the set's time left less its newest lease's, lease %d", taken)
@@ -300,10 +299,13 @@ class RedisClientStateStoreTest {
         assertThat(taken).isGreaterThanOrEqualTo(12);
     }
 
+    /** Lua: {@code now}, Redis's clock in ms. */
+    private static final String NOW_MILLIS = "local t = redis.call('TIME') "
+            + "local now = t[1] * 1000 + math.floor(t[2] / 1000) ";
+
     /** Redis's clock, ms. */
     private long redisMillis() {
-        return Long.parseLong(command("EVAL", "local t = redis.call('TIME') "
-                + "return t[1] * 1000 + math.floor(t[2] / 1000)", "0"));
+        return Long.parseLong(command("EVAL", NOW_MILLIS + "return now", "0"));
     }
 
     private String command(String... words) {
