@@ -22,6 +22,7 @@ import org.eclipse.jetty.http.HttpParser;
 import org.eclipse.jetty.http.HttpURI;
 import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.io.AbstractConnection;
+import org.eclipse.jetty.io.AbstractEndPoint;
 import org.eclipse.jetty.io.ByteBufferPool;
 import org.eclipse.jetty.io.Connection;
 import org.eclipse.jetty.io.EndPoint;
@@ -56,6 +57,9 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
         HttpParser.RequestHandler {
     /** The connection attribute under which a decision made here waits for {@link ThrottleHandler}. */
     static final String PENDING_DECISION = LeanConnection.class.getName() + ".decision";
+    /** Why this connection's read interest was withdrawn: it handed the socket over (not an error). */
+    private static final Throwable HANDED_OVER =
+            new Exception("handed over to Jetty's connection", null, false, false) { };
 
     private final LeanConnector connector;
     private final HttpConfiguration http;
@@ -333,6 +337,8 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
             CompletableFuture<Decision> answer = pending.decision().toCompletableFuture();
             if (!answer.isDone()) {
                 awaiting = true;
+                // While the cluster answers, as while an exchange runs: no trip out of epoll and back per request
+                keepReadInterest();
                 // The store answers on the front's request threads (a batch of answers in one task), so the request
                 // is acted on where its answer completes: no hand-off per request.
                 answer.whenComplete((made, failure) -> answered(pending, made, failure));
@@ -352,7 +358,7 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
             return;
         }
         // Jetty's path writes the error for a store that failed; it never does (a missed deadline decides alone).
-        // Not on the selector's thread: registering for reading from here would cost the selector a wake-up.
+        // The socket stayed registered for reading while the store answered (dispatch).
         act(failure != null || made == null ? pending : made, false);
     }
 
@@ -465,12 +471,31 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
     private void handOver(Decision pending) {
         handedOver = true;
         awaiting = false;
+        withdrawReadInterest();
         Connection next = fallback.newConnection(connector, getEndPoint());
         if (pending != null && next instanceof Attributes attributes) {
             attributes.setAttribute(PENDING_DECISION, pending);
             next.addEventListener(new PendingRelease(attributes));
         }
         getEndPoint().upgrade(next);
+    }
+
+    /**
+     * Jetty's connection registers for reading itself, and a second registration throws: one this connection kept
+     * (while its request waited for the cluster's answer or was forwarded, with the next one already read) is
+     * withdrawn, closing nothing ({@link #onFillInterestedFailed}).
+     */
+    private void withdrawReadInterest() {
+        if (isFillInterested() && getEndPoint() instanceof AbstractEndPoint endPoint) {
+            endPoint.getFillInterest().onFail(HANDED_OVER);
+        }
+    }
+
+    @Override
+    public void onFillInterestedFailed(Throwable cause) {
+        if (cause != HANDED_OVER) {
+            super.onFillInterestedFailed(cause);
+        }
     }
 
     @Override

@@ -10,6 +10,7 @@ import io.sluice.engine.store.SharedClientStore;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.telemetry.ClassCounts;
 import io.sluice.server.front.wire.RawClient;
+import io.sluice.server.front.wire.RawMessage;
 import io.sluice.server.front.wire.RawUpstream;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -105,6 +106,39 @@ class LeanPathTest {
         try (AnsweringLater store = new AnsweringLater(3)) {
             start(FrontUnderTest.ADMIT_ALL, store);
             servedThreeThenRefused(store);
+        }
+    }
+
+    @Test
+    void connectionsWhoseRequestsTheStoreRefusedLaterServeTheirNextRequestsOnJettysPath() throws Exception {
+        try (AnsweringLater store = new AnsweringLater(0)) {
+            start(FrontUnderTest.ADMIT_ALL, store);
+            // The socket stays registered for reading while the store answers, and Jetty's connection, which takes
+            // the refusal over, registers it again when it needs the next request: two registrations would close
+            // the connection, unless the next request's bytes happen to come first (so ten connections, not one).
+            for (int connection = 0; connection < 10; connection++) {
+                try (RawClient client = new RawClient(connector.getLocalPort())) {
+                    for (int i = 0; i < 3; i++) {
+                        RawMessage refused = client.send("GET /" + i + " HTTP/1.1\r\n" + HOST + "\r\n").response();
+                        assertThat(refused).as("request %d of connection %d", i, connection).isNotNull();
+                        assertThat(refused.status()).isEqualTo(503);
+                    }
+                }
+            }
+            assertThat(store.asked).as("every request asked once").hasValue(30);
+        }
+    }
+
+    @Test
+    void aRequestPipelinedBehindOneWaitingForTheStoreIsServedAfterIt() throws Exception {
+        try (AnsweringLater store = new AnsweringLater(2)) {
+            start(FrontUnderTest.ADMIT_ALL, store);
+            try (RawClient client = new RawClient(connector.getLocalPort())) {
+                client.send("GET /first HTTP/1.1\r\n" + HOST + "\r\nGET /second HTTP/1.1\r\n" + HOST + "\r\n");
+                assertThat(client.response().bodyText()).isEqualTo("GET /first 0");
+                assertThat(client.response().bodyText()).isEqualTo("GET /second 0");
+            }
+            assertThat(handled).as("both on the lean path").hasValue(0);
         }
     }
 
