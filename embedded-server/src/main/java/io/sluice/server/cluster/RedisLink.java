@@ -16,7 +16,6 @@ import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
-import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -184,9 +183,9 @@ final class RedisLink implements AutoCloseable {
         if (client instanceof RedisClusterClient many) {
             // the topology first: the cluster client connects asynchronously only once it knows it
             return many.refreshPartitionsAsync().toCompletableFuture()
-                    .thenCompose(known -> many.connectAsync(StringCodec.UTF8)).thenApply(opened -> opened);
+                    .thenCompose(known -> many.connectAsync(Utf8Codec.UTF8)).thenApply(opened -> opened);
         }
-        return ((RedisClient) client).connectAsync(StringCodec.UTF8, uri).toCompletableFuture()
+        return ((RedisClient) client).connectAsync(Utf8Codec.UTF8, uri).toCompletableFuture()
                 .thenApply(opened -> opened);
     }
 
