@@ -64,7 +64,7 @@ final class ClusterMember implements NodeMode {
         try {
             joined.policy().follow(new LocalPolicyMirror(bound.node().engine(), bound.state(), bound.clock(),
                     bound.node().history()));
-            joined.shareClientState(clientStore, bound.frontThreads());
+            joined.shareClientState(clientStore);
             // Permits and feedback go to the cluster's per-domain state in Redis; answers complete on the admin
             // server's threads (the workers' API), never on Redis's event loop.
             bound.node().governor().shareWith(RedisDomainLedger.of(joined, ClusterSettings.DEFAULTS,

@@ -49,10 +49,9 @@ interface NodeMode extends AutoCloseable {
     /**
      * A node whose listeners are bound.
      *
-     * @param frontThreads the public listener's threads (where the cluster's answers to decisions complete)
      * @param adminThreads the admin server's threads (where the workers' API answers complete)
      */
-    record Bound(NodeEngine node, StateDirectory state, int frontPort, URI adminUri, Executor frontThreads,
-                 Executor adminThreads, InstantSource clock) {
+    record Bound(NodeEngine node, StateDirectory state, int frontPort, URI adminUri, Executor adminThreads,
+                 InstantSource clock) {
     }
 }

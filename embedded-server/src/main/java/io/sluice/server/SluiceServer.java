@@ -97,7 +97,7 @@ public final class SluiceServer implements AutoCloseable {
         }
         try {
             mode.join(new NodeMode.Bound(node, state, running.frontConnector.getLocalPort(), running.adminUri(),
-                    running.server.getThreadPool(), running.adminServer.getThreadPool(), clock));
+                    running.adminServer.getThreadPool(), clock));
         } catch (Exception | Error e) {
             running.close();
             throw e;

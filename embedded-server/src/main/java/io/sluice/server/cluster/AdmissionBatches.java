@@ -10,8 +10,6 @@ import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -28,9 +26,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * fails the admissions queued behind it too, at once: they have waited as long as it did, and the node is
  * deciding alone from then on.
  *
- * <p>A call's answers are handed out by one task on the executor given (the front's request threads), never on
- * Redis's I/O thread: whoever waits on an answer may act on it where it completes, and a batch costs one hand-off
- * between threads, not one per request.
+ * <p>A call's answers are handed out on Redis's I/O thread, once the next call has gone, and whoever waits on one
+ * acts on it there without blocking (the lean path starts forwarding). Handing them to a request thread instead cost
+ * a wake-up per call, about a tenth of a cluster node's CPU per request (docs/BENCHMARKS.md, issue 29); and the I/O
+ * thread never holds Redis up: acting on an answer takes the node less time than judging a request takes Redis,
+ * which works on the next call meanwhile.
  *
  * <p>On a Redis Cluster a script's keys must share one slot, so each slot has its own lane (its queue and its one
  * call in Redis): a batch holds the admissions of one slot, the lanes of different slots are sent side by side, and
@@ -72,21 +72,16 @@ final class AdmissionBatches {
     private final LuaScript script;
     private final RedisLink link;
     private final AtomicLong calls;
-    private final Executor answering;
     /** By slot (one, slot 0, on one Redis): at most 16,384 lanes, each small. */
     private final ConcurrentHashMap<Integer, Lane> lanes = new ConcurrentHashMap<>();
     /** Each set of limits as arguments, made once: equal limits are one array, sent once per call. */
     private final ConcurrentHashMap<Limits, String[]> limitArguments = new ConcurrentHashMap<>();
 
-    /**
-     * @param calls     counts every call sent (the store's commands)
-     * @param answering where a call's answers are handed out, in one task
-     */
-    AdmissionBatches(LuaScript script, RedisLink link, AtomicLong calls, Executor answering) {
+    /** @param calls counts every call sent (the store's commands) */
+    AdmissionBatches(LuaScript script, RedisLink link, AtomicLong calls) {
         this.script = script;
         this.link = link;
         this.calls = calls;
-        this.answering = answering;
     }
 
     /**
@@ -174,12 +169,7 @@ final class AdmissionBatches {
             // The next call goes before this one's answers are handed out: Redis works on it meanwhile.
             sending.set(false);
             sendIfIdle();
-            Runnable handOut = () -> handOut(batch, answers, failure, behind);
-            try {
-                answering.execute(handOut);
-            } catch (RejectedExecutionException stopping) {
-                handOut.run(); // the server is stopping: answer here rather than leave requests waiting
-            }
+            handOut(batch, answers, failure, behind);
         }
     }
 

@@ -5,7 +5,6 @@ import io.sluice.engine.telemetry.ClusterStatus;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 
 /**
@@ -86,11 +85,11 @@ public final class ClusterNode implements AutoCloseable {
     /**
      * Lets {@code store} (the engine's per-client store for the cluster) use this node's request link, its view of
      * Redis (a degraded node is not asked) and of the fleet (the nodes its limits divide by while degraded). The
-     * store's answers complete on {@code answering} (the front's request threads), never on Redis's I/O thread.
+     * store's answers complete on Redis's I/O thread, where nothing that waits for them may block
+     * ({@link AdmissionBatches}).
      */
-    public void shareClientState(RedisClientStateStore store, Executor answering) {
-        store.attach(name, commands, monitor, registry::reachableNodes, settings.heartbeat(), resources.scheduler(),
-                answering);
+    public void shareClientState(RedisClientStateStore store) {
+        store.attach(name, commands, monitor, registry::reachableNodes, settings.heartbeat(), resources.scheduler());
         clientStore = store;
     }
 

@@ -16,7 +16,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
@@ -118,14 +117,14 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
 
     /** Starts using {@code link} (the node's request link) and the node's view of Redis and of the fleet. */
     void attach(String node, RedisLink link, ConnectionMonitor monitor, IntSupplier nodes, Duration heartbeat,
-                ScheduledExecutorService scheduler, Executor answering) {
+                ScheduledExecutorService scheduler) {
         long renewEvery = Math.max(100, leaseMillis / 3);
         List<ScheduledFuture<?>> schedules = List.of(
                 scheduler.scheduleWithFixedDelay(this::flush, heartbeat.toMillis(), heartbeat.toMillis(),
                         TimeUnit.MILLISECONDS),
                 scheduler.scheduleWithFixedDelay(this::renew, renewEvery, renewEvery, TimeUnit.MILLISECONDS));
         crawlersApart = link.cluster();
-        attachment = new Attachment(node, link, new AdmissionBatches(ADMIT, link, commands, answering), monitor, nodes,
+        attachment = new Attachment(node, link, new AdmissionBatches(ADMIT, link, commands), monitor, nodes,
                 schedules, scheduler);
         // Each time Redis answers again (at start, after a restart that emptied it), its scripts are cached ahead of
         // the requests: a release retried after NOSCRIPT would otherwise run after the admissions sent behind it.

@@ -40,8 +40,8 @@ import org.eclipse.jetty.util.StringUtil;
  * fully arrived) asks the engine; an admitted request is forwarded by a {@link LeanExchange} on this thread.
  *
  * <p>In cluster mode the engine's decision may be pending on the shared store: the connection then waits for the
- * answer without a thread (it reads nothing meanwhile) and acts on it on Jetty's executor, so an admission is
- * forwarded on the lean path too (the answer arrives on the Redis client's I/O thread, which must not forward).
+ * answer without a thread (it reads nothing meanwhile) and acts on it where the answer completes, Redis's I/O
+ * thread, so an admission is forwarded on the lean path too. Nothing it does there blocks.
  *
  * <p>Anything else, including a malformed request and every decision but an admission, is handed
  * over to Jetty's HTTP connection with every byte read so far, from the first byte of that request, the way

@@ -1,6 +1,5 @@
 package io.sluice.server.cluster;
 
-import io.sluice.server.OwnThread;
 import static io.sluice.server.cluster.ClientStoreSpecification.CLASSIFIER;
 import static io.sluice.server.cluster.ClientStoreSpecification.CURL;
 import static io.sluice.server.cluster.ClientStoreSpecification.PYTHON;
@@ -24,10 +23,6 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -72,15 +67,11 @@ class RedisClientStateStoreTest {
     }
 
     private Member member(String name, Policy policy, Duration lease, ClusterSettings settings) {
-        return member(name, policy, lease, settings, OwnThread.EACH);
-    }
-
-    private Member member(String name, Policy policy, Duration lease, ClusterSettings settings, Executor answering) {
         RedisClientStateStore store = new RedisClientStateStore(settings, lease);
         ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), InstantSource.system(), policy, CLASSIFIER,
                 null, store);
         ClusterNode node = cluster.node(name, new EngineLoad(engine), settings);
-        node.shareClientState(store, answering);
+        node.shareClientState(store);
         engine.reportClusterStatus(node::status);
         awaitState(node, ClusterState.HEALTHY);
         return new Member(engine, store, node);
@@ -327,29 +318,21 @@ class RedisClientStateStoreTest {
     }
 
     @Test
-    void aPendingDecisionCompletesOnTheThreadsGivenForAnswersSoTheFrontActsWhereItCompletes() throws Exception {
-        ExecutorService front = Executors.newSingleThreadExecutor(task -> new Thread(task, "front-request-thread"));
-        CountDownLatch attached = new CountDownLatch(1);
-        // Answers wait until the test has attached its step, so the step cannot run on the test's own thread.
-        Executor answering = task -> front.execute(() -> {
-            try {
-                attached.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            task.run();
-        });
+    void aPendingDecisionCompletesOnRedissIoThreadWithNoHandOffSoTheFrontActsThere() throws Exception {
+        Member a = member("a", Policy.defaults());
+        served(decide(a, "192.0.2.8").decision()); // the link and the script ready
+        CompletableFuture<String> actedOn;
+        // Redis answers only once the test has attached its step, so the step cannot run on the test's own thread.
+        redis.hang();
         try {
-            Member a = member("a", Policy.defaults(), Duration.ofSeconds(35), ClusterFixture.PATIENT, answering);
             Decision decision = a.engine().decide(Request.direct("192.0.2.9", CURL));
             assertThat(decision).isInstanceOf(Decision.Pending.class);
-            CompletableFuture<String> actedOn = ((Decision.Pending) decision).decision().toCompletableFuture()
+            actedOn = ((Decision.Pending) decision).decision().toCompletableFuture()
                     .thenApply(made -> Thread.currentThread().getName());
-            attached.countDown();
-            assertThat(actedOn.get(30, TimeUnit.SECONDS)).isEqualTo("front-request-thread");
         } finally {
-            front.shutdownNow();
+            redis.resume();
         }
+        assertThat(actedOn.get(30, TimeUnit.SECONDS)).startsWith("lettuce-");
     }
 
     @Test

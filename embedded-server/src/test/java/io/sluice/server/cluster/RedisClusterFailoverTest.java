@@ -7,8 +7,6 @@ import io.sluice.engine.Request;
 import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.telemetry.ClusterState;
 import java.time.Duration;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -21,7 +19,6 @@ import org.junit.jupiter.api.Test;
  */
 class RedisClusterFailoverTest extends OneRedisPerClass {
     private static final Duration DEADLINE = ClusterFixture.PATIENT.deadline();
-    private final ExecutorService answering = Executors.newFixedThreadPool(2);
 
     @BeforeAll
     static void startRedis() {
@@ -31,12 +28,11 @@ class RedisClusterFailoverTest extends OneRedisPerClass {
 
     @AfterEach
     void stopAnswering() {
-        answering.shutdownNow();
     }
 
     @Test
     void aMasterKilledMidRunLeavesTheNodeServingDegradedUntilItsReplicaTakesOver() throws Exception {
-        SharedStoreNode shared = SharedStoreNode.start(cluster, "a", answering);
+        SharedStoreNode shared = SharedStoreNode.start(cluster, "a");
         ThrottleEngine engine = shared.engine();
         RedisClientStateStore store = shared.store();
         ClusterNode node = shared.node();

@@ -9,8 +9,6 @@ import io.sluice.engine.telemetry.ClusterState;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -20,7 +18,6 @@ import org.junit.jupiter.api.Test;
 class RedisClusterSpreadTest extends OneRedisPerClass {
     private static final int CLIENTS = 600;
     private static final int WAVE = 8;
-    private final ExecutorService answering = Executors.newFixedThreadPool(2);
 
     @BeforeAll
     static void startRedis() {
@@ -30,12 +27,11 @@ class RedisClusterSpreadTest extends OneRedisPerClass {
 
     @AfterEach
     void stopAnswering() {
-        answering.shutdownNow();
     }
 
     @Test
     void manyClientsKeysAreSpreadOverTheMastersAboutAThirdEach() throws Exception {
-        SharedStoreNode shared = SharedStoreNode.start(cluster, "a", answering);
+        SharedStoreNode shared = SharedStoreNode.start(cluster, "a");
         ThrottleEngine engine = shared.engine();
         RedisClientStateStore store = shared.store();
         ClusterNode node = shared.node();

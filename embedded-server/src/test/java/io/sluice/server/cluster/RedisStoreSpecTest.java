@@ -4,7 +4,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import io.sluice.server.OwnThread;
 import io.sluice.engine.EngineConfig;
 import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.policy.Policy;
@@ -46,7 +45,7 @@ class RedisStoreSpecTest extends ClientStoreSpecification {
             RedisClientStateStore store = new RedisClientStateStore(ClusterFixture.PATIENT, LEASE);
             ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), clock, policy, CLASSIFIER, null, store);
             ClusterNode node = holder.cluster.node(n, new EngineLoad(engine), ClusterFixture.PATIENT);
-            node.shareClientState(store, OwnThread.EACH);
+            node.shareClientState(store);
             ClusterFixture.awaitState(node, ClusterState.HEALTHY);
             return engine;
         });

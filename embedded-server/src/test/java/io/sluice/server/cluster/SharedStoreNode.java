@@ -6,7 +6,6 @@ import io.sluice.engine.policy.Policy;
 import io.sluice.engine.telemetry.ClusterState;
 import java.time.Duration;
 import java.time.InstantSource;
-import java.util.concurrent.Executor;
 
 /**
  * A node whose per-client rules are decided in the fixture's Redis (one server or a Redis Cluster), under the
@@ -19,13 +18,12 @@ import java.util.concurrent.Executor;
 record SharedStoreNode(ThrottleEngine engine, RedisClientStateStore store, ClusterNode node) {
     private static final Duration LEASE = Duration.ofSeconds(35);
 
-    /** @param answering where the node's pending decisions complete */
-    static SharedStoreNode start(ClusterFixture cluster, String name, Executor answering) {
+    static SharedStoreNode start(ClusterFixture cluster, String name) {
         RedisClientStateStore store = new RedisClientStateStore(ClusterFixture.PATIENT, LEASE);
         ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), InstantSource.system(), Policy.defaults(),
                 ClientStoreSpecification.CLASSIFIER, null, store);
         ClusterNode node = cluster.node(name, new EngineLoad(engine), ClusterFixture.PATIENT);
-        node.shareClientState(store, answering);
+        node.shareClientState(store);
         ClusterFixture.awaitState(node, ClusterState.HEALTHY);
         return new SharedStoreNode(engine, store, node);
     }
