@@ -18,6 +18,8 @@
 # CANDIDATE_FLAGS adds flags to the candidate's command line (CANDIDATE_JAR defaults to the same jar then), SLUICE_FLAGS to the first Sluice's:
 # CANDIDATE_FLAGS="--front-path proxy" measures the lean path (default) against the proxy path, one jar.
 # CLIENTS=N (default: a new address per request) makes wrk cycle through N client addresses.
+# SYSCALLS=1 counts the target's system calls per request during each run (perf's syscall tracepoints, the calls
+# a front end makes per request: reads, writes, epoll, futex), printed after its figures.
 # JAVA_OPTS (default: none, the JVM's defaults, which on one core means the Serial collector) goes to every
 # JVM alike: the plain Jetty proxy and each Sluice, e.g. JAVA_OPTS="-XX:+UseZGC".
 set -euo pipefail
@@ -114,19 +116,35 @@ ticks() {
   echo "$total"
 }
 core0() { awk '$1 == "cpu0" {print $2 + $3 + $4 + $7 + $8}' /proc/stat; }
+# User and system CPU time (clock ticks) of a process alone: a front end's system time is its system calls.
+user_system() { awk '{print $14, $15}' /proc/"$1"/stat 2>/dev/null || echo "0 0"; }
+SYSCALL_EVENTS=""
+for call in read readv write writev epoll_wait epoll_pwait epoll_ctl futex sendto recvfrom; do
+  SYSCALL_EVENTS+="${SYSCALL_EVENTS:+,}syscalls:sys_enter_$call"
+done
+if [[ -n "${SYSCALLS:-}" ]]; then
+  command -v perf >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq linux-perf >/dev/null; }
+fi
 us_per_request() { awk -v t="$1" -v n="$2" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.1f", (n > 0 ? t * 1e6 / hz / n : 0)}'; }
 
 # cpu_us_per_request: core 0's busy time over the requests made; target_us: the target's own process (for the
 # nginx proxy, the one nginx that is also the upstream); upstream_us: the upstream nginx (for Sluice and the plain
 # proxy); redis_us: the cluster's redis-server.
-echo "round,target,requests_per_s,p99_ms,context_switches_per_request,cpu_us_per_request,target_us,upstream_us,redis_us"
+echo "round,target,requests_per_s,p99_ms,context_switches_per_request,cpu_us_per_request,target_us,upstream_us,redis_us,target_user_us,target_system_us"
 for round in $(seq 1 "$ROUNDS"); do
   for port in "${PORTS[@]}"; do
     before=$(switches "${PIDS[$port]}")
     redis=${REDIS_OF[$port]:-}
     t0=$(ticks "${PIDS[$port]}"); u0=$(ticks "${pids[0]}"); c0=$(core0); r0=$([[ -n $redis ]] && ticks "$redis" || echo 0)
+    read -r user0 system0 < <(user_system "${PIDS[$port]}")
+    if [[ -n "${SYSCALLS:-}" ]]; then
+      perf stat -x, -e "$SYSCALL_EVENTS" -p "${PIDS[$port]}" -o /tmp/sluice-bench-syscalls.txt -- sleep "$SECONDS_PER_RUN" &
+      perf_pid=$!
+    fi
     out=$(load "$port" "$SECONDS_PER_RUN")
+    [[ -n "${SYSCALLS:-}" ]] && wait "$perf_pid"
     t1=$(ticks "${PIDS[$port]}"); u1=$(ticks "${pids[0]}"); c1=$(core0); r1=$([[ -n $redis ]] && ticks "$redis" || echo 0)
+    read -r user1 system1 < <(user_system "${PIDS[$port]}")
     after=$(switches "${PIDS[$port]}")
     requests=$(awk '/requests in/ {print $1}' <<<"$out")
     cs=$(awk -v d=$((after - before)) -v n="$requests" 'BEGIN {printf "%.2f", (n > 0 ? d / n : 0)}')
@@ -137,7 +155,13 @@ for round in $(seq 1 "$ROUNDS"); do
     upstream=$([[ ${PIDS[$port]} == "${pids[0]}" ]] && echo 0 || echo $((u1 - u0)))
     cpu="$(us_per_request $((c1 - c0)) "$requests"),$(us_per_request $((t1 - t0)) "$requests")"
     cpu="$cpu,$(us_per_request "$upstream" "$requests"),$(us_per_request $((r1 - r0)) "$requests")"
+    cpu="$cpu,$(us_per_request $((user1 - user0)) "$requests"),$(us_per_request $((system1 - system0)) "$requests")"
     echo "$round,${NAMES[$port]},$rps,$p99,$cs,$cpu${non2xx:+,non-2xx=$non2xx}"
+    if [[ -n "${SYSCALLS:-}" ]]; then
+      # perf -x, lines: count,unit,event,...; the nginx targets' workers are children, not counted here
+      awk -F, -v n="$requests" 'n > 0 && $1 + 0 > 0 {sub("syscalls:sys_enter_", "", $3); all += $1; each = each sprintf(" %s %.2f", $3, $1 / n)}
+        END {if (n > 0) printf "  system calls per request: %.2f (%s )\n", all / n, each}' /tmp/sluice-bench-syscalls.txt
+    fi
   done
 done
 for port in "${!REDIS_PORT[@]}"; do
