@@ -339,8 +339,7 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
                 awaiting = true;
                 // While the cluster answers, as while an exchange runs: no trip out of epoll and back per request
                 keepReadInterest();
-                // The store answers on the front's request threads (a batch of answers in one task), so the request
-                // is acted on where its answer completes: no hand-off per request.
+                // Acted on where its answer completes (Redis's I/O thread hands a call's answers out): no hand-off.
                 answer.whenComplete((made, failure) -> answered(pending, made, failure));
                 return;
             }
