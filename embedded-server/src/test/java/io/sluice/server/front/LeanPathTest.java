@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.jetty.server.Handler;
@@ -142,6 +143,18 @@ class LeanPathTest {
         }
     }
 
+    @Test
+    void aClientThatLeavesWhileTheStoreDecidesHoldsNoSlot() throws Exception {
+        try (AnsweringLater store = new AnsweringLater(1)) {
+            start(FrontUnderTest.ADMIT_ALL, store);
+            try (RawClient client = new RawClient(connector.getLocalPort())) {
+                client.send("GET /gone HTTP/1.1\r\n" + HOST + "\r\n");
+            }
+            assertThat(store.releases.tryAcquire(10, TimeUnit.SECONDS)).as("the admitted slot given back").isTrue();
+            assertThat(store.released).hasValue(1);
+        }
+    }
+
     private void servedThreeThenRefused(AnsweringLater store) throws Exception {
         try (RawClient client = new RawClient(connector.getLocalPort())) {
             for (int i = 0; i < 3; i++) {
@@ -168,6 +181,8 @@ class LeanPathTest {
         final AtomicInteger asked = new AtomicInteger();
         final AtomicInteger answeredLater = new AtomicInteger();
         final AtomicInteger released = new AtomicInteger();
+        /** A permit per slot given back, for a test to wait on. */
+        final Semaphore releases = new Semaphore(0);
 
         AnsweringLater(int admits) {
             this.admits = admits;
@@ -198,6 +213,7 @@ class LeanPathTest {
         @Override
         public void release(Integer lease, boolean served) {
             released.incrementAndGet();
+            releases.release();
         }
 
         @Override
