@@ -20,8 +20,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The engine's telemetry: written on the request path only as increments (a counter in a per-second slot, a
@@ -67,7 +69,9 @@ final class EngineTelemetry {
     }
 
     /** Everything the console shows at {@code nowInstant}, under {@code compiled}. */
-    Snapshot snapshot(Instant nowInstant, CompiledPolicy compiled, DecisionTap shadow, ClusterStatus cluster) {
+    /** @param pendingBans the automatic bans not in a policy yet, read before {@code compiled} */
+    Snapshot snapshot(Instant nowInstant, CompiledPolicy compiled, List<Ban> pendingBans, DecisionTap shadow,
+                      ClusterStatus cluster) {
         long now = nowInstant.toEpochMilli();
         Policy policy = compiled.policy();
         List<ClientRow> rows = new ArrayList<>();
@@ -99,7 +103,14 @@ final class EngineTelemetry {
         }
         Instant banNow = Instant.ofEpochMilli(bans.banMillis(now));
         List<Ban> inForce = new ArrayList<>(policy.bans().stream().filter(b -> b.activeAt(banNow)).toList());
-        inForce.addAll(bans.pending(now));
+        // read before the policy, so a ban installed meanwhile is in both: listed once
+        Set<String> listed = new HashSet<>();
+        inForce.forEach(ban -> listed.add(ban.id()));
+        for (Ban pending : pendingBans) {
+            if (listed.add(pending.id())) {
+                inForce.add(pending);
+            }
+        }
         return new Snapshot(nowInstant, policy.version(), policy.pause(), counters.lastSeconds(now),
                 new LoadState(load.inFlight(), load.waiting(), policy.load().maxActive(), policy.load().maxWaiting()),
                 latency.summary(now), List.copyOf(rows),

@@ -424,6 +424,9 @@ public final class ThrottleEngine {
 
     /** Everything the console shows, now. Costs the request path nothing; call it about once a second. */
     public Snapshot snapshot() {
-        return telemetry.snapshot(clock.instant(), current.get(), tap, clusterStatus.get());
+        // The pending automatic bans before the policy: the writer installs a version holding a ban before it leaves
+        // the pending set, so read in this order the ban is in one or the other (a snapshot never misses it).
+        List<Ban> pendingBans = bans.pending(clock.millis());
+        return telemetry.snapshot(clock.instant(), current.get(), pendingBans, tap, clusterStatus.get());
     }
 }
