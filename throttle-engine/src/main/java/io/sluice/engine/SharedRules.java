@@ -85,7 +85,8 @@ final class SharedRules<S> {
             return decideAlone(asked, now);
         }
         if (answer.isDone()) {
-            // answered from what the store already knew (a client refused until a known time): no round trip
+            // answered already: from what the store knew (a client refused until a known time, no round trip), or
+            // by a store whose answer came back before this thread got here
             return answer.handle((verdict, failure) -> settle(asked, verdict, failure, now)).join();
         }
         return new Decision.Pending(client,

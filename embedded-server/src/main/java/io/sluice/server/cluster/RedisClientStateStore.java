@@ -94,6 +94,7 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
     private final Queue<RedisLease> toRelease = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean releaseScheduled = new AtomicBoolean();
     private final AtomicLong commands = new AtomicLong();
+    private final AtomicLong asked = new AtomicLong();
     private volatile Attachment attachment;
 
     /** What the store uses of its node: set once by {@link ClusterNode#shareClientState}. */
@@ -246,6 +247,7 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
             keys.add(anyCrawler);
         }
         releaseOwnFirst(on, addressLeases);
+        asked.incrementAndGet();
         long sentNanos = System.nanoTime();
         CompletableFuture<List<Object>> reply = on.admissions().admit(keys.toArray(String[]::new),
                 new AdmissionBatches.Limits(ask.clientLimits().windowSeconds(), ask.clientLimits().maxHits(),
@@ -445,6 +447,14 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
         if (!batch.isEmpty()) {
             forgetNow(on, batch);
         }
+    }
+
+    /**
+     * For tests: the requests sent to Redis to be judged. Whether a decision is pending says less: Redis may answer
+     * before the engine returns it, and then it is returned decided.
+     */
+    long admissionsAsked() {
+        return asked.get();
     }
 
     /** For tests: a release is waiting for its batch (once false, every release so far was sent). */
