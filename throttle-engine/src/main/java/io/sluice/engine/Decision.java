@@ -40,8 +40,8 @@ public sealed interface Decision permits Decision.Admit, Decision.Wait, Decision
      * store, which answers within its deadline (tens of milliseconds) or is given up on. Park the request without
      * holding a thread and act on the decision {@code decision} completes with: an {@link Admit}, a {@link Wait} or a
      * {@link Refuse}, never another {@code Pending}. It completes on the thread the store answers on (the server's
-     * Redis store: the front's request threads, several answers in one task), so hand long or blocking work to a
-     * thread of its own. It never completes exceptionally. Only an engine built with a
+     * Redis store: Redis's I/O thread, several answers in a row), so hand long or blocking work to a thread of its
+     * own. It never completes exceptionally. Only an engine built with a
      * shared store answers this; a single node's engine never does.
      */
     record Pending(ClientInfo client, CompletionStage<Decision> decision) implements Decision {

@@ -348,7 +348,7 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
         act(decision, true);
     }
 
-    /** The shared store answered (on one of the front's request threads): act as on a decision made at once. */
+    /** The shared store answered (on Redis's I/O thread): act as on a decision made at once, without blocking. */
     private void answered(Decision.Pending pending, Decision made, Throwable failure) {
         if (!getEndPoint().isOpen()) {
             awaiting = false;

@@ -104,7 +104,7 @@ public final class ThrottleHandler extends Handler.Wrapper {
 
     /**
      * The engine asked the cluster's store: act when it answers, on a thread of its own (the store hands out a
-     * batch of answers in one task, and a request proxied or served by a handler here must not hold up the others).
+     * batch of answers on Redis's I/O thread, and a request proxied or served by a handler here may block).
      * No thread waits meanwhile.
      */
     private void awaitAnswer(Decision.Pending pending, Request request, Response response, Callback callback,
