@@ -68,8 +68,11 @@ final class EngineTelemetry {
         latency.record(upstreamLatencyNanos);
     }
 
-    /** Everything the console shows at {@code nowInstant}, under {@code compiled}. */
-    /** @param pendingBans the automatic bans not in a policy yet, read before {@code compiled} */
+    /**
+     * Everything the console shows at {@code nowInstant}, under {@code compiled}.
+     *
+     * @param pendingBans the automatic bans not in a policy yet, read before {@code compiled}
+     */
     Snapshot snapshot(Instant nowInstant, CompiledPolicy compiled, List<Ban> pendingBans, DecisionTap shadow,
                       ClusterStatus cluster) {
         long now = nowInstant.toEpochMilli();

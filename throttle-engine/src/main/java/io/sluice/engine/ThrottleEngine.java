@@ -426,7 +426,8 @@ public final class ThrottleEngine {
     public Snapshot snapshot() {
         // The pending automatic bans before the policy: the writer installs a version holding a ban before it leaves
         // the pending set, so read in this order the ban is in one or the other (a snapshot never misses it).
-        List<Ban> pendingBans = bans.pending(clock.millis());
-        return telemetry.snapshot(clock.instant(), current.get(), pendingBans, tap, clusterStatus.get());
+        Instant now = clock.instant();
+        List<Ban> pendingBans = bans.pending(now.toEpochMilli());
+        return telemetry.snapshot(now, current.get(), pendingBans, tap, clusterStatus.get());
     }
 }
