@@ -190,12 +190,15 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
     }
 
     /**
-     * The client's own hit stack. Stack keys take a new letter whenever hit-stacks.lua lays a stack out differently
-     * ("k" since the header holds its last second's hits), so during an upgrade old and new nodes never read each
-     * other's stacks wrongly (docs/manual/cluster.md, "Upgrading").
+     * The letter of the hit stacks' keys (a client's, its address's, a route's). It changes whenever hit-stacks.lua
+     * lays a stack out differently ("m" since the header keeps two seconds for a client's admission), so during an
+     * upgrade old and new nodes never read each other's stacks wrongly (docs/manual/cluster.md, "Upgrading").
      */
+    private static final String STACKS = "m";
+
+    /** The client's own hit stack. */
     private static String clientHits(String tag, String clientPart) {
-        return tag + "k:" + clientPart;
+        return tag + STACKS + ":" + clientPart;
     }
 
     /** This crawler's last service (its list entry): in the crawlers' slot. */
@@ -225,8 +228,8 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
         String tag = tagged(ask);
         String client = clientPart(ask.client());
         String hits = clientHits(tag, client);
-        String addressHits = tag + "k";
-        String routeHits = ask.route() == null ? hits : tag + "kr:" + client + ":" + ask.route();
+        String addressHits = tag + STACKS;
+        String routeHits = ask.route() == null ? hits : tag + STACKS + "r:" + client + ":" + ask.route();
         String crawler = ask.crawler() == null ? null : crawlerKey(ask.crawler());
         String anyCrawler = prefix + "{crawlers}:any";
         engineNow = ask.nowMillis();

@@ -22,6 +22,10 @@ local function soleMarker(clientKey, clientLeases, addressLeases)
   return marker
 end
 
+-- A second a client's stack does not know (hit-stacks.lua), and where the first of those seconds starts.
+local NOT_KNOWN = struct.pack('<I4', 0)
+local ALONE_TEXT = tostring(ALONE_AT)
+
 -- Whether the string at an address's key is a marker (else a stack).
 local function isMarker(held)
   return #held ~= STACK_BYTES
@@ -38,7 +42,10 @@ local function fold(addressKey, marker)
   local clientKey, clientLeases, addressLeases = string.match(marker, '^([^\n]*)\n([^\n]*)\n([^\n]*)\n', 12)
   local packed = redis.call('GET', clientKey)
   if packed then
-    redis.call('SET', addressKey, packed, 'EX', TTL_S)
+    -- the client no longer answers for its address, nor the copy for a client (hit-stacks.lua)
+    redis.call('SETRANGE', clientKey, ALONE_TEXT, NOT_KNOWN)
+    packed = string.sub(packed, 1, ALONE_AT) .. NOT_KNOWN .. NOT_KNOWN .. string.sub(packed, HEADER_BYTES + 1)
+    redis.call('SET', addressKey, packed, 'EX', TTL_TEXT)
   else
     redis.call('DEL', addressKey)
     packed = nil
@@ -73,24 +80,37 @@ local function fold(addressKey, marker)
   return packed
 end
 
--- For an admission: whether the client whose keys are given answers for its address, and if not, the address's
--- stack as read (nil: none). An address with no stack and no leases becomes this client's.
-local function addressOf(addressKey, clientKey, clientLeases, addressLeases)
+-- For an admission: whether the client whose stack (as read) and leases are given answers for its address, and if
+-- not, the address's stack as read (nil: none). An address with no stack and no leases becomes this client's.
+-- The client's stack remembers the second its marker was set (alone): until the marker is due to be set again, the
+-- marker is there without reading it, since only a fold replaces it, and a fold forgets that second. So a busy
+-- only client reads its marker once every REFRESH s, not on every request (a 100-byte string, a command and a
+-- comparison each time). The client's push writes what it found here into its stack's header.
+local function addressOf(addressKey, clientStack, clientLeases, addressLeases)
+  local setAt = clientStack.alone
+  if setAt > 0 and second >= setAt and second - setAt < REFRESH then
+    return true, nil
+  end
+  local clientKey = clientStack.key
   local held = redis.call('GET', addressKey)
   if not held then
     if redis.call('EXISTS', addressLeases) == 1 then
       return false, nil -- another client's request still runs: counted by the address
     end
-    redis.call('SET', addressKey, soleMarker(clientKey, clientLeases, addressLeases), 'EX', TTL_S)
+    redis.call('SET', addressKey, soleMarker(clientKey, clientLeases, addressLeases), 'EX', TTL_TEXT)
+    clientStack.alone = second
     return true, nil
   end
   if not isMarker(held) then
     return false, held
   end
   if marks(held, clientKey) then
-    if second - tonumber(string.sub(held, 2, 11)) >= REFRESH then
-      redis.call('SET', addressKey, soleMarker(clientKey, clientLeases, addressLeases), 'EX', TTL_S)
+    setAt = tonumber(string.sub(held, 2, 11))
+    if second - setAt >= REFRESH or setAt > second then
+      redis.call('SET', addressKey, soleMarker(clientKey, clientLeases, addressLeases), 'EX', TTL_TEXT)
+      setAt = second
     end
+    clientStack.alone = setAt
     return true, nil
   end
   return false, fold(addressKey, held)

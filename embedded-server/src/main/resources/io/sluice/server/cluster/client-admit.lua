@@ -74,13 +74,16 @@ end
 local PLACEHOLDER = '-'
 -- A lease's expiry as the string ZADD takes, made once per call (a number made a string costs a formatting).
 local expiries = {}
-local function lease(key, id, leaseMs)
+local function expiryOf(leaseMs)
   local expiry = expiries[leaseMs]
   if not expiry then
     expiry = string.format('%d', now + leaseMs)
     expiries[leaseMs] = expiry
   end
-  redis.call('ZADD', key, expiry, id)
+  return expiry
+end
+local function lease(key, id, leaseMs)
+  redis.call('ZADD', key, expiryOf(leaseMs), id)
   local ttl = redis.call('PTTL', key)
   if ttl < leaseMs then
     if ttl < 0 then
@@ -93,11 +96,35 @@ local function lease(key, id, leaseMs)
   end
 end
 
+-- Takes a lease in a client's set, whose stack (as read) keeps the second the set's expiry was last pushed on to
+-- two leases' time: within a lease's time of that second, the set outlives this lease without asking its expiry
+-- (a PTTL per admission). Past it, the expiry is pushed on and the second kept in the stack, if there is one (a
+-- SETRANGE on a missing key would make a string that never expires): once a lease's time for a busy client. A set
+-- that went meanwhile (deleted by hand, evicted) is made again without an expiry until that push, a lease's time
+-- at most.
+local PUSHED_TEXT = tostring(LEASES_PUSHED_AT)
+local function leaseOfClient(stack, stackWritten, key, id, leaseMs)
+  local pushed = stack.leasesPushed
+  if pushed > 0 and pushed <= second and now <= pushed * 1000 + leaseMs then
+    redis.call('ZADD', key, expiryOf(leaseMs), id)
+    return
+  end
+  -- the placeholder is added again: the set is new when both are (no expired leases to sweep then)
+  if redis.call('ZADD', key, 0, PLACEHOLDER, expiryOf(leaseMs), id) < 2 then
+    redis.call('ZREMRANGEBYSCORE', key, '(0', now)
+  end
+  redis.call('PEXPIRE', key, 2 * leaseMs)
+  if stackWritten then
+    redis.call('SETRANGE', stack.key, PUSHED_TEXT, struct.pack('<I4', second))
+  end
+end
+
 -- Leases that count: those expiring after now (made once per call).
 local live = '(' .. string.format('%d', now)
 
--- One request's rules: its arguments from ARGV[a + 1], its keys from KEYS[k + 1]; returns its answer and the
--- number of keys it had.
+-- One request's rules: its arguments from ARGV[a + 1], its keys from KEYS[k + 1]; returns the number of keys it had,
+-- then its answer: verdict, retry ms, client hits in window, ms until its oldest leaves, the crawler's and any
+-- crawler's previous service.
 local function admit(a, k)
   local weight = tonumber(ARGV[a + 1])
   local limits = sets[tonumber(ARGV[a + 2])]
@@ -105,6 +132,8 @@ local function admit(a, k)
   local clientLeases, addressLeases = KEYS[k + 3], KEYS[k + 4]
   local keys = 4
   local clientStack = openStack(KEYS[k + 1])
+  -- before the client's push, which keeps in its header whether the client answers for its address
+  local alone, addressStack = addressOf(KEYS[k + 2], clientStack, clientLeases, addressLeases)
   local hits, below, reset = push(clientStack, weight, limits[1], limits[2])
   local routeWindow = limits[3]
   local routeHits, routeBelow = 0, 0
@@ -112,7 +141,6 @@ local function admit(a, k)
     keys = keys + 1
     routeHits, routeBelow = push(openStack(KEYS[k + keys]), math.max(1, weight), routeWindow, limits[4])
   end
-  local alone, addressStack = addressOf(KEYS[k + 2], KEYS[k + 1], clientLeases, addressLeases)
   local addressHits, addressBelow
   if alone then
     -- the client's stack (as read, before its push) answers for its address's, over the address's window
@@ -125,9 +153,6 @@ local function admit(a, k)
     crawlerKey, anyCrawlerKey = KEYS[k + keys + 1], KEYS[k + keys + 2]
     keys = keys + 2
   end
-  local function refuse(verdict, retry)
-    return {verdict, retry, hits, reset, now, -1, -1}, keys
-  end
 
   -- 3. crawler spacing
   local previous, previousAny = -1, -1
@@ -136,7 +161,7 @@ local function admit(a, k)
     if last then
       previous = tonumber(last)
       if now - previous < crawlerGap then
-        return refuse(1, previous + crawlerGap - now)
+        return keys, 1, previous + crawlerGap - now, hits, reset, -1, -1
       end
     end
     local any = redis.call('GET', anyCrawlerKey)
@@ -144,37 +169,39 @@ local function admit(a, k)
     if any then
       previousAny = tonumber(any)
       if now - previousAny < anyGap then
-        return refuse(2, previousAny + anyGap - now)
+        return keys, 2, previousAny + anyGap - now, hits, reset, -1, -1
       end
     end
   end
   -- 4. hit stacks
   if hits > limits[2] then
-    return refuse(3, below)
+    return keys, 3, below, hits, reset, -1, -1
   end
   if routeWindow > 0 and routeHits > limits[4] then
-    return refuse(4, routeBelow)
+    return keys, 4, routeBelow, hits, reset, -1, -1
   end
   if addressHits > limits[6] then
-    return refuse(5, addressBelow)
+    return keys, 5, addressBelow, hits, reset, -1, -1
   end
   -- 5. requests in flight: a lease that expired (its node died with the request running) no longer counts; it goes
   -- from its key when the key's expiry is pushed on, and with its key, which lives at least a lease's time after the
   -- last lease taken (no lease outlives that: each expires at most a lease's time after it was taken or renewed)
   local running = redis.call('ZCOUNT', clientLeases, live, '+inf')
   if running >= limits[7] then
-    return refuse(6, 0)
+    return keys, 6, 0, hits, reset, -1, -1
   end
   if not alone then
     running = redis.call('ZCOUNT', addressLeases, live, '+inf')
   end
   if running >= limits[8] then
-    return refuse(7, 0)
+    return keys, 7, 0, hits, reset, -1, -1
   end
+  -- the client's stack was written by its push, or was there
+  local stackWritten = weight > 0 or clientStack.last ~= nil
   if alone then
-    lease(clientLeases, ARGV[a + 3], limits[9])
+    leaseOfClient(clientStack, stackWritten, clientLeases, ARGV[a + 3], limits[9])
   else
-    lease(clientLeases, ARGV[a + 3] .. BOTH, limits[9])
+    leaseOfClient(clientStack, stackWritten, clientLeases, ARGV[a + 3] .. BOTH, limits[9])
     lease(addressLeases, ARGV[a + 3], limits[9])
   end
   if crawlerGap >= 0 then
@@ -182,7 +209,7 @@ local function admit(a, k)
     redis.call('SET', crawlerKey, served, 'PX', CRAWLER_MEMORY)
     redis.call('SET', anyCrawlerKey, served, 'PX', CRAWLER_MEMORY)
   end
-  return {0, 0, hits, reset, now, previous, previousAny}, keys
+  return keys, 0, 0, hits, reset, previous, previousAny
 end
 
 for p = 1, tonumber(ARGV[1]) do
@@ -193,13 +220,14 @@ for p = 1, tonumber(ARGV[1]) do
   sets[p] = set
 end
 local results = {}
+local n = 0
 local a = 1 + #sets * LIMITS
 local k = 0
 while a < #ARGV do
-  local answer, keys = admit(a, k)
-  for j = 1, 7 do
-    results[#results + 1] = answer[j]
-  end
+  local keys, verdict, retry, hits, reset, previous, previousAny = admit(a, k)
+  results[n + 1], results[n + 2], results[n + 3], results[n + 4] = verdict, retry, hits, reset
+  results[n + 5], results[n + 6], results[n + 7] = now, previous, previousAny
+  n = n + 7
   a = a + ARGS
   k = k + keys
 end

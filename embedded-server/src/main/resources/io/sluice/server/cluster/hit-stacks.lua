@@ -4,9 +4,12 @@
 -- hits of s) in slot s % KEEP. A slot holding another second than the one its place stands for is stale: it counts
 -- nothing, so nothing is ever zeroed. The header holds the last second written L and L's hits (L's slot is written
 -- only when a later second comes), the window's total carried forward (the window W it counts, the hits in the W
--- seconds up to L, the oldest of those seconds with hits, 0: none), and the second the stack's expiry was last set.
+-- seconds up to L, the oldest of those seconds with hits, 0: none), the second the stack's expiry was last set, and
+-- two seconds a client's admission keeps there to save itself a command (client-admit.lua, address-stacks.lua): when
+-- it last found or made its address's marker naming it (0: not known), and when it last pushed its lease set's
+-- expiry on (0: not known); both 0 in any other stack.
 -- So a push in the second its stack last saw (most of a busy client's) reads and writes the header alone, one
--- GETRANGE and one SETRANGE of 24 bytes; only a push that moves the window on, or must find when hits leave it,
+-- GETRANGE and one SETRANGE of 32 bytes; only a push that moves the window on, or must find when hits leave it,
 -- reads the slots (one GET). Every byte a script reads or writes becomes a Lua string that Redis hashes whole: a
 -- push that read and rewrote the whole stack spent more in Lua than in its commands (docs/BENCHMARKS.md, issue 29).
 local t = redis.call('TIME')
@@ -14,8 +17,12 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local second = math.floor(now / 1000)
 -- The last 60 s whatever the window (a window is at most 60 s), as the local store keeps.
 local KEEP = 60
-local HEADER = '<I4I4I4I4I4I4'
-local HEADER_BYTES = 24
+local HEADER = '<I4I4I4I4I4I4I4I4'
+local HEADER_BYTES = 32
+-- Where the header's two fields for a client's admission start (from 0): the second it found its address's marker
+-- naming it, the second it pushed its lease set's expiry on.
+local ALONE_AT = 24
+local LEASES_PUSHED_AT = 28
 local SLOT = '<I4I4'
 local SLOT_BYTES = 8
 -- A stack's string is always this long (so a string of another length at a stack's key is not a stack).
@@ -23,21 +30,24 @@ local STACK_BYTES = HEADER_BYTES + KEEP * SLOT_BYTES
 -- The expiry is set again at most every REFRESH s, so a stack outlives its newest hit by at least KEEP + 1 s.
 local REFRESH = 10
 local TTL_S = KEEP + 1 + REFRESH
+-- Numbers sent to Redis as strings made once: a number passed to redis.call is formatted in floating point.
+local HEADER_END = tostring(HEADER_BYTES - 1)
+local TTL_TEXT = tostring(TTL_S)
 
--- A stack as read: its key and header's numbers (last nil: no stack), and its whole string once a figure needed
--- its slots (packed).
+-- A stack as read: its key and header's numbers (last nil: no stack; alone and leasesPushed 0), and its whole string
+-- once a figure needed its slots (packed). A client's admission may set alone before the push that writes the header.
 local function stackFrom(key, header, packed)
   if #header < HEADER_BYTES then
-    return {key = key}
+    return {key = key, alone = 0, leasesPushed = 0}
   end
-  local last, hitsLast, window, total, oldest, expirySet = struct.unpack(HEADER, header, 1)
+  local last, hitsLast, window, total, oldest, expirySet, alone, leasesPushed = struct.unpack(HEADER, header, 1)
   return {key = key, last = last, hitsLast = hitsLast, window = window, total = total, oldest = oldest,
-    expirySet = expirySet, packed = packed}
+    expirySet = expirySet, alone = alone, leasesPushed = leasesPushed, packed = packed}
 end
 
 -- The stack at key, its header read.
 local function openStack(key)
-  return stackFrom(key, redis.call('GETRANGE', key, 0, HEADER_BYTES - 1), nil)
+  return stackFrom(key, redis.call('GETRANGE', key, '0', HEADER_END), nil)
 end
 
 -- The stack whose whole string is packed (nil: none), as read at key.
@@ -126,15 +136,17 @@ local function addHits(stack, weight, window, total, oldest)
     oldest = second
   end
   if not stack.last then
-    redis.call('SET', stack.key, struct.pack(HEADER, second, weight, window, total + weight, oldest, second)
-        .. string.rep('\0', KEEP * SLOT_BYTES), 'EX', TTL_S)
+    redis.call('SET', stack.key, struct.pack(HEADER, second, weight, window, total + weight, oldest, second,
+        stack.alone, 0) .. string.rep('\0', KEEP * SLOT_BYTES), 'EX', TTL_TEXT)
     return
   end
   if stack.last > second then
     -- Redis's clock went back (a failover to another machine): the hits go in this second's slot, the header keeps
-    -- the later second, and its total is summed afresh by the next push (window 0, not known)
+    -- the later second, and its total is summed afresh by the next push (window 0, not known); the seconds a
+    -- client's admission keeps are dropped, being later than now
     writeSlot(stack, second, slotHits(stack, second) + weight)
-    redis.call('SETRANGE', stack.key, 0, struct.pack(HEADER, stack.last, stack.hitsLast, 0, 0, 0, stack.expirySet))
+    redis.call('SETRANGE', stack.key, '0', struct.pack(HEADER, stack.last, stack.hitsLast, 0, 0, 0, stack.expirySet,
+        0, 0))
     return
   end
   local hitsNow = weight
@@ -145,10 +157,11 @@ local function addHits(stack, weight, window, total, oldest)
   end
   local expirySet = stack.expirySet
   if second - expirySet >= REFRESH then
-    redis.call('EXPIRE', stack.key, TTL_S)
+    redis.call('EXPIRE', stack.key, TTL_TEXT)
     expirySet = second
   end
-  redis.call('SETRANGE', stack.key, 0, struct.pack(HEADER, second, hitsNow, window, total + weight, oldest, expirySet))
+  redis.call('SETRANGE', stack.key, '0', struct.pack(HEADER, second, hitsNow, window, total + weight, oldest,
+      expirySet, stack.alone, stack.leasesPushed))
 end
 
 -- Adds weight to a stack (as read) whose window is not known here (hits counted on a node, flushed): the window its

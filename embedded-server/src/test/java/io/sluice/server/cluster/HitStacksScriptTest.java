@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  * in a real Redis, on a clock the test moves (the script's {@code TIME} replaced by the test's second).
  */
 class HitStacksScriptTest {
-    private static final String KEY = "sluice:{192.0.2.1}:k:test";
+    private static final String KEY = "sluice:{192.0.2.1}:m:test";
     private static final String TIME = "redis.call('TIME')";
     private static TestRedis redis;
     private static String script;

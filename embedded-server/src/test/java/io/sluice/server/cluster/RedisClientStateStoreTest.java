@@ -110,22 +110,22 @@ class RedisClientStateStoreTest {
 
     /**
      * The hits Redis holds for every user agent of {@code ip}'s clients in the minute each stack keeps: its header's
-     * last second's (the first two of its six numbers), and the slots (second, hits) after the header of the other
+     * last second's (the first two of its eight numbers), and the slots (second, hits) after the header of the other
      * seconds within the last minute.
      */
     private long hitsInRedis(String ip) throws Exception {
         return Long.parseLong(redis.command("EVAL", MINUTE_OF_HITS + "local n = 0 "
                 + "for _, k in ipairs(redis.call('KEYS', ARGV[1])) do n = n + minute(redis.call('GET', k)) end "
-                + "return n", "0", ClusterFixture.SETTINGS.keyPrefix() + "{" + ip + "}:k:*"));
+                + "return n", "0", ClusterFixture.SETTINGS.keyPrefix() + "{" + ip + "}:m:*"));
     }
 
     /** Lua: {@code minute(stack)}, the hits of a stack's string in the slots of the last minute on Redis's clock. */
     private static final String MINUTE_OF_HITS = "local second = tonumber(redis.call('TIME')[1]) "
             + "local function minute(packed) local n = 0 "
-            + "local fields = {struct.unpack('<' .. string.rep('I4', 126), packed)} "
+            + "local fields = {struct.unpack('<' .. string.rep('I4', 128), packed)} "
             + "if fields[1] > second - 60 then n = fields[2] end "
-            + "for i = 1, 60 do local s = fields[5 + 2 * i] "
-            + "if s > second - 60 and s ~= fields[1] then n = n + fields[6 + 2 * i] end end "
+            + "for i = 1, 60 do local s = fields[7 + 2 * i] "
+            + "if s > second - 60 and s ~= fields[1] then n = n + fields[8 + 2 * i] end end "
             + "return n end ";
 
     @Test
@@ -175,8 +175,8 @@ class RedisClientStateStoreTest {
     private long addressHitsInRedis(String ip) throws Exception {
         return Long.parseLong(redis.command("EVAL", MINUTE_OF_HITS
                 + "local held = redis.call('GET', KEYS[1]) if not held then return 0 end "
-                + "if #held ~= 504 then return -1 end return minute(held)", "1",
-                ClusterFixture.SETTINGS.keyPrefix() + "{" + ip + "}:k"));
+                + "if #held ~= 512 then return -1 end return minute(held)", "1",
+                ClusterFixture.SETTINGS.keyPrefix() + "{" + ip + "}:m"));
     }
 
     private long addressHitsOrFail(String ip) {
@@ -227,7 +227,7 @@ class RedisClientStateStoreTest {
         // renewed (it runs longer than a third of the lease time), the lease is put in the address's own set
         await(() -> "1".equals(command("EXISTS", prefix + "l")), "the renewed lease in the address's set");
         // a minute with no other request of curl's: its marker expires
-        command("DEL", prefix + "k");
+        command("DEL", prefix + "m");
 
         refused(decide(b, "192.0.2.1", WGET).decision(), Reason.ADDRESS_CONCURRENCY);
         running.admission().complete(200, 1_000);
@@ -235,6 +235,32 @@ class RedisClientStateStoreTest {
         await(() -> "1".equals(command("EVAL", "return redis.call('ZCARD', redis.call('KEYS', ARGV[1])[1])", "0",
                 prefix + "l:*")), "the lease given back");
         admitted(decide(b, "192.0.2.1", WGET).decision());
+    }
+
+    @Test
+    void anOnlyClientReadsItsMarkerOnlyOnceItIsDueToBeSetAgainAndSetsItThen() throws Exception {
+        Member a = member("a", Policy.defaults());
+        String prefix = ClusterFixture.SETTINGS.keyPrefix() + "{192.0.2.3}:";
+        served(decide(a, "192.0.2.3", CURL).decision());
+        String stack = command("EVAL", "return redis.call('KEYS', ARGV[1])[1]", "0", prefix + "m:*");
+        long setAt = markerSecond(prefix + "m");
+
+        // The marker as set eleven seconds ago (it is set again every ten while its client comes), and curl's
+        // stack remembering so: the next request must read the marker, find it due, and set it again
+        command("EVAL", "local marker = redis.call('GET', KEYS[1]) "
+                + "local aged = tonumber(string.sub(marker, 2, 11)) - 11 "
+                + "redis.call('SET', KEYS[1], '=' .. string.format('%010d', aged) .. string.sub(marker, 12), 'EX', 60) "
+                + "return redis.call('SETRANGE', KEYS[2], 24, struct.pack('<I4', aged))", "2", prefix + "m", stack);
+        served(decide(a, "192.0.2.3", CURL).decision());
+
+        assertThat(markerSecond(prefix + "m")).as("the marker set again").isGreaterThanOrEqualTo(setAt);
+        assertThat(Long.parseLong(command("PTTL", prefix + "m"))).as("with a new expiry").isGreaterThan(60_000);
+        assertThat(addressHitsInRedis("192.0.2.3")).as("curl still answers for its address").isEqualTo(-1);
+    }
+
+    /** The second an address's marker was set (address-stacks.lua: '=', then ten digits). */
+    private long markerSecond(String addressKey) {
+        return Long.parseLong(command("GET", addressKey).substring(1, 11));
     }
 
     @Test
@@ -378,13 +404,13 @@ class RedisClientStateStoreTest {
         served(decide(a, "192.0.2.1").decision());
         await(() -> !a.store().releasesPending(), "the release to be sent");
         String key = redis.command("EVAL", "return redis.call('KEYS', ARGV[1])[1]", "0",
-                ClusterFixture.SETTINGS.keyPrefix() + "{192.0.2.1}:k:192.0.2.1:*");
+                ClusterFixture.SETTINGS.keyPrefix() + "{192.0.2.1}:m:192.0.2.1:*");
         long longAgo = Long.parseLong(redis.command("EVAL", "return redis.call('TIME')[1]", "0")) - 1_000;
         // The client's stack as a node wrote it some twenty minutes ago: 5 hits in every second of the minute
         // before, its header's window of 15 s full (75 hits from 14 s before then)
-        redis.command("EVAL", "local last = tonumber(ARGV[1]) local fields = {last, 5, 15, 75, last - 14, last} "
-                + "for j = 0, 59 do fields[7 + 2 * j] = last - (last - j) % 60 fields[8 + 2 * j] = 5 end "
-                + "return redis.call('SET', KEYS[1], struct.pack('<' .. string.rep('I4', 126), unpack(fields)))",
+        redis.command("EVAL", "local last = tonumber(ARGV[1]) local fields = {last, 5, 15, 75, last - 14, last, 0, 0} "
+                + "for j = 0, 59 do fields[9 + 2 * j] = last - (last - j) % 60 fields[10 + 2 * j] = 5 end "
+                + "return redis.call('SET', KEYS[1], struct.pack('<' .. string.rep('I4', 128), unpack(fields)))",
                 "1", key, Long.toString(longAgo));
 
         Decision.Admit next = admitted(decide(a, "192.0.2.1").decision());
