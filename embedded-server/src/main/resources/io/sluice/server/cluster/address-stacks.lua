@@ -22,10 +22,6 @@ local function soleMarker(clientKey, clientLeases, addressLeases)
   return marker
 end
 
--- A second a client's stack does not know (hit-stacks.lua), and where the first of those seconds starts.
-local NOT_KNOWN = struct.pack('<I4', 0)
-local ALONE_TEXT = tostring(ALONE_AT)
-
 -- Whether the string at an address's key is a marker (else a stack).
 local function isMarker(held)
   return #held ~= STACK_BYTES
@@ -43,8 +39,8 @@ local function fold(addressKey, marker)
   local packed = redis.call('GET', clientKey)
   if packed then
     -- the client no longer answers for its address, nor the copy for a client (hit-stacks.lua)
-    redis.call('SETRANGE', clientKey, ALONE_TEXT, NOT_KNOWN)
-    packed = string.sub(packed, 1, ALONE_AT) .. NOT_KNOWN .. NOT_KNOWN .. string.sub(packed, HEADER_BYTES + 1)
+    writeAdmissionSecond(clientKey, ALONE_AT, 0)
+    packed = string.sub(packed, 1, ALONE_AT) .. struct.pack('<I4I4', 0, 0) .. string.sub(packed, HEADER_BYTES + 1)
     redis.call('SET', addressKey, packed, 'EX', TTL_TEXT)
   else
     redis.call('DEL', addressKey)

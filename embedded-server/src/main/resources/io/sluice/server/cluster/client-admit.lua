@@ -98,11 +98,9 @@ end
 
 -- Takes a lease in a client's set, whose stack (as read) keeps the second the set's expiry was last pushed on to
 -- two leases' time: within a lease's time of that second, the set outlives this lease without asking its expiry
--- (a PTTL per admission). Past it, the expiry is pushed on and the second kept in the stack, if there is one (a
--- SETRANGE on a missing key would make a string that never expires): once a lease's time for a busy client. A set
--- that went meanwhile (deleted by hand, evicted) is made again without an expiry until that push, a lease's time
--- at most.
-local PUSHED_TEXT = tostring(LEASES_PUSHED_AT)
+-- (a PTTL per admission). Past it, the expiry is pushed on and the second kept in the stack, if there is one: once a
+-- lease's time for a busy client. A set that went meanwhile (deleted by hand, evicted) is made again without an
+-- expiry until that push, a lease's time at most.
 local function leaseOfClient(stack, stackWritten, key, id, leaseMs)
   local pushed = stack.leasesPushed
   if pushed > 0 and pushed <= second and now <= pushed * 1000 + leaseMs then
@@ -115,7 +113,7 @@ local function leaseOfClient(stack, stackWritten, key, id, leaseMs)
   end
   redis.call('PEXPIRE', key, 2 * leaseMs)
   if stackWritten then
-    redis.call('SETRANGE', stack.key, PUSHED_TEXT, struct.pack('<I4', second))
+    writeAdmissionSecond(stack.key, LEASES_PUSHED_AT, second)
   end
 end
 

@@ -65,6 +65,12 @@ local function writeSlot(stack, s, hits)
   redis.call('SETRANGE', stack.key, slotAt(s) - 1, struct.pack(SLOT, s, hits))
 end
 
+-- Writes one of the header's two seconds for a client's admission (at ALONE_AT or LEASES_PUSHED_AT; 0: not known) in
+-- the stack at key, which must be there (SETRANGE on a missing key would make a string that never expires).
+local function writeAdmissionSecond(key, at, s)
+  redis.call('SETRANGE', key, at, struct.pack('<I4', s))
+end
+
 -- The hits of second s in its slot (0 when the slot holds another second), the slots read when first needed. A
 -- push writes only the header and the slot of the second the header held, which the header answers for: slots read
 -- after this call's own push still hold every other second as before it.
