@@ -2,7 +2,8 @@
 # Where the front end's time goes: Sluice under the harness's load (admit-all policy, many client
 # addresses) with Java Flight Recorder on, then the hottest frames of the server's threads.
 #   bench/front/profile.sh [SECONDS] [WARMUP_SECONDS]     (recording in /tmp/sluice-front.jfr)
-# With CLUSTER=1, Sluice runs in cluster mode on a local redis-server (core 0 too).
+# With CLUSTER=1, Sluice runs in cluster mode on a local redis-server (core 0 too; REDIS_CORE=1 puts it on wrk's
+# core, as run.sh does). CLIENTS=N cycles wrk through N client addresses (run.sh's CLIENTS).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SECONDS_TO_RECORD=${1:-30}; WARMUP=${2:-30}
@@ -22,7 +23,7 @@ taskset -c 0 nginx -c "$SITE/nginx.conf" & pids+=($!)
 CLUSTER_FLAGS=()
 if [[ -n "${CLUSTER:-}" ]]; then
   command -v redis-server >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; }
-  taskset -c 0 redis-server --port 19379 --bind 127.0.0.1 --save "" --appendonly no --daemonize no \
+  taskset -c "${REDIS_CORE:-0}" redis-server --port 19379 --bind 127.0.0.1 --save "" --appendonly no --daemonize no \
     --loglevel warning >/dev/null 2>&1 & pids+=($!)
   CLUSTER_FLAGS=(--redis redis://127.0.0.1:19379 --node-name profile)
 fi

@@ -15,6 +15,7 @@ import io.sluice.engine.telemetry.ClientTableStats;
 import io.sluice.engine.telemetry.ClusterStatus;
 import io.sluice.engine.telemetry.CrawlerIdentity;
 import io.sluice.engine.telemetry.LoadState;
+import io.sluice.engine.telemetry.SecondCounts;
 import io.sluice.engine.telemetry.Snapshot;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -66,6 +67,11 @@ final class EngineTelemetry {
 
     void completed(long upstreamLatencyNanos) {
         latency.record(upstreamLatencyNanos);
+    }
+
+    /** The per-second counts up to {@code now}, oldest first: the snapshot's, without its scan of the clients. */
+    List<SecondCounts> seconds(long now) {
+        return counters.lastSeconds(now);
     }
 
     /**

@@ -16,6 +16,7 @@ import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.PolicyConflictException;
 import io.sluice.engine.policy.PolicyValidationException;
 import io.sluice.engine.telemetry.ClusterStatus;
+import io.sluice.engine.telemetry.SecondCounts;
 import io.sluice.engine.telemetry.Snapshot;
 import java.time.Duration;
 import java.time.Instant;
@@ -420,6 +421,15 @@ public final class ThrottleEngine {
     /** Where the snapshot's {@code cluster} part comes from; the server sets it in cluster mode. */
     public void reportClusterStatus(Supplier<ClusterStatus> status) {
         this.clusterStatus = Objects.requireNonNull(status);
+    }
+
+    /**
+     * The per-second counts by class and outcome (the snapshot's {@link Snapshot#seconds()}), oldest first, the newest
+     * the second in progress: for a caller that needs only these, every second (a cluster node's heartbeat), since
+     * a whole snapshot also scans every tracked client for the busiest, a cost that grows with the clients.
+     */
+    public List<SecondCounts> secondCounts() {
+        return telemetry.seconds(clock.millis());
     }
 
     /** Everything the console shows, now. Costs the request path nothing; call it about once a second. */

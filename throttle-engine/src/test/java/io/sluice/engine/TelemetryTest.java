@@ -54,6 +54,8 @@ class TelemetryTest {
                 RequestClass.BOT, new ClassCounts(10, 0, Map.of(Reason.HIT_STACK, 1L))));
         assertThat(second.byClass().get(RequestClass.BOT)).isEqualTo(new ClassCounts(1, 1, Map.of()));
         assertThat(snapshot.seconds().get(0).byClass()).isEmpty();
+        assertThat(engine.secondCounts()).as("the counts alone, as a cluster node's heartbeat reads them")
+                .isEqualTo(snapshot.seconds());
     }
 
     @Test

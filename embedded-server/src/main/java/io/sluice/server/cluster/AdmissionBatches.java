@@ -72,8 +72,10 @@ final class AdmissionBatches {
     private final LuaScript script;
     private final RedisLink link;
     private final AtomicLong calls;
-    /** By slot (one, slot 0, on one Redis): at most 16,384 lanes, each small. */
+    /** By slot, on a Redis Cluster: at most 16,384 lanes, each small. */
     private final ConcurrentHashMap<Integer, Lane> lanes = new ConcurrentHashMap<>();
+    /** On one Redis, its single lane, found without a lookup per request; null on a Redis Cluster. */
+    private final Lane onlyLane;
     /** Each set of limits as arguments, made once: equal limits are one array, sent once per call. */
     private final ConcurrentHashMap<Limits, String[]> limitArguments = new ConcurrentHashMap<>();
 
@@ -82,6 +84,7 @@ final class AdmissionBatches {
         this.script = script;
         this.link = link;
         this.calls = calls;
+        this.onlyLane = link.cluster() ? null : new Lane();
     }
 
     /**
@@ -102,7 +105,7 @@ final class AdmissionBatches {
         }
         Queued queued = new Queued(keys, limitArguments.computeIfAbsent(limits, Limits::arguments),
                 Integer.toString(weight), leaseId, Long.toString(crawlerGapMillis), new CompletableFuture<>());
-        Lane lane = lanes.computeIfAbsent(link.slot(keys[0]), slot -> new Lane());
+        Lane lane = onlyLane != null ? onlyLane : lanes.computeIfAbsent(link.slot(keys[0]), slot -> new Lane());
         lane.queue.add(queued);
         lane.sendIfIdle();
         return queued.answer();

@@ -29,7 +29,7 @@ public final class EngineLoad implements LocalLoad {
 
     @Override
     public List<SecondCounts> lastMinute() {
-        List<SecondCounts> seconds = engine.snapshot().seconds();
+        List<SecondCounts> seconds = engine.secondCounts();
         // The newest entry is the second in progress; report the 60 complete ones before it.
         int end = Math.max(0, seconds.size() - 1);
         return List.copyOf(seconds.subList(Math.max(0, end - 60), end));

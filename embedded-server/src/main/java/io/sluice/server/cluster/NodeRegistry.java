@@ -68,6 +68,8 @@ final class NodeRegistry implements AutoCloseable {
     private final AtomicBoolean publishing = new AtomicBoolean();
     private final AtomicBoolean reading = new AtomicBoolean();
     private volatile Reading last = Reading.NONE;
+    /** {@link #reachableNodes()} of {@link #last}, counted once per reading: every request's limits scale by it. */
+    private volatile int reachableNodes = 1;
     private volatile long secondsPublishedFor = Long.MIN_VALUE;
     private ScheduledFuture<?> schedule;
 
@@ -104,6 +106,7 @@ final class NodeRegistry implements AutoCloseable {
                 this.reading.set(false);
                 if (reading != null) {
                     last = reading;
+                    reachableNodes = reachableIn(reading);
                     load.othersInFlight(othersInFlight()); // load deferral compares the cluster's in flight
                 }
             });
@@ -179,7 +182,10 @@ final class NodeRegistry implements AutoCloseable {
 
     /** Nodes reachable at the last read, this one always included: what local limits scale by when degraded. */
     int reachableNodes() {
-        Reading reading = last;
+        return reachableNodes;
+    }
+
+    private int reachableIn(Reading reading) {
         int count = 1;
         for (Seen seen : reading.nodes()) {
             if (!seen.name().equals(name) && reachable(seen, reading.redisMillis())) {

@@ -79,6 +79,8 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
     }
 
     private final String prefix;
+    /** The all-crawlers key (crawler spacing's gap between any two crawlers' requests), global. */
+    private final String anyCrawler;
     private final long leaseMillis;
     /** On a Redis Cluster: a crawler's keys go to the crawlers' slot ({@link #tagged}). */
     private volatile boolean crawlersApart;
@@ -97,8 +99,12 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
     private final AtomicLong asked = new AtomicLong();
     private volatile Attachment attachment;
 
-    /** What the store uses of its node: set once by {@link ClusterNode#shareClientState}. */
-    private record Attachment(String node, RedisLink link, AdmissionBatches admissions, ConnectionMonitor monitor,
+    /**
+     * What the store uses of its node: set once by {@link ClusterNode#shareClientState}.
+     *
+     * @param leaseIds the start of every lease id this store makes: the node's name and this store's incarnation
+     */
+    private record Attachment(String leaseIds, RedisLink link, AdmissionBatches admissions, ConnectionMonitor monitor,
                               IntSupplier nodes, List<ScheduledFuture<?>> schedules,
                               ScheduledExecutorService scheduler) {
     }
@@ -113,6 +119,7 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
             throw new IllegalArgumentException("a lease lasts at least 300 ms, not " + leaseTime);
         }
         this.prefix = settings.keyPrefix();
+        this.anyCrawler = prefix + "{crawlers}:any";
         this.leaseMillis = leaseTime.toMillis();
     }
 
@@ -125,8 +132,8 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
                         TimeUnit.MILLISECONDS),
                 scheduler.scheduleWithFixedDelay(this::renew, renewEvery, renewEvery, TimeUnit.MILLISECONDS));
         crawlersApart = link.cluster();
-        attachment = new Attachment(node, link, new AdmissionBatches(ADMIT, link, commands), monitor, nodes,
-                schedules, scheduler);
+        attachment = new Attachment(node + ":" + incarnation + ":", link, new AdmissionBatches(ADMIT, link, commands),
+                monitor, nodes, schedules, scheduler);
         // Each time Redis answers again (at start, after a restart that emptied it), its scripts are cached ahead of
         // the requests: a release retried after NOSCRIPT would otherwise run after the admissions sent behind it.
         monitor.onChange(change -> {
@@ -231,13 +238,12 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
         String addressHits = tag + STACKS;
         String routeHits = ask.route() == null ? hits : tag + STACKS + "r:" + client + ":" + ask.route();
         String crawler = ask.crawler() == null ? null : crawlerKey(ask.crawler());
-        String anyCrawler = prefix + "{crawlers}:any";
         engineNow = ask.nowMillis();
         Verdict<RedisLease> known = knownRefusal(ask, hits, routeHits, addressHits, crawler, anyCrawler);
         if (known != null) {
             return CompletableFuture.completedFuture(known);
         }
-        String id = on.node() + ":" + incarnation + ":" + sequence.incrementAndGet();
+        String id = on.leaseIds() + sequence.incrementAndGet();
         String clientLeases = tag + "l:" + client;
         String addressLeases = tag + "l";
         List<String> keys = new ArrayList<>(7);
