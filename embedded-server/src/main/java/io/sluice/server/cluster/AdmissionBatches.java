@@ -11,7 +11,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * The admissions a node asks Redis for, sent as few calls as the load allows: one {@code client-admit.lua} call is
@@ -32,6 +34,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * thread never holds Redis up: acting on an answer takes the node less time than judging a request takes Redis,
  * which works on the next call meanwhile.
  *
+ * <p>The slots of the requests this node served go back in the same calls: a release waits in its lane and travels
+ * with the next call, whose script gives the leases back before it judges the call's requests (a call of releases
+ * alone goes when there is nothing else to send). So a client's next request never finds its last one's slot still
+ * taken, and no timer thread wakes and sends a call of its own for releases: that timer, every 2 ms under load, cost
+ * a cluster node a wake-up of two threads per batch (docs/BENCHMARKS.md, issue 29).
+ *
  * <p>On a Redis Cluster a script's keys must share one slot, so each slot has its own lane (its queue and its one
  * call in Redis): a batch holds the admissions of one slot, the lanes of different slots are sent side by side, and
  * a failed call fails only its own lane's waiting admissions. One Redis has a single lane, as before.
@@ -39,6 +47,8 @@ import java.util.concurrent.atomic.AtomicLong;
 final class AdmissionBatches {
     /** Requests per call at most, so one call stays short in Redis (which serves nothing else while it runs). */
     static final int MAX_BATCH = 64;
+    /** Releases per call at most; more waiting go ahead in calls of their own, so one call stays short here too. */
+    static final int MAX_RELEASES = 512;
     private static final int ANSWERS = 7;
     /** Past this many sets of limits remembered (policy edits make new ones), they are forgotten and made again. */
     private static final int MAX_LIMIT_SETS = 256;
@@ -72,6 +82,10 @@ final class AdmissionBatches {
     private final LuaScript script;
     private final RedisLink link;
     private final AtomicLong calls;
+    /** Where the releases of a call that failed go (to be retried at the next heartbeat). */
+    private final Consumer<RedisLease> releaseFailed;
+    /** Releases queued or in a call not answered yet. */
+    private final AtomicInteger releasesUnanswered = new AtomicInteger();
     /** By slot, on a Redis Cluster: at most 16,384 lanes, each small. */
     private final ConcurrentHashMap<Integer, Lane> lanes = new ConcurrentHashMap<>();
     /** On one Redis, its single lane, found without a lookup per request; null on a Redis Cluster. */
@@ -79,11 +93,15 @@ final class AdmissionBatches {
     /** Each set of limits as arguments, made once: equal limits are one array, sent once per call. */
     private final ConcurrentHashMap<Limits, String[]> limitArguments = new ConcurrentHashMap<>();
 
-    /** @param calls counts every call sent (the store's commands) */
-    AdmissionBatches(LuaScript script, RedisLink link, AtomicLong calls) {
+    /**
+     * @param calls         counts every call sent (the store's commands)
+     * @param releaseFailed takes each release whose call failed
+     */
+    AdmissionBatches(LuaScript script, RedisLink link, AtomicLong calls, Consumer<RedisLease> releaseFailed) {
         this.script = script;
         this.link = link;
         this.calls = calls;
+        this.releaseFailed = releaseFailed;
         this.onlyLane = link.cluster() ? null : new Lane();
     }
 
@@ -105,25 +123,57 @@ final class AdmissionBatches {
         }
         Queued queued = new Queued(keys, limitArguments.computeIfAbsent(limits, Limits::arguments),
                 Integer.toString(weight), leaseId, Long.toString(crawlerGapMillis), new CompletableFuture<>());
-        Lane lane = onlyLane != null ? onlyLane : lanes.computeIfAbsent(link.slot(keys[0]), slot -> new Lane());
+        Lane lane = laneOf(keys[0]);
         lane.queue.add(queued);
         lane.sendIfIdle();
         return queued.answer();
     }
 
+    /**
+     * Gives a served request's slots back with the next call of its lane (its client's leases' slot, which its
+     * client's admissions share), or at once in a call of its own if none is in Redis. Never blocks.
+     */
+    void release(RedisLease lease) {
+        releasesUnanswered.incrementAndGet();
+        Lane lane = laneOf(lease.clientLeases());
+        lane.releases.add(lease);
+        lane.sendIfIdle();
+    }
+
+    /** For tests: a release is waiting or in a call not answered yet (once false, every release so far is done). */
+    boolean releasesPending() {
+        return releasesUnanswered.get() > 0;
+    }
+
+    private Lane laneOf(String key) {
+        return onlyLane != null ? onlyLane : lanes.computeIfAbsent(link.slot(key), slot -> new Lane());
+    }
+
     /** The admissions of one slot: what waits, and whether a call of theirs is in Redis. */
     private final class Lane {
         private final Queue<Queued> queue = new ConcurrentLinkedQueue<>();
+        private final Queue<RedisLease> releases = new ConcurrentLinkedQueue<>();
         /** A call is in Redis: what is asked now waits for its answer, then goes in the next. */
         private final AtomicBoolean sending = new AtomicBoolean();
 
         private void sendIfIdle() {
             // A request queued just after a call was answered finds sending false again: it is sent by its own
             // caller.
-            while (!queue.isEmpty() && sending.compareAndSet(false, true)) {
+            while ((!queue.isEmpty() || !releases.isEmpty()) && sending.compareAndSet(false, true)) {
+                // the requests first, then every release queued until now: a release queued before a request of its
+                // client (its previous request ended before this one came) is given back ahead of it
                 List<Queued> batch = take(MAX_BATCH);
-                if (!batch.isEmpty()) {
-                    send(batch);
+                List<RedisLease> released = new ArrayList<>();
+                RedisLease lease;
+                while ((lease = releases.poll()) != null) {
+                    released.add(lease);
+                }
+                if (!batch.isEmpty() || !released.isEmpty()) {
+                    int ahead = released.size() - MAX_RELEASES;
+                    for (int from = 0; from < ahead; from += MAX_RELEASES) {
+                        send(List.of(), released.subList(from, Math.min(ahead, from + MAX_RELEASES)), false);
+                    }
+                    send(batch, released.subList(Math.max(0, ahead), released.size()), true);
                     return;
                 }
                 sending.set(false);
@@ -139,8 +189,17 @@ final class AdmissionBatches {
             return batch;
         }
 
-        private void send(List<Queued> batch) {
-            List<String> keys = new ArrayList<>(batch.size() * 5);
+        /**
+         * One call: {@code released} given back, then {@code batch} judged. {@code last} is the call the lane waits
+         * for before it sends again; the calls of releases sent ahead of it, in order on the same connection, are
+         * not waited for.
+         */
+        private void send(List<Queued> batch, List<RedisLease> released, boolean last) {
+            List<String> keys = new ArrayList<>(released.size() * 2 + batch.size() * 5);
+            for (RedisLease lease : released) {
+                keys.add(lease.clientLeases());
+                keys.add(lease.addressLeases());
+            }
             Map<String[], Integer> numbers = new IdentityHashMap<>(4);
             List<String[]> sets = new ArrayList<>(4);
             for (Queued queued : batch) {
@@ -149,7 +208,9 @@ final class AdmissionBatches {
                 }
                 Collections.addAll(keys, queued.keys());
             }
-            List<String> args = new ArrayList<>(1 + sets.size() * 10 + batch.size() * 4);
+            List<String> args = new ArrayList<>(2 + released.size() + sets.size() * 10 + batch.size() * 4);
+            args.add(Integer.toString(released.size()));
+            released.forEach(lease -> args.add(lease.id()));
             args.add(Integer.toString(sets.size()));
             sets.forEach(set -> Collections.addAll(args, set));
             for (Queued queued : batch) {
@@ -164,16 +225,39 @@ final class AdmissionBatches {
             } catch (RuntimeException e) {
                 reply = CompletableFuture.failedFuture(e);
             }
-            reply.whenComplete((answers, failure) -> answered(batch, answers, failure));
+            reply.whenComplete((answers, failure) -> {
+                if (last) {
+                    answered(batch, released, answers, failure);
+                } else {
+                    releasesAnswered(released, failure);
+                }
+            });
         }
 
-        private void answered(List<Queued> batch, List<Object> answers, Throwable failure) {
-            List<Queued> behind = failure == null ? List.of() : take(Integer.MAX_VALUE);
+        private void answered(List<Queued> batch, List<RedisLease> released, List<Object> answers,
+                              Throwable failure) {
+            List<Queued> behind = List.of();
+            if (failure != null) {
+                behind = take(Integer.MAX_VALUE);
+                RedisLease lease;
+                while ((lease = releases.poll()) != null) {
+                    releaseFailed.accept(lease); // Redis is away: they wait for the heartbeat's retry instead
+                    releasesUnanswered.decrementAndGet();
+                }
+            }
             // The next call goes before this one's answers are handed out: Redis works on it meanwhile.
             sending.set(false);
             sendIfIdle();
+            releasesAnswered(released, failure);
             handOut(batch, answers, failure, behind);
         }
+    }
+
+    private void releasesAnswered(List<RedisLease> released, Throwable failure) {
+        if (failure != null) {
+            released.forEach(releaseFailed);
+        }
+        releasesUnanswered.addAndGet(-released.size());
     }
 
     private static void handOut(List<Queued> batch, List<Object> answers, Throwable failed, List<Queued> behind) {

@@ -20,7 +20,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntSupplier;
@@ -41,9 +40,9 @@ import java.util.stream.Stream;
  *   <li><b>Leases.</b> An admitted request holds a lease in its client's and address's sets, which expires after
  *       {@code leaseTime} (the upstream timeout and a margin): a node killed with requests running leaks their
  *       slots for at most that long. This node renews the leases of its long requests every third of it, all in
- *       one call; a request that ends gives its slots back within {@link #RELEASE_BATCH_MILLIS}, together with the
- *       others that ended meanwhile, in one call (a crawler's turn given back goes at once, alone); a release that
- *       fails (Redis away) is retried at the next heartbeat.</li>
+ *       one call; a request that ends gives its slots back with the next admission call ({@link AdmissionBatches},
+ *       at once in a call of its own when none is in Redis; a crawler's turn given back goes at once, alone); a
+ *       release that fails (Redis away) is retried at the next heartbeat.</li>
  *   <li><b>Unavailable.</b> Before it is attached to its {@link ClusterNode}, and whenever the node's connection
  *       monitor says {@code DEGRADED}, {@link #available()} is false and the engine decides alone at once; a call
  *       that fails or misses the deadline makes the monitor degraded at once. Nothing counted meanwhile is replayed
@@ -67,11 +66,6 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
     private static final int MAX_RETRIED = 100_000;
     /** Leases renewed or forgotten per call, so one call stays small. */
     private static final int BATCH = 500;
-    /**
-     * How long a served request's slots may wait to be given back together with the others that ended meanwhile,
-     * in one call: a second script run per request cost as much of Redis's time as the admission's fixed part.
-     */
-    static final long RELEASE_BATCH_MILLIS = 2;
 
     /** A refusal remembered until {@code untilMillis} (the engine's clock), for the policy version it was judged by. */
     private record Refused(Reason reason, long judgedAt, long untilMillis, long policyVersion, int hits,
@@ -93,8 +87,6 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
     private final ConcurrentHashMap<String, RedisLease> live = new ConcurrentHashMap<>();
     private final Queue<RedisLease> toForget = new ConcurrentLinkedQueue<>();
     private final AtomicInteger toForgetSize = new AtomicInteger();
-    private final Queue<RedisLease> toRelease = new ConcurrentLinkedQueue<>();
-    private final AtomicBoolean releaseScheduled = new AtomicBoolean();
     private final AtomicLong commands = new AtomicLong();
     private final AtomicLong asked = new AtomicLong();
     private volatile Attachment attachment;
@@ -132,8 +124,8 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
                         TimeUnit.MILLISECONDS),
                 scheduler.scheduleWithFixedDelay(this::renew, renewEvery, renewEvery, TimeUnit.MILLISECONDS));
         crawlersApart = link.cluster();
-        attachment = new Attachment(node + ":" + incarnation + ":", link, new AdmissionBatches(ADMIT, link, commands),
-                monitor, nodes, schedules, scheduler);
+        attachment = new Attachment(node + ":" + incarnation + ":", link,
+                new AdmissionBatches(ADMIT, link, commands, this::forgetLater), monitor, nodes, schedules, scheduler);
         // Each time Redis answers again (at start, after a restart that emptied it), its scripts are cached ahead of
         // the requests: a release retried after NOSCRIPT would otherwise run after the admissions sent behind it.
         monitor.onChange(change -> {
@@ -255,7 +247,6 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
             keys.add(crawler);
             keys.add(anyCrawler);
         }
-        releaseOwnFirst(on, addressLeases);
         asked.incrementAndGet();
         long sentNanos = System.nanoTime();
         CompletableFuture<List<Object>> reply = on.admissions().admit(keys.toArray(String[]::new),
@@ -392,11 +383,7 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
         }
         boolean giveTurnBack = !served && lease.crawler() != null;
         if (!giveTurnBack) {
-            // only slots to free: with the others that end within RELEASE_BATCH_MILLIS, in one call
-            toRelease.add(lease);
-            if (releaseScheduled.compareAndSet(false, true)) {
-                on.scheduler().schedule(this::releaseBatch, RELEASE_BATCH_MILLIS, TimeUnit.MILLISECONDS);
-            }
+            on.admissions().release(lease); // only slots to free: with the next admission call
             return;
         }
         // a refusal this node remembers for the turn given back ended with it: the next crawler asks Redis
@@ -416,48 +403,6 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
                 });
     }
 
-    /** The slots of the requests that ended since the last batch, given back in as few calls as BATCH allows. */
-    private void releaseBatch() {
-        Attachment on = attachment;
-        sendWaitingReleases(on);
-        releaseScheduled.set(false);
-        // a release queued while this batch was sent found it scheduled: it goes in the next one
-        if (!toRelease.isEmpty() && releaseScheduled.compareAndSet(false, true) && on != null) {
-            on.scheduler().schedule(this::releaseBatch, RELEASE_BATCH_MILLIS, TimeUnit.MILLISECONDS);
-        }
-    }
-
-    /**
-     * A client's own requests in a row are never refused for concurrency because this node's releases are still
-     * waiting for their batch: when one of this address's slots is waiting, every waiting release is sent now, ahead
-     * of the admission. Both go on the same connection, so Redis frees the slots before it judges the request. The
-     * queue holds what ended in the last {@link #RELEASE_BATCH_MILLIS} (or longer on a busy machine): a short scan.
-     */
-    private void releaseOwnFirst(Attachment on, String addressLeases) {
-        for (RedisLease waiting : toRelease) {
-            if (waiting.addressLeases().equals(addressLeases)) {
-                sendWaitingReleases(on);
-                return;
-            }
-        }
-    }
-
-    /** Every release waiting for its batch, sent now in as few calls as BATCH allows. */
-    private void sendWaitingReleases(Attachment on) {
-        List<RedisLease> batch = new ArrayList<>();
-        RedisLease lease;
-        while ((lease = toRelease.poll()) != null) {
-            batch.add(lease);
-            if (batch.size() == BATCH) {
-                forgetNow(on, batch);
-                batch = new ArrayList<>();
-            }
-        }
-        if (!batch.isEmpty()) {
-            forgetNow(on, batch);
-        }
-    }
-
     /**
      * For tests: the requests sent to Redis to be judged. Whether a decision is pending says less: Redis may answer
      * before the engine returns it, and then it is returned decided.
@@ -466,9 +411,10 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
         return asked.get();
     }
 
-    /** For tests: a release is waiting for its batch (once false, every release so far was sent). */
+    /** For tests: a release is waiting or in a call not answered yet (once false, every release so far is done). */
     boolean releasesPending() {
-        return releaseScheduled.get() || !toRelease.isEmpty();
+        Attachment on = attachment;
+        return on != null && on.admissions().releasesPending();
     }
 
     /** Gives {@code batch}'s slots back in one call; what fails is retried at the next heartbeat. */

@@ -4,12 +4,15 @@
 -- client's, the route's, the address's hit stack), rule 5 (the client's, the address's requests in flight); the
 -- leases and the crawler's turn are taken only when every rule passed; an address's only client answers for it
 -- (address-stacks.lua). Runs after hit-stacks.lua, lease-names.lua and address-stacks.lua.
+-- First the leases this node gave back since its last call (they travel with the admissions, so a client's next
+-- request never finds its last one's slot still taken): ARGV[1] their number R, then their ids; KEYS[2i-1] and
+-- KEYS[2i] the client's and the address's leases of the i-th.
 -- The limits come once per call, as few sets as the batch's requests use (arguments cost Redis time to read):
--- ARGV[1] the number of sets P, then P sets of LIMITS numbers: client window s, client max hits, route window s (0:
+-- ARGV[R + 2] the number of sets P, then P sets of LIMITS numbers: client window s, client max hits, route window s (0:
 -- no route limits), route max hits, address window s, address max hits, client max in flight, address max in
 -- flight, lease ms, any crawler's gap ms.
 -- Then each request in turn, with ARGS arguments: weight, its set of limits (from 1), lease id, this crawler's gap
--- ms (-1: not a crawler); and its keys, in order: client hits, address hits (hit stacks, as hit-stacks.lua keeps
+-- ms (-1: not a crawler); and its keys, after the releases', in order: client hits, address hits (hit stacks, as hit-stacks.lua keeps
 -- them), client leases, address leases (sorted sets: lease id scored by its expiry, ms), then route hits if its
 -- limits have a route window, then this crawler's and any crawler's last service (ms) if it is a crawler.
 -- Returns, for each request in turn, {verdict, retry ms, client hits in window, ms until its oldest leaves, now ms,
@@ -210,17 +213,22 @@ local function admit(a, k)
   return keys, 0, 0, hits, reset, previous, previousAny
 end
 
-for p = 1, tonumber(ARGV[1]) do
+local released = tonumber(ARGV[1])
+for i = 1, released do
+  giveBackLease(KEYS[2 * i - 1], KEYS[2 * i], ARGV[1 + i])
+end
+local base = released + 2
+for p = 1, tonumber(ARGV[base]) do
   local set = {}
   for j = 1, LIMITS do
-    set[j] = tonumber(ARGV[1 + (p - 1) * LIMITS + j])
+    set[j] = tonumber(ARGV[base + (p - 1) * LIMITS + j])
   end
   sets[p] = set
 end
 local results = {}
 local n = 0
-local a = 1 + #sets * LIMITS
-local k = 0
+local a = base + #sets * LIMITS
+local k = 2 * released
 while a < #ARGV do
   local keys, verdict, retry, hits, reset, previous, previousAny = admit(a, k)
   results[n + 1], results[n + 2], results[n + 3], results[n + 4] = verdict, retry, hits, reset

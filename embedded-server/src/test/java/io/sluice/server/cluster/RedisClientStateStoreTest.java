@@ -139,13 +139,13 @@ class RedisClientStateStoreTest {
         Timed first = decide(a, "192.0.2.1");
         assertThat(first.asked()).isTrue();
         assertThat(a.store().commandsSent() - before).isEqualTo(1);
-        served(first.decision()); // and one to give the slot back, in a batch a moment later, which nothing waits for
-        await(() -> a.store().commandsSent() - before == 2, "the release's batch");
+        served(first.decision()); // and one to give the slot back, at once since no call is in Redis
+        await(() -> a.store().commandsSent() - before == 2, "the release's call");
         for (int i = 0; i < 9; i++) {
             served(decide(a, "192.0.2.1").decision());
-            // the slot is given back in a batch up to 2 ms later, or later on a busy machine: nine requests sent
-            // faster than that would find eight still running (this test counts calls, not release timing)
-            await(() -> !a.store().releasesPending(), "the release to be sent");
+            // a release that found no call in Redis goes alone; one that found the release before it still in Redis
+            // waits and goes with the next request's call: answered, the count of calls below is exact
+            await(() -> !a.store().releasesPending(), "the release to be answered");
         }
         Timed eleventh = decide(a, "192.0.2.1");
         refused(eleventh.decision(), Reason.HIT_STACK);
@@ -335,9 +335,9 @@ class RedisClientStateStoreTest {
     }
 
     @Test
-    void aClientsRequestsInARowAreNeverRefusedForConcurrencyWhileThisNodesReleasesWaitForTheirBatch() {
-        // Two at a time: before its own releases went first, the third request of a row sent within the release
-        // batch's 2 ms found two slots still held in Redis and was refused CLIENT_CONCURRENCY.
+    void aClientsRequestsInARowAreNeverRefusedForConcurrencyWhileThisNodesReleasesAreOnTheirWay() {
+        // Two at a time: when releases waited 2 ms for a batch of their own, the third request of a row sent within
+        // it found two slots still held in Redis and was refused CLIENT_CONCURRENCY.
         Member a = member("a", ClientStoreSpecification.generous().withPerClient(new Policy.PerClient(2)));
         for (int i = 0; i < 30; i++) {
             served(decide(a, "192.0.2.7").decision());
@@ -363,13 +363,43 @@ class RedisClientStateStoreTest {
         assertThat(actedOn.get(30, TimeUnit.SECONDS)).startsWith("lettuce-").contains("EventLoop");
     }
 
-    @Test
-    void requestsAskedWhileACallIsInRedisGoTogetherInTheNextAndAreJudgedOneAfterAnother() {
-        // A deadline this test's hang never reaches: the first call waits in Redis while the others are asked.
-        ClusterSettings unhurried = new ClusterSettings(Duration.ofSeconds(10), Duration.ofSeconds(10),
+    /** A deadline a test's hang never reaches: a call waits in Redis while more is asked. */
+    private static ClusterSettings unhurried() {
+        return new ClusterSettings(Duration.ofSeconds(10), Duration.ofSeconds(10),
                 ClusterFixture.PATIENT.heartbeat(), ClusterFixture.PATIENT.recoverAfter(), Duration.ofSeconds(20),
                 ClusterFixture.PATIENT.nodeTtl(), ClusterFixture.PATIENT.followBlock(),
                 ClusterFixture.PATIENT.logLength(), ClusterFixture.PATIENT.keyPrefix());
+    }
+
+    @Test
+    void aReleaseMadeWhileACallIsInRedisGoesWithTheNextCallAndFreesItsSlotBeforeThatCallsRequestsAreJudged() {
+        Member a = member("a", ClientStoreSpecification.generous().withPerClient(new Policy.PerClient(1)),
+                Duration.ofSeconds(35), unhurried());
+        Decision.Admit first = admitted(decide(a, "192.0.2.7").decision());
+        long before = a.store().commandsSent();
+
+        Decision other;
+        Decision next;
+        redis.hang();
+        try {
+            other = a.engine().decide(Request.direct("192.0.2.8", CURL)); // a call in Redis
+            first.admission().complete(200, 1_000); // its release waits for that call
+            next = a.engine().decide(Request.direct("192.0.2.7", CURL)); // and so does its client's next request
+        } finally {
+            redis.resume();
+        }
+
+        admitted(answered(next)).admission().complete(200, 1_000);
+        served(answered(other));
+        await(() -> !a.store().releasesPending(), "the releases to be answered");
+        assertThat(a.store().commandsSent() - before)
+                .as("the call in Redis; the release with the next request; the last two releases, alone or together")
+                .isBetween(3L, 4L);
+    }
+
+    @Test
+    void requestsAskedWhileACallIsInRedisGoTogetherInTheNextAndAreJudgedOneAfterAnother() {
+        ClusterSettings unhurried = unhurried();
         Policy tenHits = ClientStoreSpecification.hitStack(ClientStoreSpecification.generous(), 15, 10)
                 .withPerClient(new Policy.PerClient(32));
         Member a = member("a", tenHits, Duration.ofSeconds(35), unhurried);
