@@ -4,6 +4,8 @@
 #   bench/front/profile.sh [SECONDS] [WARMUP_SECONDS]     (recording in /tmp/sluice-front.jfr)
 # With CLUSTER=1, Sluice runs in cluster mode on a local redis-server (core 0 too; REDIS_CORE=1 puts it on wrk's
 # core, as run.sh does). CLIENTS=N cycles wrk through N client addresses (run.sh's CLIENTS).
+# SAMPLE_PERIOD=1ms samples Java code every millisecond instead of the profile settings' 10-20 ms (more samples
+# for a short run, at some cost to the run's own speed).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SECONDS_TO_RECORD=${1:-30}; WARMUP=${2:-30}
@@ -35,7 +37,8 @@ SLUICE=$!; pids+=($!)
 sleep 5
 load() { taskset -c 1 wrk -t1 -c32 -d"$1"s --latency -s bench/front/many-clients.lua http://127.0.0.1:19003/; }
 load "$WARMUP" >/dev/null
-jcmd "$SLUICE" JFR.start name=front settings=profile filename="$JFR" >/dev/null
+SAMPLING=(); [[ -n "${SAMPLE_PERIOD:-}" ]] && SAMPLING=("jdk.ExecutionSample#period=$SAMPLE_PERIOD")
+jcmd "$SLUICE" JFR.start name=front settings=profile "${SAMPLING[@]}" filename="$JFR" >/dev/null
 load "$SECONDS_TO_RECORD" | grep -E "Requests/sec|99%"
 jcmd "$SLUICE" JFR.stop name=front >/dev/null
 echo "top frames (self), share of execution samples:"
