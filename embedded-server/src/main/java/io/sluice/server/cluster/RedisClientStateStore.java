@@ -530,12 +530,16 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
         return LEASES.run(on.link(), ScriptOutputType.INTEGER, keys, args);
     }
 
-    /** For tests and the snapshot: refusals remembered, leases held, hits waiting for the next flush. */
+    /**
+     * For tests and the snapshot: refusals remembered, leases held, hits waiting for the next flush, releases waiting
+     * for the heartbeat's retry.
+     */
     Map<String, Integer> counts() {
         Map<String, Integer> counts = new HashMap<>();
         counts.put("refused", refused.size());
         counts.put("leases", live.size());
         counts.put("unflushed", unflushed.size());
+        counts.put("retrying", toForgetSize.get());
         return counts;
     }
 

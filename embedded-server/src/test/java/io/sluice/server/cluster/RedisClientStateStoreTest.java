@@ -398,6 +398,22 @@ class RedisClientStateStoreTest {
     }
 
     @Test
+    void aReleaseWhoseCallFailsIsRetriedAtAHeartbeatOnceRedisAnswersAgain() {
+        Member a = member("a", Policy.defaults());
+        Decision.Admit first = admitted(decide(a, "192.0.2.9").decision());
+        redis.hang();
+        try {
+            first.admission().complete(200, 1_000); // its release goes alone, at once, and misses its deadline
+            await(() -> a.store().counts().get("retrying") == 1, "the release to wait for a retry");
+        } finally {
+            redis.resume();
+        }
+        await(() -> a.store().counts().get("retrying") == 0, "the release to be retried");
+        await(() -> !a.store().releasesPending(), "nothing else waiting");
+        assertThat(a.store().available()).isTrue();
+    }
+
+    @Test
     void requestsAskedWhileACallIsInRedisGoTogetherInTheNextAndAreJudgedOneAfterAnother() {
         ClusterSettings unhurried = unhurried();
         Policy tenHits = ClientStoreSpecification.hitStack(ClientStoreSpecification.generous(), 15, 10)
