@@ -97,8 +97,7 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
      * @param leaseIds the start of every lease id this store makes: the node's name and this store's incarnation
      */
     private record Attachment(String leaseIds, RedisLink link, AdmissionBatches admissions, ConnectionMonitor monitor,
-                              IntSupplier nodes, List<ScheduledFuture<?>> schedules,
-                              ScheduledExecutorService scheduler) {
+                              IntSupplier nodes, List<ScheduledFuture<?>> schedules) {
     }
 
     /**
@@ -125,7 +124,7 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
                 scheduler.scheduleWithFixedDelay(this::renew, renewEvery, renewEvery, TimeUnit.MILLISECONDS));
         crawlersApart = link.cluster();
         attachment = new Attachment(node + ":" + incarnation + ":", link,
-                new AdmissionBatches(ADMIT, link, commands, this::forgetLater), monitor, nodes, schedules, scheduler);
+                new AdmissionBatches(ADMIT, link, commands, this::forgetLater), monitor, nodes, schedules);
         // Each time Redis answers again (at start, after a restart that emptied it), its scripts are cached ahead of
         // the requests: a release retried after NOSCRIPT would otherwise run after the admissions sent behind it.
         monitor.onChange(change -> {
