@@ -95,6 +95,25 @@ public final class RawClient implements AutoCloseable {
         }
     }
 
+    /**
+     * What the server sent before it closed the connection (end of stream or reset): usually nothing, an error
+     * response at most; null when it left the connection open for the read timeout.
+     */
+    public String sentUntilClosed() throws IOException {
+        StringBuilder sent = new StringBuilder();
+        try {
+            int next;
+            while ((next = socket.getInputStream().read()) >= 0) {
+                sent.append((char) next);
+            }
+            return sent.toString();
+        } catch (SocketTimeoutException e) {
+            return null;
+        } catch (SocketException e) {
+            return sent.toString();
+        }
+    }
+
     /** True when the server neither sent anything nor closed the connection for {@code millis}. */
     public boolean quietFor(int millis) throws IOException {
         socket.setSoTimeout(millis);
