@@ -64,8 +64,8 @@ class ConnectionGuardTest {
             assertServedPromptly(client("127.0.0.3", front));
         }
         for (RawClient attacker : loris) {
-            // Cut, and never served. Once in many runs on a busy machine (the proxy handler's path, a fresh-clone CI run),
-            // the server sent something before it closed: asserted here is that it closed, and what it sent.
+            // Cut, and never served. Once in many runs on a busy machine (the proxy handler's path, a fresh-clone CI
+            // run), the server sent something before it closed: asserted here is that it closed, and what it sent.
             String sent = attacker.sentUntilClosed();
             assertThat(sent).as("a head trickling in byte by byte is cut").isNotNull();
             assertThat(sent).as("what the server sent before it cut the head").doesNotContain(" 200 ");
