@@ -8,13 +8,14 @@
 -- request never finds its last one's slot still taken): ARGV[1] their number R, then their ids; KEYS[2i-1] and
 -- KEYS[2i] the client's and the address's leases of the i-th.
 -- The limits come once per call, as few sets as the batch's requests use (arguments cost Redis time to read):
--- ARGV[R + 2] the number of sets P, then P sets of LIMITS numbers: client window s, client max hits, route window s (0:
--- no route limits), route max hits, address window s, address max hits, client max in flight, address max in
+-- ARGV[R + 2] the number of sets P, then P sets of LIMITS numbers: client window s, client max hits, route window s
+-- (0: no route limits), route max hits, address window s, address max hits, client max in flight, address max in
 -- flight, lease ms, any crawler's gap ms.
 -- Then each request in turn, with ARGS arguments: weight, its set of limits (from 1), lease id, this crawler's gap
--- ms (-1: not a crawler); and its keys, after the releases', in order: client hits, address hits (hit stacks, as hit-stacks.lua keeps
--- them), client leases, address leases (sorted sets: lease id scored by its expiry, ms), then route hits if its
--- limits have a route window, then this crawler's and any crawler's last service (ms) if it is a crawler.
+-- ms (-1: not a crawler); and its keys, after the releases', in order: client hits, address hits (hit stacks, as
+-- hit-stacks.lua keeps them), client leases, address leases (sorted sets: lease id scored by its expiry, ms), then
+-- route hits if its limits have a route window, then this crawler's and any crawler's last service (ms) if it is a
+-- crawler.
 -- Returns, for each request in turn, {verdict, retry ms, client hits in window, ms until its oldest leaves, now ms,
 -- crawler's previous service, any crawler's previous service (-1: never)}, flattened; verdict 0 admitted,
 -- 1 CRAWLER_SPACING, 2 CRAWLERS_BUSY, 3 HIT_STACK, 4 ROUTE_LIMIT, 5 ADDRESS_HIT_STACK, 6 CLIENT_CONCURRENCY,
