@@ -162,12 +162,8 @@ final class AdmissionBatches {
             while ((!queue.isEmpty() || !releases.isEmpty()) && sending.compareAndSet(false, true)) {
                 // the requests first, then every release queued until now: a release queued before a request of its
                 // client (its previous request ended before this one came) is given back ahead of it
-                List<Queued> batch = take(MAX_BATCH);
-                List<RedisLease> released = new ArrayList<>();
-                RedisLease lease;
-                while ((lease = releases.poll()) != null) {
-                    released.add(lease);
-                }
+                List<Queued> batch = take(queue, MAX_BATCH);
+                List<RedisLease> released = take(releases, Integer.MAX_VALUE);
                 if (!batch.isEmpty() || !released.isEmpty()) {
                     int ahead = released.size() - MAX_RELEASES;
                     for (int from = 0; from < ahead; from += MAX_RELEASES) {
@@ -180,14 +176,6 @@ final class AdmissionBatches {
             }
         }
 
-        private List<Queued> take(int most) {
-            List<Queued> batch = new ArrayList<>(Math.min(most, 16));
-            Queued next;
-            while (batch.size() < most && (next = queue.poll()) != null) {
-                batch.add(next);
-            }
-            return batch;
-        }
 
         /**
          * One call: {@code released} given back, then {@code batch} judged. {@code last} is the call the lane waits
@@ -238,12 +226,9 @@ final class AdmissionBatches {
                               Throwable failure) {
             List<Queued> behind = List.of();
             if (failure != null) {
-                behind = take(Integer.MAX_VALUE);
-                RedisLease lease;
-                while ((lease = releases.poll()) != null) {
-                    releaseFailed.accept(lease); // Redis is away: they wait for the heartbeat's retry instead
-                    releasesUnanswered.decrementAndGet();
-                }
+                behind = take(queue, Integer.MAX_VALUE);
+                // Redis is away: the releases queued behind wait for the heartbeat's retry instead
+                releasesAnswered(take(releases, Integer.MAX_VALUE), failure);
             }
             // The next call goes before this one's answers are handed out: Redis works on it meanwhile.
             sending.set(false);
@@ -251,6 +236,16 @@ final class AdmissionBatches {
             releasesAnswered(released, failure);
             handOut(batch, answers, failure, behind);
         }
+    }
+
+    /** Up to {@code most} of what {@code from} holds, oldest first. */
+    private static <T> List<T> take(Queue<T> from, int most) {
+        List<T> taken = new ArrayList<>(Math.min(most, 16));
+        T next;
+        while (taken.size() < most && (next = from.poll()) != null) {
+            taken.add(next);
+        }
+        return taken;
     }
 
     private void releasesAnswered(List<RedisLease> released, Throwable failure) {
