@@ -49,9 +49,14 @@ final class AdmissionBatches {
     static final int MAX_BATCH = 64;
     /** Releases per call at most; more waiting go ahead in calls of their own, so one call stays short here too. */
     static final int MAX_RELEASES = 512;
-    private static final int ANSWERS = 7;
+    /** The numbers client-admit.lua answers for a request, and the three more for a crawler's. */
+    static final int ANSWERS = 4;
+    static final int CRAWLER_ANSWERS = 7;
     /** Past this many sets of limits remembered (policy edits make new ones), they are forgotten and made again. */
     private static final int MAX_LIMIT_SETS = 256;
+    /** The weights most routes have, and a request's that is not a crawler's gap, as arguments made once. */
+    private static final String[] WEIGHTS = {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"};
+    private static final String NOT_A_CRAWLER = "-1";
 
     /**
      * The limits a request is judged by, in client-admit.lua's order: sent once per call for all its requests that
@@ -72,11 +77,18 @@ final class AdmissionBatches {
     }
 
     /**
+     * A set of limits and its arguments, made once ({@link #limitSet}): equal limits are one array, sent once per
+     * call for all its requests.
+     */
+    record LimitSet(Limits limits, String[] arguments) {
+    }
+
+    /**
      * One request, and where its answer goes: its keys in client-admit.lua's order, its limits' arguments (one array
-     * for equal limits), its weight, lease id and crawler's gap.
+     * for equal limits), its weight, lease id and crawler's gap, and how many numbers its answer has.
      */
     private record Queued(String[] keys, String[] limits, String weight, String leaseId, String crawlerGap,
-                          CompletableFuture<List<Object>> answer) {
+                          int answers, CompletableFuture<List<Object>> answer) {
     }
 
     private final LuaScript script;
@@ -91,7 +103,7 @@ final class AdmissionBatches {
     /** On one Redis, its single lane, found without a lookup per request; null on a Redis Cluster. */
     private final Lane onlyLane;
     /** Each set of limits as arguments, made once: equal limits are one array, sent once per call. */
-    private final ConcurrentHashMap<Limits, String[]> limitArguments = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Limits, LimitSet> limitArguments = new ConcurrentHashMap<>();
 
     /**
      * @param calls         counts every call sent (the store's commands)
@@ -106,23 +118,23 @@ final class AdmissionBatches {
     }
 
     /**
-     * One request's admission: its answers (client-admit.lua's seven), or the failure of its call. Never blocks.
+     * One request's admission: its answers (client-admit.lua's {@link #ANSWERS}, a crawler's
+     * {@link #CRAWLER_ANSWERS}), or the failure of its call. Never blocks.
      * Its keys, in client-admit.lua's order, share one slot (the store's hash tags).
      *
      * @param crawlerGapMillis this crawler's gap, or -1 for a request that is not a crawler's
      */
-    CompletableFuture<List<Object>> admit(String[] keys, Limits limits, int weight, String leaseId,
+    CompletableFuture<List<Object>> admit(String[] keys, LimitSet limits, int weight, String leaseId,
                                           long crawlerGapMillis) {
-        int expected = 4 + (limits.routeWindowSeconds() > 0 ? 1 : 0) + (crawlerGapMillis >= 0 ? 2 : 0);
+        int expected = 4 + (limits.limits().routeWindowSeconds() > 0 ? 1 : 0) + (crawlerGapMillis >= 0 ? 2 : 0);
         if (keys.length != expected) {
             throw new IllegalArgumentException("client-admit.lua takes " + expected + " keys for this request, not "
                     + keys.length);
         }
-        if (limitArguments.size() > MAX_LIMIT_SETS) {
-            limitArguments.clear();
-        }
-        Queued queued = new Queued(keys, limitArguments.computeIfAbsent(limits, Limits::arguments),
-                Integer.toString(weight), leaseId, Long.toString(crawlerGapMillis), new CompletableFuture<>());
+        Queued queued = new Queued(keys, limits.arguments(), weight >= 0 && weight < WEIGHTS.length ? WEIGHTS[weight]
+                : Integer.toString(weight), leaseId, crawlerGapMillis < 0 ? NOT_A_CRAWLER
+                : Long.toString(crawlerGapMillis),
+                crawlerGapMillis >= 0 ? CRAWLER_ANSWERS : ANSWERS, new CompletableFuture<>());
         Lane lane = laneOf(keys[0]);
         lane.queue.add(queued);
         lane.sendIfIdle();
@@ -138,6 +150,17 @@ final class AdmissionBatches {
         Lane lane = laneOf(lease.clientLeases());
         lane.releases.add(lease);
         lane.sendIfIdle();
+    }
+
+    /**
+     * {@code limits} as a set sent with the calls: the same array for equal limits (made at most once per set, and
+     * again after {@link #MAX_LIMIT_SETS} sets, which only policy edits make).
+     */
+    LimitSet limitSet(Limits limits) {
+        if (limitArguments.size() > MAX_LIMIT_SETS) {
+            limitArguments.clear();
+        }
+        return limitArguments.computeIfAbsent(limits, made -> new LimitSet(made, made.arguments()));
     }
 
     /** For tests: a release is waiting or in a call not answered yet (once false, every release so far is done). */
@@ -257,16 +280,21 @@ final class AdmissionBatches {
 
     private static void handOut(List<Queued> batch, List<Object> answers, Throwable failed, List<Queued> behind) {
         Throwable failure = failed;
-        if (failure == null && (answers == null || answers.size() != batch.size() * ANSWERS)) {
-            failure = new IllegalStateException("client-admit.lua answered " + (answers == null ? 0 : answers.size())
-                    + " values for " + batch.size() + " requests");
+        int expected = 0;
+        for (Queued queued : batch) {
+            expected += queued.answers();
         }
-        for (int i = 0; i < batch.size(); i++) {
-            CompletableFuture<List<Object>> answer = batch.get(i).answer();
+        if (failure == null && (answers == null || answers.size() != expected)) {
+            failure = new IllegalStateException("client-admit.lua answered " + (answers == null ? 0 : answers.size())
+                    + " values for " + batch.size() + " requests, not " + expected);
+        }
+        int from = 0;
+        for (Queued queued : batch) {
             if (failure != null) {
-                answer.completeExceptionally(failure);
+                queued.answer().completeExceptionally(failure);
             } else {
-                answer.complete(answers.subList(i * ANSWERS, (i + 1) * ANSWERS));
+                queued.answer().complete(answers.subList(from, from + queued.answers()));
+                from += queued.answers();
             }
         }
         for (Queued queued : behind) {

@@ -2,6 +2,7 @@ package io.sluice.server.cluster;
 
 import io.lettuce.core.ScriptOutputType;
 import io.sluice.engine.Reason;
+import io.sluice.engine.policy.Policy;
 import io.sluice.engine.store.ClientKey;
 import io.sluice.engine.store.SharedClientStore;
 import io.sluice.engine.telemetry.ClusterState;
@@ -89,6 +90,11 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
     private final AtomicInteger toForgetSize = new AtomicInteger();
     private final AtomicLong commands = new AtomicLong();
     private final AtomicLong asked = new AtomicLong();
+    /**
+     * The sets of limits of recent asks ({@link #limitsOf}), read and written without a lock: an entry is immutable
+     * (its fields final), and two threads that miss together make the same set twice.
+     */
+    private final KnownLimits[] knownLimits = new KnownLimits[64];
     private volatile Attachment attachment;
 
     /**
@@ -249,12 +255,7 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
         asked.incrementAndGet();
         long sentNanos = System.nanoTime();
         CompletableFuture<List<Object>> reply = on.admissions().admit(keys.toArray(String[]::new),
-                new AdmissionBatches.Limits(ask.clientLimits().windowSeconds(), ask.clientLimits().maxHits(),
-                        ask.routeLimits() == null ? 0 : ask.routeLimits().windowSeconds(),
-                        ask.routeLimits() == null ? 0 : ask.routeLimits().maxHits(),
-                        ask.addressLimits().windowSeconds(), ask.addressLimits().maxHits(), ask.maxConcurrent(),
-                        ask.addressMaxConcurrent(), leaseMillis, ask.allCrawlersMillis()),
-                ask.weight(), id, crawler == null ? -1 : ask.perCrawlerMillis());
+                limitsOf(ask, on.admissions()), ask.weight(), id, crawler == null ? -1 : ask.perCrawlerMillis());
         return reply.handle((answer, failure) -> {
             if (failure != null) {
                 on.monitor().failed(ConnectionMonitor.describe(failure));
@@ -267,6 +268,41 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
         });
     }
 
+    /**
+     * The set of limits {@code ask} is judged by, found by the identity of the policy's parts it carries (the same
+     * objects for every ask until the policy changes): made and hashed once per policy, not per request, which cost
+     * 1.6% of a cluster node's CPU samples (docs/BENCHMARKS.md, issue 29). An ask whose parts are not the cached
+     * entry's replaces it.
+     */
+    private AdmissionBatches.LimitSet limitsOf(Ask ask, AdmissionBatches admissions) {
+        int slot = (31 * System.identityHashCode(ask.clientLimits()) + System.identityHashCode(ask.routeLimits()))
+                & (knownLimits.length - 1);
+        KnownLimits known = knownLimits[slot];
+        if (known == null || !known.judges(ask)) {
+            Policy.HitStack route = ask.routeLimits();
+            AdmissionBatches.Limits limits = new AdmissionBatches.Limits(ask.clientLimits().windowSeconds(),
+                    ask.clientLimits().maxHits(), route == null ? 0 : route.windowSeconds(),
+                    route == null ? 0 : route.maxHits(), ask.addressLimits().windowSeconds(),
+                    ask.addressLimits().maxHits(), ask.maxConcurrent(), ask.addressMaxConcurrent(), leaseMillis,
+                    ask.allCrawlersMillis());
+            known = new KnownLimits(ask.clientLimits(), route, ask.addressLimits(), ask.maxConcurrent(),
+                    ask.addressMaxConcurrent(), ask.allCrawlersMillis(), admissions.limitSet(limits));
+            knownLimits[slot] = known;
+        }
+        return known.set();
+    }
+
+    /** A set of limits, and the parts of an ask it was made from. */
+    private record KnownLimits(Policy.HitStack client, Policy.HitStack route, Policy.HitStack address,
+                               int maxConcurrent, int addressMaxConcurrent, long allCrawlersMillis,
+                               AdmissionBatches.LimitSet set) {
+        boolean judges(Ask ask) {
+            return ask.clientLimits() == client && ask.routeLimits() == route && ask.addressLimits() == address
+                    && ask.maxConcurrent() == maxConcurrent && ask.addressMaxConcurrent() == addressMaxConcurrent
+                    && ask.allCrawlersMillis() == allCrawlersMillis;
+        }
+    }
+
     private Verdict<RedisLease> verdict(Ask ask, List<Object> answer, String hits, String routeHits,
                                         String addressHits, String crawler, String anyCrawler, RedisLease asked) {
         Reason refusal = VERDICTS[(int) (long) (Long) answer.get(0)];
@@ -274,8 +310,9 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
         int inWindow = (int) (long) (Long) answer.get(2);
         long untilReset = (Long) answer.get(3);
         if (refusal == null) {
-            RedisLease lease = new RedisLease(asked.clientLeases(), asked.addressLeases(), asked.id(), crawler,
-                    anyCrawler, (Long) answer.get(4), (Long) answer.get(5), (Long) answer.get(6), asked.takenNanos());
+            RedisLease lease = crawler == null ? asked
+                    : new RedisLease(asked.clientLeases(), asked.addressLeases(), asked.id(), crawler, anyCrawler,
+                            (Long) answer.get(4), (Long) answer.get(5), (Long) answer.get(6), asked.takenNanos());
             live.put(lease.id(), lease);
             return new Verdict<>(null, 0, inWindow, untilReset, lease);
         }

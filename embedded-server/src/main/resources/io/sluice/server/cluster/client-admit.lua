@@ -16,10 +16,11 @@
 -- hit-stacks.lua keeps them), client leases, address leases (sorted sets: lease id scored by its expiry, ms), then
 -- route hits if its limits have a route window, then this crawler's and any crawler's last service (ms) if it is a
 -- crawler.
--- Returns, for each request in turn, {verdict, retry ms, client hits in window, ms until its oldest leaves, now ms,
--- crawler's previous service, any crawler's previous service (-1: never)}, flattened; verdict 0 admitted,
--- 1 CRAWLER_SPACING, 2 CRAWLERS_BUSY, 3 HIT_STACK, 4 ROUTE_LIMIT, 5 ADDRESS_HIT_STACK, 6 CLIENT_CONCURRENCY,
--- 7 ADDRESS_CONCURRENCY.
+-- Returns, for each request in turn, {verdict, retry ms, client hits in window, ms until its oldest leaves} and, for a
+-- crawler's request only, {now ms, crawler's previous service, any crawler's previous service (-1: never)},
+-- flattened: every number of the answer costs Redis a conversion and the node a parse, and only a crawler's turn,
+-- given back, needs the last three; verdict 0 admitted, 1 CRAWLER_SPACING, 2 CRAWLERS_BUSY, 3 HIT_STACK,
+-- 4 ROUTE_LIMIT, 5 ADDRESS_HIT_STACK, 6 CLIENT_CONCURRENCY, 7 ADDRESS_CONCURRENCY.
 local LIMITS = 10
 local ARGS = 4
 -- The call's sets of limits, as numbers.
@@ -125,8 +126,8 @@ end
 local live = '(' .. string.format('%d', now)
 
 -- One request's rules: its arguments from ARGV[a + 1], its keys from KEYS[k + 1]; returns the number of keys it had,
--- then its answer: verdict, retry ms, client hits in window, ms until its oldest leaves, the crawler's and any
--- crawler's previous service.
+-- then its answer: verdict, retry ms, client hits in window, ms until its oldest leaves, and for a crawler's request
+-- the crawler's and any crawler's previous service (nil for any other).
 local function admit(a, k)
   local weight = tonumber(ARGV[a + 1])
   local limits = sets[tonumber(ARGV[a + 2])]
@@ -156,14 +157,16 @@ local function admit(a, k)
     keys = keys + 2
   end
 
+  -- a crawler's refusal answers -1 for its previous services, another request's nothing
+  local previous, previousAny, none
   -- 3. crawler spacing
-  local previous, previousAny = -1, -1
   if crawlerGap >= 0 then
+    previous, previousAny, none = -1, -1, -1
     local last = redis.call('GET', crawlerKey)
     if last then
       previous = tonumber(last)
       if now - previous < crawlerGap then
-        return keys, 1, previous + crawlerGap - now, hits, reset, -1, -1
+        return keys, 1, previous + crawlerGap - now, hits, reset, none, none
       end
     end
     local any = redis.call('GET', anyCrawlerKey)
@@ -171,32 +174,32 @@ local function admit(a, k)
     if any then
       previousAny = tonumber(any)
       if now - previousAny < anyGap then
-        return keys, 2, previousAny + anyGap - now, hits, reset, -1, -1
+        return keys, 2, previousAny + anyGap - now, hits, reset, none, none
       end
     end
   end
   -- 4. hit stacks
   if hits > limits[2] then
-    return keys, 3, below, hits, reset, -1, -1
+    return keys, 3, below, hits, reset, none, none
   end
   if routeWindow > 0 and routeHits > limits[4] then
-    return keys, 4, routeBelow, hits, reset, -1, -1
+    return keys, 4, routeBelow, hits, reset, none, none
   end
   if addressHits > limits[6] then
-    return keys, 5, addressBelow, hits, reset, -1, -1
+    return keys, 5, addressBelow, hits, reset, none, none
   end
   -- 5. requests in flight: a lease that expired (its node died with the request running) no longer counts; it goes
   -- from its key when the key's expiry is pushed on, and with its key, which lives at least a lease's time after the
   -- last lease taken (no lease outlives that: each expires at most a lease's time after it was taken or renewed)
   local running = redis.call('ZCOUNT', clientLeases, live, '+inf')
   if running >= limits[7] then
-    return keys, 6, 0, hits, reset, -1, -1
+    return keys, 6, 0, hits, reset, none, none
   end
   if not alone then
     running = redis.call('ZCOUNT', addressLeases, live, '+inf')
   end
   if running >= limits[8] then
-    return keys, 7, 0, hits, reset, -1, -1
+    return keys, 7, 0, hits, reset, none, none
   end
   -- the client's stack was written by its push, or was there
   local stackWritten = weight > 0 or clientStack.last ~= nil
@@ -233,8 +236,11 @@ local k = 2 * released
 while a < #ARGV do
   local keys, verdict, retry, hits, reset, previous, previousAny = admit(a, k)
   results[n + 1], results[n + 2], results[n + 3], results[n + 4] = verdict, retry, hits, reset
-  results[n + 5], results[n + 6], results[n + 7] = now, previous, previousAny
-  n = n + 7
+  n = n + 4
+  if previous then
+    results[n + 1], results[n + 2], results[n + 3] = now, previous, previousAny
+    n = n + 3
+  end
   a = a + ARGS
   k = k + keys
 end

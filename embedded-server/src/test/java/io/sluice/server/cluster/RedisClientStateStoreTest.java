@@ -445,6 +445,43 @@ class RedisClientStateStoreTest {
     }
 
     @Test
+    void aCallCarryingCrawlersAndOtherClientsGivesEachItsOwnAnswerAndACrawlersTurnComesBackWhole() {
+        // a crawler's answer is longer than another request's (its turn's times, to give it back): one call with
+        // both must hand each request its own, and the crawler's times must be the ones Redis recorded
+        Policy oneHitOnePlace = ClientStoreSpecification.hitStack(Policy.defaults(), 15, 1)
+                .withLoad(new Policy.Load(1, 0, 500));
+        Member a = member("a", oneHitOnePlace, Duration.ofSeconds(35), unhurried());
+        Decision.Admit browser = admitted(decide(a, "192.0.2.7").decision()); // the upstream's one place
+        refused(decide(a, "192.0.2.8").decision(), Reason.LOAD); // passed Redis: its one hit is spent
+
+        List<Decision> asked = new ArrayList<>();
+        redis.hang();
+        try {
+            asked.add(a.engine().decide(Request.direct("192.0.2.9", CURL))); // a call in Redis; the rest wait
+            asked.add(a.engine().decide(Request.direct("66.249.66.1", ClientStoreSpecification.GOOGLEBOT)));
+            asked.add(a.engine().decide(Request.direct("192.0.2.8", CURL)));
+            asked.add(a.engine().decide(Request.direct("157.55.39.1", ClientStoreSpecification.BINGBOT)));
+            asked.add(a.engine().decide(Request.direct("192.0.2.10", CURL)));
+        } finally {
+            redis.resume();
+        }
+        List<Decision> decided = asked.stream().map(RedisClientStateStoreTest::answered).toList();
+
+        refused(decided.get(0), Reason.LOAD);
+        refused(decided.get(1), Reason.LOAD); // passed Redis, so it took the crawlers' turns, and gives them back
+        refused(decided.get(2), Reason.HIT_STACK);
+        refused(decided.get(3), Reason.CRAWLERS_BUSY); // Googlebot's turn, taken just before in the same call
+        refused(decided.get(4), Reason.LOAD);
+        browser.admission().complete(200, 1_000);
+        await(() -> !a.store().releasesPending(), "the releases to be answered");
+        await(() -> "0".equals(command("EXISTS", ClusterFixture.PATIENT.keyPrefix() + "{crawlers}:any")),
+                "Googlebot's turn to go back");
+        // on another node: this one remembers Bingbot's refusal, answered after Googlebot gave its turn back
+        Member b = member("b", oneHitOnePlace);
+        served(decide(b, "66.249.66.2", ClientStoreSpecification.GOOGLEBOT).decision());
+    }
+
+    @Test
     void aHitStackCountsNoSecondOlderThanAMinuteThoughItsSlotsStillHoldThem() throws Exception {
         Member a = member("a", Policy.defaults());
         served(decide(a, "192.0.2.1").decision());
