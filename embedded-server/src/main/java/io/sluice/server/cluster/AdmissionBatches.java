@@ -11,8 +11,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 
 /**
@@ -96,8 +96,8 @@ final class AdmissionBatches {
     private final AtomicLong calls;
     /** Where the releases of a call that failed go (to be retried at the next heartbeat). */
     private final Consumer<RedisLease> releaseFailed;
-    /** Releases queued or in a call not answered yet. */
-    private final AtomicInteger releasesUnanswered = new AtomicInteger();
+    /** Releases queued or in a call not answered yet (added to by request threads without contending). */
+    private final LongAdder releasesUnanswered = new LongAdder();
     /** By slot, on a Redis Cluster: at most 16,384 lanes, each small. */
     private final ConcurrentHashMap<Integer, Lane> lanes = new ConcurrentHashMap<>();
     /** On one Redis, its single lane, found without a lookup per request; null on a Redis Cluster. */
@@ -146,7 +146,7 @@ final class AdmissionBatches {
      * client's admissions share), or at once in a call of its own if none is in Redis. Never blocks.
      */
     void release(RedisLease lease) {
-        releasesUnanswered.incrementAndGet();
+        releasesUnanswered.increment();
         Lane lane = laneOf(lease.clientLeases());
         lane.releases.add(lease);
         lane.sendIfIdle();
@@ -165,7 +165,7 @@ final class AdmissionBatches {
 
     /** For tests: a release is waiting or in a call not answered yet (once false, every release so far is done). */
     boolean releasesPending() {
-        return releasesUnanswered.get() > 0;
+        return releasesUnanswered.sum() > 0;
     }
 
     private Lane laneOf(String key) {
@@ -275,7 +275,7 @@ final class AdmissionBatches {
         if (failure != null) {
             released.forEach(releaseFailed);
         }
-        releasesUnanswered.addAndGet(-released.size());
+        releasesUnanswered.add(-released.size());
     }
 
     private static void handOut(List<Queued> batch, List<Object> answers, Throwable failed, List<Queued> behind) {

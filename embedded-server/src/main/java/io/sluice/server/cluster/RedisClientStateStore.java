@@ -8,7 +8,6 @@ import io.sluice.engine.store.SharedClientStore;
 import io.sluice.engine.telemetry.ClusterState;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,6 +22,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntSupplier;
 import java.util.stream.Stream;
 
@@ -89,7 +89,8 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
     private final Queue<RedisLease> toForget = new ConcurrentLinkedQueue<>();
     private final AtomicInteger toForgetSize = new AtomicInteger();
     private final AtomicLong commands = new AtomicLong();
-    private final AtomicLong asked = new AtomicLong();
+    /** For tests: a counter each request thread adds to without contending for one field. */
+    private final LongAdder asked = new LongAdder();
     /**
      * The sets of limits of recent asks ({@link #limitsOf}), read and written without a lock: an entry is immutable
      * (its fields final), and two threads that miss together make the same set twice.
@@ -235,7 +236,9 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
         String addressHits = tag + STACKS;
         String routeHits = ask.route() == null ? hits : tag + STACKS + "r:" + client + ":" + ask.route();
         String crawler = ask.crawler() == null ? null : crawlerKey(ask.crawler());
-        engineNow = ask.nowMillis();
+        if (engineNow != ask.nowMillis()) {
+            engineNow = ask.nowMillis(); // written once a millisecond, not by every request
+        }
         Verdict<RedisLease> known = knownRefusal(ask, hits, routeHits, addressHits, crawler, anyCrawler);
         if (known != null) {
             return CompletableFuture.completedFuture(known);
@@ -243,18 +246,22 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
         String id = on.leaseIds() + sequence.incrementAndGet();
         String clientLeases = tag + "l:" + client;
         String addressLeases = tag + "l";
-        List<String> keys = new ArrayList<>(7);
-        Collections.addAll(keys, hits, addressHits, clientLeases, addressLeases);
+        String[] keys = new String[4 + (ask.routeLimits() != null ? 1 : 0) + (crawler != null ? 2 : 0)];
+        keys[0] = hits;
+        keys[1] = addressHits;
+        keys[2] = clientLeases;
+        keys[3] = addressLeases;
+        int more = 4;
         if (ask.routeLimits() != null) {
-            keys.add(routeHits);
+            keys[more++] = routeHits;
         }
         if (crawler != null) {
-            keys.add(crawler);
-            keys.add(anyCrawler);
+            keys[more++] = crawler;
+            keys[more] = anyCrawler;
         }
-        asked.incrementAndGet();
+        asked.increment();
         long sentNanos = System.nanoTime();
-        CompletableFuture<List<Object>> reply = on.admissions().admit(keys.toArray(String[]::new),
+        CompletableFuture<List<Object>> reply = on.admissions().admit(keys,
                 limitsOf(ask, on.admissions()), ask.weight(), id, crawler == null ? -1 : ask.perCrawlerMillis());
         return reply.handle((answer, failure) -> {
             if (failure != null) {
@@ -444,7 +451,7 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
      * before the engine returns it, and then it is returned decided.
      */
     long admissionsAsked() {
-        return asked.get();
+        return asked.sum();
     }
 
     /** For tests: a release is waiting or in a call not answered yet (once false, every release so far is done). */
