@@ -14,7 +14,7 @@
 
 -- The marker naming the client whose stack is clientKey, set this second.
 local function soleMarker(clientKey, clientLeases, addressLeases)
-  local marker = '=' .. string.format('%010d', second) .. clientKey .. '\n' .. clientLeases .. '\n' .. addressLeases
+  local marker = '=' .. format('%010d', second) .. clientKey .. '\n' .. clientLeases .. '\n' .. addressLeases
       .. '\n'
   if #marker == STACK_BYTES then
     marker = marker .. '\n' -- never the length of a stack
@@ -29,32 +29,32 @@ end
 
 -- Whether marker names the client whose stack is clientKey.
 local function marks(marker, clientKey)
-  return string.byte(marker, #clientKey + 12) == 10 and string.sub(marker, 12, #clientKey + 11) == clientKey
+  return byte(marker, #clientKey + 12) == 10 and sub(marker, 12, #clientKey + 11) == clientKey
 end
 
 -- The address's own keys made from its only client's, now that another client comes: its stack copied (or none,
 -- if the client's expired) and its live leases. Returns the address's stack as now held, or nil.
 local function fold(addressKey, marker)
   local clientKey, clientLeases, addressLeases = string.match(marker, '^([^\n]*)\n([^\n]*)\n([^\n]*)\n', 12)
-  local packed = redis.call('GET', clientKey)
+  local packed = call('GET', clientKey)
   if packed then
     -- the client no longer answers for its address, nor the copy for a client (hit-stacks.lua)
     writeAdmissionSecond(clientKey, ALONE_AT, 0)
-    packed = string.sub(packed, 1, ALONE_AT) .. struct.pack('<I4I4', 0, 0) .. string.sub(packed, HEADER_BYTES + 1)
-    redis.call('SET', addressKey, packed, 'EX', TTL_TEXT)
+    packed = sub(packed, 1, ALONE_AT) .. structPack('<I4I4', 0, 0) .. sub(packed, HEADER_BYTES + 1)
+    call('SET', addressKey, packed, 'EX', TTL_TEXT)
   else
-    redis.call('DEL', addressKey)
+    call('DEL', addressKey)
     packed = nil
   end
-  local live = redis.call('ZRANGEBYSCORE', clientLeases, '(' .. now, '+inf', 'WITHSCORES')
+  local live = call('ZRANGEBYSCORE', clientLeases, '(' .. now, '+inf', 'WITHSCORES')
   if #live > 0 then
     -- a few hundred at a time: unpack's arguments are bounded. A lease in the client's set alone goes to the
     -- address's too, and is named so in the client's (lease-names.lua); a renewed one is there already.
     for first = 1, #live, 512 do
       local scored, renamed, alone = {}, {}, {}
-      for i = first, math.min(#live, first + 510), 2 do
+      for i = first, min(#live, first + 510), 2 do
         local id, expiry = live[i], live[i + 1]
-        if string.sub(id, -1) ~= BOTH then
+        if sub(id, -1) ~= BOTH then
           scored[#scored + 1] = expiry
           scored[#scored + 1] = id
           renamed[#renamed + 1] = expiry
@@ -63,14 +63,14 @@ local function fold(addressKey, marker)
         end
       end
       if #alone > 0 then
-        redis.call('ZADD', addressLeases, unpack(scored))
-        redis.call('ZREM', clientLeases, unpack(alone))
-        redis.call('ZADD', clientLeases, unpack(renamed))
+        call('ZADD', addressLeases, unpack(scored))
+        call('ZREM', clientLeases, unpack(alone))
+        call('ZADD', clientLeases, unpack(renamed))
       end
     end
-    local ttl = redis.call('PTTL', clientLeases)
+    local ttl = call('PTTL', clientLeases)
     if ttl > 0 then
-      redis.call('PEXPIRE', addressLeases, ttl)
+      call('PEXPIRE', addressLeases, ttl)
     end
   end
   return packed
@@ -88,12 +88,12 @@ local function addressOf(addressKey, clientStack, clientLeases, addressLeases)
     return true, nil
   end
   local clientKey = clientStack.key
-  local held = redis.call('GET', addressKey)
+  local held = call('GET', addressKey)
   if not held then
-    if redis.call('EXISTS', addressLeases) == 1 then
+    if call('EXISTS', addressLeases) == 1 then
       return false, nil -- another client's request still runs: counted by the address
     end
-    redis.call('SET', addressKey, soleMarker(clientKey, clientLeases, addressLeases), 'EX', TTL_TEXT)
+    call('SET', addressKey, soleMarker(clientKey, clientLeases, addressLeases), 'EX', TTL_TEXT)
     clientStack.alone = second
     return true, nil
   end
@@ -101,9 +101,9 @@ local function addressOf(addressKey, clientStack, clientLeases, addressLeases)
     return false, held
   end
   if marks(held, clientKey) then
-    setAt = tonumber(string.sub(held, 2, 11))
+    setAt = tonumber(sub(held, 2, 11))
     if second - setAt >= REFRESH or setAt > second then
-      redis.call('SET', addressKey, soleMarker(clientKey, clientLeases, addressLeases), 'EX', TTL_TEXT)
+      call('SET', addressKey, soleMarker(clientKey, clientLeases, addressLeases), 'EX', TTL_TEXT)
       setAt = second
     end
     clientStack.alone = setAt
@@ -115,7 +115,7 @@ end
 -- For a flush: weight hits of the client whose stack is fromKey, counted on a node, added to its address's stack;
 -- none while that client answers for the address (its own stack gets them).
 local function addAddressHits(addressKey, weight, fromKey)
-  local held = redis.call('GET', addressKey)
+  local held = call('GET', addressKey)
   if held and isMarker(held) then
     if marks(held, fromKey) then
       return

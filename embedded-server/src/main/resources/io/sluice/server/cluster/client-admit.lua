@@ -3,7 +3,7 @@
 -- request counts too); the first refusal wins, in the order of rule 3 (this crawler, any crawler), rule 4 (the
 -- client's, the route's, the address's hit stack), rule 5 (the client's, the address's requests in flight); the
 -- leases and the crawler's turn are taken only when every rule passed; an address's only client answers for it
--- (address-stacks.lua). Runs after hit-stacks.lua, lease-names.lua and address-stacks.lua.
+-- (address-stacks.lua). Runs after locals.lua, hit-stacks.lua, lease-names.lua and address-stacks.lua.
 -- First the leases this node gave back since its last call (they travel with the admissions, so a client's next
 -- request never finds its last one's slot still taken): ARGV[1] their number R, then their ids; KEYS[2i-1] and
 -- KEYS[2i] the client's and the address's leases of the i-th.
@@ -29,9 +29,9 @@ local sets = {}
 local CRAWLER_MEMORY = 90000000
 
 -- What a stack (as read) holds once weight is pushed on it, over a window of `window` s: hits in the window, ms
--- until fewer than max remain, ms until the oldest leaves; then the window's hits and its oldest second before the
+-- until fewer than maxHits remain, ms until the oldest leaves; then the window's hits and its oldest second before the
 -- push.
-local function measure(stack, weight, window, max)
+local function measure(stack, weight, window, maxHits)
   local total, oldest = windowOf(stack, window)
   local before, oldestBefore = total, oldest
   if weight > 0 then
@@ -41,7 +41,7 @@ local function measure(stack, weight, window, max)
     end
   end
   local below = 0
-  if total >= max then
+  if total >= maxHits then
     -- a refusal (or the last hit allowed): when enough of the window's hits have left it
     local remaining = total
     for s = second - window + 1, second do
@@ -49,22 +49,22 @@ local function measure(stack, weight, window, max)
         remaining = remaining - weight
       end
       remaining = remaining - hitsAt(stack, s)
-      if remaining < max then
-        below = math.max(0, (s + window) * 1000 - now)
+      if remaining < maxHits then
+        below = max(0, (s + window) * 1000 - now)
         break
       end
     end
   end
   local reset = 0
   if oldest ~= 0 then
-    reset = math.max(0, (oldest + window) * 1000 - now)
+    reset = max(0, (oldest + window) * 1000 - now)
   end
   return total, below, reset, before, oldestBefore
 end
 
 -- Pushes weight on a hit stack (as read); returns what measure does.
-local function push(stack, weight, window, max)
-  local total, below, reset, before, oldestBefore = measure(stack, weight, window, max)
+local function push(stack, weight, window, maxHits)
+  local total, below, reset, before, oldestBefore = measure(stack, weight, window, maxHits)
   if weight > 0 then
     addHits(stack, weight, window, before, oldestBefore)
   end
@@ -82,22 +82,22 @@ local expiries = {}
 local function expiryOf(leaseMs)
   local expiry = expiries[leaseMs]
   if not expiry then
-    expiry = string.format('%d', now + leaseMs)
+    expiry = format('%d', now + leaseMs)
     expiries[leaseMs] = expiry
   end
   return expiry
 end
 local function lease(key, id, leaseMs)
-  redis.call('ZADD', key, expiryOf(leaseMs), id)
-  local ttl = redis.call('PTTL', key)
+  call('ZADD', key, expiryOf(leaseMs), id)
+  local ttl = call('PTTL', key)
   if ttl < leaseMs then
     if ttl < 0 then
-      redis.call('ZADD', key, 0, PLACEHOLDER)
+      call('ZADD', key, 0, PLACEHOLDER)
     else
       -- the leases of nodes that died with requests running go, so a set always busy stays small
-      redis.call('ZREMRANGEBYSCORE', key, '(0', now)
+      call('ZREMRANGEBYSCORE', key, '(0', now)
     end
-    redis.call('PEXPIRE', key, 2 * leaseMs)
+    call('PEXPIRE', key, 2 * leaseMs)
   end
 end
 
@@ -109,29 +109,38 @@ end
 local function leaseOfClient(stack, stackWritten, key, id, leaseMs)
   local pushed = stack.leasesPushed
   if pushed > 0 and pushed <= second and now <= pushed * 1000 + leaseMs then
-    redis.call('ZADD', key, expiryOf(leaseMs), id)
+    call('ZADD', key, expiryOf(leaseMs), id)
     return
   end
   -- the placeholder is added again: the set is new when both are (no expired leases to sweep then)
-  if redis.call('ZADD', key, 0, PLACEHOLDER, expiryOf(leaseMs), id) < 2 then
-    redis.call('ZREMRANGEBYSCORE', key, '(0', now)
+  if call('ZADD', key, 0, PLACEHOLDER, expiryOf(leaseMs), id) < 2 then
+    call('ZREMRANGEBYSCORE', key, '(0', now)
   end
-  redis.call('PEXPIRE', key, 2 * leaseMs)
+  call('PEXPIRE', key, 2 * leaseMs)
   if stackWritten then
     writeAdmissionSecond(stack.key, LEASES_PUSHED_AT, second)
   end
 end
 
+-- A request's numbers, each text parsed once per call: most requests send the same few ('1', '-1'), and finding one
+-- in a table costs less than parsing it.
+local numbers = {}
+local function number(text)
+  local parsed = tonumber(text)
+  numbers[text] = parsed
+  return parsed
+end
+
 -- Leases that count: those expiring after now (made once per call).
-local live = '(' .. string.format('%d', now)
+local live = '(' .. format('%d', now)
 
 -- One request's rules: its arguments from ARGV[a + 1], its keys from KEYS[k + 1]; returns the number of keys it had,
 -- then its answer: verdict, retry ms, client hits in window, ms until its oldest leaves, and for a crawler's request
 -- the crawler's and any crawler's previous service (nil for any other).
 local function admit(a, k)
-  local weight = tonumber(ARGV[a + 1])
-  local limits = sets[tonumber(ARGV[a + 2])]
-  local crawlerGap = tonumber(ARGV[a + 4])
+  local weight = numbers[ARGV[a + 1]] or number(ARGV[a + 1])
+  local limits = sets[numbers[ARGV[a + 2]] or number(ARGV[a + 2])]
+  local crawlerGap = numbers[ARGV[a + 4]] or number(ARGV[a + 4])
   local clientLeases, addressLeases = KEYS[k + 3], KEYS[k + 4]
   local keys = 4
   local clientStack = openStack(KEYS[k + 1])
@@ -142,7 +151,7 @@ local function admit(a, k)
   local routeHits, routeBelow = 0, 0
   if routeWindow > 0 then
     keys = keys + 1
-    routeHits, routeBelow = push(openStack(KEYS[k + keys]), math.max(1, weight), routeWindow, limits[4])
+    routeHits, routeBelow = push(openStack(KEYS[k + keys]), max(1, weight), routeWindow, limits[4])
   end
   local addressHits, addressBelow
   if alone then
@@ -162,14 +171,14 @@ local function admit(a, k)
   -- 3. crawler spacing
   if crawlerGap >= 0 then
     previous, previousAny, none = -1, -1, -1
-    local last = redis.call('GET', crawlerKey)
+    local last = call('GET', crawlerKey)
     if last then
       previous = tonumber(last)
       if now - previous < crawlerGap then
         return keys, 1, previous + crawlerGap - now, hits, reset, none, none
       end
     end
-    local any = redis.call('GET', anyCrawlerKey)
+    local any = call('GET', anyCrawlerKey)
     local anyGap = limits[10]
     if any then
       previousAny = tonumber(any)
@@ -191,12 +200,12 @@ local function admit(a, k)
   -- 5. requests in flight: a lease that expired (its node died with the request running) no longer counts; it goes
   -- from its key when the key's expiry is pushed on, and with its key, which lives at least a lease's time after the
   -- last lease taken (no lease outlives that: each expires at most a lease's time after it was taken or renewed)
-  local running = redis.call('ZCOUNT', clientLeases, live, '+inf')
+  local running = call('ZCOUNT', clientLeases, live, '+inf')
   if running >= limits[7] then
     return keys, 6, 0, hits, reset, none, none
   end
   if not alone then
-    running = redis.call('ZCOUNT', addressLeases, live, '+inf')
+    running = call('ZCOUNT', addressLeases, live, '+inf')
   end
   if running >= limits[8] then
     return keys, 7, 0, hits, reset, none, none
@@ -210,9 +219,9 @@ local function admit(a, k)
     lease(addressLeases, ARGV[a + 3], limits[9])
   end
   if crawlerGap >= 0 then
-    local served = string.format('%d', now)
-    redis.call('SET', crawlerKey, served, 'PX', CRAWLER_MEMORY)
-    redis.call('SET', anyCrawlerKey, served, 'PX', CRAWLER_MEMORY)
+    local served = format('%d', now)
+    call('SET', crawlerKey, served, 'PX', CRAWLER_MEMORY)
+    call('SET', anyCrawlerKey, served, 'PX', CRAWLER_MEMORY)
   end
   return keys, 0, 0, hits, reset, previous, previousAny
 end

@@ -3,20 +3,20 @@
 -- KEYS[2i-1] client leases  KEYS[2i] address leases, for the i-th lease
 -- ARGV[1] 'renew' or 'forget'  ARGV[2] lease ms  ARGV[2+i] the i-th lease id
 -- Renewing never brings back a lease already gone (ZADD XX on the client's set): a release that crossed the renewal
--- wins. Runs after lease-names.lua.
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+-- wins. Runs after locals.lua and lease-names.lua.
+local t = call('TIME')
+local now = tonumber(t[1]) * 1000 + floor(tonumber(t[2]) / 1000)
 local ms = tonumber(ARGV[2])
 -- Pushes a lease's expiry on (only if the set holds it already, when existing); true if it did.
 local function renew(key, id, existing)
   local changed
   if existing then
-    changed = redis.call('ZADD', key, 'XX', 'CH', now + ms, id)
+    changed = call('ZADD', key, 'XX', 'CH', now + ms, id)
   else
-    changed = redis.call('ZADD', key, 'CH', now + ms, id)
+    changed = call('ZADD', key, 'CH', now + ms, id)
   end
-  if changed == 1 and redis.call('PTTL', key) < ms then
-    redis.call('PEXPIRE', key, ms)
+  if changed == 1 and call('PTTL', key) < ms then
+    call('PEXPIRE', key, ms)
   end
   return changed == 1
 end
@@ -29,7 +29,7 @@ for i = 3, #ARGV do
     -- counted by a newcomer.
     if renew(clientLeases, id .. BOTH, true) then
       renew(addressLeases, id, false)
-    elseif redis.call('ZREM', clientLeases, id) == 1 then
+    elseif call('ZREM', clientLeases, id) == 1 then
       renew(clientLeases, id .. BOTH, false)
       renew(addressLeases, id, false)
     end

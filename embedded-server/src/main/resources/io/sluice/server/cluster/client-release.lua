@@ -1,5 +1,5 @@
 -- An admitted request's slots given back (docs/architecture-cluster.md, "The shared per-client store"). Runs after
--- lease-names.lua.
+-- locals.lua and lease-names.lua.
 -- KEYS[1] client leases  KEYS[2] address leases  KEYS[3] this crawler's last service  KEYS[4] any crawler's
 -- ARGV[1] lease id  ARGV[2] '1' when the request was not served: give the crawler's turn back too
 -- ARGV[3] the service time the admission recorded  ARGV[4] the crawler's previous  ARGV[5] any crawler's previous
@@ -8,11 +8,11 @@
 giveBackLease(KEYS[1], KEYS[2], ARGV[1])
 if ARGV[2] == '1' then
   local function giveBack(key, previous)
-    if redis.call('GET', key) == ARGV[3] then
+    if call('GET', key) == ARGV[3] then
       if previous == '-1' then
-        redis.call('DEL', key)
+        call('DEL', key)
       else
-        redis.call('SET', key, previous, 'KEEPTTL')
+        call('SET', key, previous, 'KEEPTTL')
       end
     end
   end

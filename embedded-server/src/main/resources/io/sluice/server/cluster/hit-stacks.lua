@@ -12,9 +12,9 @@
 -- GETRANGE and one SETRANGE of 32 bytes; only a push that moves the window on, or must find when hits leave it,
 -- reads the slots (one GET). Every byte a script reads or writes becomes a Lua string that Redis hashes whole: a
 -- push that read and rewrote the whole stack spent more in Lua than in its commands (docs/BENCHMARKS.md, issue 29).
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local second = math.floor(now / 1000)
+local t = call('TIME')
+local now = tonumber(t[1]) * 1000 + floor(tonumber(t[2]) / 1000)
+local second = floor(now / 1000)
 -- The last 60 s whatever the window (a window is at most 60 s), as the local store keeps.
 local KEEP = 60
 local HEADER = '<I4I4I4I4I4I4I4I4'
@@ -40,14 +40,14 @@ local function stackFrom(key, header, packed)
   if #header < HEADER_BYTES then
     return {key = key, alone = 0, leasesPushed = 0}
   end
-  local last, hitsLast, window, total, oldest, expirySet, alone, leasesPushed = struct.unpack(HEADER, header, 1)
+  local last, hitsLast, window, total, oldest, expirySet, alone, leasesPushed = structUnpack(HEADER, header, 1)
   return {key = key, last = last, hitsLast = hitsLast, window = window, total = total, oldest = oldest,
     expirySet = expirySet, alone = alone, leasesPushed = leasesPushed, packed = packed}
 end
 
 -- The stack at key, its header read.
 local function openStack(key)
-  return stackFrom(key, redis.call('GETRANGE', key, '0', HEADER_END), nil)
+  return stackFrom(key, call('GETRANGE', key, '0', HEADER_END), nil)
 end
 
 -- The stack whose whole string is packed (nil: none), as read at key.
@@ -62,13 +62,13 @@ end
 
 -- Writes second s's slot of the stack: s and its hits.
 local function writeSlot(stack, s, hits)
-  redis.call('SETRANGE', stack.key, slotAt(s) - 1, struct.pack(SLOT, s, hits))
+  call('SETRANGE', stack.key, slotAt(s) - 1, structPack(SLOT, s, hits))
 end
 
 -- Writes one of the header's two seconds for a client's admission (at ALONE_AT or LEASES_PUSHED_AT; 0: not known) in
 -- the stack at key, which must be there (SETRANGE on a missing key would make a string that never expires).
 local function writeAdmissionSecond(key, at, s)
-  redis.call('SETRANGE', key, at, struct.pack('<I4', s))
+  call('SETRANGE', key, at, structPack('<I4', s))
 end
 
 -- The hits of second s in its slot (0 when the slot holds another second), the slots read when first needed. A
@@ -76,9 +76,9 @@ end
 -- after this call's own push still hold every other second as before it.
 local function slotHits(stack, s)
   if not stack.packed then
-    stack.packed = redis.call('GET', stack.key)
+    stack.packed = call('GET', stack.key)
   end
-  local tagged, hits = struct.unpack(SLOT, stack.packed, slotAt(s))
+  local tagged, hits = structUnpack(SLOT, stack.packed, slotAt(s))
   if tagged == s then
     return hits
   end
@@ -142,8 +142,8 @@ local function addHits(stack, weight, window, total, oldest)
     oldest = second
   end
   if not stack.last then
-    redis.call('SET', stack.key, struct.pack(HEADER, second, weight, window, total + weight, oldest, second,
-        stack.alone, 0) .. string.rep('\0', KEEP * SLOT_BYTES), 'EX', TTL_TEXT)
+    call('SET', stack.key, structPack(HEADER, second, weight, window, total + weight, oldest, second,
+        stack.alone, 0) .. rep('\0', KEEP * SLOT_BYTES), 'EX', TTL_TEXT)
     return
   end
   if stack.last > second then
@@ -151,7 +151,7 @@ local function addHits(stack, weight, window, total, oldest)
     -- the later second, and its total is summed afresh by the next push (window 0, not known); the seconds a
     -- client's admission keeps are dropped, being later than now
     writeSlot(stack, second, slotHits(stack, second) + weight)
-    redis.call('SETRANGE', stack.key, '0', struct.pack(HEADER, stack.last, stack.hitsLast, 0, 0, 0, stack.expirySet,
+    call('SETRANGE', stack.key, '0', structPack(HEADER, stack.last, stack.hitsLast, 0, 0, 0, stack.expirySet,
         0, 0))
     return
   end
@@ -163,10 +163,10 @@ local function addHits(stack, weight, window, total, oldest)
   end
   local expirySet = stack.expirySet
   if second - expirySet >= REFRESH then
-    redis.call('EXPIRE', stack.key, TTL_TEXT)
+    call('EXPIRE', stack.key, TTL_TEXT)
     expirySet = second
   end
-  redis.call('SETRANGE', stack.key, '0', struct.pack(HEADER, second, hitsNow, window, total + weight, oldest,
+  call('SETRANGE', stack.key, '0', structPack(HEADER, second, hitsNow, window, total + weight, oldest,
       expirySet, stack.alone, stack.leasesPushed))
 end
 

@@ -8,8 +8,8 @@ local BOTH = '+'
 
 -- Gives back lease id, from its client's set and, if it is there too, its address's.
 local function giveBackLease(clientLeases, addressLeases, id)
-  if redis.call('ZREM', clientLeases, id) == 0 then
-    redis.call('ZREM', clientLeases, id .. BOTH)
-    redis.call('ZREM', addressLeases, id)
+  if call('ZREM', clientLeases, id) == 0 then
+    call('ZREM', clientLeases, id .. BOTH)
+    call('ZREM', addressLeases, id)
   end
 end

@@ -21,17 +21,14 @@ import org.junit.jupiter.api.Test;
  */
 class HitStacksScriptTest {
     private static final String KEY = "sluice:{192.0.2.1}:m:test";
-    private static final String TIME = "redis.call('TIME')";
+    private static final String TIME = "call('TIME')";
     private static TestRedis redis;
     private static String script;
 
     @BeforeAll
     static void start() throws IOException {
         redis = TestRedis.start();
-        String library;
-        try (InputStream in = LuaScript.class.getResourceAsStream("hit-stacks.lua")) {
-            library = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
+        String library = resource("locals.lua") + "\n" + resource("hit-stacks.lua");
         assertThat(library).as("the clock the test replaces").contains(TIME);
         script = library.replace(TIME, "{ARGV[1], '0'}") + String.join("\n",
                 "",
@@ -47,6 +44,12 @@ class HitStacksScriptTest {
                 "  addHits(stack, weight, window, total, oldest)",
                 "end",
                 "return string.format('%d,%d', total, oldest)");
+    }
+
+    private static String resource(String name) throws IOException {
+        try (InputStream in = LuaScript.class.getResourceAsStream(name)) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
     }
 
     @AfterAll

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Redis's cost per admission of two versions of client-admit.lua, in one redis-server, interleaved (A B A B ...):
+# the same calls (bench/redis/admit-calls.py: CLIENTS clients, 32 requests and the last call's releases per call)
+# replayed by redis-cli --pipe into an emptied Redis for each run, after as many calls again that make the clients'
+# keys. Only Redis's side of an admission changes between two revisions' scripts: no node, no network in between.
+#   bench/redis/script-cost.sh REV_A REV_B [ROUNDS] [CALLS] [CLIENTS]     (defaults 2 rounds, 1,000 calls, 1,000)
+# By default Redis runs under valgrind (callgrind) and the figure is instructions per request: the same for the same
+# scripts and calls whatever else the machine does, where CPU time on this shared machine drifts by a third from one
+# run to the next. CPU=1 runs Redis natively and gives its CPU time per request (/proc) instead; then use more rounds.
+# PROFILE_DIR=dir keeps each measured run's callgrind dump there, for callgrind_annotate (where the instructions go).
+# A revision's script is what RedisClientStateStore loads there: the libraries its LuaScript.load("client-admit", ...)
+# names, in that order, then client-admit.lua.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+A=${1:?revision A}; B=${2:?revision B}; ROUNDS=${3:-2}; CALLS=${4:-1000}; CLIENTS=${5:-1000}
+command -v valgrind >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null; }
+WORK=$(mktemp -d); PORT=19479
+cleanup() { redis-cli -p "$PORT" shutdown nosave >/dev/null 2>&1 || true; rm -rf "$WORK"; }
+trap cleanup EXIT
+dir=embedded-server/src/main/resources/io/sluice/server/cluster
+script_of() { # the client-admit script's text at revision $1
+  local load libraries
+  load=$(git show "$1:embedded-server/src/main/java/io/sluice/server/cluster/RedisClientStateStore.java" \
+    | tr -d '\n' | grep -o 'LuaScript.load("client-admit"[^)]*)')
+  libraries=$(grep -o '"[a-z-]*"' <<<"$load" | tr -d '"' | tail -n +2)
+  for library in $libraries; do git show "$1:$dir/$library.lua"; echo; done
+  git show "$1:$dir/client-admit.lua"
+}
+SERVER=(redis-server --port "$PORT" --bind 127.0.0.1 --save "" --appendonly no --daemonize no --loglevel warning)
+if [[ -n "${CPU:-}" ]]; then
+  taskset -c 1 "${SERVER[@]}" >/dev/null 2>&1 &
+else
+  (cd "$WORK" && exec valgrind --tool=callgrind --callgrind-out-file="$WORK/callgrind.out" "${SERVER[@]}" \
+    >/dev/null 2>&1) &
+fi
+REDIS=$!
+until redis-cli -p "$PORT" ping >/dev/null 2>&1; do sleep 0.2; done
+python3 bench/redis/admit-calls.py "$CALLS" 32 "$CLIENTS" "$WORK/warm.resp" "$WORK/calls.resp"
+for v in A B; do
+  rev=$([[ $v == A ]] && echo "$A" || echo "$B")
+  script_of "$rev" >"$WORK/$v.lua"
+  sha=$(redis-cli -p "$PORT" -x script load <"$WORK/$v.lua")
+  for part in warm calls; do
+    sed "s/SSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSS/$sha/" "$WORK/$part.resp" >"$WORK/$v-$part.resp"
+  done
+done
+replay() { # the calls in file $1, every answer checked
+  local result
+  result=$(redis-cli -p "$PORT" --pipe <"$1" 2>&1 | tail -1)
+  [[ $result == *"errors: 0"* ]] || { echo "redis-cli: $result" >&2; exit 1; }
+}
+cpu() { awk '{print $14 + $15}' "/proc/$REDIS/stat"; } # user + system, in clock ticks
+instructions() { # the instructions counted since the last call, from callgrind's dump
+  callgrind_control -d "$1" "$REDIS" >/dev/null 2>&1
+  grep -h -m1 '^summary:' "$(ls -t "$WORK"/callgrind.out.* | head -1)" | awk '{print $2}'
+}
+requests=$((CALLS * 32))
+echo "round,version,revision,$([[ -n "${CPU:-}" ]] && echo redis_cpu_us_per_request || echo redis_instructions_per_request)"
+for round in $(seq "$ROUNDS"); do
+  for v in A B; do
+    rev=$([[ $v == A ]] && echo "$A" || echo "$B")
+    redis-cli -p "$PORT" flushall >/dev/null
+    replay "$WORK/$v-warm.resp"
+    if [[ -n "${CPU:-}" ]]; then
+      before=$(cpu)
+      replay "$WORK/$v-calls.resp"
+      figure=$(awk -v t=$(($(cpu) - before)) -v hz="$(getconf CLK_TCK)" -v n="$requests" \
+        'BEGIN {printf "%.2f", t * 1e6 / hz / n}')
+    else
+      instructions "warm-$v$round" >/dev/null
+      replay "$WORK/$v-calls.resp"
+      figure=$(($(instructions "$v$round") / requests))
+      [[ -z "${PROFILE_DIR:-}" ]] || cp "$(ls -t "$WORK"/callgrind.out.* | head -1)" "$PROFILE_DIR/$v$round.callgrind"
+    fi
+    echo "$round,$v,$rev,$figure"
+  done
+done
