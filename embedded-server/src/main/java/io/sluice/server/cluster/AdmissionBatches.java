@@ -131,10 +131,11 @@ final class AdmissionBatches {
             throw new IllegalArgumentException("client-admit.lua takes " + expected + " keys for this request, not "
                     + keys.length);
         }
-        Queued queued = new Queued(keys, limits.arguments(), weight >= 0 && weight < WEIGHTS.length ? WEIGHTS[weight]
-                : Integer.toString(weight), leaseId, crawlerGapMillis < 0 ? NOT_A_CRAWLER
-                : Long.toString(crawlerGapMillis),
-                crawlerGapMillis >= 0 ? CRAWLER_ANSWERS : ANSWERS, new CompletableFuture<>());
+        boolean crawler = crawlerGapMillis >= 0;
+        String weightArgument = weight >= 0 && weight < WEIGHTS.length ? WEIGHTS[weight] : Integer.toString(weight);
+        Queued queued = new Queued(keys, limits.arguments(), weightArgument, leaseId,
+                crawler ? Long.toString(crawlerGapMillis) : NOT_A_CRAWLER, crawler ? CRAWLER_ANSWERS : ANSWERS,
+                new CompletableFuture<>());
         Lane lane = laneOf(keys[0]);
         lane.queue.add(queued);
         lane.sendIfIdle();
