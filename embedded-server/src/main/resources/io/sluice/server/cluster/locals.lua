@@ -1,7 +1,7 @@
 -- The globals the per-request scripts use, as locals; LuaScript puts this text first in client-admit.lua,
 -- client-flush.lua, client-release.lua and client-leases.lua. In Redis's Lua a global is found by name in a table each
 -- time it is used (redis.call twice: redis, then call), a local is a register: with the numbers parsed once per call
--- (client-admit.lua), this cut Redis's CPU per admission by about a twentieth (docs/BENCHMARKS.md, issue 29).
+-- (client-admit.lua), this cut Redis's instructions per admission by about a tenth (docs/BENCHMARKS.md, issue 29).
 local call = redis.call
 local KEYS, ARGV = KEYS, ARGV
 local tonumber, tostring = tonumber, tostring
