@@ -1,6 +1,6 @@
 -- An address's aggregate in Redis, answered by its only client while it has one (docs/architecture-cluster.md,
--- "An address's only client"); LuaScript puts this text after hit-stacks.lua and lease-names.lua and ahead of the
--- scripts that push an address's hits (client-admit.lua, client-flush.lua).
+-- "An address's only client"); LuaScript puts this text after locals.lua, hit-stacks.lua and lease-names.lua and
+-- ahead of the scripts that push an address's hits (client-admit.lua, client-flush.lua).
 -- Most addresses have one user agent. While that holds, the address's stack and leases would be copies of its
 -- client's: its key holds a marker naming that client instead, and the client's own stack and leases answer for the
 -- address (its hits over the address's window, its leases against the address's limit). The first request or

@@ -1,5 +1,5 @@
 -- Hit stacks in Redis, shared by the scripts that push hits (client-admit.lua, client-flush.lua); LuaScript puts
--- this text ahead of theirs (docs/architecture-cluster.md, "Keys").
+-- this text ahead of theirs, after locals.lua (docs/architecture-cluster.md, "Keys").
 -- A stack is one string of little-endian 32-bit numbers: a header, then KEEP slots of (epoch second s, the weighted
 -- hits of s) in slot s % KEEP. A slot holding another second than the one its place stands for is stale: it counts
 -- nothing, so nothing is ever zeroed. The header holds the last second written L and L's hits (L's slot is written

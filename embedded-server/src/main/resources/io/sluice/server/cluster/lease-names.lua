@@ -1,6 +1,6 @@
 -- How a lease is named in its client's set, shared by the scripts that take, copy, renew and give back leases
 -- (client-admit.lua, address-stacks.lua, client-leases.lua, client-release.lua); LuaScript puts this text ahead of
--- theirs (docs/architecture-cluster.md, "An address's only client").
+-- theirs, after locals.lua (docs/architecture-cluster.md, "An address's only client").
 -- A lease of an address's only client is in its client's set alone, under its id; one in its address's set too is
 -- in its client's set under its id and BOTH. So giving back the lease of an only client, most leases, is one ZREM
 -- (it names the set it is in) instead of one per set; a lease given back finds out which it is by the first ZREM.
