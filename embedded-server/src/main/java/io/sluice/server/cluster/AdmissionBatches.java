@@ -50,8 +50,8 @@ final class AdmissionBatches {
     /** Releases per call at most; more waiting go ahead in calls of their own, so one call stays short here too. */
     static final int MAX_RELEASES = 512;
     /** The numbers client-admit.lua answers for a request, and the three more for a crawler's. */
-    static final int ANSWERS = 4;
-    static final int CRAWLER_ANSWERS = 7;
+    private static final int ANSWERS = 4;
+    private static final int CRAWLER_ANSWERS = 7;
     /** Past this many sets of limits remembered (policy edits make new ones), they are forgotten and made again. */
     private static final int MAX_LIMIT_SETS = 256;
     /** The weights most routes have, and a request's that is not a crawler's gap, as arguments made once. */
