@@ -34,7 +34,7 @@ public record AdminListener(Server server, ServerConnector connector) {
         Server server = Listeners.adminServer(limits);
         ServerConnector connector = Listeners.admin(server, address, limits, certificate,
                 AdminConnections.Rules.DEFAULTS);
-        server.setHandler(Listeners.patient(api, Listeners.ADMIN_REQUEST_IDLE));
+        server.setHandler(api);
         return new AdminListener(server, connector);
     }
 

@@ -11,7 +11,6 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.function.Supplier;
-import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.NetworkConnectionLimit;
@@ -19,24 +18,20 @@ import org.eclipse.jetty.server.SecureRequestCustomizer;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.SslConnectionFactory;
-import org.eclipse.jetty.server.handler.IdleTimeoutHandler;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
- * The listeners' limits, in one place. A connection that sends nothing for {@link #IDLE} is closed; a
- * request being served may stay quiet longer, exactly as long as the longest wait it may have been told
- * to sit out (see {@link #frontRequestIdle} and {@link #ADMIN_REQUEST_IDLE}), so an idle timeout never cuts
- * a request Sluice itself made wait.
+ * The listeners' limits, in one place. A connection that sends nothing for {@link #IDLE} is closed; a request being
+ * served may stay quiet longer, as long as the longest wait it may have been told to sit out, so an idle timeout never
+ * cuts a request Sluice itself made wait. Jetty's handlers keep that promise by themselves: while a request is being
+ * handled, Jetty cuts its connection for idleness only when a read or a write is pending (a delay, a deferral, a held
+ * permit call, the proxy's wait for the upstream are neither; ListenersTest holds Jetty to it). The lean path keeps
+ * it with its own clock, {@link #frontRequestIdle}.
  */
 final class Listeners {
     /** Idle timeout of a connection between requests, and while a request's headers or body arrive. */
     static final Duration IDLE = Duration.ofSeconds(30);
-    /**
-     * Longest a request on the admin listener may legitimately be silent: a permit call held for
-     * {@code governor.maxHoldMillis} (at most 300 s), plus a margin. Server-sent events write every second.
-     */
-    static final Duration ADMIN_REQUEST_IDLE = Duration.ofSeconds(310);
     /** The policy's ceilings: progressive delay ({@code maxDelayMillis}) and load deferral ({@code deferMillis}). */
     private static final Duration LONGEST_POLICY_WAIT = Duration.ofSeconds(60 + 60);
 
@@ -67,14 +62,6 @@ final class Listeners {
         server.addConnector(connector);
         server.addBean(new NetworkConnectionLimit(limits.frontMaxConnections(), connector));
         return connector;
-    }
-
-    /** Lets a request being served stay silent for {@code idle} (the connection's own timeout applies again after). */
-    static Handler patient(Handler handler, Duration idle) {
-        IdleTimeoutHandler patient = new IdleTimeoutHandler(handler);
-        patient.setIdleTimeoutMs(idle.toMillis());
-        patient.setApplyToAsync(true);
-        return patient;
     }
 
     /**

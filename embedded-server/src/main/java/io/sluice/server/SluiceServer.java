@@ -140,9 +140,8 @@ public final class SluiceServer implements AutoCloseable {
         ServerCounters counters = ListenerCounters.of(accessLog, admin, front);
         List<Route> adminRoutes = new ArrayList<>(extraAdminRoutes);
         adminRoutes.addAll(mode.adminRoutes());
-        adminServer.setHandler(new GracefulHandler(Listeners.patient(new AdminHandler(node.engine(), node.governor(),
-                node.shadow(), state, changes, clock, adminRoutes, hostNames(config), counters),
-                Listeners.ADMIN_REQUEST_IDLE)));
+        adminServer.setHandler(new GracefulHandler(new AdminHandler(node.engine(), node.governor(),
+                node.shadow(), state, changes, clock, adminRoutes, hostNames(config), counters)));
         try {
             startOrExplain(adminServer, "the Sluice admin API", admin);
             startOrExplain(server, "Sluice", front);
@@ -170,10 +169,8 @@ public final class SluiceServer implements AutoCloseable {
         ServerConnector front = Listeners.front(server, config.listen(), config.limits(), lean, engine::policy);
         front.setName("front");
         front.addBean(upstreamErrors, false); // read for /metrics, as the connection guard is
-        server.setHandler(new GracefulHandler(Listeners.patient(
-                new ThrottleHandler(engine, clock, accessLog, UpstreamProxy.to(upstream, config.upstreamTimeout(),
-                        upstreamErrors)),
-                Listeners.frontRequestIdle(config.upstreamTimeout()))));
+        server.setHandler(new GracefulHandler(new ThrottleHandler(engine, clock, accessLog,
+                UpstreamProxy.to(upstream, config.upstreamTimeout(), upstreamErrors))));
         return front;
     }
 
@@ -296,13 +293,10 @@ public final class SluiceServer implements AutoCloseable {
     @Override
     public void close() {
         closeAll(closedFirst);
-        Exception failure = null;
-        try {
-            server.stop();
-            adminServer.stop();
-        } catch (Exception e) {
-            failure = e;
-        }
+        // Each listener is stopped whatever became of the other: a front whose grace ran out must not leave the
+        // admin listener holding its port and threads.
+        Exception failure = stopped(server, null);
+        failure = stopped(adminServer, failure);
         node.close(); // the policy writer, before the cluster's links it writes through
         mode.close();
         if (accessLog != null) {
@@ -311,6 +305,20 @@ public final class SluiceServer implements AutoCloseable {
         closeAll(closedLast);
         if (failure != null) {
             throw new IllegalStateException("Sluice did not stop cleanly: " + failure.getMessage(), failure);
+        }
+    }
+
+    /** Stops {@code listener}; returns the first failure of the stops so far, later ones suppressed in it. */
+    private static Exception stopped(Server listener, Exception earlier) {
+        try {
+            listener.stop();
+            return earlier;
+        } catch (Exception e) {
+            if (earlier == null) {
+                return e;
+            }
+            earlier.addSuppressed(e);
+            return earlier;
         }
     }
 

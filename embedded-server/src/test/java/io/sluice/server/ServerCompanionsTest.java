@@ -4,12 +4,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,6 +53,48 @@ class ServerCompanionsTest {
     }
 
     @Test
+    void aFrontWhoseGraceRunsOutStillLeavesTheAdminListenerStopped() throws Exception {
+        try (ServerSocket silentSite = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            SluiceServer server = startBefore(silentSite);
+            URI admin = server.adminUri();
+            // a request the site never answers: in flight through the whole graceful stop
+            CompletableFuture<HttpResponse<String>> waiting = sendThrough(server);
+            Socket accepted = acceptRequest(silentSite);
+            assertThatThrownBy(server::close).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("did not stop cleanly");
+            accepted.close();
+            assertThat(listening(admin)).as("the admin listener after the front's failed stop").isEqualTo("closed");
+            assertThat(waiting).failsWithin(Duration.ofSeconds(30));
+        }
+    }
+
+    @Test
+    void aRequestInFlightWhenTheStopBeginsIsAnswered() throws Exception {
+        try (ServerSocket slowSite = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            SluiceServer server = startBefore(slowSite);
+            CompletableFuture<HttpResponse<String>> waiting = sendThrough(server);
+            Socket accepted = acceptRequest(slowSite);
+            // a slow site: it answers 3 s later, well within the stop's 10 s of grace
+            CompletableFuture<Void> answer = CompletableFuture.runAsync(() -> {
+                try {
+                    Thread.sleep(3_000);
+                    accepted.getOutputStream().write(("HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nslow")
+                            .getBytes(StandardCharsets.US_ASCII));
+                    accepted.getOutputStream().flush();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            server.close();
+            answer.get();
+            HttpResponse<String> response = waiting.get(30, TimeUnit.SECONDS);
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.body()).isEqualTo("slow");
+            accepted.close();
+        }
+    }
+
+    @Test
     void withoutAnUpstreamTheServerRefusesToStartAndTouchesNothing() {
         Path state = dir.resolve("state");
 
@@ -51,6 +102,59 @@ class ServerCompanionsTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("no upstream").hasMessageContaining("io.sluice.server.demo.Demo");
         assertThat(Files.exists(state)).as("no state directory made").isFalse();
+    }
+
+    private SluiceServer startBefore(ServerSocket site) throws Exception {
+        return SluiceServer.start(ServerConfig.demo(dir.resolve("state"))
+                .withUpstream(URI.create("http://127.0.0.1:" + site.getLocalPort() + "/")));
+    }
+
+    private static CompletableFuture<HttpResponse<String>> sendThrough(SluiceServer server) {
+        return HttpClient.newHttpClient().sendAsync(HttpRequest.newBuilder(server.frontUri().resolve("/slow")).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    /**
+     * The site's end of the first connection to bring a request's head. The front opens connections ahead of need
+     * and may send on any: each is read on a thread of its own.
+     */
+    private static Socket acceptRequest(ServerSocket site) throws Exception {
+        CompletableFuture<Socket> first = new CompletableFuture<>();
+        Thread acceptor = new Thread(() -> {
+            while (!first.isDone()) {
+                try {
+                    Socket socket = site.accept();
+                    new Thread(() -> {
+                        try {
+                            if (readHead(socket)) {
+                                first.complete(socket);
+                            }
+                        } catch (IOException e) {
+                            // another connection may bring it
+                        }
+                    }).start();
+                } catch (IOException e) {
+                    first.completeExceptionally(e);
+                }
+            }
+        });
+        acceptor.setDaemon(true);
+        acceptor.start();
+        return first.get(30, TimeUnit.SECONDS);
+    }
+
+    /** Reads a request's head from {@code socket}; false if it closed first. */
+    private static boolean readHead(Socket socket) throws IOException {
+        int matched = 0;
+        byte[] end = {'\r', '\n', '\r', '\n'};
+        while (matched < end.length) {
+            int b = socket.getInputStream().read();
+            if (b < 0) {
+                return false;
+            }
+            matched = b == end[matched] ? matched + 1 : (b == '\r' ? 1 : 0);
+        }
+        return true;
     }
 
     private static String listening(URI front) {
