@@ -8,6 +8,8 @@
 # scripts and calls whatever else the machine does, where CPU time on this shared machine drifts by a third from one
 # run to the next. CPU=1 runs Redis natively and gives its CPU time per request (/proc) instead; then use more rounds.
 # PROFILE_DIR=dir keeps each measured run's callgrind dump there, for callgrind_annotate (where the instructions go).
+# COMMANDS=1 prints, on stderr, the commands each measured run had Redis execute per request (the call's own EVALSHA
+# among them).
 # A revision's script is what RedisClientStateStore loads there: the libraries its LuaScript.load("client-admit", ...)
 # names, in that order, then client-admit.lua.
 set -euo pipefail
@@ -55,12 +57,18 @@ instructions() { # the instructions counted since the last call, from callgrind'
   grep -h -m1 '^summary:' "$(ls -t "$WORK"/callgrind.out.* | head -1)" | awk '{print $2}'
 }
 requests=$((CALLS * 32))
+commands_per_request() { # the commands the measured calls ran, per request, most first (INFO commandstats)
+  redis-cli -p "$PORT" info commandstats | tr -d '\r' | grep '^cmdstat_' \
+    | sed 's/^cmdstat_\([^:]*\):calls=\([0-9]*\).*/\2 \1/' | sort -rn \
+    | awk -v n="$requests" '{printf "  %s %.3f", $2, $1 / n} END {print ""}'
+}
 echo "round,version,revision,$([[ -n "${CPU:-}" ]] && echo redis_cpu_us_per_request || echo redis_instructions_per_request)"
 for round in $(seq "$ROUNDS"); do
   for v in A B; do
     rev=$([[ $v == A ]] && echo "$A" || echo "$B")
     redis-cli -p "$PORT" flushall >/dev/null
     replay "$WORK/$v-warm.resp"
+    redis-cli -p "$PORT" config resetstat >/dev/null
     if [[ -n "${CPU:-}" ]]; then
       before=$(cpu)
       replay "$WORK/$v-calls.resp"
@@ -73,5 +81,6 @@ for round in $(seq "$ROUNDS"); do
       [[ -z "${PROFILE_DIR:-}" ]] || cp "$(ls -t "$WORK"/callgrind.out.* | head -1)" "$PROFILE_DIR/$v$round.callgrind"
     fi
     echo "$round,$v,$rev,$figure"
+    [[ -z "${COMMANDS:-}" ]] || commands_per_request >&2
   done
 done
