@@ -28,6 +28,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.GracefulHandler;
@@ -295,30 +297,35 @@ public final class SluiceServer implements AutoCloseable {
         closeAll(closedFirst);
         // Each listener is stopped whatever became of the other: a front whose grace ran out must not leave the
         // admin listener holding its port and threads.
-        Exception failure = stopped(server, null);
-        failure = stopped(adminServer, failure);
+        List<Exception> failures = new ArrayList<>(2);
+        stop(server, "the front end", failures);
+        stop(adminServer, "the admin listener", failures);
         node.close(); // the policy writer, before the cluster's links it writes through
         mode.close();
         if (accessLog != null) {
             accessLog.close();
         }
         closeAll(closedLast);
-        if (failure != null) {
-            throw new IllegalStateException("Sluice did not stop cleanly: " + failure.getMessage(), failure);
+        if (!failures.isEmpty()) {
+            IllegalStateException failed = new IllegalStateException("Sluice did not stop cleanly: " + failures.stream()
+                    .map(Exception::getMessage).collect(Collectors.joining("; ")), failures.get(0));
+            failures.stream().skip(1).forEach(failed::addSuppressed);
+            throw failed;
         }
     }
 
-    /** Stops {@code listener}; returns the first failure of the stops so far, later ones suppressed in it. */
-    private static Exception stopped(Server listener, Exception earlier) {
+    /**
+     * Stops {@code listener}, adding to {@code failures} what went wrong, said for the operator who reads it when
+     * the process stops: a grace that ran out is a slow client's doing more often than Sluice's.
+     */
+    private static void stop(Server listener, String name, List<Exception> failures) {
         try {
             listener.stop();
-            return earlier;
+        } catch (TimeoutException e) {
+            failures.add(new IllegalStateException(name + " still had requests or connections open after "
+                    + STOP_TIMEOUT_MILLIS / 1000 + " s of grace; they were cut", e));
         } catch (Exception e) {
-            if (earlier == null) {
-                return e;
-            }
-            earlier.addSuppressed(e);
-            return earlier;
+            failures.add(new IllegalStateException(name + " did not stop: " + e, e));
         }
     }
 

@@ -56,13 +56,16 @@ class ServerCompanionsTest {
     void aFrontWhoseGraceRunsOutStillLeavesTheAdminListenerStopped() throws Exception {
         try (ServerSocket silentSite = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
             SluiceServer server = startBefore(silentSite);
+            URI front = server.frontUri();
             URI admin = server.adminUri();
             // a request the site never answers: in flight through the whole graceful stop
             CompletableFuture<HttpResponse<String>> waiting = sendThrough(server);
             Socket accepted = acceptRequest(silentSite);
             assertThatThrownBy(server::close).isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("did not stop cleanly");
+                    .hasMessage("Sluice did not stop cleanly: the front end still had requests or connections open "
+                            + "after 10 s of grace; they were cut");
             accepted.close();
+            assertThat(listening(front)).as("the front end after its grace ran out").isEqualTo("closed");
             assertThat(listening(admin)).as("the admin listener after the front's failed stop").isEqualTo("closed");
             assertThat(waiting).failsWithin(Duration.ofSeconds(30));
         }
