@@ -126,13 +126,18 @@ local function windowOf(stack, window)
     return 0, 0
   end
   local total, oldest = stack.total, stack.oldest
-  for s = last - window + 1, first - 1 do
+  if oldest == 0 or oldest >= first then
+    -- no second with hits leaves the window: the slots are not read (a person's pushes, seconds apart, mostly)
+    return total, oldest
+  end
+  -- of the seconds leaving the window, only those from its oldest with hits on can hold any
+  for s = oldest, first - 1 do
     total = total - hitsAt(stack, s)
   end
-  if oldest ~= 0 and oldest < first then
-    oldest = oldestFrom(stack, first, last)
+  if total == 0 then
+    return 0, 0
   end
-  return total, oldest
+  return total, oldestFrom(stack, first, last)
 end
 
 -- Adds weight to this second's hits of the stack (as read), whose window of `window` seconds (0: not known) held
