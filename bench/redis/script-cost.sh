@@ -8,6 +8,8 @@
 # scripts and calls whatever else the machine does, where CPU time on this shared machine drifts by a third from one
 # run to the next. CPU=1 runs Redis natively and gives its CPU time per request (/proc) instead; then use more rounds.
 # PROFILE_DIR=dir keeps each measured run's callgrind dump there, for callgrind_annotate (where the instructions go).
+# RATE=n runs the scripts on a simulated clock instead of Redis's: n requests per second of it (each client then comes
+# RATE / CLIENTS times a second), the same for both revisions and whatever the replay's speed, so the counts repeat.
 # COMMANDS=1 prints, on stderr, the commands each measured run had Redis execute per request (the call's own EVALSHA
 # among them).
 # A revision's script is what RedisClientStateStore loads there: the libraries its LuaScript.load("client-admit", ...)
@@ -28,6 +30,13 @@ script_of() { # the client-admit script's text at revision $1
   for library in $libraries; do git show "$1:$dir/$library.lua"; echo; done
   git show "$1:$dir/client-admit.lua"
 }
+clocked() { # the script on stdin, on the simulated clock with RATE
+  if [[ -n "${RATE:-}" ]]; then
+    sed "s/call('TIME')/call('HMGET', 'sluice:bench:clock', 's', 'us')/"
+  else
+    cat
+  fi
+}
 SERVER=(redis-server --port "$PORT" --bind 127.0.0.1 --save "" --appendonly no --daemonize no --loglevel warning)
 if [[ -n "${CPU:-}" ]]; then
   taskset -c 1 "${SERVER[@]}" >/dev/null 2>&1 &
@@ -37,10 +46,11 @@ else
 fi
 REDIS=$!
 until redis-cli -p "$PORT" ping >/dev/null 2>&1; do sleep 0.2; done
-python3 bench/redis/admit-calls.py "$CALLS" 32 "$CLIENTS" "$WORK/warm.resp" "$WORK/calls.resp"
+python3 bench/redis/admit-calls.py "$CALLS" 32 "$CLIENTS" "$WORK/warm.resp" "$WORK/calls.resp" ${RATE:+"$RATE"}
 for v in A B; do
   rev=$([[ $v == A ]] && echo "$A" || echo "$B")
-  script_of "$rev" >"$WORK/$v.lua"
+  script_of "$rev" | clocked >"$WORK/$v.lua"
+  [[ -z "${RATE:-}" ]] || grep -q "sluice:bench:clock" "$WORK/$v.lua" || { echo "no call('TIME') in $rev's script" >&2; exit 1; }
   sha=$(redis-cli -p "$PORT" -x script load <"$WORK/$v.lua")
   for part in warm calls; do
     sed "s/SSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSS/$sha/" "$WORK/$part.resp" >"$WORK/$v-$part.resp"

@@ -9,9 +9,10 @@
 -- it last found or made its address's marker naming it (0: not known), and when it last pushed its lease set's
 -- expiry on (0: not known); both 0 in any other stack.
 -- So a push in the second its stack last saw (most of a busy client's) reads and writes the header alone, one
--- GETRANGE and one SETRANGE of 32 bytes; only a push that moves the window on, or must find when hits leave it,
--- reads the slots (one GET). Every byte a script reads or writes becomes a Lua string that Redis hashes whole: a
--- push that read and rewrote the whole stack spent more in Lua than in its commands (docs/BENCHMARKS.md, issue 29).
+-- GETRANGE and one SETRANGE of 32 bytes; only a push whose window loses its oldest second with hits, or must find
+-- when hits leave it, reads the slots (one GET). Every byte a script reads or writes becomes a Lua string that
+-- Redis hashes whole: a push that read and rewrote the whole stack spent more in Lua than in its commands
+-- (docs/BENCHMARKS.md, issue 29).
 local t = call('TIME')
 local now = tonumber(t[1]) * 1000 + floor(tonumber(t[2]) / 1000)
 local second = floor(now / 1000)
