@@ -11,6 +11,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.eclipse.jetty.server.Handler;
@@ -49,12 +50,14 @@ class ListenersTest {
     @Test
     void yetAConnectionThatSendsNothingIsClosedAfterTheIdleTimeout() throws Exception {
         Server server = Listeners.adminServer(ConnectionLimits.DEFAULTS);
-        ServerConnector connector = admin().apply(server);
+        // strangers given a minute: within it, only the idle timeout closes this connection
+        ServerConnector connector = Listeners.admin(server, new HostPort("127.0.0.1", 0), ConnectionLimits.DEFAULTS,
+                null, new AdminConnections.Rules(16, Duration.ofSeconds(60)));
         connector.setIdleTimeout(IDLE_MILLIS);
         server.setHandler(asynchronousWait());
         server.start();
         try (Socket idle = new Socket("127.0.0.1", connector.getLocalPort())) {
-            idle.setSoTimeout((int) AdminConnections.Rules.DEFAULTS.strangerDeadline().toMillis() / 2);
+            idle.setSoTimeout(30_000);
             long start = System.nanoTime();
 
             assertThat(idle.getInputStream().read()).as("end of stream").isEqualTo(-1);
