@@ -128,7 +128,7 @@ local function windowOf(stack, window)
   end
   local total, oldest = stack.total, stack.oldest
   if oldest == 0 or oldest >= first then
-    -- no second with hits leaves the window: the slots are not read (a person's pushes, seconds apart, mostly)
+    -- no second with hits leaves the window: the slots are not read
     return total, oldest
   end
   -- of the seconds leaving the window, only those from its oldest with hits on can hold any
