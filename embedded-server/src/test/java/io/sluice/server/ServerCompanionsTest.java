@@ -3,16 +3,14 @@ package io.sluice.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sluice.server.front.wire.RawUpstream;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -54,17 +52,23 @@ class ServerCompanionsTest {
 
     @Test
     void aFrontWhoseGraceRunsOutStillLeavesTheAdminListenerStopped() throws Exception {
-        try (ServerSocket silentSite = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+        CompletableFuture<Void> arrived = new CompletableFuture<>();
+        // a site that never answers: the request stays in flight through the whole graceful stop
+        try (RawUpstream silentSite = new RawUpstream((connection, index) -> {
+            if (connection.readRequest() != null) {
+                arrived.complete(null);
+                connection.readRequest(); // until the front closes the connection
+            }
+        })) {
             SluiceServer server = startBefore(silentSite);
             URI front = server.frontUri();
             URI admin = server.adminUri();
-            // a request the site never answers: in flight through the whole graceful stop
             CompletableFuture<HttpResponse<String>> waiting = sendThrough(server);
-            Socket accepted = acceptRequest(silentSite);
+            arrived.get(30, TimeUnit.SECONDS);
+
             assertThatThrownBy(server::close).isInstanceOf(IllegalStateException.class)
                     .hasMessage("Sluice did not stop cleanly: the front end still had requests or connections open "
                             + "after 10 s of grace; they were cut");
-            accepted.close();
             assertThat(listening(front)).as("the front end after its grace ran out").isEqualTo("closed");
             assertThat(listening(admin)).as("the admin listener after the front's failed stop").isEqualTo("closed");
             assertThat(waiting).failsWithin(Duration.ofSeconds(30));
@@ -73,27 +77,30 @@ class ServerCompanionsTest {
 
     @Test
     void aRequestInFlightWhenTheStopBeginsIsAnswered() throws Exception {
-        try (ServerSocket slowSite = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-            SluiceServer server = startBefore(slowSite);
-            CompletableFuture<HttpResponse<String>> waiting = sendThrough(server);
-            Socket accepted = acceptRequest(slowSite);
-            // a slow site: it answers 3 s later, well within the stop's 10 s of grace
-            CompletableFuture<Void> answer = CompletableFuture.runAsync(() -> {
+        CompletableFuture<Void> arrived = new CompletableFuture<>();
+        // a slow site: it answers 3 s after the request comes, well within the stop's 10 s of grace
+        try (RawUpstream slowSite = new RawUpstream((connection, index) -> {
+            if (connection.readRequest() != null) {
+                arrived.complete(null);
                 try {
                     Thread.sleep(3_000);
-                    accepted.getOutputStream().write(("HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nslow")
-                            .getBytes(StandardCharsets.US_ASCII));
-                    accepted.getOutputStream().flush();
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
                 }
-            });
+                connection.write(RawUpstream.ok("slow"));
+                connection.readRequest();
+            }
+        })) {
+            SluiceServer server = startBefore(slowSite);
+            CompletableFuture<HttpResponse<String>> waiting = sendThrough(server);
+            arrived.get(30, TimeUnit.SECONDS);
+
             server.close();
-            answer.get();
+
             HttpResponse<String> response = waiting.get(30, TimeUnit.SECONDS);
             assertThat(response.statusCode()).isEqualTo(200);
             assertThat(response.body()).isEqualTo("slow");
-            accepted.close();
         }
     }
 
@@ -107,57 +114,13 @@ class ServerCompanionsTest {
         assertThat(Files.exists(state)).as("no state directory made").isFalse();
     }
 
-    private SluiceServer startBefore(ServerSocket site) throws Exception {
-        return SluiceServer.start(ServerConfig.demo(dir.resolve("state"))
-                .withUpstream(URI.create("http://127.0.0.1:" + site.getLocalPort() + "/")));
+    private SluiceServer startBefore(RawUpstream site) throws Exception {
+        return SluiceServer.start(ServerConfig.demo(dir.resolve("state")).withUpstream(site.uri()));
     }
 
     private static CompletableFuture<HttpResponse<String>> sendThrough(SluiceServer server) {
         return HttpClient.newHttpClient().sendAsync(HttpRequest.newBuilder(server.frontUri().resolve("/slow")).build(),
                 HttpResponse.BodyHandlers.ofString());
-    }
-
-    /**
-     * The site's end of the first connection to bring a request's head. The front opens connections ahead of need
-     * and may send on any: each is read on a thread of its own.
-     */
-    private static Socket acceptRequest(ServerSocket site) throws Exception {
-        CompletableFuture<Socket> first = new CompletableFuture<>();
-        Thread acceptor = new Thread(() -> {
-            while (!first.isDone()) {
-                try {
-                    Socket socket = site.accept();
-                    new Thread(() -> {
-                        try {
-                            if (readHead(socket)) {
-                                first.complete(socket);
-                            }
-                        } catch (IOException e) {
-                            // another connection may bring it
-                        }
-                    }).start();
-                } catch (IOException e) {
-                    first.completeExceptionally(e);
-                }
-            }
-        });
-        acceptor.setDaemon(true);
-        acceptor.start();
-        return first.get(30, TimeUnit.SECONDS);
-    }
-
-    /** Reads a request's head from {@code socket}; false if it closed first. */
-    private static boolean readHead(Socket socket) throws IOException {
-        int matched = 0;
-        byte[] end = {'\r', '\n', '\r', '\n'};
-        while (matched < end.length) {
-            int b = socket.getInputStream().read();
-            if (b < 0) {
-                return false;
-            }
-            matched = b == end[matched] ? matched + 1 : (b == '\r' ? 1 : 0);
-        }
-        return true;
     }
 
     private static String listening(URI front) {
