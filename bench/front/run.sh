@@ -20,6 +20,8 @@
 # CLIENTS=N (default: a new address per request) makes wrk cycle through N client addresses.
 # SYSCALLS=1 counts the target's system calls per request during each run (perf's syscall tracepoints, the calls
 # a front end makes per request: reads, writes, epoll, futex), printed after its figures.
+# THREADS=1 splits the target's CPU per request by thread (its request threads, Lettuce's I/O thread, the JIT's
+# compilers...), user and system, printed after its figures.
 # JAVA_OPTS (default: none, the JVM's defaults, which on one core means the Serial collector) goes to every
 # JVM alike: the plain Jetty proxy and each Sluice, e.g. JAVA_OPTS="-XX:+UseZGC".
 set -euo pipefail
@@ -125,6 +127,16 @@ done
 if [[ -n "${SYSCALLS:-}" ]]; then
   command -v perf >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq linux-perf >/dev/null; }
 fi
+# User and system CPU time (clock ticks) of each of a process's threads, summed by thread name with its numbers taken
+# out at its end ("sluice-42" and "sluice-43" are one "sluice"): a line "name user system" each.
+thread_ticks() {
+  local task name
+  for task in /proc/"$1"/task/*; do
+    name=$(tr -d '\n' <"$task/comm" 2>/dev/null) || continue
+    sed 's/^.*) //' "$task/stat" 2>/dev/null | awk -v n="${name// /_}" '{print n, $12, $13}'
+  done | awk '{sub(/[-#]?[0-9]+$/, "", $1); u[$1] += $2; s[$1] += $3}
+    END {for (g in u) print g, u[g], s[g]}'
+}
 us_per_request() { awk -v t="$1" -v n="$2" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.1f", (n > 0 ? t * 1e6 / hz / n : 0)}'; }
 
 # cpu_us_per_request: core 0's busy time over the requests made; target_us: the target's own process (for the
@@ -137,6 +149,7 @@ for round in $(seq 1 "$ROUNDS"); do
     redis=${REDIS_OF[$port]:-}
     t0=$(ticks "${PIDS[$port]}"); u0=$(ticks "${pids[0]}"); c0=$(core0); r0=$([[ -n $redis ]] && ticks "$redis" || echo 0)
     read -r user0 system0 < <(user_system "${PIDS[$port]}")
+    [[ -n "${THREADS:-}" ]] && thread_ticks "${PIDS[$port]}" >/tmp/sluice-bench-threads-before.txt
     if [[ -n "${SYSCALLS:-}" ]]; then
       perf stat -x, -e "$SYSCALL_EVENTS" -p "${PIDS[$port]}" -o /tmp/sluice-bench-syscalls.txt -- sleep "$SECONDS_PER_RUN" &
       perf_pid=$!
@@ -145,6 +158,7 @@ for round in $(seq 1 "$ROUNDS"); do
     [[ -n "${SYSCALLS:-}" ]] && wait "$perf_pid"
     t1=$(ticks "${PIDS[$port]}"); u1=$(ticks "${pids[0]}"); c1=$(core0); r1=$([[ -n $redis ]] && ticks "$redis" || echo 0)
     read -r user1 system1 < <(user_system "${PIDS[$port]}")
+    [[ -n "${THREADS:-}" ]] && thread_ticks "${PIDS[$port]}" >/tmp/sluice-bench-threads-after.txt
     after=$(switches "${PIDS[$port]}")
     requests=$(awk '/requests in/ {print $1}' <<<"$out")
     cs=$(awk -v d=$((after - before)) -v n="$requests" 'BEGIN {printf "%.2f", (n > 0 ? d / n : 0)}')
@@ -157,6 +171,14 @@ for round in $(seq 1 "$ROUNDS"); do
     cpu="$cpu,$(us_per_request "$upstream" "$requests"),$(us_per_request $((r1 - r0)) "$requests")"
     cpu="$cpu,$(us_per_request $((user1 - user0)) "$requests"),$(us_per_request $((system1 - system0)) "$requests")"
     echo "$round,${NAMES[$port]},$rps,$p99,$cs,$cpu${non2xx:+,non-2xx=$non2xx}"
+    if [[ -n "${THREADS:-}" ]]; then
+      # a thread that ended during the run takes its time with it: short-lived threads are missed
+      awk -v n="$requests" -v hz="$(getconf CLK_TCK)" 'NR == FNR {u[$1] = $2; s[$1] = $3; next}
+        n > 0 && $2 + $3 - u[$1] - s[$1] > 0 {printf "%.2f %s %.1f/%.1f\n", ($2 + $3 - u[$1] - s[$1]) * 1e6 / hz / n,
+          $1, ($2 - u[$1]) * 1e6 / hz / n, ($3 - s[$1]) * 1e6 / hz / n}' \
+        /tmp/sluice-bench-threads-before.txt /tmp/sluice-bench-threads-after.txt | sort -rn |
+        awk '{each = each sprintf(" %s %s", $2, $3)} END {printf "  CPU us per request by thread, user/system:%s\n", each}'
+    fi
     if [[ -n "${SYSCALLS:-}" ]]; then
       # perf -x, lines: count,unit,event,...; the nginx targets' workers are children, not counted here
       awk -F, -v n="$requests" 'n > 0 && $1 + 0 > 0 {sub("syscalls:sys_enter_", "", $3); all += $1; each = each sprintf(" %s %.2f", $3, $1 / n)}
