@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Redis's cost per admission of two versions of client-admit.lua, in one redis-server, interleaved (A B A B ...):
-# the same calls (bench/redis/admit-calls.py: CLIENTS clients, 32 requests and the last call's releases per call)
+# the same calls (bench/redis/admit-calls.py: CLIENTS clients, BATCH requests and the last call's releases per call)
 # replayed by redis-cli --pipe into an emptied Redis for each run, after as many calls again that make the clients'
 # keys. Only Redis's side of an admission changes between two revisions' scripts: no node, no network in between.
 #   bench/redis/script-cost.sh REV_A REV_B [ROUNDS] [CALLS] [CLIENTS]     (defaults 2 rounds, 1,000 calls, 1,000)
@@ -10,13 +10,15 @@
 # PROFILE_DIR=dir keeps each measured run's callgrind dump there, for callgrind_annotate (where the instructions go).
 # RATE=n runs the scripts on a simulated clock instead of Redis's: n requests per second of it (each client then comes
 # RATE / CLIENTS times a second), the same for both revisions and whatever the replay's speed, so the counts repeat.
+# BATCH=n sends n requests per call instead of 32 (the front-end harness's calls carry about 9): what a call costs
+# whatever its size weighs more in a smaller one.
 # COMMANDS=1 prints, on stderr, the commands each measured run had Redis execute per request (the call's own EVALSHA
 # among them).
 # A revision's script is what RedisClientStateStore loads there: the libraries its LuaScript.load("client-admit", ...)
 # names, in that order, then client-admit.lua.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-A=${1:?revision A}; B=${2:?revision B}; ROUNDS=${3:-2}; CALLS=${4:-1000}; CLIENTS=${5:-1000}
+A=${1:?revision A}; B=${2:?revision B}; ROUNDS=${3:-2}; CALLS=${4:-1000}; CLIENTS=${5:-1000}; BATCH=${BATCH:-32}
 command -v valgrind >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null; }
 WORK=$(mktemp -d); PORT=19479
 cleanup() { redis-cli -p "$PORT" shutdown nosave >/dev/null 2>&1 || true; rm -rf "$WORK"; }
@@ -46,7 +48,7 @@ else
 fi
 REDIS=$!
 until redis-cli -p "$PORT" ping >/dev/null 2>&1; do sleep 0.2; done
-python3 bench/redis/admit-calls.py "$CALLS" 32 "$CLIENTS" "$WORK/warm.resp" "$WORK/calls.resp" ${RATE:+"$RATE"}
+python3 bench/redis/admit-calls.py "$CALLS" "$BATCH" "$CLIENTS" "$WORK/warm.resp" "$WORK/calls.resp" ${RATE:+"$RATE"}
 for v in A B; do
   rev=$([[ $v == A ]] && echo "$A" || echo "$B")
   script_of "$rev" | clocked >"$WORK/$v.lua"
@@ -66,7 +68,7 @@ instructions() { # the instructions counted since the last call, from callgrind'
   callgrind_control -d "$1" "$REDIS" >/dev/null 2>&1
   grep -h -m1 '^summary:' "$(ls -t "$WORK"/callgrind.out.* | head -1)" | awk '{print $2}'
 }
-requests=$((CALLS * 32))
+requests=$((CALLS * BATCH))
 commands_per_request() { # the commands the measured calls ran, per request, most first (INFO commandstats)
   redis-cli -p "$PORT" info commandstats | tr -d '\r' | grep '^cmdstat_' \
     | sed 's/^cmdstat_\([^:]*\):calls=\([0-9]*\).*/\2 \1/' | sort -rn \
