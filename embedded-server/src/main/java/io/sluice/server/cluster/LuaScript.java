@@ -1,5 +1,6 @@
 package io.sluice.server.cluster;
 
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import java.io.IOException;
@@ -16,16 +17,31 @@ import java.util.concurrent.CompletionException;
  * A Lua script shipped as a resource beside this class, run by its SHA-1 ({@code EVALSHA}: the script's text
  * crosses the network once per Redis process). A Redis that answers {@code NOSCRIPT} (restarted, failed
  * over, or {@code SCRIPT FLUSH}ed) gets the whole text once with {@code EVAL}, which also caches it again.
+ *
+ * <p>A script made by {@link #loadFunction} (the per-request scripts, called for every batch of admissions) also runs
+ * as a Redis function ({@code FCALL}) once {@link #preload} has loaded it on every master the link reaches: Redis then
+ * makes its definitions once, not on every call (function-library.lua says what that saves). Until then, on a Redis
+ * without functions (before 7.0, or a user not allowed {@code FUNCTION}), and while a function Redis lost (restarted
+ * empty, {@code FUNCTION FLUSH}ed, a new master) is loaded again, it runs by {@code EVALSHA}: one text, the same rules.
  */
 final class LuaScript {
+    private static final System.Logger LOG = System.getLogger(LuaScript.class.getName());
+    private static final String FUNCTION_PREFIX = "sluice_";
+    private static final String SCRIPT_LINE = "--SCRIPT--";
+
     private final String name;
     private final String source;
     private final String sha1;
+    /** For a script run as a Redis function: the library's text for {@code FUNCTION LOAD} and its function's name. */
+    private final String library;
+    private final String function;
 
-    private LuaScript(String name, String source) {
+    private LuaScript(String name, String source, String library, String function) {
         this.name = name;
         this.source = source;
         this.sha1 = sha1(source);
+        this.library = library;
+        this.function = function;
     }
 
     /**
@@ -33,11 +49,39 @@ final class LuaScript {
      * beside it whose functions several scripts share): Redis runs one text, so they become part of it.
      */
     static LuaScript load(String name, String... libraries) {
+        return new LuaScript(name, joined(name, libraries), null, null);
+    }
+
+    /**
+     * Like {@link #load}, for a script whose text ends by defining {@code main(keys, args)}, the call: it also runs
+     * as a Redis function, whose definitions (everything before and in main) are made once. For {@code EVALSHA} the
+     * text is wrapped so that main is called with the call's {@code KEYS} and {@code ARGV}.
+     */
+    static LuaScript loadFunction(String name, String... libraries) {
+        String text = joined(name, libraries);
+        String function = FUNCTION_PREFIX + sha1(text);
+        String template = text("function-library");
+        if (!template.contains(SCRIPT_LINE + "\n")) {
+            throw new IllegalStateException("function-library.lua has no line " + SCRIPT_LINE);
+        }
+        String library = template.replace("LIBRARY", function).replace(SCRIPT_LINE + "\n", text + "\n");
+        return new LuaScript(name, evaluated(text), library, function);
+    }
+
+    /**
+     * What {@code EVAL} runs for a text that ends by defining {@code main(keys, args)}: its definitions made, then
+     * main called with the call's {@code KEYS} and {@code ARGV} (which the text's own locals of those names hide).
+     */
+    static String evaluated(String text) {
+        return "local run = (function()\n" + text + "\nreturn main\nend)()\nreturn run(KEYS, ARGV)\n";
+    }
+
+    private static String joined(String name, String... libraries) {
         StringBuilder source = new StringBuilder();
         for (String library : libraries) {
             source.append(text(library)).append('\n');
         }
-        return new LuaScript(name, source.append(text(name)).toString());
+        return source.append(text(name)).toString();
     }
 
     private static String text(String name) {
@@ -51,8 +95,27 @@ final class LuaScript {
         }
     }
 
-    /** Runs it atomically in Redis; each of the (at most two) commands has the link's deadline. */
+    /**
+     * Runs it atomically in Redis; each of the (at most three) commands has the link's deadline. A function Redis
+     * no longer has ran nothing, so the call is sent again by {@code EVALSHA} while the function is loaded again.
+     */
     <T> CompletableFuture<T> run(RedisLink link, ScriptOutputType type, String[] keys, String... args) {
+        if (function == null || !link.hasFunction(function)) {
+            return runScript(link, type, keys, args);
+        }
+        return link.<T>call(commands -> commands.fcall(function, type, keys, args))
+                .exceptionallyCompose(failure -> {
+                    if (!functionNotFound(failure)) {
+                        return CompletableFuture.failedFuture(failure);
+                    }
+                    if (link.functionLost(function)) {
+                        loadFunction(link);
+                    }
+                    return runScript(link, type, keys, args);
+                });
+    }
+
+    private <T> CompletableFuture<T> runScript(RedisLink link, ScriptOutputType type, String[] keys, String... args) {
         return link.<T>call(commands -> commands.evalsha(sha1, type, keys, args))
                 .exceptionallyCompose(failure -> noScript(failure)
                         ? link.<T>call(commands -> commands.eval(source, type, keys, args))
@@ -62,16 +125,48 @@ final class LuaScript {
     /**
      * Caches the script in Redis ahead of its first use ({@code SCRIPT LOAD}), so the first calls after Redis came
      * back empty do not each pay a {@code NOSCRIPT} and a second command, and calls pipelined on one link run in
-     * the order they were sent (a call retried after {@code NOSCRIPT} runs after the ones sent behind it).
+     * the order they were sent (a call retried after {@code NOSCRIPT} runs after the ones sent behind it); and loads
+     * a script made by {@link #loadFunction} as a function on every master. Completes when both are done; a Redis
+     * that refuses the function is no failure (the script runs by {@code EVALSHA} there).
      */
-    CompletableFuture<String> preload(RedisLink link) {
-        return link.call(commands -> commands.scriptLoad(source));
+    CompletableFuture<Void> preload(RedisLink link) {
+        CompletableFuture<String> cached = link.call(commands -> commands.scriptLoad(source));
+        if (function == null) {
+            return cached.thenApply(sha -> null);
+        }
+        return CompletableFuture.allOf(cached, loadFunction(link));
+    }
+
+    /** Loads the library on every master; {@code REPLACE}, so a master that has it already answers as one without. */
+    private CompletableFuture<Void> loadFunction(RedisLink link) {
+        return link.onEveryMaster(commands -> commands.functionLoad(library, true)).handle((loaded, failure) -> {
+            if (failure == null) {
+                link.functionLoaded(function);
+            } else {
+                LOG.log(System.Logger.Level.DEBUG, () -> link + ": " + this + " runs by EVALSHA, Redis did not load"
+                        + " it as a function: " + cause(failure).getMessage());
+            }
+            return null;
+        });
     }
 
     private static boolean noScript(Throwable failure) {
-        Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause()
-                : failure;
-        return cause instanceof RedisNoScriptException;
+        return cause(failure) instanceof RedisNoScriptException;
+    }
+
+    private static boolean functionNotFound(Throwable failure) {
+        Throwable cause = cause(failure);
+        return cause instanceof RedisCommandExecutionException && cause.getMessage() != null
+                && cause.getMessage().startsWith("ERR Function not found");
+    }
+
+    private static Throwable cause(Throwable failure) {
+        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+    }
+
+    /** The Redis function's name, or null for a script run by {@code EVALSHA} alone. */
+    String function() {
+        return function;
     }
 
     String sha1() {

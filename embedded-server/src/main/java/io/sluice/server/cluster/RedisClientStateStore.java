@@ -53,11 +53,11 @@ import java.util.stream.Stream;
 public final class RedisClientStateStore implements SharedClientStore<RedisLease>, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(RedisClientStateStore.class.getName());
     private static final LuaScript ADMIT =
-            LuaScript.load("client-admit", "locals", "hit-stacks", "lease-names", "address-stacks");
-    private static final LuaScript RELEASE = LuaScript.load("client-release", "locals", "lease-names");
-    private static final LuaScript LEASES = LuaScript.load("client-leases", "locals", "lease-names");
+            LuaScript.loadFunction("client-admit", "locals", "hit-stacks", "lease-names", "address-stacks");
+    private static final LuaScript RELEASE = LuaScript.loadFunction("client-release", "locals", "lease-names");
+    private static final LuaScript LEASES = LuaScript.loadFunction("client-leases", "locals", "lease-names");
     private static final LuaScript FLUSH =
-            LuaScript.load("client-flush", "locals", "hit-stacks", "lease-names", "address-stacks");
+            LuaScript.loadFunction("client-flush", "locals", "hit-stacks", "lease-names", "address-stacks");
     /** Verdict codes of client-admit.lua, in its order. */
     private static final Reason[] VERDICTS = {null, Reason.CRAWLER_SPACING, Reason.CRAWLERS_BUSY, Reason.HIT_STACK,
         Reason.ROUTE_LIMIT, Reason.ADDRESS_HIT_STACK, Reason.CLIENT_CONCURRENCY, Reason.ADDRESS_CONCURRENCY};

@@ -23,7 +23,9 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -66,6 +68,8 @@ final class RedisLink implements AutoCloseable {
     private volatile StatefulConnection<String, String> connection;
     private volatile RedisClusterAsyncCommands<String, String> commands;
     private volatile boolean closed;
+    /** The Redis functions every master this link reaches has loaded, as far as it knows (LuaScript). */
+    private final Set<String> functions = ConcurrentHashMap.newKeySet();
 
     /**
      * @param name      what the link is for, in Redis's {@code CLIENT LIST} and our messages
@@ -237,27 +241,56 @@ final class RedisLink implements AutoCloseable {
      * flapping between a healthy probe of another master and the failed calls of that master's clients.
      */
     CompletableFuture<Void> ping() {
+        return onEveryMaster(commands -> commands.ping());
+    }
+
+    /**
+     * Sends one command to every master that serves slots, each on its own connection (on one Redis, to it), for
+     * what every master must have or answer (a function's library, a probe); completes when all have answered, and
+     * fails when one fails or, as a whole, at the link's deadline.
+     */
+    <T> CompletableFuture<Void> onEveryMaster(
+            Function<RedisClusterAsyncCommands<String, String>, RedisFuture<T>> command) {
         StatefulConnection<String, String> current = connection;
         if (!(current instanceof StatefulRedisClusterConnection<String, String> many) || closed) {
-            return this.<String>call(c -> c.ping()).thenApply(pong -> null);
+            return this.<T>call(command).thenApply(answer -> null);
         }
         try {
-            List<CompletableFuture<String>> pings = new ArrayList<>();
+            List<CompletableFuture<T>> answers = new ArrayList<>();
             for (RedisClusterNode node : many.getPartitions()) {
                 if (node.getRole().isUpstream() && !node.hasNoSlots()) {
-                    pings.add(many.getConnectionAsync(node.getNodeId())
-                            .thenCompose(one -> one.async().ping().toCompletableFuture()));
+                    answers.add(many.getConnectionAsync(node.getNodeId())
+                            .thenCompose(one -> command.apply(one.async()).toCompletableFuture()));
                 }
             }
             // Bounded as a whole too (a connection being made has its own, longer, timeout): the monitor sends
             // no probe while one is out.
-            return pings.isEmpty() ? CompletableFuture.failedFuture(new RedisUnavailableException(name
+            return answers.isEmpty() ? CompletableFuture.failedFuture(new RedisUnavailableException(name
                     + ": the Redis Cluster has no master serving slots")) : CompletableFuture.allOf(
-                    pings.toArray(CompletableFuture[]::new)).orTimeout(uri.getTimeout().toMillis(),
+                    answers.toArray(CompletableFuture[]::new)).orTimeout(uri.getTimeout().toMillis(),
                     TimeUnit.MILLISECONDS);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
+    }
+
+    /** Whether every master this link reaches has the Redis function {@code name} loaded, as far as it knows. */
+    boolean hasFunction(String name) {
+        return functions.contains(name);
+    }
+
+    /** Every master this link reaches has loaded the Redis function {@code name}. */
+    void functionLoaded(String name) {
+        functions.add(name);
+    }
+
+    /**
+     * A master answered that it has no function {@code name}: it is not called until loaded again.
+     *
+     * @return whether the link thought it loaded until now (the first of the calls that found it gone)
+     */
+    boolean functionLost(String name) {
+        return functions.remove(name);
     }
 
     @Override

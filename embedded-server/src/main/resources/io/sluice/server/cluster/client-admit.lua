@@ -23,8 +23,8 @@
 -- 4 ROUTE_LIMIT, 5 ADDRESS_HIT_STACK, 6 CLIENT_CONCURRENCY, 7 ADDRESS_CONCURRENCY.
 local LIMITS = 10
 local ARGS = 4
--- The call's sets of limits, as numbers.
-local sets = {}
+-- The call's sets of limits, as numbers (made by main on each call, as are the call's caches below).
+local sets
 -- A crawler's last service is remembered longer than the longest gap a policy may set (a day).
 local CRAWLER_MEMORY = 90000000
 
@@ -78,7 +78,7 @@ end
 -- made and deleted per request cost three commands more (docs/BENCHMARKS.md, issue 29).
 local PLACEHOLDER = '-'
 -- A lease's expiry as the string ZADD takes, made once per call (a number made a string costs a formatting).
-local expiries = {}
+local expiries
 local function expiryOf(leaseMs)
   local expiry = expiries[leaseMs]
   if not expiry then
@@ -124,7 +124,7 @@ end
 
 -- A request's numbers, each text parsed once per call: most requests send the same few ('1', '-1'), and finding one
 -- in a table costs less than parsing it.
-local numbers = {}
+local numbers
 local function number(text)
   local parsed = tonumber(text)
   numbers[text] = parsed
@@ -132,7 +132,7 @@ local function number(text)
 end
 
 -- Leases that count: those expiring after now (made once per call).
-local live = '(' .. format('%d', now)
+local live
 
 -- One request's rules: its arguments from ARGV[a + 1], its keys from KEYS[k + 1]; returns the number of keys it had,
 -- then its answer: verdict, retry ms, client hits in window, ms until its oldest leaves, and for a crawler's request
@@ -226,31 +226,38 @@ local function admit(a, k)
   return keys, 0, 0, hits, reset, previous, previousAny
 end
 
-local released = tonumber(ARGV[1])
-for i = 1, released do
-  giveBackLease(KEYS[2 * i - 1], KEYS[2 * i], ARGV[1 + i])
-end
-local base = released + 2
-for p = 1, tonumber(ARGV[base]) do
-  local set = {}
-  for j = 1, LIMITS do
-    set[j] = tonumber(ARGV[base + (p - 1) * LIMITS + j])
+-- The call: the releases, the sets of limits, then each request in turn.
+local function main(keys, args)
+  KEYS, ARGV = keys, args
+  readClock()
+  sets, expiries, numbers = {}, {}, {}
+  live = '(' .. format('%d', now)
+  local released = tonumber(ARGV[1])
+  for i = 1, released do
+    giveBackLease(KEYS[2 * i - 1], KEYS[2 * i], ARGV[1 + i])
   end
-  sets[p] = set
-end
-local results = {}
-local n = 0
-local a = base + #sets * LIMITS
-local k = 2 * released
-while a < #ARGV do
-  local keys, verdict, retry, hits, reset, previous, previousAny = admit(a, k)
-  results[n + 1], results[n + 2], results[n + 3], results[n + 4] = verdict, retry, hits, reset
-  n = n + 4
-  if previous then
-    results[n + 1], results[n + 2], results[n + 3] = now, previous, previousAny
-    n = n + 3
+  local base = released + 2
+  for p = 1, tonumber(ARGV[base]) do
+    local set = {}
+    for j = 1, LIMITS do
+      set[j] = tonumber(ARGV[base + (p - 1) * LIMITS + j])
+    end
+    sets[p] = set
   end
-  a = a + ARGS
-  k = k + keys
+  local results = {}
+  local n = 0
+  local a = base + #sets * LIMITS
+  local k = 2 * released
+  while a < #ARGV do
+    local used, verdict, retry, hits, reset, previous, previousAny = admit(a, k)
+    results[n + 1], results[n + 2], results[n + 3], results[n + 4] = verdict, retry, hits, reset
+    n = n + 4
+    if previous then
+      results[n + 1], results[n + 2], results[n + 3] = now, previous, previousAny
+      n = n + 3
+    end
+    a = a + ARGS
+    k = k + used
+  end
+  return results
 end
-return results

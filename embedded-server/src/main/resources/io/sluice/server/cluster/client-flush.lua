@@ -3,12 +3,16 @@
 -- address-stacks.lua.
 -- KEYS[i] a hit stack  ARGV[2i-1] the weight to add  ARGV[2i] for an address's stack, the stack of the client the
 -- hits came from ('' for any other stack)
-for i = 1, #KEYS do
-  local weight, from = tonumber(ARGV[2 * i - 1]), ARGV[2 * i]
-  if from == '' then
-    addHitsKeepingWindow(openStack(KEYS[i]), weight)
-  else
-    addAddressHits(KEYS[i], weight, from)
+local function main(keys, args)
+  KEYS, ARGV = keys, args
+  readClock()
+  for i = 1, #KEYS do
+    local weight, from = tonumber(ARGV[2 * i - 1]), ARGV[2 * i]
+    if from == '' then
+      addHitsKeepingWindow(openStack(KEYS[i]), weight)
+    else
+      addAddressHits(KEYS[i], weight, from)
+    end
   end
+  return #KEYS
 end
-return #KEYS

@@ -5,18 +5,21 @@
 -- ARGV[3] the service time the admission recorded  ARGV[4] the crawler's previous  ARGV[5] any crawler's previous
 -- (-1: never served)
 -- A turn is given back only where it is still the one recorded: a crawler served since keeps its own.
-giveBackLease(KEYS[1], KEYS[2], ARGV[1])
-if ARGV[2] == '1' then
-  local function giveBack(key, previous)
-    if call('GET', key) == ARGV[3] then
-      if previous == '-1' then
-        call('DEL', key)
-      else
-        call('SET', key, previous, 'KEEPTTL')
-      end
+local function giveBackTurn(key, served, previous)
+  if call('GET', key) == served then
+    if previous == '-1' then
+      call('DEL', key)
+    else
+      call('SET', key, previous, 'KEEPTTL')
     end
   end
-  giveBack(KEYS[3], ARGV[4])
-  giveBack(KEYS[4], ARGV[5])
 end
-return 1
+
+local function main(keys, args)
+  giveBackLease(keys[1], keys[2], args[1])
+  if args[2] == '1' then
+    giveBackTurn(keys[3], args[3], args[4])
+    giveBackTurn(keys[4], args[3], args[5])
+  end
+  return 1
+end

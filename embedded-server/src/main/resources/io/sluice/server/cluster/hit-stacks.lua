@@ -13,9 +13,13 @@
 -- when hits leave it, reads the slots (one GET). Every byte a script reads or writes becomes a Lua string that
 -- Redis hashes whole: a push that read and rewrote the whole stack spent more in Lua than in its commands
 -- (docs/BENCHMARKS.md, issue 29).
-local t = call('TIME')
-local now = tonumber(t[1]) * 1000 + floor(tonumber(t[2]) / 1000)
-local second = floor(now / 1000)
+-- Redis's clock, ms and s, read once per call by the main of a script that pushes hits (readClock).
+local now, second
+local function readClock()
+  local t = call('TIME')
+  now = tonumber(t[1]) * 1000 + floor(tonumber(t[2]) / 1000)
+  second = floor(now / 1000)
+end
 -- The last 60 s whatever the window (a window is at most 60 s), as the local store keeps.
 local KEEP = 60
 local HEADER = '<I4I4I4I4I4I4I4I4'

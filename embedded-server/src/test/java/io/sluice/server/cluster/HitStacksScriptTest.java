@@ -30,20 +30,24 @@ class HitStacksScriptTest {
         redis = TestRedis.start();
         String library = resource("locals.lua") + "\n" + resource("hit-stacks.lua");
         assertThat(library).as("the clock the test replaces").contains(TIME);
-        script = library.replace(TIME, "{ARGV[1], '0'}") + String.join("\n",
+        script = LuaScript.evaluated(library.replace(TIME, "{ARGV[1], '0'}") + String.join("\n",
                 "",
-                "local window = tonumber(ARGV[3])",
-                "local weight = tonumber(ARGV[4])",
-                "if ARGV[2] == 'flush' then",
-                "  addHitsKeepingWindow(openStack(KEYS[1]), weight)",
-                "  return 'flushed'",
-                "end",
-                "local stack = openStack(KEYS[1])",
-                "local total, oldest = windowOf(stack, window)",
-                "if weight > 0 then",
-                "  addHits(stack, weight, window, total, oldest)",
-                "end",
-                "return string.format('%d,%d', total, oldest)");
+                "local function main(keys, args)",
+                "  KEYS, ARGV = keys, args",
+                "  readClock()",
+                "  local window = tonumber(ARGV[3])",
+                "  local weight = tonumber(ARGV[4])",
+                "  if ARGV[2] == 'flush' then",
+                "    addHitsKeepingWindow(openStack(KEYS[1]), weight)",
+                "    return 'flushed'",
+                "  end",
+                "  local stack = openStack(KEYS[1])",
+                "  local total, oldest = windowOf(stack, window)",
+                "  if weight > 0 then",
+                "    addHits(stack, weight, window, total, oldest)",
+                "  end",
+                "  return string.format('%d,%d', total, oldest)",
+                "end"));
     }
 
     private static String resource(String name) throws IOException {

@@ -614,21 +614,63 @@ class RedisClientStateStoreTest {
     }
 
     @Test
-    void scriptsFlushedFromRedisAreSentAgain() throws Exception {
+    void admissionsRunAsRedisFunctionsOnceLoaded() throws Exception {
         Member a = member("a", ClientStoreSpecification.generous());
+        // loaded when Redis answered; until the node knows they are in, its admissions run by EVALSHA
+        await(() -> libraries() >= 4, "the per-request scripts loaded as functions");
+        awaitAnAdmissionByFunction(a);
+
+        redis.command("CONFIG", "RESETSTAT");
+        for (int i = 1; i <= 20; i++) {
+            Timed one = decide(a, "198.51.100." + i);
+            assertThat(one.asked()).isTrue();
+            served(one.decision());
+        }
+
+        assertThat(redis.info("commandstats", "cmdstat_fcall:calls=")).isGreaterThanOrEqualTo(20);
+    }
+
+    @Test
+    void scriptsAndFunctionsFlushedFromRedisAreSentAgainAndRunOnce() throws Exception {
+        Member a = member("a", ClientStoreSpecification.generous());
+        await(() -> libraries() >= 4, "the per-request scripts loaded as functions");
+        awaitAnAdmissionByFunction(a);
         served(decide(a, "192.0.2.1").decision());
         long before = hitsInRedis("192.0.2.1");
 
+        redis.command("FUNCTION", "FLUSH");
         redis.command("SCRIPT", "FLUSH");
 
+        // FCALL finds no function and EVALSHA no script: EVAL runs it, once
+        Timed after = decide(a, "192.0.2.1");
+        assertThat(after.asked()).isTrue();
+        served(after.decision());
+        assertThat(hitsInRedis("192.0.2.1")).isEqualTo(before + 1);
+        // and the function is loaded again, and called
+        awaitAnAdmissionByFunction(a);
+    }
+
+    private long libraries() {
+        try {
+            return redis.info("memory", "number_of_libraries:");
+        } catch (Exception e) {
+            return 0;
+        }
+    }
+
+    /** Decides for new clients until Redis has run an {@code FCALL}, counted from now. */
+    private void awaitAnAdmissionByFunction(Member member) throws Exception {
+        redis.command("CONFIG", "RESETSTAT");
+        AtomicInteger client = new AtomicInteger();
         await(() -> {
-            served(decide(a, "192.0.2.1").decision());
+            int n = client.incrementAndGet();
+            served(decide(member, "198.18." + n / 256 + "." + n % 256).decision());
             try {
-                return hitsInRedis("192.0.2.1") > before; // client-admit.lua ran again, sent whole after NOSCRIPT
+                return redis.info("commandstats", "cmdstat_fcall:calls=") > 0;
             } catch (Exception e) {
                 return false;
             }
-        }, "the script to run again");
+        }, "an admission run as a Redis function");
     }
 
     @Test

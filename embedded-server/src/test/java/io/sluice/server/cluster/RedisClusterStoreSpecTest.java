@@ -1,6 +1,8 @@
 package io.sluice.server.cluster;
 
+import io.sluice.engine.policy.Policy;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /** The per-client rules' specification with every node's store on a 3-master Redis Cluster. */
 class RedisClusterStoreSpecTest extends RedisStoreSpecTest {
@@ -8,5 +10,21 @@ class RedisClusterStoreSpecTest extends RedisStoreSpecTest {
     @BeforeAll
     static void startRedis() {
         OneRedisPerClassHolder.redis = TestRedisCluster.start(3, 0);
+    }
+
+    @Test
+    void aNodeLoadsItsFunctionsOnEveryMaster() {
+        startNode("a", Policy.defaults());
+
+        // a client's keys may be on any master: each must have every per-request script
+        for (TestRedis master : ((TestRedisCluster) OneRedisPerClassHolder.redis).masters()) {
+            ClusterFixture.await(() -> {
+                try {
+                    return master.info("memory", "number_of_libraries:") >= 4;
+                } catch (Exception e) {
+                    return false;
+                }
+            }, "the per-request scripts loaded as functions on the master at port " + master.port());
+        }
     }
 }

@@ -44,6 +44,14 @@ final class TestRedis implements RedisUnderTest {
     }
 
     /**
+     * One started with more options: {@code startWith("--rename-command", "FUNCTION", "")} is a Redis that loads no
+     * function, as before 7.0 or for a user not allowed {@code FUNCTION}.
+     */
+    static TestRedis startWith(String... options) {
+        return start(List.of(options));
+    }
+
+    /**
      * A node of a Redis Cluster ({@code --cluster-enabled yes}, its own config file in its own directory), not yet
      * in a cluster: {@link TestRedisCluster} joins them. Its cluster bus port (its port + 10000) is free too.
      */
@@ -54,8 +62,12 @@ final class TestRedis implements RedisUnderTest {
     private static TestRedis start(boolean clusterNode) {
         // A master silent for 1 s is failed; its replica takes over however old its data (validity factor 0): a
         // replica still in its first sync when a test kills the master would otherwise never be promoted.
-        List<String> options = clusterNode ? List.of("--cluster-enabled", "yes", "--cluster-config-file",
-                "nodes.conf", "--cluster-node-timeout", "1000", "--cluster-replica-validity-factor", "0") : List.of();
+        return start(clusterNode ? List.of("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                "--cluster-node-timeout", "1000", "--cluster-replica-validity-factor", "0") : List.of());
+    }
+
+    private static TestRedis start(List<String> options) {
+        boolean clusterNode = options.contains("--cluster-enabled");
         Path dir;
         try {
             dir = Files.createTempDirectory("sluice-redis");
@@ -185,6 +197,16 @@ final class TestRedis implements RedisUnderTest {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * A number from {@code INFO section}: the digits right after {@code prefix} ({@code "number_of_libraries:"},
+     * {@code "cmdstat_fcall:calls="}), or 0 where INFO has no such line (a command never run).
+     */
+    long info(String section, String prefix) throws IOException {
+        String number = command("EVAL", "return string.match(redis.call('INFO', ARGV[1]), "
+                + "string.gsub(ARGV[2], '%p', '%%%0') .. '(%d+)')", "0", section, prefix);
+        return number == null ? 0 : Long.parseLong(number);
     }
 
     /** Sends one command over a new connection and returns the reply as text (simple and integer replies). */
