@@ -193,11 +193,15 @@ for port in "${!REDIS_PORT[@]}"; do
   # (INFO commandstats also counts the commands scripts run inside Redis: only commands never run inside a script
   # are summed; the policy follower's catch-up reads, about one a second, are left out.)
   stats=$(redis-cli -p "${REDIS_PORT[$port]}" info commandstats)
-  calls=$(awk -F'[:=,]' '/^cmdstat_(evalsha|eval|ping|script|xread):/ {s += $3} END {print s + 0}' <<<"$stats")
+  calls=$(awk -F'[:=,]' '/^cmdstat_(fcall|evalsha|eval|ping|script|function|xread):/ {s += $3} END {print s + 0}' \
+    <<<"$stats")
   awk -v c="$calls" -v n="${REQUESTS[$port]}" -v name="${NAMES[$port]}" \
     'BEGIN {printf "%s: %d Redis commands for %d requests: %.3f per request\n", name, c, n, (n > 0 ? c / n : 0)}'
-  # Redis's own time in the scripts (usec of every EVALSHA, admissions and releases), per request made.
-  awk -F'[:=,]' -v n="${REQUESTS[$port]}" -v name="${NAMES[$port]}" '/^cmdstat_evalsha:/ {
-    printf "%s: EVALSHA %d calls, %.1f us each, %.1f us of script per request\n", name, $3, $7, (n > 0 ? $5 / n : 0)
+  # Redis's own time in the scripts (usec of every FCALL and EVALSHA, admissions and releases), per request made.
+  awk -F'[:=,]' -v n="${REQUESTS[$port]}" -v name="${NAMES[$port]}" '/^cmdstat_(fcall|evalsha):/ {
+    calls += $3; usec += $5
+  } END {
+    printf "%s: scripts (FCALL, EVALSHA) %d calls, %.1f us each, %.1f us of script per request\n", name, calls,
+      (calls > 0 ? usec / calls : 0), (n > 0 ? usec / n : 0)
   }' <<<"$stats"
 done

@@ -15,7 +15,8 @@
 # COMMANDS=1 prints, on stderr, the commands each measured run had Redis execute per request (the call's own EVALSHA
 # among them).
 # A revision's script is what RedisClientStateStore loads there: the libraries its LuaScript.load("client-admit", ...)
-# names, in that order, then client-admit.lua.
+# names, in that order, then client-admit.lua; where it is LuaScript.loadFunction, it runs as the node runs it, a Redis
+# function (that revision's function-library.lua around it, FUNCTION LOAD, then FCALL).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 A=${1:?revision A}; B=${2:?revision B}; ROUNDS=${3:-2}; CALLS=${4:-1000}; CLIENTS=${5:-1000}; BATCH=${BATCH:-32}
@@ -24,10 +25,13 @@ WORK=$(mktemp -d); PORT=19479
 cleanup() { redis-cli -p "$PORT" shutdown nosave >/dev/null 2>&1 || true; rm -rf "$WORK"; }
 trap cleanup EXIT
 dir=embedded-server/src/main/resources/io/sluice/server/cluster
+load_of() { # how revision $1 loads the client-admit script: LuaScript.load(...) or LuaScript.loadFunction(...)
+  git show "$1:embedded-server/src/main/java/io/sluice/server/cluster/RedisClientStateStore.java" \
+    | tr -d '\n' | grep -o 'LuaScript.load[A-Za-z]*("client-admit"[^)]*)'
+}
 script_of() { # the client-admit script's text at revision $1
   local load libraries
-  load=$(git show "$1:embedded-server/src/main/java/io/sluice/server/cluster/RedisClientStateStore.java" \
-    | tr -d '\n' | grep -o 'LuaScript.load("client-admit"[^)]*)')
+  load=$(load_of "$1")
   libraries=$(grep -o '"[a-z-]*"' <<<"$load" | tr -d '"' | tail -n +2)
   for library in $libraries; do git show "$1:$dir/$library.lua"; echo; done
   git show "$1:$dir/client-admit.lua"
@@ -53,10 +57,23 @@ for v in A B; do
   rev=$([[ $v == A ]] && echo "$A" || echo "$B")
   script_of "$rev" | clocked >"$WORK/$v.lua"
   [[ -z "${RATE:-}" ]] || grep -q "sluice:bench:clock" "$WORK/$v.lua" || { echo "no call('TIME') in $rev's script" >&2; exit 1; }
-  sha=$(redis-cli -p "$PORT" -x script load <"$WORK/$v.lua")
-  for part in warm calls; do
-    sed "s/SSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSS/$sha/" "$WORK/$part.resp" >"$WORK/$v-$part.resp"
-  done
+  if [[ $(load_of "$rev") == LuaScript.loadFunction* ]]; then
+    name=sluice_$(sha1sum <"$WORK/$v.lua" | cut -c1-40)
+    git show "$rev:$dir/function-library.lua" >"$WORK/$v-template.lua"
+    python3 -c 'import sys; t, s, n = open(sys.argv[1]).read(), open(sys.argv[2]).read(), sys.argv[3]
+print(t.replace("LIBRARY", n).replace("--SCRIPT--\n", s + "\n"), end="")' \
+      "$WORK/$v-template.lua" "$WORK/$v.lua" "$name" >"$WORK/$v-library.lua"
+    redis-cli -p "$PORT" -x function load replace <"$WORK/$v-library.lua" >/dev/null
+    for part in warm calls; do
+      NAME=$name perl -0pe 's/\$7\r\nEVALSHA\r\n\$40\r\nS{40}/"\$5\r\nFCALL\r\n\$" . length($ENV{NAME}) . "\r\n$ENV{NAME}"/ge' \
+        "$WORK/$part.resp" >"$WORK/$v-$part.resp"
+    done
+  else
+    sha=$(redis-cli -p "$PORT" -x script load <"$WORK/$v.lua")
+    for part in warm calls; do
+      sed "s/SSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSS/$sha/" "$WORK/$part.resp" >"$WORK/$v-$part.resp"
+    done
+  fi
 done
 replay() { # the calls in file $1, every answer checked
   local result

@@ -16,7 +16,10 @@ record CommandStats(Map<String, Calls> commands) {
      * per-request figures of bench/front/run.sh count the same ones. HMGET and TIME, sent now and then outside the
      * request path, are left out because scripts run them too.
      */
-    private static final Set<String> SENT = Set.of("evalsha", "eval", "ping", "xread", "script|load");
+    private static final Set<String> SENT = Set.of("fcall", "evalsha", "eval", "ping", "xread", "script|load",
+            "function|load");
+    /** The commands that run one of our scripts: as a Redis function, or by its SHA-1 or text. */
+    private static final Set<String> SCRIPTS = Set.of("fcall", "evalsha", "eval");
     /** What this benchmark itself sends to read and reset the figures. */
     private static final Set<String> OURS = Set.of("info", "config|resetstat", "auth");
 
@@ -61,6 +64,12 @@ record CommandStats(Map<String, Calls> commands) {
     long run() {
         return commands.entrySet().stream().filter(e -> !OURS.contains(e.getKey()))
                 .mapToLong(e -> e.getValue().calls()).sum();
+    }
+
+    /** The calls of our scripts, however sent (see {@link #SCRIPTS}), and Redis's time in them. */
+    Calls scripts() {
+        return new Calls(SCRIPTS.stream().mapToLong(name -> of(name).calls()).sum(),
+                SCRIPTS.stream().mapToLong(name -> of(name).usec()).sum());
     }
 
     /** The commands the nodes sent (see {@link #SENT}). */

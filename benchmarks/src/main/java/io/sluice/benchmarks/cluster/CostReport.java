@@ -25,33 +25,34 @@ final class CostReport {
                     + "Redis, and Redis's figures per admitted request are too low%n", result.degraded());
         }
         out.printf(Locale.ROOT, ROW, "per admitted request", "CPU us", "CPU share", "commands run", "commands sent",
-                "cmd share", "EVALSHA", "EVALSHA us");
+                "cmd share", "scripts", "script us");
         long run = 0;
         long sent = 0;
-        long evalsha = 0;
-        long evalshaUsec = 0;
+        long scripts = 0;
+        long scriptUsec = 0;
         for (CostResult.Shard shard : result.shards()) {
-            CommandStats.Calls calls = shard.stats().of("evalsha");
+            CommandStats.Calls calls = shard.stats().scripts();
             row(out, result, shard.address(), shard.cpuNanos(), result.cpuShare(shard), shard.stats().run(),
                     shard.stats().sent(), result.commandShare(shard), calls);
             run += shard.stats().run();
             sent += shard.stats().sent();
-            evalsha += calls.calls();
-            evalshaUsec += calls.usec();
+            scripts += calls.calls();
+            scriptUsec += calls.usec();
         }
         if (result.shards().size() > 1) {
             row(out, result, "every shard", result.redisCpuNanos(), 1, run, sent, 1,
-                    new CommandStats.Calls(evalsha, evalshaUsec));
+                    new CommandStats.Calls(scripts, scriptUsec));
         }
         out.printf(Locale.ROOT, "this JVM (nodes and load driver together): %s us CPU per admitted request%n",
                 number(result.perAdmitted(result.jvmCpuNanos()), 1));
-        out.println("commands run: every command Redis ran, scripts' own calls included; commands sent: EVALSHA, "
-                + "EVAL, PING, XREAD, SCRIPT LOAD (the nodes' round trips); EVALSHA us: Redis's time in the scripts");
+        out.println("commands run: every command Redis ran, scripts' own calls included; commands sent: FCALL, "
+                + "EVALSHA, EVAL, PING, XREAD, SCRIPT LOAD, FUNCTION LOAD (the nodes' round trips); scripts: FCALL, "
+                + "EVALSHA and EVAL calls; script us: Redis's time in them");
         out.println("csv,redis_server,nodes,seconds,admitted,cpu_us_per_admitted,cpu_share,commands_run_per_admitted,"
-                + "commands_sent_per_admitted,command_share,evalsha_per_admitted,evalsha_us_per_admitted,"
+                + "commands_sent_per_admitted,command_share,scripts_per_admitted,script_us_per_admitted,"
                 + "jvm_cpu_us_per_admitted");
         for (CostResult.Shard shard : result.shards()) {
-            CommandStats.Calls calls = shard.stats().of("evalsha");
+            CommandStats.Calls calls = shard.stats().scripts();
             out.println(String.join(",", "csv", shard.address(), Integer.toString(options.nodes()),
                     number(result.nanos() / 1e9, 3), Long.toString(result.counts().admitted()),
                     number(result.perAdmitted(shard.cpuNanos()), 2), number(result.cpuShare(shard), 4),
@@ -64,11 +65,11 @@ final class CostReport {
     }
 
     private static void row(PrintStream out, CostResult result, String name, long cpuNanos, double cpuShare, long run,
-                            long sent, double commandShare, CommandStats.Calls evalsha) {
+                            long sent, double commandShare, CommandStats.Calls scripts) {
         out.printf(Locale.ROOT, ROW, name, number(result.perAdmitted(cpuNanos), 2), percent(cpuShare),
                 number(result.countPerAdmitted(run), 3), number(result.countPerAdmitted(sent), 3),
-                percent(commandShare), number(result.countPerAdmitted(evalsha.calls()), 3),
-                number(result.countPerAdmitted(evalsha.usec()), 2));
+                percent(commandShare), number(result.countPerAdmitted(scripts.calls()), 3),
+                number(result.countPerAdmitted(scripts.usec()), 2));
     }
 
     /** "n/a" for a figure that could not be made (a Redis elsewhere, nothing admitted). */

@@ -34,7 +34,7 @@ class RedisAdmissionCostEndToEndTest {
         assertThat(result.shards()).as(report).singleElement().satisfies(shard -> {
             assertThat(shard.measured()).as("CPU of %s measured", shard.address()).isTrue();
             assertThat(result.perAdmitted(shard.cpuNanos())).as(report).isNotNaN().isNotNegative();
-            assertThat(shard.stats().of("evalsha").calls()).as(report).isPositive();
+            assertThat(shard.stats().scripts().calls()).as(report).isPositive();
         });
         assertThat(report).contains("csv," + result.shards().get(0).address() + ",");
     }
