@@ -109,7 +109,7 @@ final class LuaScript {
                         return CompletableFuture.failedFuture(failure);
                     }
                     if (link.functionLost(function)) {
-                        loadFunction(link);
+                        loadLibrary(link);
                     }
                     return runScript(link, type, keys, args);
                 });
@@ -134,11 +134,11 @@ final class LuaScript {
         if (function == null) {
             return cached.thenApply(sha -> null);
         }
-        return CompletableFuture.allOf(cached, loadFunction(link));
+        return CompletableFuture.allOf(cached, loadLibrary(link));
     }
 
     /** Loads the library on every master; {@code REPLACE}, so a master that has it already answers as one without. */
-    private CompletableFuture<Void> loadFunction(RedisLink link) {
+    private CompletableFuture<Void> loadLibrary(RedisLink link) {
         return link.onEveryMaster(commands -> commands.functionLoad(library, true)).handle((loaded, failure) -> {
             if (failure == null) {
                 link.functionLoaded(function);
