@@ -164,11 +164,6 @@ final class LuaScript {
         return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
     }
 
-    /** The Redis function's name, or null for a script run by {@code EVALSHA} alone. */
-    String function() {
-        return function;
-    }
-
     String sha1() {
         return sha1;
     }
