@@ -40,9 +40,15 @@ import java.util.function.Consumer;
  * taken, and no timer thread wakes and sends a call of its own for releases: that timer, every 2 ms under load, cost
  * a cluster node a wake-up of two threads per batch (docs/BENCHMARKS.md, issue 29).
  *
- * <p>On a Redis Cluster a script's keys must share one slot, so each slot has its own lane (its queue and its one
- * call in Redis): a batch holds the admissions of one slot, the lanes of different slots are sent side by side, and
- * a failed call fails only its own lane's waiting admissions. One Redis has a single lane, as before.
+ * <p>On a Redis Cluster each master has its own lane (its queue and its one call in Redis), as the link last read
+ * the topology: a batch holds the admissions and releases of the slots one master serves, the lanes of different
+ * masters are sent side by side, and a failed call fails only its own lane's waiting admissions. A call whose keys
+ * share one slot declares them, as on one Redis; one whose keys span slots declares one of them, which routes it, and
+ * carries the rest in its arguments (client-admit.lua), so its fixed cost is shared by a master's clients rather than
+ * a slot's: clients rarely share a slot, and a lane per slot made most calls carry one request, which cost three
+ * shards about three times one Redis's CPU per admitted request (docs/BENCHMARKS.md, issue 29). A request or release
+ * whose slot has moved since is answered NOT_HERE with nothing done, and sent again alone, its keys declared, for
+ * Redis Cluster to redirect. One Redis has a single lane, as before.
  */
 final class AdmissionBatches {
     /** Requests per call at most, so one call stays short in Redis (which serves nothing else while it runs). */
@@ -57,6 +63,8 @@ final class AdmissionBatches {
     /** The weights most routes have, and a request's that is not a crawler's gap, as arguments made once. */
     private static final String[] WEIGHTS = {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"};
     private static final String NOT_A_CRAWLER = "-1";
+    /** client-admit.lua's verdict for a request whose slot its master no longer serves: nothing was done. */
+    private static final long NOT_HERE = -1;
 
     /**
      * The limits a request is judged by, in client-admit.lua's order: sent once per call for all its requests that
@@ -98,8 +106,8 @@ final class AdmissionBatches {
     private final Consumer<RedisLease> releaseFailed;
     /** Releases queued or in a call not answered yet (added to by request threads without contending). */
     private final LongAdder releasesUnanswered = new LongAdder();
-    /** By slot, on a Redis Cluster: at most 16,384 lanes, each small. */
-    private final ConcurrentHashMap<Integer, Lane> lanes = new ConcurrentHashMap<>();
+    /** By master ({@link RedisLink#shardOf}), on a Redis Cluster; a master that left keeps its idle lane. */
+    private final ConcurrentHashMap<Object, Lane> lanes = new ConcurrentHashMap<>();
     /** On one Redis, its single lane, found without a lookup per request; null on a Redis Cluster. */
     private final Lane onlyLane;
     /** Each set of limits as arguments, made once: equal limits are one array, sent once per call. */
@@ -170,10 +178,10 @@ final class AdmissionBatches {
     }
 
     private Lane laneOf(String key) {
-        return onlyLane != null ? onlyLane : lanes.computeIfAbsent(link.slot(key), slot -> new Lane());
+        return onlyLane != null ? onlyLane : lanes.computeIfAbsent(link.shardOf(key), shard -> new Lane());
     }
 
-    /** The admissions of one slot: what waits, and whether a call of theirs is in Redis. */
+    /** The admissions of one master (or of the one Redis): what waits, and whether a call of theirs is in Redis. */
     private final class Lane {
         private final Queue<Queued> queue = new ConcurrentLinkedQueue<>();
         private final Queue<RedisLease> releases = new ConcurrentLinkedQueue<>();
@@ -207,41 +215,11 @@ final class AdmissionBatches {
          * not waited for.
          */
         private void send(List<Queued> batch, List<RedisLease> released, boolean last) {
-            List<String> keys = new ArrayList<>(released.size() * 2 + batch.size() * 5);
-            for (RedisLease lease : released) {
-                keys.add(lease.clientLeases());
-                keys.add(lease.addressLeases());
-            }
-            Map<String[], Integer> numbers = new IdentityHashMap<>(4);
-            List<String[]> sets = new ArrayList<>(4);
-            for (Queued queued : batch) {
-                if (numbers.putIfAbsent(queued.limits(), sets.size() + 1) == null) {
-                    sets.add(queued.limits());
-                }
-                Collections.addAll(keys, queued.keys());
-            }
-            List<String> args = new ArrayList<>(2 + released.size() + sets.size() * 10 + batch.size() * 4);
-            args.add(Integer.toString(released.size()));
-            released.forEach(lease -> args.add(lease.id()));
-            args.add(Integer.toString(sets.size()));
-            sets.forEach(set -> Collections.addAll(args, set));
-            for (Queued queued : batch) {
-                Collections.addAll(args, queued.weight(), Integer.toString(numbers.get(queued.limits())),
-                        queued.leaseId(), queued.crawlerGap());
-            }
-            calls.incrementAndGet();
-            CompletableFuture<List<Object>> reply;
-            try {
-                reply = script.run(link, ScriptOutputType.MULTI, keys.toArray(String[]::new),
-                        args.toArray(String[]::new));
-            } catch (RuntimeException e) {
-                reply = CompletableFuture.failedFuture(e);
-            }
-            reply.whenComplete((answers, failure) -> {
+            call(batch, released).whenComplete((answers, failure) -> {
                 if (last) {
                     answered(batch, released, answers, failure);
                 } else {
-                    releasesAnswered(released, failure);
+                    releasesAnswered(List.of(), released, answers, failure);
                 }
             });
         }
@@ -252,14 +230,88 @@ final class AdmissionBatches {
             if (failure != null) {
                 behind = take(queue, Integer.MAX_VALUE);
                 // Redis is away: the releases queued behind wait for the heartbeat's retry instead
-                releasesAnswered(take(releases, Integer.MAX_VALUE), failure);
+                releasesAnswered(List.of(), take(releases, Integer.MAX_VALUE), null, failure);
             }
             // The next call goes before this one's answers are handed out: Redis works on it meanwhile.
             sending.set(false);
             sendIfIdle();
-            releasesAnswered(released, failure);
+            releasesAnswered(batch, released, answers, failure);
             handOut(batch, answers, failure, behind);
         }
+    }
+
+    /**
+     * One call of client-admit.lua: {@code released} given back, then {@code batch} judged. On a Redis Cluster, a
+     * call whose keys span slots carries them in its arguments, after their number, and declares the first.
+     */
+    private CompletableFuture<List<Object>> call(List<Queued> batch, List<RedisLease> released) {
+        List<String> keys = new ArrayList<>(released.size() * 2 + batch.size() * 5);
+        for (RedisLease lease : released) {
+            keys.add(lease.clientLeases());
+            keys.add(lease.addressLeases());
+        }
+        Map<String[], Integer> numbers = new IdentityHashMap<>(4);
+        List<String[]> sets = new ArrayList<>(4);
+        for (Queued queued : batch) {
+            if (numbers.putIfAbsent(queued.limits(), sets.size() + 1) == null) {
+                sets.add(queued.limits());
+            }
+            Collections.addAll(keys, queued.keys());
+        }
+        boolean carried = link.cluster() && spansSlots(batch, released);
+        List<String> args = new ArrayList<>((carried ? 1 + keys.size() : 0) + 2 + released.size()
+                + sets.size() * 10 + batch.size() * 4);
+        if (carried) {
+            args.add(Integer.toString(keys.size()));
+            args.addAll(keys);
+            keys = List.of(keys.get(0));
+        }
+        args.add(Integer.toString(released.size()));
+        released.forEach(lease -> args.add(lease.id()));
+        args.add(Integer.toString(sets.size()));
+        sets.forEach(set -> Collections.addAll(args, set));
+        for (Queued queued : batch) {
+            Collections.addAll(args, queued.weight(), Integer.toString(numbers.get(queued.limits())),
+                    queued.leaseId(), queued.crawlerGap());
+        }
+        calls.incrementAndGet();
+        try {
+            return script.run(link, ScriptOutputType.MULTI, keys.toArray(String[]::new), args.toArray(String[]::new));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** Whether the releases' and requests' keys are in more than one slot (each one's own keys share one). */
+    private boolean spansSlots(List<Queued> batch, List<RedisLease> released) {
+        int slot = -1;
+        for (RedisLease lease : released) {
+            int its = link.slot(lease.clientLeases());
+            if (slot >= 0 && its != slot) {
+                return true;
+            }
+            slot = its;
+        }
+        for (Queued queued : batch) {
+            int its = link.slot(queued.keys()[0]);
+            if (slot >= 0 && its != slot) {
+                return true;
+            }
+            slot = its;
+        }
+        return false;
+    }
+
+    /** A request whose slot moved from the master its call went to, sent again alone, its keys declared. */
+    private void admitAlone(Queued queued) {
+        call(List.of(queued), List.of()).whenComplete((answers, failure) ->
+                handOut(List.of(queued), answers, failure, List.of()));
+    }
+
+    /** A release whose slot moved from the master its call went to, sent again alone, its keys declared. */
+    private void releaseAlone(RedisLease lease) {
+        call(List.of(), List.of(lease)).whenComplete((answers, failure) ->
+                releasesAnswered(List.of(), List.of(lease), answers, failure));
     }
 
     /** Up to {@code most} of what {@code from} holds, oldest first. */
@@ -272,20 +324,40 @@ final class AdmissionBatches {
         return taken;
     }
 
-    private void releasesAnswered(List<RedisLease> released, Throwable failure) {
-        if (failure != null) {
-            released.forEach(releaseFailed);
+    /**
+     * The releases of a call answered: those whose slot moved (their indexes follow the answers of the call's
+     * {@code batch}) sent again; the others done, or, when the call failed, retried at a heartbeat.
+     */
+    private void releasesAnswered(List<Queued> batch, List<RedisLease> released, List<Object> answers,
+                                  Throwable failure) {
+        List<RedisLease> done = released;
+        int expected = expectedAnswers(batch);
+        if (failure == null && answers != null && answers.size() > expected && !released.isEmpty()) {
+            done = new ArrayList<>(released);
+            for (Object index : answers.subList(expected, answers.size())) {
+                RedisLease moved = released.get((int) (long) (Long) index - 1);
+                done.remove(moved);
+                releaseAlone(moved);
+            }
         }
-        releasesUnanswered.add(-released.size());
+        if (failure != null) {
+            done.forEach(releaseFailed);
+        }
+        releasesUnanswered.add(-done.size());
     }
 
-    private static void handOut(List<Queued> batch, List<Object> answers, Throwable failed, List<Queued> behind) {
-        Throwable failure = failed;
+    private static int expectedAnswers(List<Queued> batch) {
         int expected = 0;
         for (Queued queued : batch) {
             expected += queued.answers();
         }
-        if (failure == null && (answers == null || answers.size() != expected)) {
+        return expected;
+    }
+
+    private void handOut(List<Queued> batch, List<Object> answers, Throwable failed, List<Queued> behind) {
+        Throwable failure = failed;
+        int expected = expectedAnswers(batch);
+        if (failure == null && (answers == null || answers.size() < expected)) {
             failure = new IllegalStateException("client-admit.lua answered " + (answers == null ? 0 : answers.size())
                     + " values for " + batch.size() + " requests, not " + expected);
         }
@@ -294,8 +366,13 @@ final class AdmissionBatches {
             if (failure != null) {
                 queued.answer().completeExceptionally(failure);
             } else {
-                queued.answer().complete(answers.subList(from, from + queued.answers()));
+                List<Object> answer = answers.subList(from, from + queued.answers());
                 from += queued.answers();
+                if (answer.get(0) instanceof Long verdict && verdict == NOT_HERE) {
+                    admitAlone(queued);
+                } else {
+                    queued.answer().complete(answer);
+                }
             }
         }
         for (Queued queued : behind) {

@@ -131,6 +131,25 @@ final class RedisLink implements AutoCloseable {
     }
 
     /**
+     * What serves {@code key} as far as this link knows: on a Redis Cluster, the id of the master its slot is on
+     * (or, before the topology is known, the slot); on one Redis, the same for every key. A master's keys may go
+     * in one call of a script that reaches undeclared keys (client-admit.lua), though a slot may have moved since.
+     */
+    Object shardOf(String key) {
+        if (!cluster) {
+            return this;
+        }
+        int slot = SlotHash.getSlot(key);
+        if (connection instanceof StatefulRedisClusterConnection<String, String> many) {
+            RedisClusterNode master = many.getPartitions().getPartitionBySlot(slot);
+            if (master != null) {
+                return master.getNodeId();
+            }
+        }
+        return slot;
+    }
+
+    /**
      * {@code items} in groups that one script may take together: on a Redis Cluster, those whose {@code key} is in
      * the same slot (in the order first met); on one Redis, all of them.
      */

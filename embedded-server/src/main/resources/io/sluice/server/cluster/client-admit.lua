@@ -21,8 +21,20 @@
 -- flattened: every number of the answer costs Redis a conversion and the node a parse, and only a crawler's turn,
 -- given back, needs the last three; verdict 0 admitted, 1 CRAWLER_SPACING, 2 CRAWLERS_BUSY, 3 HIT_STACK,
 -- 4 ROUTE_LIMIT, 5 ADDRESS_HIT_STACK, 6 CLIENT_CONCURRENCY, 7 ADDRESS_CONCURRENCY.
+-- On a Redis Cluster, a call may carry the requests and releases of every slot its master served when the node sent
+-- it, not of one slot alone (a call's fixed cost shared by a master's clients, not by a slot's, which are mostly one):
+-- then it declares one key, whose slot routes it, and ARGV[1] is the number of keys K it carries, ARGV[2..K+1] the
+-- keys above, the rest the arguments above. Such a call's keys are not declared, so a slot that moved to another
+-- master since the node read the topology is found by each request's and each release's first command (a read, or a
+-- ZREM that fails before it writes): that request answers NOT_HERE, with nothing done, and the 1-based index of each
+-- such release follows the requests' answers. The node sends them again in calls of their own, with their keys
+-- declared, which Redis Cluster redirects.
 local LIMITS = 10
 local ARGS = 4
+local NOT_HERE = -1
+-- The first command of a request or release: call, or in a call carrying a master's slots, tryCall (a slot that
+-- moved answers an error table).
+local first
 -- The call's sets of limits, as numbers (made by main on each call, as are the call's caches below).
 local sets
 -- A crawler's last service is remembered longer than the longest gap a policy may set (a day).
@@ -143,7 +155,15 @@ local function admit(a, k)
   local crawlerGap = numbers[ARGV[a + 4]] or number(ARGV[a + 4])
   local clientLeases, addressLeases = KEYS[k + 3], KEYS[k + 4]
   local keys = 4
-  local clientStack = openStack(KEYS[k + 1])
+  local header = first('GETRANGE', KEYS[k + 1], '0', HEADER_END)
+  if type(header) == 'table' then
+    local used = keys + (limits[3] > 0 and 1 or 0)
+    if crawlerGap >= 0 then
+      return used + 2, NOT_HERE, 0, 0, 0, -1, -1
+    end
+    return used, NOT_HERE, 0, 0, 0
+  end
+  local clientStack = stackFrom(KEYS[k + 1], header, nil)
   -- before the client's push, which keeps in its header whether the client answers for its address
   local alone, addressStack = addressOf(KEYS[k + 2], clientStack, clientLeases, addressLeases)
   local hits, below, reset = push(clientStack, weight, limits[1], limits[2])
@@ -228,13 +248,29 @@ end
 
 -- The call: the releases, the sets of limits, then each request in turn.
 local function main(keys, args)
-  KEYS, ARGV = keys, args
+  if #keys == 1 then
+    -- a Redis Cluster master's call (a call of one slot declares two keys or more)
+    local carried = tonumber(args[1])
+    KEYS, ARGV = {unpack(args, 2, carried + 1)}, {unpack(args, carried + 2)}
+    first = tryCall
+  else
+    KEYS, ARGV = keys, args
+    first = call
+  end
   readClock()
   sets, expiries, numbers = {}, {}, {}
   live = '(' .. format('%d', now)
   local released = tonumber(ARGV[1])
+  local notHere
   for i = 1, released do
-    giveBackLease(KEYS[2 * i - 1], KEYS[2 * i], ARGV[1 + i])
+    local clientLeases, addressLeases, id = KEYS[2 * i - 1], KEYS[2 * i], ARGV[1 + i]
+    local removed = first('ZREM', clientLeases, id)
+    if type(removed) == 'table' then
+      notHere = notHere or {}
+      notHere[#notHere + 1] = i
+    elseif removed == 0 then
+      giveBackBoth(clientLeases, addressLeases, id)
+    end
   end
   local base = released + 2
   for p = 1, tonumber(ARGV[base]) do
@@ -258,6 +294,11 @@ local function main(keys, args)
     end
     a = a + ARGS
     k = k + used
+  end
+  if notHere then
+    for i = 1, #notHere do
+      results[n + i] = notHere[i]
+    end
   end
   return results
 end

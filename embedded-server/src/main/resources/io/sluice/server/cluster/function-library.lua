@@ -7,8 +7,10 @@
 -- 72,000 of the 158,000 instructions a call costs Redis whatever its size (docs/BENCHMARKS.md, issue 29). A function
 -- keeps its definitions between calls. They are made at its first call, not when the library loads: a library's
 -- load may touch no global but redis.register_function (not tonumber, string, struct, redis.call).
+-- allow-cross-slot-keys: on a Redis Cluster a call of client-admit.lua may carry the keys of several slots its
+-- master serves, in its arguments (client-admit.lua says how a slot that moved is answered).
 local run
-redis.register_function('LIBRARY', function(keys, args)
+redis.register_function{function_name = 'LIBRARY', callback = function(keys, args)
   if not run then
     run = (function()
 --SCRIPT--
@@ -16,4 +18,4 @@ redis.register_function('LIBRARY', function(keys, args)
     end)()
   end
   return run(keys, args)
-end)
+end, flags = {'allow-cross-slot-keys'}}

@@ -6,10 +6,16 @@
 -- (it names the set it is in) instead of one per set; a lease given back finds out which it is by the first ZREM.
 local BOTH = '+'
 
+-- Gives back lease id from its client's set and its address's, when its client's set did not have it under its id
+-- alone (the first ZREM, which giveBackLease makes and client-admit.lua makes its own way).
+local function giveBackBoth(clientLeases, addressLeases, id)
+  call('ZREM', clientLeases, id .. BOTH)
+  call('ZREM', addressLeases, id)
+end
+
 -- Gives back lease id, from its client's set and, if it is there too, its address's.
 local function giveBackLease(clientLeases, addressLeases, id)
   if call('ZREM', clientLeases, id) == 0 then
-    call('ZREM', clientLeases, id .. BOTH)
-    call('ZREM', addressLeases, id)
+    giveBackBoth(clientLeases, addressLeases, id)
   end
 end

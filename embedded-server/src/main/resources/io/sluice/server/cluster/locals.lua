@@ -5,9 +5,12 @@
 -- numbers parsed once per call (client-admit.lua), this cut Redis's instructions per admission by about a tenth
 -- (docs/BENCHMARKS.md, issue 29).
 local call = redis.call
+-- A command whose failure is answered as an error table, not raised: the first command of each request in a Redis
+-- Cluster master's call, whose slot may have moved (client-admit.lua).
+local tryCall = redis.pcall
 -- A call's keys and arguments, set by the script's main: a Redis function has no KEYS and ARGV globals.
 local KEYS, ARGV
-local tonumber, tostring = tonumber, tostring
+local tonumber, tostring, type, unpack = tonumber, tostring, type, unpack
 local structPack, structUnpack = struct.pack, struct.unpack
 local format, sub, byte, rep = string.format, string.sub, string.byte, string.rep
 local max, min, floor = math.max, math.min, math.floor
