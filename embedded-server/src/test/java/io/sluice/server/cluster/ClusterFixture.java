@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.engine.telemetry.SecondCounts;
+import java.io.IOException;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -24,6 +25,10 @@ final class ClusterFixture implements AutoCloseable {
     static final ClusterSettings PATIENT = new ClusterSettings(Duration.ofSeconds(1), SETTINGS.adminDeadline(),
             SETTINGS.heartbeat(), SETTINGS.recoverAfter(), Duration.ofSeconds(3), SETTINGS.nodeTtl(),
             SETTINGS.followBlock(), SETTINGS.logLength(), SETTINGS.keyPrefix());
+    /** A deadline a test's hang never reaches: a call waits in Redis while more is asked. */
+    static final ClusterSettings UNHURRIED = new ClusterSettings(Duration.ofSeconds(10), Duration.ofSeconds(10),
+            PATIENT.heartbeat(), PATIENT.recoverAfter(), Duration.ofSeconds(20), PATIENT.nodeTtl(),
+            PATIENT.followBlock(), PATIENT.logLength(), PATIENT.keyPrefix());
     /** Generous: real I/O on a loaded two-core machine. */
     static final Duration PATIENCE = Duration.ofSeconds(15);
 
@@ -113,4 +118,24 @@ final class ClusterFixture implements AutoCloseable {
             return seconds;
         }
     }
+
+    /**
+     * The hits {@code redis} (one Redis, or the master of their slot) holds for every user agent of {@code ip}'s
+     * clients in the minute each stack keeps: its header's last second's (the first two of its eight numbers), and
+     * the slots (second, hits) after the header of the other seconds within the last minute.
+     */
+    static long hitsIn(RedisUnderTest redis, String ip) throws IOException {
+        return Long.parseLong(redis.command("EVAL", MINUTE_OF_HITS + "local n = 0 "
+                + "for _, k in ipairs(redis.call('KEYS', ARGV[1])) do n = n + minute(redis.call('GET', k)) end "
+                + "return n", "0", ClusterFixture.SETTINGS.keyPrefix() + "{" + ip + "}:m:*"));
+    }
+
+    /** Lua: {@code minute(stack)}, the hits of a stack's string in the slots of the last minute on Redis's clock. */
+    static final String MINUTE_OF_HITS = "local second = tonumber(redis.call('TIME')[1]) "
+            + "local function minute(packed) local n = 0 "
+            + "local fields = {struct.unpack('<' .. string.rep('I4', 128), packed)} "
+            + "if fields[1] > second - 60 then n = fields[2] end "
+            + "for i = 1, 60 do local s = fields[7 + 2 * i] "
+            + "if s > second - 60 and s ~= fields[1] then n = n + fields[8 + 2 * i] end end "
+            + "return n end ";
 }

@@ -108,25 +108,9 @@ class RedisClientStateStoreTest {
                 Duration.ofNanos(System.nanoTime() - start));
     }
 
-    /**
-     * The hits Redis holds for every user agent of {@code ip}'s clients in the minute each stack keeps: its header's
-     * last second's (the first two of its eight numbers), and the slots (second, hits) after the header of the other
-     * seconds within the last minute.
-     */
     private long hitsInRedis(String ip) throws Exception {
-        return Long.parseLong(redis.command("EVAL", MINUTE_OF_HITS + "local n = 0 "
-                + "for _, k in ipairs(redis.call('KEYS', ARGV[1])) do n = n + minute(redis.call('GET', k)) end "
-                + "return n", "0", ClusterFixture.SETTINGS.keyPrefix() + "{" + ip + "}:m:*"));
+        return ClusterFixture.hitsIn(redis, ip);
     }
-
-    /** Lua: {@code minute(stack)}, the hits of a stack's string in the slots of the last minute on Redis's clock. */
-    private static final String MINUTE_OF_HITS = "local second = tonumber(redis.call('TIME')[1]) "
-            + "local function minute(packed) local n = 0 "
-            + "local fields = {struct.unpack('<' .. string.rep('I4', 128), packed)} "
-            + "if fields[1] > second - 60 then n = fields[2] end "
-            + "for i = 1, 60 do local s = fields[7 + 2 * i] "
-            + "if s > second - 60 and s ~= fields[1] then n = n + fields[8 + 2 * i] end end "
-            + "return n end ";
 
     @Test
     void aRequestCostsOneCallAndAClientKnownToBeRefusedNoneTillItsTimeWithItsHitsStillCounted() throws Exception {
@@ -173,7 +157,7 @@ class RedisClientStateStoreTest {
      * (address-stacks.lua), or 0 for none.
      */
     private long addressHitsInRedis(String ip) throws Exception {
-        return Long.parseLong(redis.command("EVAL", MINUTE_OF_HITS
+        return Long.parseLong(redis.command("EVAL", ClusterFixture.MINUTE_OF_HITS
                 + "local held = redis.call('GET', KEYS[1]) if not held then return 0 end "
                 + "if #held ~= 512 then return -1 end return minute(held)", "1",
                 ClusterFixture.SETTINGS.keyPrefix() + "{" + ip + "}:m"));
@@ -363,12 +347,8 @@ class RedisClientStateStoreTest {
         assertThat(actedOn.get(30, TimeUnit.SECONDS)).startsWith("lettuce-").contains("EventLoop");
     }
 
-    /** A deadline a test's hang never reaches: a call waits in Redis while more is asked. */
     private static ClusterSettings unhurried() {
-        return new ClusterSettings(Duration.ofSeconds(10), Duration.ofSeconds(10),
-                ClusterFixture.PATIENT.heartbeat(), ClusterFixture.PATIENT.recoverAfter(), Duration.ofSeconds(20),
-                ClusterFixture.PATIENT.nodeTtl(), ClusterFixture.PATIENT.followBlock(),
-                ClusterFixture.PATIENT.logLength(), ClusterFixture.PATIENT.keyPrefix());
+        return ClusterFixture.UNHURRIED;
     }
 
     @Test

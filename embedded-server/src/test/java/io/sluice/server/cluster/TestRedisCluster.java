@@ -100,12 +100,60 @@ final class TestRedisCluster implements RedisUnderTest {
     /** {@code CLUSTER NODES} as {@code node} sees it, for a failure's message. */
     String nodesAsSeenBy(TestRedis node) {
         try {
-            Process process = new ProcessBuilder(cli(), "-p", Integer.toString(node.port()), "cluster", "nodes")
-                    .redirectErrorStream(true).start();
-            return new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            return cli(node, "cluster", "nodes");
         } catch (IOException e) {
             return "(redis-cli failed: " + e.getMessage() + ")";
         }
+    }
+
+    /** Whether {@code master} serves {@code slot}, as it sees itself ({@code CLUSTER NODES}, its "myself" line). */
+    boolean serves(TestRedis master, int slot) {
+        String mine = nodesAsSeenBy(master).lines().filter(line -> line.contains("myself")).findFirst().orElse("");
+        String[] fields = mine.trim().split(" ");
+        for (int i = 8; i < fields.length; i++) {
+            String[] range = fields[i].split("-");
+            if (!range[0].startsWith("[") && slot >= Integer.parseInt(range[0])
+                    && slot <= Integer.parseInt(range[range.length - 1])) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Moves {@code slot} and its keys from master {@code from} to master {@code to}, as {@code redis-cli --cluster
+     * reshard} does (importing, migrating, {@code MIGRATE}, then the slot's new owner told to every master), without
+     * telling any client: one that read the topology before still sends the slot's keys to {@code from}.
+     */
+    void moveSlot(int slot, TestRedis from, TestRedis to) throws IOException {
+        String fromId = from.command("CLUSTER", "MYID");
+        String toId = to.command("CLUSTER", "MYID");
+        String number = Integer.toString(slot);
+        to.command("CLUSTER", "SETSLOT", number, "IMPORTING", fromId);
+        from.command("CLUSTER", "SETSLOT", number, "MIGRATING", toId);
+        List<String> keys = cli(from, "cluster", "getkeysinslot", number, "1000").lines()
+                .filter(key -> !key.isBlank()).toList();
+        if (!keys.isEmpty()) {
+            List<String> migrate = new ArrayList<>(List.of("MIGRATE", "127.0.0.1", Integer.toString(to.port()), "",
+                    "0", "5000", "KEYS"));
+            migrate.addAll(keys);
+            from.command(migrate.toArray(String[]::new));
+        }
+        for (TestRedis master : List.of(to, from)) {
+            master.command("CLUSTER", "SETSLOT", number, "NODE", toId);
+        }
+        for (TestRedis master : masters()) {
+            if (master != to && master != from) {
+                master.command("CLUSTER", "SETSLOT", number, "NODE", toId);
+            }
+        }
+    }
+
+    private static String cli(TestRedis node, String... words) throws IOException {
+        List<String> command = new ArrayList<>(List.of(cli(), "-p", Integer.toString(node.port())));
+        command.addAll(List.of(words));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        return new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     }
 
     /** Keys held by {@code node} ({@code DBSIZE}). */

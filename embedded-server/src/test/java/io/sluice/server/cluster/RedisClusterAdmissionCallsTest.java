@@ -1,0 +1,242 @@
+package io.sluice.server.cluster;
+
+import static io.sluice.server.cluster.ClientStoreSpecification.CLASSIFIER;
+import static io.sluice.server.cluster.ClientStoreSpecification.CURL;
+import static io.sluice.server.cluster.ClientStoreSpecification.admitted;
+import static io.sluice.server.cluster.ClusterFixture.await;
+import static io.sluice.server.cluster.ClusterFixture.awaitState;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lettuce.core.cluster.SlotHash;
+import io.sluice.engine.Decision;
+import io.sluice.engine.EngineConfig;
+import io.sluice.engine.Request;
+import io.sluice.engine.ThrottleEngine;
+import io.sluice.engine.policy.Policy;
+import io.sluice.engine.telemetry.ClusterState;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * On a Redis Cluster, the admissions a node asks of one master while a call is in it go together in its next call,
+ * whatever their slots (clients rarely share one), and a request or release whose slot moved to another master since
+ * the node read the topology is judged there, once (docs/architecture-cluster.md, "Redis Cluster").
+ */
+class RedisClusterAdmissionCallsTest {
+    private static final Policy TEN_HITS = ClientStoreSpecification.hitStack(ClientStoreSpecification.generous(), 15,
+            10).withPerClient(new Policy.PerClient(32));
+
+    private static TestRedisCluster redis;
+    private ClusterFixture cluster;
+
+    @BeforeAll
+    static void startRedis() {
+        redis = TestRedisCluster.start(3, 0);
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        redis.close();
+    }
+
+    @BeforeEach
+    void start() {
+        redis.reset();
+        cluster = new ClusterFixture(redis);
+    }
+
+    @AfterEach
+    void stop() {
+        cluster.close();
+    }
+
+    private record Member(ThrottleEngine engine, RedisClientStateStore store) {
+    }
+
+    private Member member(String name) {
+        RedisClientStateStore store = new RedisClientStateStore(ClusterFixture.UNHURRIED, Duration.ofSeconds(35));
+        ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), InstantSource.system(), TEN_HITS,
+                CLASSIFIER, null, store);
+        ClusterNode node = cluster.node(name, new EngineLoad(engine), ClusterFixture.UNHURRIED);
+        node.shareClientState(store);
+        engine.reportClusterStatus(node::status);
+        awaitState(node, ClusterState.HEALTHY);
+        return new Member(engine, store);
+    }
+
+    private static Decision answered(Decision decision) {
+        if (decision instanceof Decision.Pending pending) {
+            try {
+                return pending.decision().toCompletableFuture().get(30, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        }
+        return decision;
+    }
+
+    /** {@code count} addresses whose keys are on {@code master}, each in a slot of its own. */
+    private static List<String> addressesOn(TestRedis master, int count) {
+        List<String> found = new ArrayList<>();
+        Set<Integer> slots = new HashSet<>();
+        for (int i = 1; found.size() < count; i++) {
+            String ip = "198.51." + (i / 250) + "." + (i % 250 + 1);
+            int slot = SlotHash.getSlot(ip);
+            if (redis.serves(master, slot) && slots.add(slot)) {
+                found.add(ip);
+            }
+        }
+        return found;
+    }
+
+    private static Decision.Admit servedAt(Member member, String ip) {
+        Decision.Admit admit = admitted(answered(member.engine().decide(Request.direct(ip, CURL))));
+        admit.admission().complete(200, 1_000);
+        return admit;
+    }
+
+    @Test
+    void aMastersClientsAskedWhileItsCallIsInRedisGoInItsNextCallThoughNoTwoShareASlot() {
+        TestRedis master = redis.masters().get(0);
+        List<String> clients = addressesOn(master, 13);
+        Member a = member("a");
+        servedAt(a, clients.get(12)); // the link and the functions ready
+        await(() -> !a.store().releasesPending(), "the release to be sent");
+        long before = a.store().commandsSent();
+
+        List<Decision> asked = new ArrayList<>();
+        master.hang();
+        try {
+            for (String ip : clients.subList(0, 12)) {
+                asked.add(a.engine().decide(Request.direct(ip, CURL)));
+            }
+        } finally {
+            master.resume();
+        }
+
+        for (Decision decision : asked) {
+            assertThat(admitted(answered(decision)).rateLimit().remaining()).as("each client's first hit")
+                    .isEqualTo(9);
+        }
+        assertThat(a.store().commandsSent() - before)
+                .as("the first alone, the eleven of other slots of its master asked behind it in one call")
+                .isEqualTo(2);
+    }
+
+    @Test
+    void aClientWhoseSlotMovedAfterTheNodeReadTheTopologyIsJudgedAndReleasedWhereItsKeysAreOnce() throws Exception {
+        TestRedis from = redis.masters().get(0);
+        TestRedis to = redis.masters().get(1);
+        List<String> clients = addressesOn(from, 3);
+        String moving = clients.get(0);
+        String staying = clients.get(1);
+        String holding = clients.get(2);
+        Member a = member("a");
+        Decision.Admit stayingFirst = admitted(answered(a.engine().decide(Request.direct(staying, CURL))));
+        Decision.Admit movingFirst = admitted(answered(a.engine().decide(Request.direct(moving, CURL))));
+
+        int slot = SlotHash.getSlot(moving);
+        redis.moveSlot(slot, from, to);
+        Decision holdingNext;
+        Decision movingNext;
+        Decision stayingNext;
+        from.hang();
+        try {
+            // the node still sends the moved slot's keys to the master it had: behind this call, in one call, routed
+            // by the first release's keys, which stayed
+            holdingNext = a.engine().decide(Request.direct(holding, CURL));
+            stayingFirst.admission().complete(200, 1_000);
+            movingFirst.admission().complete(200, 1_000);
+            movingNext = a.engine().decide(Request.direct(moving, CURL));
+            stayingNext = a.engine().decide(Request.direct(staying, CURL));
+        } finally {
+            from.resume();
+        }
+
+        assertThat(admitted(answered(movingNext)).rateLimit().remaining())
+                .as("its two hits counted once each, the first where it was and now is").isEqualTo(8);
+        assertThat(admitted(answered(stayingNext)).rateLimit().remaining()).isEqualTo(8);
+        admitted(answered(holdingNext));
+        await(() -> !a.store().releasesPending(), "the releases to be given back");
+        assertThat(ClusterFixture.hitsIn(to, moving)).as("Redis's count, where its slot is now").isEqualTo(2);
+        assertThat(ClusterFixture.hitsIn(from, staying)).as("Redis's count, where its slot stayed").isEqualTo(2);
+        assertThat(leasesIn(to, moving)).as("its first request's lease given back where it is now").isEqualTo(1);
+        assertThat(leasesIn(from, staying)).isEqualTo(1);
+        assertThat(from.command("CLUSTER", "COUNTKEYSINSLOT", Integer.toString(slot))).isEqualTo("0");
+    }
+
+    /** The leases {@code node} holds for {@code ip}'s clients (not their sets' placeholders, scored 0). */
+    private static long leasesIn(TestRedis node, String ip) throws IOException {
+        return Long.parseLong(node.command("EVAL", "local n = 0 "
+                + "for _, k in ipairs(redis.call('KEYS', ARGV[1])) do n = n + redis.call('ZCOUNT', k, '(0', '+inf') end "
+                + "return n", "0", ClusterFixture.SETTINGS.keyPrefix() + "{" + ip + "}:l:*"));
+    }
+
+    @Test
+    void aCallCarryingKeysOfASlotItsMasterDoesNotServeAnswersNotHereForThemAndWritesNothingOfTheirs()
+            throws IOException {
+        TestRedis master = redis.masters().get(2);
+        TestRedis elsewhere = redis.masters().get(0);
+        List<String> here = addressesOn(master, 2);
+        String away = addressesOn(elsewhere, 1).get(0);
+        List<String> keys = new ArrayList<>(List.of(key(away, "cl"), key(away, "al"))); // a release, then 3 requests
+        for (String ip : List.of(here.get(0), away, here.get(1))) {
+            keys.addAll(List.of(key(ip, "h"), key(ip, "a"), key(ip, "cl"), key(ip, "al")));
+        }
+        List<String> words = new ArrayList<>(List.of("EVAL", CLIENT_ADMIT, "1", keys.get(2),
+                Integer.toString(keys.size())));
+        words.addAll(keys);
+        words.addAll(List.of("1", "lease-0", "1", "15", "10", "0", "0", "15", "100", "8", "64", "35000", "1000"));
+        for (int i = 1; i <= 3; i++) {
+            words.addAll(List.of("1", "1", "lease-" + i, "-1"));
+        }
+
+        String answers = master.command(words.toArray(String[]::new));
+
+        assertThat(answers).as("first and third judged; the second NOT_HERE; release 1 not given back")
+                .matches("0,0,1,\\d+,-1,0,0,0,0,0,1,\\d+,1");
+        int awaySlot = SlotHash.getSlot(away);
+        for (TestRedis node : List.of(master, elsewhere)) {
+            assertThat(node.command("CLUSTER", "COUNTKEYSINSLOT", Integer.toString(awaySlot))).isEqualTo("0");
+        }
+        assertThat(master.command("CLUSTER", "COUNTKEYSINSLOT", Integer.toString(SlotHash.getSlot(here.get(1)))))
+                .as("the request after the one not here judged with its own keys, as the one before it")
+                .isEqualTo(master.command("CLUSTER", "COUNTKEYSINSLOT", Integer.toString(SlotHash.getSlot(
+                        here.get(0))))).isNotEqualTo("0");
+    }
+
+    private static String key(String ip, String what) {
+        return "test:{" + ip + "}:" + what;
+    }
+
+    /** client-admit.lua as EVAL runs it, its answer joined by commas (TestRedis reads simple replies only). */
+    private static final String CLIENT_ADMIT = clientAdmit();
+
+    private static String clientAdmit() {
+        StringBuilder text = new StringBuilder();
+        for (String name : List.of("locals", "hit-stacks", "lease-names", "address-stacks", "client-admit")) {
+            try (InputStream in = LuaScript.class.getResourceAsStream(name + ".lua")) {
+                text.append(new String(in.readAllBytes(), StandardCharsets.UTF_8)).append('\n');
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        String run = "return run(KEYS, ARGV)";
+        String evaluated = LuaScript.evaluated(text.toString());
+        assertThat(evaluated).contains(run);
+        return evaluated.replace(run, "return table.concat(run(KEYS, ARGV), ',')");
+    }
+}
