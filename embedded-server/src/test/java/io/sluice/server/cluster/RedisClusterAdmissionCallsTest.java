@@ -181,7 +181,8 @@ class RedisClusterAdmissionCallsTest {
     /** The leases {@code node} holds for {@code ip}'s clients (not their sets' placeholders, scored 0). */
     private static long leasesIn(TestRedis node, String ip) throws IOException {
         return Long.parseLong(node.command("EVAL", "local n = 0 "
-                + "for _, k in ipairs(redis.call('KEYS', ARGV[1])) do n = n + redis.call('ZCOUNT', k, '(0', '+inf') end "
+                + "for _, k in ipairs(redis.call('KEYS', ARGV[1])) do "
+                + "n = n + redis.call('ZCOUNT', k, '(0', '+inf') end "
                 + "return n", "0", ClusterFixture.SETTINGS.keyPrefix() + "{" + ip + "}:l:*"));
     }
 
