@@ -115,6 +115,18 @@ abstract class ClientStoreSpecification {
         return decision;
     }
 
+    /** The decision, awaited if it is pending on Redis. */
+    static Decision answered(Decision decision) {
+        if (decision instanceof Decision.Pending pending) {
+            try {
+                return pending.decision().toCompletableFuture().get(30, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        }
+        return decision;
+    }
+
     static Decision.Admit admitted(Decision decision) {
         assertThat(decision).isInstanceOf(Decision.Admit.class);
         return (Decision.Admit) decision;

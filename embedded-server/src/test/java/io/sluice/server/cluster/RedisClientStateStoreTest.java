@@ -5,6 +5,7 @@ import static io.sluice.server.cluster.ClientStoreSpecification.CURL;
 import static io.sluice.server.cluster.ClientStoreSpecification.PYTHON;
 import static io.sluice.server.cluster.ClientStoreSpecification.WGET;
 import static io.sluice.server.cluster.ClientStoreSpecification.admitted;
+import static io.sluice.server.cluster.ClientStoreSpecification.answered;
 import static io.sluice.server.cluster.ClientStoreSpecification.refused;
 import static io.sluice.server.cluster.ClientStoreSpecification.served;
 import static io.sluice.server.cluster.ClusterFixture.await;
@@ -83,17 +84,6 @@ class RedisClientStateStoreTest {
 
     /** The decision, awaited if pending, and whether it had to ask Redis. */
     private record Timed(Decision decision, boolean asked, Duration took) {
-    }
-
-    private static Decision answered(Decision decision) {
-        if (decision instanceof Decision.Pending pending) {
-            try {
-                return pending.decision().toCompletableFuture().get(30, TimeUnit.SECONDS);
-            } catch (Exception e) {
-                throw new AssertionError(e);
-            }
-        }
-        return decision;
     }
 
     private static Timed decide(Member member, String ip) {
@@ -412,7 +402,7 @@ class RedisClientStateStoreTest {
         } finally {
             redis.resume();
         }
-        List<Decision> decided = asked.stream().map(RedisClientStateStoreTest::answered).toList();
+        List<Decision> decided = asked.stream().map(ClientStoreSpecification::answered).toList();
 
         assertThat(a.store().commandsSent() - before).as("the first alone, the eleven asked behind it in one call")
                 .isEqualTo(2);
@@ -445,7 +435,7 @@ class RedisClientStateStoreTest {
         } finally {
             redis.resume();
         }
-        List<Decision> decided = asked.stream().map(RedisClientStateStoreTest::answered).toList();
+        List<Decision> decided = asked.stream().map(ClientStoreSpecification::answered).toList();
 
         refused(decided.get(0), Reason.LOAD);
         refused(decided.get(1), Reason.LOAD); // passed Redis, so it took the crawlers' turns, and gives them back
@@ -496,7 +486,7 @@ class RedisClientStateStoreTest {
             for (int i = 0; i < 5; i++) {
                 asked.add(a.engine().decide(Request.direct("192.0.2." + (i + 1), CURL)));
             }
-            List<Decision> decided = asked.stream().map(RedisClientStateStoreTest::answered).toList();
+            List<Decision> decided = asked.stream().map(ClientStoreSpecification::answered).toList();
             // every one decided alone when the first call missed its deadline; the four behind it were never sent
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(DECISION_BOUND);
             assertThat(a.store().commandsSent() - before).isEqualTo(1);

@@ -3,6 +3,7 @@ package io.sluice.server.cluster;
 import static io.sluice.server.cluster.ClientStoreSpecification.CLASSIFIER;
 import static io.sluice.server.cluster.ClientStoreSpecification.CURL;
 import static io.sluice.server.cluster.ClientStoreSpecification.admitted;
+import static io.sluice.server.cluster.ClientStoreSpecification.answered;
 import static io.sluice.server.cluster.ClusterFixture.await;
 import static io.sluice.server.cluster.ClusterFixture.awaitState;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,7 +24,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -75,17 +75,6 @@ class RedisClusterAdmissionCallsTest {
         engine.reportClusterStatus(node::status);
         awaitState(node, ClusterState.HEALTHY);
         return new Member(engine, store);
-    }
-
-    private static Decision answered(Decision decision) {
-        if (decision instanceof Decision.Pending pending) {
-            try {
-                return pending.decision().toCompletableFuture().get(30, TimeUnit.SECONDS);
-            } catch (Exception e) {
-                throw new AssertionError(e);
-            }
-        }
-        return decision;
     }
 
     /** {@code count} addresses whose keys are on {@code master}, each in a slot of its own. */
