@@ -89,6 +89,8 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
     private final Queue<RedisLease> toForget = new ConcurrentLinkedQueue<>();
     private final AtomicInteger toForgetSize = new AtomicInteger();
     private final AtomicLong commands = new AtomicLong();
+    /** Heartbeats that flushed hits counted without asking (each one call per master at most). */
+    private final AtomicLong flushes = new AtomicLong();
     /** For tests: a counter each request thread adds to without contending for one field. */
     private final LongAdder asked = new LongAdder();
     /**
@@ -172,6 +174,11 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
     /** Commands this store sent to Redis since it started (the admissions, releases and batched calls). */
     public long commandsSent() {
         return commands.get();
+    }
+
+    /** For tests: the heartbeats that flushed hits counted without asking Redis. */
+    long flushesSent() {
+        return flushes.get();
     }
 
     // ---------------------------------------------------------------- keys (docs/architecture-cluster.md)
@@ -502,14 +509,10 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
                     }
                 }
                 if (!hits.isEmpty() && on.monitor().state() == ClusterState.HEALTHY) {
-                    for (List<Map.Entry<Unflushed, Integer>> slot : on.link().bySlot(hits,
+                    flushes.incrementAndGet();
+                    for (List<Map.Entry<Unflushed, Integer>> shard : on.link().byShard(hits,
                             hit -> hit.getKey().stack())) {
-                        commands.incrementAndGet();
-                        // lost if Redis fails now: an under-count of one heartbeat's refused hits, never a double
-                        FLUSH.<Long>run(on.link(), ScriptOutputType.INTEGER,
-                                slot.stream().map(hit -> hit.getKey().stack()).toArray(String[]::new),
-                                slot.stream().flatMap(hit -> Stream.of(Integer.toString(hit.getValue()),
-                                        hit.getKey().from())).toArray(String[]::new));
+                        flushHits(on, shard);
                     }
                 }
             }
@@ -525,6 +528,33 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "cluster: client store upkeep failed", e);
         }
+    }
+
+    /**
+     * One call of client-flush.lua for {@code hits}, whose stacks one master serves: on a Redis Cluster, when they span
+     * slots, the call declares the first and carries them all in its arguments; a stack whose slot moved since is
+     * answered, and sent again in a call of its slot. Lost if Redis fails now: an under-count of one heartbeat's
+     * refused hits, never a double count.
+     */
+    private void flushHits(Attachment on, List<Map.Entry<Unflushed, Integer>> hits) {
+        commands.incrementAndGet();
+        String[] stacks = hits.stream().map(hit -> hit.getKey().stack()).toArray(String[]::new);
+        Stream<String> weights = hits.stream().flatMap(hit -> Stream.of(Integer.toString(hit.getValue()),
+                hit.getKey().from()));
+        boolean carried = on.link().bySlot(hits, hit -> hit.getKey().stack()).size() > 1;
+        String[] args = (carried ? Stream.concat(Stream.concat(Stream.of(Integer.toString(stacks.length)),
+                Stream.of(stacks)), weights) : weights).toArray(String[]::new);
+        FLUSH.<List<Object>>run(on.link(), ScriptOutputType.MULTI, carried ? new String[] {stacks[0]} : stacks, args)
+                .thenAccept(notHere -> {
+                    List<Map.Entry<Unflushed, Integer>> moved = new ArrayList<>();
+                    for (Object index : notHere) {
+                        moved.add(hits.get((int) (long) (Long) index - 1));
+                    }
+                    for (List<Map.Entry<Unflushed, Integer>> slot : on.link().bySlot(moved,
+                            hit -> hit.getKey().stack())) {
+                        flushHits(on, slot);
+                    }
+                });
     }
 
     /** Every third of the lease time: the leases of requests running longer than that, renewed. */

@@ -164,6 +164,21 @@ final class RedisLink implements AutoCloseable {
         return groups.values();
     }
 
+    /**
+     * {@code items} in groups by what serves their {@code key} ({@link #shardOf}: on a Redis Cluster, its slot's
+     * master, as this link last read the topology; on one Redis, all of them), in the order first met.
+     */
+    <T> Collection<List<T>> byShard(List<T> items, Function<T, String> key) {
+        if (!cluster) {
+            return List.of(items);
+        }
+        Map<Object, List<T>> groups = new LinkedHashMap<>();
+        for (T item : items) {
+            groups.computeIfAbsent(shardOf(key.apply(item)), shard -> new ArrayList<>()).add(item);
+        }
+        return groups.values();
+    }
+
     /** Connects in the background, retrying until it succeeds or the link is closed. */
     RedisLink open() {
         attempt(FIRST_RETRY);

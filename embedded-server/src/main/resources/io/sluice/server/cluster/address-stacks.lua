@@ -112,10 +112,10 @@ local function addressOf(addressKey, clientStack, clientLeases, addressLeases)
   return false, fold(addressKey, held)
 end
 
--- For a flush: weight hits of the client whose stack is fromKey, counted on a node, added to its address's stack;
--- none while that client answers for the address (its own stack gets them).
-local function addAddressHits(addressKey, weight, fromKey)
-  local held = call('GET', addressKey)
+-- For a flush: weight hits of the client whose stack is fromKey, counted on a node, added to its address's stack
+-- (held: what the flush read at addressKey); none while that client answers for the address (its own stack gets
+-- them).
+local function addAddressHits(addressKey, weight, fromKey, held)
   if held and isMarker(held) then
     if marks(held, fromKey) then
       return

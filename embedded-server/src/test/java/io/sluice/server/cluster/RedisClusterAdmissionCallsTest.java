@@ -4,6 +4,7 @@ import static io.sluice.server.cluster.ClientStoreSpecification.CLASSIFIER;
 import static io.sluice.server.cluster.ClientStoreSpecification.CURL;
 import static io.sluice.server.cluster.ClientStoreSpecification.admitted;
 import static io.sluice.server.cluster.ClientStoreSpecification.answered;
+import static io.sluice.server.cluster.ClientStoreSpecification.refused;
 import static io.sluice.server.cluster.ClusterFixture.await;
 import static io.sluice.server.cluster.ClusterFixture.awaitState;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -11,6 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.lettuce.core.cluster.SlotHash;
 import io.sluice.engine.Decision;
 import io.sluice.engine.EngineConfig;
+import io.sluice.engine.Reason;
 import io.sluice.engine.Request;
 import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.policy.Policy;
@@ -67,8 +69,12 @@ class RedisClusterAdmissionCallsTest {
     }
 
     private Member member(String name) {
+        return member(name, TEN_HITS);
+    }
+
+    private Member member(String name, Policy policy) {
         RedisClientStateStore store = new RedisClientStateStore(ClusterFixture.UNHURRIED, Duration.ofSeconds(35));
-        ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), InstantSource.system(), TEN_HITS,
+        ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), InstantSource.system(), policy,
                 CLASSIFIER, null, store);
         ClusterNode node = cluster.node(name, new EngineLoad(engine), ClusterFixture.UNHURRIED);
         node.shareClientState(store);
@@ -208,16 +214,114 @@ class RedisClusterAdmissionCallsTest {
                         here.get(0))))).isNotEqualTo("0");
     }
 
+    @Test
+    void theHitsOfClientsKnownRefusedGoToRedisInOneFlushCallPerMasterNotOnePerSlot() throws Exception {
+        Member a = member("a", ClientStoreSpecification.hitStack(ClientStoreSpecification.generous(), 15, 1));
+        List<String> clients = new ArrayList<>();
+        for (TestRedis master : redis.masters()) {
+            clients.addAll(addressesOn(master, 10));
+        }
+        for (String ip : clients) {
+            servedAt(a, ip);
+            refused(answered(a.engine().decide(Request.direct(ip, CURL))), Reason.HIT_STACK); // now known refused
+        }
+        await(() -> !a.store().releasesPending() && a.store().counts().get("unflushed") == 0, "the releases sent");
+        long calls = a.store().commandsSent();
+        long flushes = a.store().flushesSent();
+
+        for (int i = 0; i < 3; i++) {
+            for (String ip : clients) {
+                refused(a.engine().decide(Request.direct(ip, CURL)), Reason.HIT_STACK); // counted, flushed later
+            }
+        }
+        for (String ip : clients) {
+            TestRedis master = redis.masters().stream().filter(node -> redis.serves(node, SlotHash.getSlot(ip)))
+                    .findFirst().orElseThrow();
+            await(() -> {
+                try {
+                    return ClusterFixture.hitsIn(master, ip) == 5;
+                } catch (IOException e) {
+                    return false;
+                }
+            }, "the admitted hit, the refused one asked and the three flushed, each once, for " + ip);
+        }
+        long flushCalls = a.store().commandsSent() - calls;
+        long heartbeats = a.store().flushesSent() - flushes;
+        assertThat(flushCalls).as("one call per master in each of %d flushes, for 30 clients in 30 slots", heartbeats)
+                .isLessThanOrEqualTo(3 * heartbeats).isLessThan(clients.size());
+    }
+
+    @Test
+    void theRefusedHitsOfAClientWhoseSlotMovedAfterTheNodeReadTheTopologyAreAddedWhereItsStackIsOnce()
+            throws Exception {
+        TestRedis from = redis.masters().get(0);
+        TestRedis to = redis.masters().get(1);
+        List<String> clients = addressesOn(from, 2);
+        String moving = clients.get(0);
+        String staying = clients.get(1);
+        Member a = member("a", ClientStoreSpecification.hitStack(ClientStoreSpecification.generous(), 15, 1));
+        for (String ip : clients) {
+            servedAt(a, ip);
+            refused(answered(a.engine().decide(Request.direct(ip, CURL))), Reason.HIT_STACK); // now known refused
+        }
+        await(() -> !a.store().releasesPending(), "the releases sent");
+
+        redis.moveSlot(SlotHash.getSlot(moving), from, to);
+        for (int i = 0; i < 3; i++) {
+            for (String ip : clients) {
+                // counted, flushed in one call to the master the node still thinks has both
+                refused(a.engine().decide(Request.direct(ip, CURL)), Reason.HIT_STACK);
+            }
+        }
+
+        for (TestRedis master : List.of(to, from)) {
+            String ip = master == to ? moving : staying;
+            await(() -> {
+                try {
+                    return ClusterFixture.hitsIn(master, ip) == 5;
+                } catch (IOException e) {
+                    return false;
+                }
+            }, "two hits asked and three flushed, each once, where " + ip + "'s stack is");
+        }
+        await(() -> a.store().counts().get("unflushed") == 0, "nothing left to flush");
+        assertThat(ClusterFixture.hitsIn(to, moving)).as("not added twice").isEqualTo(5);
+        assertThat(ClusterFixture.hitsIn(from, staying)).as("not added twice").isEqualTo(5);
+    }
+
+    @Test
+    void aFlushCarryingAStackOfASlotItsMasterDoesNotServeAnswersItAndAddsNothingThere() throws IOException {
+        TestRedis master = redis.masters().get(2);
+        TestRedis elsewhere = redis.masters().get(0);
+        String here = addressesOn(master, 1).get(0);
+        String away = addressesOn(elsewhere, 1).get(0);
+
+        String notHere = master.command("EVAL", CLIENT_FLUSH, "1", key(here, "h"), "2", key(here, "h"),
+                key(away, "h"), "3", "", "3", "");
+
+        assertThat(notHere).as("the second stack's index").isEqualTo("2");
+        assertThat(master.command("CLUSTER", "COUNTKEYSINSLOT", Integer.toString(SlotHash.getSlot(here))))
+                .isEqualTo("1");
+        for (TestRedis node : List.of(master, elsewhere)) {
+            assertThat(node.command("CLUSTER", "COUNTKEYSINSLOT", Integer.toString(SlotHash.getSlot(away))))
+                    .isEqualTo("0");
+        }
+    }
+
     private static String key(String ip, String what) {
         return "test:{" + ip + "}:" + what;
     }
 
-    /** client-admit.lua as EVAL runs it, its answer joined by commas (TestRedis reads simple replies only). */
-    private static final String CLIENT_ADMIT = clientAdmit();
+    /**
+     * client-admit.lua and client-flush.lua as EVAL runs them, their answers joined by commas (TestRedis reads simple
+     * replies only).
+     */
+    private static final String CLIENT_ADMIT = evaluated("client-admit");
+    private static final String CLIENT_FLUSH = evaluated("client-flush");
 
-    private static String clientAdmit() {
+    private static String evaluated(String script) {
         StringBuilder text = new StringBuilder();
-        for (String name : List.of("locals", "hit-stacks", "lease-names", "address-stacks", "client-admit")) {
+        for (String name : List.of("locals", "hit-stacks", "lease-names", "address-stacks", script)) {
             try (InputStream in = LuaScript.class.getResourceAsStream(name + ".lua")) {
                 text.append(new String(in.readAllBytes(), StandardCharsets.UTF_8)).append('\n');
             } catch (IOException e) {
