@@ -65,7 +65,11 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
     static final int MAX_REFUSALS = 100_000;
     /** The most failed releases kept for a retry; past it they are left to expire with their leases. */
     private static final int MAX_RETRIED = 100_000;
-    /** Leases renewed or forgotten per call, so one call stays small. */
+    /**
+     * Leases renewed or forgotten, or stacks flushed, per call, so one call stays short: Redis serves nothing else
+     * while it runs, and a flush of 500 stacks holds it about 3 ms, one of 5,000 about 44 (docs/BENCHMARKS.md,
+     * issue 29); a flood of refused addresses leaves up to two stacks each to flush in a heartbeat.
+     */
     private static final int BATCH = 500;
 
     /** A refusal remembered until {@code untilMillis} (the engine's clock), for the policy version it was judged by. */
@@ -512,7 +516,9 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
                     flushes.incrementAndGet();
                     for (List<Map.Entry<Unflushed, Integer>> shard : on.link().byShard(hits,
                             hit -> hit.getKey().stack())) {
-                        flushHits(on, shard);
+                        for (int from = 0; from < shard.size(); from += BATCH) {
+                            flushHits(on, shard.subList(from, Math.min(shard.size(), from + BATCH)));
+                        }
                     }
                 }
             }

@@ -12,6 +12,8 @@ import static io.sluice.server.cluster.ClusterFixture.await;
 import static io.sluice.server.cluster.ClusterFixture.awaitState;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.sluice.engine.Decision;
 import io.sluice.engine.EngineConfig;
 import io.sluice.engine.Reason;
@@ -23,6 +25,7 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -235,6 +238,61 @@ class RedisClientStateStoreTest {
     /** The second an address's marker was set (address-stacks.lua: '=', then ten digits). */
     private long markerSecond(String addressKey) {
         return Long.parseLong(command("GET", addressKey).substring(1, 11));
+    }
+
+    @Test
+    void aFloodOfRefusedAddressesIsFlushedInCallsOfAtMost500StacksSoNoCallHoldsRedisLong() throws Exception {
+        Member a = member("a", ClientStoreSpecification.hitStack(ClientStoreSpecification.generous(), 15, 1));
+        List<String> flood = new ArrayList<>();
+        for (int i = 0; i < 1_200; i++) {
+            flood.add("10.9." + (i / 250) + "." + (i % 250 + 1));
+        }
+        for (String ip : flood) {
+            served(decide(a, ip).decision());
+            refused(decide(a, ip).decision(), Reason.HIT_STACK); // now known refused
+        }
+        await(() -> !a.store().releasesPending() && a.store().counts().get("unflushed") == 0, "the releases sent");
+        redis.command("CONFIG", "SET", "slowlog-log-slower-than", "0");
+        redis.command("CONFIG", "SET", "slowlog-max-len", "10000");
+        redis.command("SLOWLOG", "RESET");
+
+        for (String ip : flood) {
+            Timed known = decide(a, ip);
+            refused(known.decision(), Reason.HIT_STACK);
+            assertThat(known.asked()).isFalse(); // counted, for the flush
+        }
+        await(() -> {
+            try {
+                return hitsInRedis(flood.get(0)) == 3 && hitsInRedis(flood.get(flood.size() - 1)) == 3;
+            } catch (Exception e) {
+                return false;
+            }
+        }, "the flood's hits flushed");
+        await(() -> a.store().counts().get("unflushed") == 0, "every hit flushed");
+
+        List<Integer> stacksPerCall = flushCalls();
+        assertThat(stacksPerCall).as("each flush call's stacks").allMatch(stacks -> stacks <= 500);
+        assertThat(stacksPerCall.stream().mapToInt(Integer::intValue).sum()).as("every client's stack, at least")
+                .isGreaterThanOrEqualTo(flood.size());
+    }
+
+    /** The number of keys of each call of a script on stacks since the slow log was reset (every call is logged). */
+    private List<Integer> flushCalls() {
+        RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            List<Integer> stacks = new ArrayList<>();
+            for (Object entry : connection.sync().slowlogGet(10_000)) {
+                List<?> words = (List<?>) ((List<?>) entry).get(3);
+                String command = words.get(0).toString().toUpperCase(Locale.ROOT);
+                if ((command.equals("FCALL") || command.equals("EVALSHA")) && words.size() > 3
+                        && words.get(3).toString().matches(".*\\{10\\.9\\.[0-9.]+\\}:m.*")) {
+                    stacks.add(Integer.parseInt(words.get(2).toString()));
+                }
+            }
+            return stacks;
+        } finally {
+            client.shutdown();
+        }
     }
 
     @Test
