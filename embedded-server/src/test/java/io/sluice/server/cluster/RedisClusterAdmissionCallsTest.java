@@ -97,6 +97,24 @@ class RedisClusterAdmissionCallsTest {
         return found;
     }
 
+    /** Each of {@code clients} served once and refused once by the one-hit policy: the node knows it refused. */
+    private static void knownRefused(Member member, List<String> clients) {
+        for (String ip : clients) {
+            servedAt(member, ip);
+            refused(answered(member.engine().decide(Request.direct(ip, CURL))), Reason.HIT_STACK);
+        }
+    }
+
+    private static void awaitHits(TestRedis master, String ip, long hits, String what) {
+        await(() -> {
+            try {
+                return ClusterFixture.hitsIn(master, ip) == hits;
+            } catch (IOException e) {
+                return false;
+            }
+        }, what + ", for " + ip);
+    }
+
     private static Decision.Admit servedAt(Member member, String ip) {
         Decision.Admit admit = admitted(answered(member.engine().decide(Request.direct(ip, CURL))));
         admit.admission().complete(200, 1_000);
@@ -221,10 +239,7 @@ class RedisClusterAdmissionCallsTest {
         for (TestRedis master : redis.masters()) {
             clients.addAll(addressesOn(master, 10));
         }
-        for (String ip : clients) {
-            servedAt(a, ip);
-            refused(answered(a.engine().decide(Request.direct(ip, CURL))), Reason.HIT_STACK); // now known refused
-        }
+        knownRefused(a, clients);
         await(() -> !a.store().releasesPending() && a.store().counts().get("unflushed") == 0, "the releases sent");
         long calls = a.store().commandsSent();
         long flushes = a.store().flushesSent();
@@ -237,13 +252,7 @@ class RedisClusterAdmissionCallsTest {
         for (String ip : clients) {
             TestRedis master = redis.masters().stream().filter(node -> redis.serves(node, SlotHash.getSlot(ip)))
                     .findFirst().orElseThrow();
-            await(() -> {
-                try {
-                    return ClusterFixture.hitsIn(master, ip) == 5;
-                } catch (IOException e) {
-                    return false;
-                }
-            }, "the admitted hit, the refused one asked and the three flushed, each once, for " + ip);
+            awaitHits(master, ip, 5, "the admitted hit, the refused one asked and the three flushed, each once");
         }
         long flushCalls = a.store().commandsSent() - calls;
         long heartbeats = a.store().flushesSent() - flushes;
@@ -260,10 +269,7 @@ class RedisClusterAdmissionCallsTest {
         String moving = clients.get(0);
         String staying = clients.get(1);
         Member a = member("a", ClientStoreSpecification.hitStack(ClientStoreSpecification.generous(), 15, 1));
-        for (String ip : clients) {
-            servedAt(a, ip);
-            refused(answered(a.engine().decide(Request.direct(ip, CURL))), Reason.HIT_STACK); // now known refused
-        }
+        knownRefused(a, clients);
         await(() -> !a.store().releasesPending(), "the releases sent");
 
         redis.moveSlot(SlotHash.getSlot(moving), from, to);
@@ -276,13 +282,7 @@ class RedisClusterAdmissionCallsTest {
 
         for (TestRedis master : List.of(to, from)) {
             String ip = master == to ? moving : staying;
-            await(() -> {
-                try {
-                    return ClusterFixture.hitsIn(master, ip) == 5;
-                } catch (IOException e) {
-                    return false;
-                }
-            }, "two hits asked and three flushed, each once, where " + ip + "'s stack is");
+            awaitHits(master, ip, 5, "two hits asked and three flushed, each once, where its stack is");
         }
         await(() -> a.store().counts().get("unflushed") == 0, "nothing left to flush");
         assertThat(ClusterFixture.hitsIn(to, moving)).as("not added twice").isEqualTo(5);
