@@ -241,8 +241,8 @@ final class AdmissionBatches {
     }
 
     /**
-     * One call of client-admit.lua: {@code released} given back, then {@code batch} judged. On a Redis Cluster, a
-     * call whose keys span slots carries them in its arguments, after their number, and declares the first.
+     * One call of client-admit.lua: {@code released} given back, then {@code batch} judged; on a Redis Cluster, their
+     * keys may span the slots of one master ({@link LuaScript#runOnMaster}).
      */
     private CompletableFuture<List<Object>> call(List<Queued> batch, List<RedisLease> released) {
         List<String> keys = new ArrayList<>(released.size() * 2 + batch.size() * 5);
@@ -258,14 +258,7 @@ final class AdmissionBatches {
             }
             Collections.addAll(keys, queued.keys());
         }
-        boolean carried = link.cluster() && spansSlots(batch, released);
-        List<String> args = new ArrayList<>((carried ? 1 + keys.size() : 0) + 2 + released.size()
-                + sets.size() * 10 + batch.size() * 4);
-        if (carried) {
-            args.add(Integer.toString(keys.size()));
-            args.addAll(keys);
-            keys = List.of(keys.get(0));
-        }
+        List<String> args = new ArrayList<>(2 + released.size() + sets.size() * 10 + batch.size() * 4);
         args.add(Integer.toString(released.size()));
         released.forEach(lease -> args.add(lease.id()));
         args.add(Integer.toString(sets.size()));
@@ -276,30 +269,10 @@ final class AdmissionBatches {
         }
         calls.incrementAndGet();
         try {
-            return script.run(link, ScriptOutputType.MULTI, keys.toArray(String[]::new), args.toArray(String[]::new));
+            return script.runOnMaster(link, ScriptOutputType.MULTI, keys, args);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-    }
-
-    /** Whether the releases' and requests' keys are in more than one slot (each one's own keys share one). */
-    private boolean spansSlots(List<Queued> batch, List<RedisLease> released) {
-        int slot = -1;
-        for (RedisLease lease : released) {
-            int its = link.slot(lease.clientLeases());
-            if (slot >= 0 && its != slot) {
-                return true;
-            }
-            slot = its;
-        }
-        for (Queued queued : batch) {
-            int its = link.slot(queued.keys()[0]);
-            if (slot >= 0 && its != slot) {
-                return true;
-            }
-            slot = its;
-        }
-        return false;
     }
 
     /** A request whose slot moved from the master its call went to, sent again alone, its keys declared. */

@@ -9,7 +9,9 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
@@ -28,6 +30,8 @@ final class LuaScript {
     private static final System.Logger LOG = System.getLogger(LuaScript.class.getName());
     private static final String FUNCTION_PREFIX = "sluice_";
     private static final String SCRIPT_LINE = "--SCRIPT--";
+    /** The first argument of a call whose keys are carried in its arguments (locals.lua's CARRIED). */
+    private static final String CARRIED = "*";
 
     private final String name;
     private final String source;
@@ -113,6 +117,24 @@ final class LuaScript {
                     }
                     return runScript(link, type, keys, args);
                 });
+    }
+
+    /**
+     * Like {@link #run}, for keys of any slots of one master ({@link RedisLink#shardOf}), for a script that opens its
+     * call with locals.lua's openCall: on a Redis Cluster, keys that span slots are carried in the arguments, after
+     * {@code *} and their number, and the first is declared, which routes the call. Keys of one slot are declared.
+     */
+    <T> CompletableFuture<T> runOnMaster(RedisLink link, ScriptOutputType type, List<String> keys,
+                                         List<String> args) {
+        if (!link.spansSlots(keys)) {
+            return run(link, type, keys.toArray(String[]::new), args.toArray(String[]::new));
+        }
+        List<String> carried = new ArrayList<>(2 + keys.size() + args.size());
+        carried.add(CARRIED);
+        carried.add(Integer.toString(keys.size()));
+        carried.addAll(keys);
+        carried.addAll(args);
+        return run(link, type, new String[] {keys.get(0)}, carried.toArray(String[]::new));
     }
 
     private <T> CompletableFuture<T> runScript(RedisLink link, ScriptOutputType type, String[] keys, String... args) {

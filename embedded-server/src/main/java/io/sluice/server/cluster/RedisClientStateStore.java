@@ -537,20 +537,16 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
     }
 
     /**
-     * One call of client-flush.lua for {@code hits}, whose stacks one master serves: on a Redis Cluster, when they span
-     * slots, the call declares the first and carries them all in its arguments; a stack whose slot moved since is
-     * answered, and sent again in a call of its slot. Lost if Redis fails now: an under-count of one heartbeat's
-     * refused hits, never a double count.
+     * One call of client-flush.lua for {@code hits}, whose stacks one master serves (on a Redis Cluster they may span
+     * its slots: {@link LuaScript#runOnMaster}); a stack whose slot moved since is answered, and sent again in a call
+     * of its slot. Lost if Redis fails now: an under-count of one heartbeat's refused hits, never a double count.
      */
     private void flushHits(Attachment on, List<Map.Entry<Unflushed, Integer>> hits) {
         commands.incrementAndGet();
-        String[] stacks = hits.stream().map(hit -> hit.getKey().stack()).toArray(String[]::new);
-        Stream<String> weights = hits.stream().flatMap(hit -> Stream.of(Integer.toString(hit.getValue()),
-                hit.getKey().from()));
-        boolean carried = on.link().bySlot(hits, hit -> hit.getKey().stack()).size() > 1;
-        String[] args = (carried ? Stream.concat(Stream.concat(Stream.of(Integer.toString(stacks.length)),
-                Stream.of(stacks)), weights) : weights).toArray(String[]::new);
-        FLUSH.<List<Object>>run(on.link(), ScriptOutputType.MULTI, carried ? new String[] {stacks[0]} : stacks, args)
+        FLUSH.<List<Object>>runOnMaster(on.link(), ScriptOutputType.MULTI,
+                        hits.stream().map(hit -> hit.getKey().stack()).toList(),
+                        hits.stream().flatMap(hit -> Stream.of(Integer.toString(hit.getValue()), hit.getKey().from()))
+                                .toList())
                 .thenAccept(notHere -> {
                     List<Map.Entry<Unflushed, Integer>> moved = new ArrayList<>();
                     for (Object index : notHere) {

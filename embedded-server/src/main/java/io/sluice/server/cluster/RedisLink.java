@@ -165,6 +165,23 @@ final class RedisLink implements AutoCloseable {
     }
 
     /**
+     * Whether {@code keys} are in more than one slot of a Redis Cluster (never on one Redis). Stops at the first key
+     * of another slot: in a busy node's call, within the first few.
+     */
+    boolean spansSlots(List<String> keys) {
+        if (!cluster || keys.isEmpty()) {
+            return false;
+        }
+        int slot = SlotHash.getSlot(keys.get(0));
+        for (int i = 1; i < keys.size(); i++) {
+            if (SlotHash.getSlot(keys.get(i)) != slot) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * {@code items} in groups by what serves their {@code key} ({@link #shardOf}: on a Redis Cluster, its slot's
      * master, as this link last read the topology; on one Redis, all of them), in the order first met.
      */

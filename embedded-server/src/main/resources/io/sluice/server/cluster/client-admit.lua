@@ -21,14 +21,11 @@
 -- flattened: every number of the answer costs Redis a conversion and the node a parse, and only a crawler's turn,
 -- given back, needs the last three; verdict 0 admitted, 1 CRAWLER_SPACING, 2 CRAWLERS_BUSY, 3 HIT_STACK,
 -- 4 ROUTE_LIMIT, 5 ADDRESS_HIT_STACK, 6 CLIENT_CONCURRENCY, 7 ADDRESS_CONCURRENCY.
--- On a Redis Cluster, a call may carry the requests and releases of every slot its master served when the node sent
--- it, not of one slot alone (a call's fixed cost shared by a master's clients, not by a slot's, which are mostly one):
--- then it declares one key, whose slot routes it, and ARGV[1] is the number of keys K it carries, ARGV[2..K+1] the
--- keys above, the rest the arguments above. Such a call's keys are not declared, so a slot that moved to another
--- master since the node read the topology is found by each request's and each release's first command (a read, or a
--- ZREM that fails before it writes): that request answers NOT_HERE, with nothing done, and the 1-based index of each
--- such release follows the requests' answers. The node sends them again in calls of their own, with their keys
--- declared, which Redis Cluster redirects.
+-- On a Redis Cluster a call may carry the keys of several slots of one master (openCall, in locals.lua): a slot that
+-- moved to another master since the node read the topology is found by each request's and each release's first
+-- command (a read, or a ZREM that fails before it writes): that request answers NOT_HERE, with nothing done, and the
+-- 1-based index of each such release follows the requests' answers. The node sends them again in calls of their own,
+-- with their keys declared, which Redis Cluster redirects.
 local LIMITS = 10
 local ARGS = 4
 local NOT_HERE = -1
@@ -248,15 +245,8 @@ end
 
 -- The call: the releases, the sets of limits, then each request in turn.
 local function main(keys, args)
-  if #keys == 1 then
-    -- a Redis Cluster master's call (a call of one slot declares two keys or more)
-    local count = tonumber(args[1])
-    KEYS, ARGV = {unpack(args, 2, count + 1)}, {unpack(args, count + 2)}
-    first, carried = tryCall, true
-  else
-    KEYS, ARGV = keys, args
-    first, carried = call, false
-  end
+  carried = openCall(keys, args)
+  first = carried and tryCall or call
   readClock()
   sets, expiries, numbers = {}, {}, {}
   live = '(' .. format('%d', now)

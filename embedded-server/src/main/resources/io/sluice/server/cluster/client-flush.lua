@@ -3,21 +3,13 @@
 -- address-stacks.lua.
 -- KEYS[i] a hit stack  ARGV[2i-1] the weight to add  ARGV[2i] for an address's stack, the stack of the client the
 -- hits came from ('' for any other stack)
--- On a Redis Cluster a flush carries the stacks of every slot one master serves when they span slots (one call per
--- master each heartbeat, not one per slot: under a flood of refused addresses, thousands): then it declares one key,
--- whose slot routes it, and ARGV[1] is the number of stacks K, ARGV[2..K+1] the stacks, the rest as above. A stack
--- whose slot moved since the node read the topology is found by its first command, a read: nothing is added to it,
--- and its index is answered, for the node to send it again with its key declared.
--- Returns the indexes of the stacks not here (none but in such a call).
+-- On a Redis Cluster a flush may carry the stacks of several slots of one master (openCall, in locals.lua: one call
+-- per master each heartbeat, not one per slot: under a flood of refused addresses, thousands). A stack whose slot
+-- moved since the node read the topology is found by its first command, a read: nothing is added to it, and its index
+-- is answered, for the node to send it again with its key declared.
+-- Returns the indexes of the stacks not here (none but in a call that carries its keys).
 local function main(keys, args)
-  -- a call of one slot sends two arguments per key
-  local carried = #args ~= 2 * #keys
-  if carried then
-    local count = tonumber(args[1])
-    KEYS, ARGV = {unpack(args, 2, count + 1)}, {unpack(args, count + 2)}
-  else
-    KEYS, ARGV = keys, args
-  end
+  local carried = openCall(keys, args)
   local first = carried and tryCall or call
   readClock()
   local notHere = {}

@@ -14,3 +14,19 @@ local tonumber, tostring, type, unpack = tonumber, tostring, type, unpack
 local structPack, structUnpack = struct.pack, struct.unpack
 local format, sub, byte, rep = string.format, string.sub, string.byte, string.rep
 local max, min, floor = math.max, math.min, math.floor
+-- Sets KEYS and ARGV for a call of client-admit.lua or client-flush.lua; returns whether its keys were carried. On a
+-- Redis Cluster such a call may carry the keys of every slot its master served when the node sent it, not of one
+-- slot (its fixed cost shared by a master's clients, not a slot's, which are mostly one; LuaScript.runOnMaster): it
+-- declares one key, whose slot routes it, and its arguments are CARRIED, the number of keys K, the K keys, then the
+-- script's own arguments. Such keys are not declared, so Redis refuses one whose slot has moved to another master
+-- since the node read the topology: the script makes each request's first command with tryCall and answers for it.
+local CARRIED = '*'
+local function openCall(keys, args)
+  if args[1] == CARRIED then
+    local count = tonumber(args[2])
+    KEYS, ARGV = {unpack(args, 3, count + 2)}, {unpack(args, count + 3)}
+    return true
+  end
+  KEYS, ARGV = keys, args
+  return false
+end

@@ -210,7 +210,7 @@ class RedisClusterAdmissionCallsTest {
         for (String ip : List.of(here.get(0), away, here.get(1))) {
             keys.addAll(List.of(key(ip, "h"), key(ip, "a"), key(ip, "cl"), key(ip, "al")));
         }
-        List<String> words = new ArrayList<>(List.of("EVAL", CLIENT_ADMIT, "1", keys.get(2),
+        List<String> words = new ArrayList<>(List.of("EVAL", CLIENT_ADMIT, "1", keys.get(2), "*",
                 Integer.toString(keys.size())));
         words.addAll(keys);
         words.addAll(List.of("1", "lease-0", "1", "15", "10", "0", "0", "15", "100", "8", "64", "35000", "1000"));
@@ -296,7 +296,7 @@ class RedisClusterAdmissionCallsTest {
         String here = addressesOn(master, 1).get(0);
         String away = addressesOn(elsewhere, 1).get(0);
 
-        String notHere = master.command("EVAL", CLIENT_FLUSH, "1", key(here, "h"), "2", key(here, "h"),
+        String notHere = master.command("EVAL", CLIENT_FLUSH, "1", key(here, "h"), "*", "2", key(here, "h"),
                 key(away, "h"), "3", "", "3", "");
 
         assertThat(notHere).as("the second stack's index").isEqualTo("2");
