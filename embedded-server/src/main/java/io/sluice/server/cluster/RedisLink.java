@@ -44,11 +44,11 @@ import java.util.function.Function;
  * Thread-safe: Lettuce pipelines the commands of every thread on the one connection.
  *
  * <p>On a Redis Cluster ({@link RedisEndpoint#cluster()}) the link is Lettuce's cluster client: one connection per
- * node, each command sent to the node that serves its key's slot (a script, to the slot of its keys, which must
- * all share one: see {@link #slot}), {@code MOVED} and {@code ASK} followed, and the topology read again when they
- * come, when a connection drops, and every {@link #TOPOLOGY_REFRESH} in any case, so a failover is picked up
- * (docs/manual/cluster.md, "Redis Cluster"). Commands on the one node's connection keep their order, as on one
- * Redis.
+ * node, each command sent to the node that serves its key's slot (a script, to the slot of its declared keys, which
+ * must all share one; see {@link #spansSlots} for a call that carries more), {@code MOVED} and {@code ASK} followed,
+ * and the topology read again when they come, when a connection drops, and every {@link #TOPOLOGY_REFRESH} in any
+ * case, so a failover is picked up (docs/manual/cluster.md, "Redis Cluster"). Commands on the one node's connection
+ * keep their order, as on one Redis.
  */
 final class RedisLink implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(RedisLink.class.getName());
@@ -120,14 +120,6 @@ final class RedisLink implements AutoCloseable {
     /** True when this link is to a Redis Cluster: a script's keys must then share one slot. */
     boolean cluster() {
         return cluster;
-    }
-
-    /**
-     * The hash slot of {@code key} on a Redis Cluster (what a script's keys must share), or 0 on one Redis, where
-     * any keys go together.
-     */
-    int slot(String key) {
-        return cluster ? SlotHash.getSlot(key) : 0;
     }
 
     /**
