@@ -488,6 +488,22 @@ abstract class ClientStoreSpecification {
     }
 
     @Test
+    void aRequestThatWeighsNothingStillHoldsItsSlotOnEveryNode() {
+        Policy policy = generous().withPerClient(new Policy.PerClient(3));
+        ThrottleEngine a = node("a", policy);
+        ThrottleEngine b = node("b", policy);
+        Decision.Admit page = admitted(decide(a, "192.0.2.1", CURL, "/about"));
+        Decision.Admit logo = admitted(decide(b, "192.0.2.1", CURL, "/logo.png")); // an asset: weight 0
+        Decision.Admit photo = admitted(decide(a, "192.0.2.1", CURL, "/img/photo.jpg"));
+
+        refused(decide(b, "192.0.2.1", CURL, "/about"), Reason.CLIENT_CONCURRENCY);
+        refused(decide(a, "192.0.2.1", CURL, "/img/other.jpg"), Reason.CLIENT_CONCURRENCY);
+        page.admission().complete(200, 1_000);
+        logo.admission().complete(200, 1_000);
+        photo.admission().complete(200, 1_000);
+    }
+
+    @Test
     void completingTwiceFreesOneSlotOnly() {
         Policy policy = generous().withPerClient(new Policy.PerClient(2));
         ThrottleEngine a = node("a", policy);
