@@ -604,6 +604,23 @@ abstract class ClientStoreSpecification {
     }
 
     @Test
+    void anAddresssOnlyClientRunsAsManyAsTheAddressAllowsAgainAndAgain() {
+        Policy policy = generous().withPerClient(new Policy.PerClient(8))
+                .withPerAddress(new Policy.PerAddress(32, 64, 15, 1_000, 2));
+        ThrottleEngine a = node("a", policy);
+        ThrottleEngine b = node("b", policy);
+        for (int i = 0; i < 10; i++) {
+            served(decide(i % 2 == 0 ? a : b, "192.0.2.1", CURL)); // one at a time: never over the address's 2
+        }
+        Decision.Admit first = admitted(decide(a, "192.0.2.1", CURL));
+        Decision.Admit second = admitted(decide(b, "192.0.2.1", CURL));
+
+        refused(decide(a, "192.0.2.1", CURL), Reason.ADDRESS_CONCURRENCY);
+        first.admission().complete(200, 1_000);
+        second.admission().complete(200, 1_000);
+    }
+
+    @Test
     void aRefusalByTheAddressGivesTheClientsSlotBack() {
         Policy policy = generous().withPerClient(new Policy.PerClient(1))
                 .withPerAddress(new Policy.PerAddress(32, 64, 15, 1_000, 2));
