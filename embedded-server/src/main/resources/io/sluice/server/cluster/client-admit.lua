@@ -143,20 +143,6 @@ end
 -- Leases that count: those expiring after now (made once per call).
 local live
 
--- At most how many live leases a client's set (key) holds, checked against limit: what its stack (as read) keeps,
--- while that is below the limit, else counted (ZCOUNT). Every lease a client's set gets is taken by an admission,
--- which keeps one more in the stack's header than it found (a refused request's too, as the push writes the header
--- before the verdict: an overcount, which only brings the next count sooner); releases and expiries only make it
--- fewer. A stack made again, or written by a node that does not keep it, keeps none: counted. So a client far below
--- its limit is counted once every few admissions, not each time (docs/BENCHMARKS.md, issue 29).
-local function leasesOf(stack, key, limit)
-  local atMost = stack.leases
-  if atMost and atMost < limit then
-    return atMost
-  end
-  return call('ZCOUNT', key, live, '+inf')
-end
-
 -- One request's rules: its arguments from ARGV[a + 1], its keys from KEYS[k + 1]; returns the number of keys it had,
 -- then its answer: verdict, retry ms, client hits in window, ms until its oldest leaves, and for a crawler's request
 -- the crawler's and any crawler's previous service (nil for any other).
@@ -175,11 +161,8 @@ local function admit(a, k)
     return used, NOT_HERE, 0, 0, 0
   end
   local clientStack = stackFrom(KEYS[k + 1], header, nil)
-  -- before the client's push, which keeps in its header whether the client answers for its address, and how many
-  -- leases its set may hold once this request's is taken (for rule 5, below)
+  -- before the client's push, which keeps in its header whether the client answers for its address
   local alone, addressStack = addressOf(KEYS[k + 2], clientStack, clientLeases, addressLeases)
-  local running = leasesOf(clientStack, clientLeases, alone and min(limits[7], limits[8]) or limits[7])
-  clientStack.leases = running + 1
   local hits, below, reset = push(clientStack, weight, limits[1], limits[2])
   local routeWindow = limits[3]
   local routeHits, routeBelow = 0, 0
@@ -231,10 +214,10 @@ local function admit(a, k)
   if addressHits > limits[6] then
     return keys, 5, addressBelow, hits, reset, none, none
   end
-  -- 5. requests in flight (the client's counted above): a lease that expired (its node died with the request
-  -- running) no longer counts; it goes from its key when the key's expiry is pushed on, and with its key, which lives
-  -- at least a lease's time after the last lease taken (no lease outlives that: each expires at most a lease's time
-  -- after it was taken or renewed)
+  -- 5. requests in flight: a lease that expired (its node died with the request running) no longer counts; it goes
+  -- from its key when the key's expiry is pushed on, and with its key, which lives at least a lease's time after the
+  -- last lease taken (no lease outlives that: each expires at most a lease's time after it was taken or renewed)
+  local running = call('ZCOUNT', clientLeases, live, '+inf')
   if running >= limits[7] then
     return keys, 6, 0, hits, reset, none, none
   end
@@ -246,10 +229,6 @@ local function admit(a, k)
   end
   -- the client's stack was written by its push, or was there
   local stackWritten = weight > 0 or clientStack.last ~= nil
-  if weight == 0 and clientStack.last then
-    -- no push wrote the header: it must still count this lease
-    writeWindowField(clientStack)
-  end
   if alone then
     leaseOfClient(clientStack, stackWritten, clientLeases, ARGV[a + 3], limits[9])
   else

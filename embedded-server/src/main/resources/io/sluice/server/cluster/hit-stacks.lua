@@ -5,10 +5,9 @@
 -- nothing, so nothing is ever zeroed. The header holds the last second written L and L's hits (L's slot is written
 -- only when a later second comes), the window's total carried forward (the window W it counts, the hits in the W
 -- seconds up to L, the oldest of those seconds with hits, 0: none), the second the stack's expiry was last set, and
--- what a client's admission keeps there to save itself a command (client-admit.lua, address-stacks.lua): when it
--- last found or made its address's marker naming it (0: not known), when it last pushed its lease set's expiry on
--- (0: not known), and at most how many live leases that set holds (none kept: not known), in the number that holds W
--- (LEASES_SHIFT); in any other stack, the two seconds are 0 and the leases mean nothing.
+-- two seconds a client's admission keeps there to save itself a command (client-admit.lua, address-stacks.lua): when
+-- it last found or made its address's marker naming it (0: not known), and when it last pushed its lease set's
+-- expiry on (0: not known); both 0 in any other stack.
 -- So a push in the second its stack last saw (most of a busy client's) reads and writes the header alone, one
 -- GETRANGE and one SETRANGE of 32 bytes; only a push whose window loses its oldest second with hits, or must find
 -- when hits leave it, reads the slots (one GET). Every byte a script reads or writes becomes a Lua string that
@@ -29,12 +28,6 @@ local HEADER_BYTES = 32
 -- naming it, the second it pushed its lease set's expiry on.
 local ALONE_AT = 24
 local LEASES_PUSHED_AT = 28
--- The header's third number is W + LEASES_SHIFT * (1 + at most how many live leases the client's set holds), or W
--- alone when that is not known: a stack written by a node that does not keep it (an older version, during an upgrade)
--- says "not known", so its leases are counted. At most LEASES_KEPT is kept.
-local LEASES_SHIFT = 256
-local LEASES_KEPT = 1000000
-local WINDOW_AT = 8
 local SLOT = '<I4I4'
 local SLOT_BYTES = 8
 -- A stack's string is always this long (so a string of another length at a stack's key is not a stack).
@@ -46,27 +39,15 @@ local TTL_S = KEEP + 1 + REFRESH
 local HEADER_END = tostring(HEADER_BYTES - 1)
 local TTL_TEXT = tostring(TTL_S)
 
--- The header's third number for window W and at most `leases` live leases (nil: not known).
-local function windowField(window, leases)
-  if not leases or leases >= LEASES_KEPT then
-    return window
-  end
-  return window + LEASES_SHIFT * (leases + 1)
-end
-
--- A stack as read: its key and header's numbers (last nil: no stack; alone and leasesPushed 0; leases nil: not
--- known), and its whole string once a figure needed its slots (packed). A client's admission may set alone and leases
--- before the push that writes the header.
+-- A stack as read: its key and header's numbers (last nil: no stack; alone and leasesPushed 0), and its whole string
+-- once a figure needed its slots (packed). A client's admission may set alone before the push that writes the header.
 local function stackFrom(key, header, packed)
   if #header < HEADER_BYTES then
     return {key = key, alone = 0, leasesPushed = 0}
   end
-  local last, hitsLast, field, total, oldest, expirySet, alone, leasesPushed = structUnpack(HEADER, header, 1)
-  local window = field % LEASES_SHIFT
-  local leases = (field - window) / LEASES_SHIFT - 1
+  local last, hitsLast, window, total, oldest, expirySet, alone, leasesPushed = structUnpack(HEADER, header, 1)
   return {key = key, last = last, hitsLast = hitsLast, window = window, total = total, oldest = oldest,
-    expirySet = expirySet, alone = alone, leasesPushed = leasesPushed, leases = leases >= 0 and leases or nil,
-    packed = packed}
+    expirySet = expirySet, alone = alone, leasesPushed = leasesPushed, packed = packed}
 end
 
 -- The stack at key, its header read.
@@ -93,11 +74,6 @@ end
 -- the stack at key, which must be there (SETRANGE on a missing key would make a string that never expires).
 local function writeAdmissionSecond(key, at, s)
   call('SETRANGE', key, at, structPack('<I4', s))
-end
-
--- Writes the header's third number of the stack (as read), which must be there: its window and leases as now held.
-local function writeWindowField(stack)
-  call('SETRANGE', stack.key, WINDOW_AT, structPack('<I4', windowField(stack.window, stack.leases)))
 end
 
 -- The hits of second s in its slot (0 when the slot holds another second), the slots read when first needed. A
@@ -176,14 +152,14 @@ local function addHits(stack, weight, window, total, oldest)
     oldest = second
   end
   if not stack.last then
-    call('SET', stack.key, structPack(HEADER, second, weight, windowField(window, stack.leases), total + weight,
-        oldest, second, stack.alone, 0) .. rep('\0', KEEP * SLOT_BYTES), 'EX', TTL_TEXT)
+    call('SET', stack.key, structPack(HEADER, second, weight, window, total + weight, oldest, second,
+        stack.alone, 0) .. rep('\0', KEEP * SLOT_BYTES), 'EX', TTL_TEXT)
     return
   end
   if stack.last > second then
     -- Redis's clock went back (a failover to another machine): the hits go in this second's slot, the header keeps
     -- the later second, and its total is summed afresh by the next push (window 0, not known); the seconds a
-    -- client's admission keeps are dropped, being later than now, and its leases are counted again
+    -- client's admission keeps are dropped, being later than now
     writeSlot(stack, second, slotHits(stack, second) + weight)
     call('SETRANGE', stack.key, '0', structPack(HEADER, stack.last, stack.hitsLast, 0, 0, 0, stack.expirySet,
         0, 0))
@@ -200,8 +176,8 @@ local function addHits(stack, weight, window, total, oldest)
     call('EXPIRE', stack.key, TTL_TEXT)
     expirySet = second
   end
-  call('SETRANGE', stack.key, '0', structPack(HEADER, second, hitsNow, windowField(window, stack.leases),
-      total + weight, oldest, expirySet, stack.alone, stack.leasesPushed))
+  call('SETRANGE', stack.key, '0', structPack(HEADER, second, hitsNow, window, total + weight, oldest,
+      expirySet, stack.alone, stack.leasesPushed))
 end
 
 -- Adds weight to a stack (as read) whose window is not known here (hits counted on a node, flushed): the window its

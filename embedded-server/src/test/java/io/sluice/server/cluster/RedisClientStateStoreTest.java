@@ -367,49 +367,6 @@ class RedisClientStateStoreTest {
     }
 
     @Test
-    void aClientFarBelowItsConcurrencyLimitHasItsLeasesCountedOnceEveryFewAdmissionsNotOnEach() throws Exception {
-        // One request at a time, a limit of 8: the stack's header says at most 1, 2, ... 7 leases, and only at 8
-        // must the set be counted (found holding none or one), so about one count in seven admissions
-        Member a = member("a", ClientStoreSpecification.generous().withPerClient(new Policy.PerClient(8)));
-        served(decide(a, "192.0.2.1").decision());
-        command("CONFIG", "RESETSTAT");
-        for (int i = 0; i < 21; i++) {
-            served(decide(a, "192.0.2.1").decision());
-        }
-        assertThat(redis.info("commandstats", "cmdstat_zcount:calls=")).as("counts of the client's leases")
-                .isBetween(1L, 4L);
-    }
-
-    @Test
-    void aClientsRequestsStillRunningAreCountedAgainOnceItsStackIsGone() {
-        // Two long requests, their leases renewed, and no hit for more than the stack's 71 s: the stack expires
-        // (deleted here), and with it what it kept of the leases; the set must be counted, not taken as empty
-        Member a = member("a", ClientStoreSpecification.generous().withPerClient(new Policy.PerClient(2)));
-        Decision.Admit first = admitted(decide(a, "192.0.2.1").decision());
-        Decision.Admit second = admitted(decide(a, "192.0.2.1").decision());
-        command("EVAL", "return redis.call('DEL', unpack(redis.call('KEYS', ARGV[1])))", "0",
-                ClusterFixture.SETTINGS.keyPrefix() + "{192.0.2.1}:m:*");
-
-        refused(decide(a, "192.0.2.1").decision(), Reason.CLIENT_CONCURRENCY);
-        first.admission().complete(200, 1_000);
-        second.admission().complete(200, 1_000);
-    }
-
-    @Test
-    void aStackWrittenByANodeThatKeepsNoCountOfLeasesHasItsClientsLeasesCounted() {
-        // During an upgrade an older node writes the header's window alone (15 s), which must read as "not known"
-        Member a = member("a", ClientStoreSpecification.generous().withPerClient(new Policy.PerClient(2)));
-        Decision.Admit first = admitted(decide(a, "192.0.2.1").decision());
-        Decision.Admit second = admitted(decide(a, "192.0.2.1").decision());
-        command("EVAL", "return redis.call('SETRANGE', redis.call('KEYS', ARGV[1])[1], 8, struct.pack('<I4', 15))",
-                "0", ClusterFixture.SETTINGS.keyPrefix() + "{192.0.2.1}:m:*");
-
-        refused(decide(a, "192.0.2.1").decision(), Reason.CLIENT_CONCURRENCY);
-        first.admission().complete(200, 1_000);
-        second.admission().complete(200, 1_000);
-    }
-
-    @Test
     void aClientsRequestsInARowAreNeverRefusedForConcurrencyWhileThisNodesReleasesAreOnTheirWay() {
         // Two at a time: when releases waited 2 ms for a batch of their own, the third request of a row sent within
         // it found two slots still held in Redis and was refused CLIENT_CONCURRENCY.
