@@ -21,11 +21,6 @@ import javax.net.ssl.SSLSocketFactory;
 record RedisAddress(String host, int port, boolean tls, String username, String password) {
     private static final int TIMEOUT_MILLIS = 5_000;
 
-    /** A server on the loopback interface, without a password. */
-    static RedisAddress loopback(int port) {
-        return new RedisAddress("127.0.0.1", port, false, null, null);
-    }
-
     /** {@code HOST:PORT}, for the report. */
     String name() {
         return (host.contains(":") ? "[" + host + "]" : host) + ":" + port;

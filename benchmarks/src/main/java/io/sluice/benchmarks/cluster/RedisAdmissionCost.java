@@ -6,6 +6,7 @@ import io.sluice.server.SluiceServer;
 import io.sluice.server.change.PolicyChanges;
 import io.sluice.server.cluster.ClusterOptions;
 import io.sluice.server.cluster.LocalRedis;
+import io.sluice.server.cluster.LocalRedisCluster;
 import io.sluice.server.cluster.RedisEndpoint;
 import io.sluice.server.demo.Demo;
 import java.io.IOException;

@@ -22,7 +22,7 @@ class RedisAdmissionCostEndToEndTest {
 
     @BeforeAll
     static void redisInstalled() {
-        assumeTrue(LocalRedisCluster.installed(), LocalRedis.INSTALL_HINT);
+        assumeTrue(LocalRedis.installed(), LocalRedis.INSTALL_HINT);
     }
 
     @Test

@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -21,9 +22,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.IntPredicate;
 
 /**
- * A throwaway {@code redis-server} for the cluster demo and the ban-propagation measurement: the
- * distribution's binary, on a free loopback port, nothing saved to disk, stopped with {@link #close()} (and
- * with the JVM). Not for production: a production cluster runs its own Redis or Valkey.
+ * A throwaway {@code redis-server} for the cluster demo and the benchmarks: the distribution's binary, on a free
+ * loopback port, nothing saved to disk, stopped with {@link #close()} (and with the JVM); or one node of a
+ * {@link LocalRedisCluster}. Not for production: a production cluster runs its own Redis or Valkey.
  */
 public final class LocalRedis implements AutoCloseable {
     /** What to tell someone without the binary. */
@@ -49,7 +50,17 @@ public final class LocalRedis implements AutoCloseable {
      *                               words when it does not start
      */
     public static LocalRedis start() {
-        String binary = binary().orElseThrow(() -> new IllegalStateException(INSTALL_HINT));
+        return start(List.of());
+    }
+
+    /** Starts a node for a Redis Cluster ({@code --cluster-enabled}), its cluster bus port (+10000) free too. */
+    static LocalRedis startClusterNode() {
+        return start(List.of("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"));
+    }
+
+    private static LocalRedis start(List<String> options) {
+        String binary = binary("redis-server").orElseThrow(() -> new IllegalStateException(INSTALL_HINT));
+        boolean clusterNode = options.contains("--cluster-enabled");
         Path dir;
         try {
             dir = Files.createTempDirectory("sluice-redis");
@@ -58,10 +69,12 @@ public final class LocalRedis implements AutoCloseable {
         }
         IllegalStateException last = null;
         for (int attempt = 0; attempt < 5; attempt++) { // a free port can be taken before redis binds it
-            int port = freePort();
-            ProcessBuilder builder = new ProcessBuilder(binary, "--port", String.valueOf(port), "--bind", "127.0.0.1",
-                    "--dir", dir.toString(), "--save", "", "--appendonly", "no", "--daemonize", "no",
-                    "--protected-mode", "yes", "--loglevel", "warning");
+            int port = clusterNode ? freePortWithClusterBus() : freePort();
+            List<String> command = new ArrayList<>(List.of(binary, "--port", String.valueOf(port), "--bind",
+                    "127.0.0.1", "--dir", dir.toString(), "--save", "", "--appendonly", "no", "--daemonize", "no",
+                    "--protected-mode", "yes", "--loglevel", "warning"));
+            command.addAll(options);
+            ProcessBuilder builder = new ProcessBuilder(command);
             builder.redirectErrorStream(true);
             builder.redirectOutput(dir.resolve("redis.log").toFile());
             try {
@@ -76,6 +89,15 @@ public final class LocalRedis implements AutoCloseable {
             }
         }
         throw last;
+    }
+
+    /** Whether this machine has {@code redis-server} (the distribution's package, or on the PATH). */
+    public static boolean installed() {
+        return binary("redis-server").isPresent();
+    }
+
+    public int port() {
+        return port;
     }
 
     /** {@code redis://127.0.0.1:PORT}, as {@code --redis} takes it. */
@@ -108,17 +130,25 @@ public final class LocalRedis implements AutoCloseable {
     }
 
     private boolean answersPing() {
+        return "+PONG\r\n".equals(replyStart(port, "PING", 7));
+    }
+
+    /**
+     * The first {@code bytes} bytes of the reply to an inline {@code command} of the redis-server on loopback
+     * {@code port} (fewer if it says less), or "" when it does not answer: enough to know one has started, with no
+     * client library.
+     */
+    static String replyStart(int port, String command, int bytes) {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 500);
             socket.setSoTimeout(1000);
             OutputStream out = socket.getOutputStream();
-            out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.write((command + "\r\n").getBytes(StandardCharsets.US_ASCII));
             out.flush();
             InputStream in = socket.getInputStream();
-            byte[] reply = in.readNBytes(7);
-            return "+PONG\r\n".equals(new String(reply, StandardCharsets.US_ASCII));
+            return new String(in.readNBytes(bytes), StandardCharsets.US_ASCII);
         } catch (IOException e) {
-            return false;
+            return "";
         }
     }
 
@@ -130,17 +160,18 @@ public final class LocalRedis implements AutoCloseable {
         }
     }
 
-    private static Optional<String> binary() {
-        for (String candidate : List.of("/usr/bin/redis-server", "/usr/local/bin/redis-server")) {
-            if (Files.isExecutable(Path.of(candidate))) {
-                return Optional.of(candidate);
+    /** The distribution's {@code name} ({@code redis-server}, {@code redis-cli}), else the first on the PATH. */
+    static Optional<String> binary(String name) {
+        for (String dir : List.of("/usr/bin", "/usr/local/bin")) {
+            if (Files.isExecutable(Path.of(dir, name))) {
+                return Optional.of(Path.of(dir, name).toString());
             }
         }
         String path = System.getenv("PATH");
         if (path != null) {
             for (String entry : path.split(File.pathSeparator)) {
-                if (!entry.isEmpty() && Files.isExecutable(Path.of(entry, "redis-server"))) {
-                    return Optional.of(Path.of(entry, "redis-server").toString());
+                if (!entry.isEmpty() && Files.isExecutable(Path.of(entry, name))) {
+                    return Optional.of(Path.of(entry, name).toString());
                 }
             }
         }

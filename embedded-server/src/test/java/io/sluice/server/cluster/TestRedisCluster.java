@@ -3,22 +3,16 @@ package io.sluice.server.cluster;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
  * A real Redis Cluster for the cluster tests: {@code masters} {@link TestRedis#startClusterNode() cluster nodes} on
- * free ports (their bus ports free too), joined by {@code redis-cli --cluster create} with {@code replicasEach}
- * replicas per master, ready once every node says {@code cluster_state:ok}. Close it after the class.
+ * free ports (their bus ports free too), which a test may kill or stop, {@link LocalRedisCluster#join joined} with
+ * {@code replicasEach} replicas per master as the benchmarks' cluster is. Close it after the class.
  */
 final class TestRedisCluster implements RedisUnderTest {
-    private static final Duration READY_DEADLINE = Duration.ofSeconds(60);
-
     private final List<TestRedis> nodes;
     private final int masters;
 
@@ -34,56 +28,11 @@ final class TestRedisCluster implements RedisUnderTest {
             for (int i = 0; i < masters * (1 + replicasEach); i++) {
                 nodes.add(TestRedis.startClusterNode());
             }
-            TestRedisCluster cluster = new TestRedisCluster(nodes, masters);
-            cluster.create(replicasEach);
-            cluster.awaitReady();
-            return cluster;
+            LocalRedisCluster.join(nodes.stream().map(TestRedis::port).toList(), replicasEach);
+            return new TestRedisCluster(nodes, masters);
         } catch (RuntimeException | Error e) {
             nodes.forEach(TestRedis::close);
             throw e;
-        }
-    }
-
-    private void create(int replicasEach) {
-        List<String> command = new ArrayList<>(List.of(cli(), "--cluster", "create"));
-        nodes.forEach(node -> command.add("127.0.0.1:" + node.port()));
-        command.addAll(List.of("--cluster-replicas", Integer.toString(replicasEach), "--cluster-yes"));
-        try {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-            // redis-cli gives its first nodes the masters' role, in the order given
-            if (!process.waitFor(READY_DEADLINE.toSeconds(), TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                throw new IllegalStateException("redis-cli --cluster create did not finish within " + READY_DEADLINE);
-            }
-            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (process.exitValue() != 0) {
-                throw new IllegalStateException("redis-cli --cluster create failed: " + output);
-            }
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot run redis-cli (install the Debian package redis-tools)", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
-
-    /** Polls until every node serves every slot as the others see it ({@code cluster_state:ok}). */
-    void awaitReady() {
-        long deadline = System.nanoTime() + READY_DEADLINE.toNanos();
-        while (!nodes.stream().allMatch(TestRedisCluster::ok)) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("the Redis Cluster was not ok within " + READY_DEADLINE);
-            }
-            pause();
-        }
-    }
-
-    private static boolean ok(TestRedis node) {
-        try {
-            // CLUSTER INFO's first line
-            return "cluster_state:ok".equals(node.command("CLUSTER", "INFO"));
-        } catch (IOException e) {
-            return false;
         }
     }
 
@@ -150,7 +99,8 @@ final class TestRedisCluster implements RedisUnderTest {
     }
 
     private static String cli(TestRedis node, String... words) throws IOException {
-        List<String> command = new ArrayList<>(List.of(cli(), "-p", Integer.toString(node.port())));
+        List<String> command = new ArrayList<>(List.of(LocalRedisCluster.redisCli(), "-p",
+                Integer.toString(node.port())));
         command.addAll(List.of(words));
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         return new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -218,23 +168,5 @@ final class TestRedisCluster implements RedisUnderTest {
     @Override
     public void close() {
         nodes.forEach(TestRedis::close);
-    }
-
-    private static String cli() {
-        for (String candidate : List.of("/usr/bin/redis-cli", "/usr/local/bin/redis-cli")) {
-            if (Files.isExecutable(Path.of(candidate))) {
-                return candidate;
-            }
-        }
-        return "redis-cli";
-    }
-
-    private static void pause() {
-        try {
-            Thread.sleep(50);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
     }
 }
