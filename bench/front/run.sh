@@ -18,6 +18,8 @@
 # CANDIDATE_FLAGS adds flags to the candidate's command line (CANDIDATE_JAR defaults to the same jar then), SLUICE_FLAGS to the first Sluice's:
 # CANDIDATE_FLAGS="--front-path proxy" measures the lean path (default) against the proxy path, one jar.
 # CLIENTS=N (default: a new address per request) makes wrk cycle through N client addresses.
+# CONNECTIONS=N (default 32) is how many connections wrk keeps open, each sending its next request when the last is
+# answered: more keep a target that waits on Redis as busy as one that does not.
 # SYSCALLS=1 counts the target's system calls per request during each run (perf's syscall tracepoints, the calls
 # a front end makes per request: reads, writes, epoll, futex), printed after its figures.
 # THREADS=1 splits the target's CPU per request by thread (its request threads, Lettuce's I/O thread, the JIT's
@@ -91,7 +93,7 @@ for port in "${PORTS[@]}"; do
     sleep 0.5
   done
 done
-load() { taskset -c 1 wrk -t1 -c32 -d"$2"s --latency -s bench/front/many-clients.lua "http://127.0.0.1:$1/"; }
+load() { taskset -c 1 wrk -t1 -c"${CONNECTIONS:-32}" -d"$2"s --latency -s bench/front/many-clients.lua "http://127.0.0.1:$1/"; }
 
 echo "JVM options: ${JVM[*]:-(none)}; warming up each target for ${WARMUP}s" >&2
 for port in "${PORTS[@]}"; do load "$port" "$WARMUP" >/dev/null; done
