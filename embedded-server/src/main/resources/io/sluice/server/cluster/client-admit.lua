@@ -32,7 +32,7 @@ local NOT_HERE = -1
 -- The first command of a request or release: call, or in a call carrying a master's slots (carried), tryCall (a slot
 -- that moved answers an error table, which only such a call need look for: a type() per request cost 0.8%).
 local first, carried
--- The call's sets of limits, as numbers (made by main on each call, as are the call's caches below).
+-- The call's sets of limits, as numbers (made by main on each call, as are the call's caches below but numbers).
 local sets
 -- A crawler's last service is remembered longer than the longest gap a policy may set (a day).
 local CRAWLER_MEMORY = 90000000
@@ -131,12 +131,18 @@ local function leaseOfClient(stack, stackWritten, key, id, leaseMs)
   end
 end
 
--- A request's numbers, each text parsed once per call: most requests send the same few ('1', '-1'), and finding one
--- in a table costs less than parsing it.
-local numbers
+-- The numbers of requests and limits, each text parsed once and kept from call to call (a Redis function keeps its
+-- state): most calls send the same few ('1', '-1', a policy's limits), and finding one in a table costs less than
+-- parsing it (glibc's strtod: about a thousand instructions a number). At most NUMBERS_KEPT texts are kept.
+local NUMBERS_KEPT = 1000
+local numbers, numbersKept = {}, 0
 local function number(text)
   local parsed = tonumber(text)
+  if numbersKept >= NUMBERS_KEPT then
+    numbers, numbersKept = {}, 0
+  end
   numbers[text] = parsed
+  numbersKept = numbersKept + 1
   return parsed
 end
 
@@ -248,7 +254,7 @@ local function main(keys, args)
   carried = openCall(keys, args)
   first = carried and tryCall or call
   readClock()
-  sets, expiries, numbers = {}, {}, {}
+  sets, expiries = {}, {}
   live = '(' .. format('%d', now)
   local released = tonumber(ARGV[1])
   local notHere
@@ -264,9 +270,10 @@ local function main(keys, args)
   end
   local base = released + 2
   for p = 1, tonumber(ARGV[base]) do
-    local set = {}
+    local set = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0} -- LIMITS, made at its size
     for j = 1, LIMITS do
-      set[j] = tonumber(ARGV[base + (p - 1) * LIMITS + j])
+      local text = ARGV[base + (p - 1) * LIMITS + j]
+      set[j] = numbers[text] or number(text)
     end
     sets[p] = set
   end

@@ -2,7 +2,7 @@
 -- client-flush.lua, client-release.lua and client-leases.lua, which run as Redis functions where Redis has them:
 -- their definitions made once, their main(keys, args) on each call (function-library.lua). In Redis's Lua a global is
 -- found by name in a table each time it is used (redis.call twice: redis, then call), a local is a register: with the
--- numbers parsed once per call (client-admit.lua), this cut Redis's instructions per admission by about a tenth
+-- numbers parsed once (client-admit.lua), this cut Redis's instructions per admission by about a tenth
 -- (docs/BENCHMARKS.md, issue 29).
 local call = redis.call
 -- A command whose failure is answered as an error table, not raised: the first command of each request in a Redis
