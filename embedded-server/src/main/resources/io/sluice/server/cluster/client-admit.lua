@@ -32,7 +32,8 @@ local NOT_HERE = -1
 -- The first command of a request or release: call, or in a call carrying a master's slots (carried), tryCall (a slot
 -- that moved answers an error table, which only such a call need look for: a type() per request cost 0.8%).
 local first, carried
--- The call's sets of limits, as numbers (made by main on each call, as are the call's caches below but numbers).
+-- The call's sets of limits, as numbers (made by main on each call, as is the expiries cache below; the numbers
+-- cache is kept from call to call).
 local sets
 -- A crawler's last service is remembered longer than the longest gap a policy may set (a day).
 local CRAWLER_MEMORY = 90000000
