@@ -284,6 +284,10 @@ class ConsoleEndToEndTest {
         WaitForAsyncUtils.waitFor(15, TimeUnit.SECONDS, () -> indexOf(ip) >= 0);
     }
 
+    /**
+     * Where the row of the client at {@code ip} is, or -1. Not its address's row: a snapshot taken between a request's
+     * push on its address and on its client shows the address ahead of its client for a moment, under the same ip.
+     */
     private int indexOf(String ip) {
         var snapshot = live.model().snapshotProperty().get();
         if (snapshot == null) {
@@ -291,17 +295,21 @@ class ConsoleEndToEndTest {
         }
         List<ClientRow> rows = snapshot.topClients();
         for (int i = 0; i < rows.size(); i++) {
-            if (rows.get(i).ip().equals(ip)) {
+            if (isClient(rows.get(i), ip)) {
                 return i;
             }
         }
         return -1;
     }
 
+    private static boolean isClient(ClientRow row, String ip) {
+        return !row.address() && row.ip().equals(ip);
+    }
+
     /** The client's status in the latest snapshot (read once: the next one may replace it meanwhile). */
     private String rowStatus(String ip) {
         var snapshot = live.model().snapshotProperty().get();
-        return snapshot == null ? "" : snapshot.topClients().stream().filter(row -> row.ip().equals(ip)).findFirst()
+        return snapshot == null ? "" : snapshot.topClients().stream().filter(row -> isClient(row, ip)).findFirst()
                 .map(row -> row.status().name()).orElse("");
     }
 
