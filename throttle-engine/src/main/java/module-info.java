@@ -17,6 +17,7 @@ module io.sluice.engine {
     requires HdrHistogram;
 
     exports io.sluice.engine;
+    exports io.sluice.engine.check;
     exports io.sluice.engine.classify;
     exports io.sluice.engine.governor;
     exports io.sluice.engine.net;
