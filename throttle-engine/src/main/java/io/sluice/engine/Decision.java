@@ -28,11 +28,21 @@ public sealed interface Decision permits Decision.Admit, Decision.Wait, Decision
      * Answer with {@code status} (403 or 503) and, when {@code retryAfterSeconds >= 0}, a
      * {@code Retry-After} header.
      *
-     * @param rateLimit the client's quota when it is known, else null
-     * @param detail    one human sentence on why, for the refusal page
+     * @param rateLimit      the client's quota when it is known, else null
+     * @param detail         one human sentence on why, for the refusal page
+     * @param challengeBits  for {@link Reason#CHALLENGE}: the proof-of-work's difficulty the interstitial asks for;
+     *                       0 otherwise
+     * @param dropPass       for {@link Reason#CHALLENGE}: the request's pass is no longer good (over its limits, its
+     *                       network over budget): the answer clears the cookie
      */
     record Refuse(ClientInfo client, Reason reason, int status, long retryAfterSeconds,
-                  RateLimitStatus rateLimit, String detail) implements Decision {
+                  RateLimitStatus rateLimit, String detail, int challengeBits, boolean dropPass) implements Decision {
+
+        /** A refusal that is not a challenge. */
+        public Refuse(ClientInfo client, Reason reason, int status, long retryAfterSeconds, RateLimitStatus rateLimit,
+                      String detail) {
+            this(client, reason, status, retryAfterSeconds, rateLimit, detail, 0, false);
+        }
     }
 
     /**

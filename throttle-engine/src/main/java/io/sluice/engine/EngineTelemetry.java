@@ -9,6 +9,7 @@ import io.sluice.engine.internal.OutcomeCounters;
 import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.store.ClientKey;
+import io.sluice.engine.telemetry.BrowserCheckCounts;
 import io.sluice.engine.telemetry.ClientRow;
 import io.sluice.engine.telemetry.ClientStatus;
 import io.sluice.engine.telemetry.ClientTableStats;
@@ -80,7 +81,8 @@ final class EngineTelemetry {
      * @param pendingBans the automatic bans not in a policy yet, read before {@code compiled}
      */
     Snapshot snapshot(Instant nowInstant, CompiledPolicy compiled, List<Ban> pendingBans, DecisionTap shadow,
-                      ClusterStatus cluster) {
+                      ClusterStatus cluster,
+                      BrowserCheckCounts browserCheck) {
         long now = nowInstant.toEpochMilli();
         Policy policy = compiled.policy();
         List<ClientRow> rows = new ArrayList<>();
@@ -125,7 +127,7 @@ final class EngineTelemetry {
                 latency.summary(now), List.copyOf(rows),
                 new ClientTableStats(clients.tracked(), clients.capacity(), clients.evicted()), List.copyOf(inForce),
                 counters.totals(),
-                shadow == null ? null : shadow.summary(now), cluster);
+                shadow == null ? null : shadow.summary(now), cluster, browserCheck);
     }
 
     /**

@@ -78,9 +78,8 @@ final class Outcomes {
 
     /** Rule 6: admitted, parked in a waiting place, or refused, by the load. */
     Decision loadStage(Pending<?, ?> pending, Policy policy, long now, boolean afterWait) {
-        RequestClass cls = pending.client.requestClass();
-        if (cls == RequestClass.BROWSER) {
-            load.enter(); // a browser is served whatever the load
+        if (!pending.client.deferredByLoad()) {
+            load.enter(); // a browser is served whatever the load (one with a pass, while the browser check asks)
             return admit(pending, now, afterWait);
         }
         Policy.Load limits = policy.load();
@@ -112,6 +111,17 @@ final class Outcomes {
         telemetry.refused(client.requestClass(), reason, now);
         clients.recordLimited(key, now, true);
         return new Decision.Refuse(client, reason, reason.httpStatus(), retryAfterSeconds, rate, detail);
+    }
+
+    /**
+     * The browser check's interstitial instead of the page ({@link Reason#CHALLENGE}): counted as a refusal by its
+     * reason, never towards escalation (a person behind a busy network is asked, not punished).
+     */
+    Decision challenge(ClientInfo client, ClientKey key, int bits, boolean dropPass, long now, String detail) {
+        telemetry.refused(client.requestClass(), Reason.CHALLENGE, now);
+        clients.recordLimited(key, now, true);
+        return new Decision.Refuse(client, Reason.CHALLENGE, Reason.CHALLENGE.httpStatus(), -1, null, detail, bits,
+                dropPass);
     }
 
     /**

@@ -7,6 +7,7 @@ import io.sluice.engine.net.Cidr;
 import io.sluice.engine.net.IpAddress;
 import io.sluice.engine.policy.AllowEntry;
 import io.sluice.engine.policy.Ban;
+import io.sluice.engine.policy.BrowserCheck;
 import io.sluice.engine.policy.Escalation;
 import io.sluice.engine.policy.FieldError;
 import io.sluice.engine.policy.GovernorPolicy;
@@ -135,6 +136,7 @@ public final class PolicyValidator {
                     + "CF-Connecting-IP, was '" + policy.forwardedHeader() + "'");
         }
         validateEscalation(policy.escalation(), errors);
+        validateBrowserCheck(policy.browserCheck(), errors);
         return errors.list;
     }
 
@@ -144,6 +146,58 @@ public final class PolicyValidator {
         errors.range("perAddress.windowSeconds", perAddress.windowSeconds(), 1, MAX_WINDOW_SECONDS, "seconds");
         errors.range("perAddress.maxHits", perAddress.maxHits(), 1, 1_000_000, "hits");
         errors.range("perAddress.maxConcurrent", perAddress.maxConcurrent(), 1, 1_000_000, "requests");
+    }
+
+    /** The most exempt paths and always-challenged networks of the browser check. */
+    static final int MAX_CHECK_ENTRIES = 256;
+
+    private static void validateBrowserCheck(BrowserCheck check, Errors errors) {
+        // 4 bits is 16 hashes (a check that proves nothing); 24 is 16 million, minutes on a phone
+        errors.range("browserCheck.difficulty", check.difficulty(), 4, 24, "bits");
+        errors.range("browserCheck.passTtlSeconds", check.passTtlSeconds(), 60, 31_536_000, "seconds");
+        errors.range("browserCheck.noScriptWaitSeconds", check.noScriptWaitSeconds(), 1, 60, "seconds");
+        errors.range("browserCheck.pressureInFlight", check.pressureInFlight(), 0, 1_000_000,
+                "requests (0: twice load.maxActive)");
+        errors.range("browserCheck.pressureHoldSeconds", check.pressureHoldSeconds(), 0, 86_400, "seconds");
+        hitStack("browserCheck.perPass", check.perPass(), errors);
+        BrowserCheck.Networks networks = check.networks();
+        errors.range("browserCheck.networks.ipv4Prefix", networks.ipv4Prefix(), 8, 32, "bits");
+        errors.range("browserCheck.networks.ipv6Prefix", networks.ipv6Prefix(), 16, 128, "bits");
+        hitStack("browserCheck.networks.withoutPass", networks.withoutPass(), errors);
+        hitStack("browserCheck.networks.withPass", networks.withPass(), errors);
+        List<String> exempt = check.exemptPaths();
+        if (exempt.size() > MAX_CHECK_ENTRIES) {
+            errors.add("browserCheck.exemptPaths", "at most " + MAX_CHECK_ENTRIES + " paths, was " + exempt.size());
+        } else {
+            for (int i = 0; i < exempt.size(); i++) {
+                String field = "browserCheck.exemptPaths[" + i + "]";
+                String path = exempt.get(i);
+                if (!errors.text(field, path)) {
+                    continue;
+                }
+                boolean shaped = path.startsWith("/") || path.startsWith("*") && path.length() > 1;
+                if (!shaped || path.length() > MAX_PATTERN_LENGTH) {
+                    errors.add(field, "must be a path prefix starting with '/' or a suffix starting with '*' (at most "
+                            + MAX_PATTERN_LENGTH + " characters), was '" + path + "'");
+                }
+            }
+        }
+        List<String> always = check.alwaysChallenge();
+        if (always.size() > MAX_CHECK_ENTRIES) {
+            errors.add("browserCheck.alwaysChallenge", "at most " + MAX_CHECK_ENTRIES + " networks, was "
+                    + always.size());
+        } else {
+            for (int i = 0; i < always.size(); i++) {
+                errors.cidr("browserCheck.alwaysChallenge[" + i + "]", always.get(i));
+            }
+        }
+    }
+
+    private static void hitStack(String field, Policy.HitStack limits, Errors errors) {
+        if (errors.required(field, limits)) {
+            errors.range(field + ".windowSeconds", limits.windowSeconds(), 1, MAX_WINDOW_SECONDS, "seconds");
+            errors.range(field + ".maxHits", limits.maxHits(), 1, 1_000_000, "hits");
+        }
     }
 
     private static void validateRoutes(List<Route> routes, Errors errors) {

@@ -11,8 +11,8 @@ import io.sluice.engine.store.ClientKey;
 /**
  * The decision's first stage, the same on a single node and on a node of a cluster: who the client is (its address
  * through the trusted proxies, its user agent bounded, its class, its crawler claim verified), whether the
- * allow-list exempts it, then rule 1 (pause) and rule 2 (bans). A request that passes goes on, with its route, to
- * the client rules the engine was built with ({@link Next}).
+ * allow-list exempts it, then rule 1 (pause) and rule 2 (bans). A request that passes goes on, with its route,
+ * through the browser check ({@link BrowserGate}) to the client rules the engine was built with ({@link Next}).
  */
 final class Prelude {
 
@@ -31,12 +31,15 @@ final class Prelude {
     private final CrawlerVerifier crawlerVerifier;
     private final AutomaticBans bans;
     private final Outcomes outcomes;
+    private final BrowserGate browserGate;
 
-    Prelude(UserAgentClassifier classifier, CrawlerVerifier crawlerVerifier, AutomaticBans bans, Outcomes outcomes) {
+    Prelude(UserAgentClassifier classifier, CrawlerVerifier crawlerVerifier, AutomaticBans bans, Outcomes outcomes,
+            BrowserGate browserGate) {
         this.classifier = classifier;
         this.crawlerVerifier = crawlerVerifier;
         this.bans = bans;
         this.outcomes = outcomes;
+        this.browserGate = browserGate;
     }
 
     Decision decide(CompiledPolicy compiled, Request request, long now, Next next) {
@@ -63,7 +66,8 @@ final class Prelude {
         }
         RouteTable.Compiled route = compiled.routes().match(request.method(), request.path(), request.query(),
                 request.secFetchDest(), cls);
-        return next.afterPrelude(compiled, client, key, address, route, now);
+        // the browser check: a browser claim may have to prove itself before the client rules count it
+        return browserGate.decide(compiled, request, client, key, address, route, now, next);
     }
 
     /**

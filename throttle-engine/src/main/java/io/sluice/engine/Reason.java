@@ -18,6 +18,15 @@ public enum Reason {
     /** Requests in flight from the client's address (all its user agents). */
     ADDRESS_CONCURRENCY(503),
     LOAD(503),
+    /**
+     * The browser check: a page navigation claiming a browser, without a valid pass, answered with the interstitial
+     * that lets a real browser earn one.
+     */
+    CHALLENGE(403),
+    /** The browser check: a browser claim without a pass, from a network under challenge, not a page (a POST). */
+    PASS_REQUIRED(403),
+    /** The browser check: a network's budget for browser claims without a pass is spent (and it is not a page). */
+    NETWORK_BUDGET(503),
     /** Progressive delay: the request was held back, not refused. */
     DELAYED(200);
 

@@ -14,6 +14,11 @@ package io.sluice.engine;
  * @param query        the raw query string, without {@code ?}, or null
  * @param secFetchDest the {@code Sec-Fetch-Dest} header, or null (it only ever narrows a route, see
  *                     {@link io.sluice.engine.policy.Route})
+ * @param secFetchMode the {@code Sec-Fetch-Mode} header, or null: with {@code accept}, whether a browser claim is
+ *                     a page navigation (the browser check asks only those to prove themselves)
+ * @param accept       the {@code Accept} header, or null
+ * @param pass         the browser check's pass (the value of the cookie
+ *                     {@link io.sluice.engine.check.BrowserPasses#COOKIE}), or null: a claim until checked
  */
 public record Request(
         String peerAddress,
@@ -22,7 +27,16 @@ public record Request(
         String method,
         String path,
         String query,
-        String secFetchDest) {
+        String secFetchDest,
+        String secFetchMode,
+        String accept,
+        String pass) {
+
+    /** A request without the headers the browser check reads (the form before the check existed). */
+    public Request(String peerAddress, String userAgent, String forwardedFor, String method, String path,
+                   String query, String secFetchDest) {
+        this(peerAddress, userAgent, forwardedFor, method, path, query, secFetchDest, null, null, null);
+    }
 
     /** A direct {@code GET /} from {@code peerAddress} with no forwarding header. */
     public static Request direct(String peerAddress, String userAgent) {
@@ -36,6 +50,18 @@ public record Request(
 
     /** The same request as forwarded by a proxy at {@code peer} that set the forwarding header to {@code header}. */
     public Request via(String peer, String header) {
-        return new Request(peer, userAgent, header, method, path, query, secFetchDest);
+        return new Request(peer, userAgent, header, method, path, query, secFetchDest, secFetchMode, accept, pass);
+    }
+
+    /** The same request carrying {@code passValue} as its browser-check pass. */
+    public Request withPass(String passValue) {
+        return new Request(peerAddress, userAgent, forwardedFor, method, path, query, secFetchDest, secFetchMode,
+                accept, passValue);
+    }
+
+    /** The same request with the headers a browser sends when it navigates ({@code Sec-Fetch-*}, {@code Accept}). */
+    public Request asNavigation() {
+        return new Request(peerAddress, userAgent, forwardedFor, method, path, query, "document", "navigate",
+                "text/html,application/xhtml+xml,*/*;q=0.8", pass);
     }
 }

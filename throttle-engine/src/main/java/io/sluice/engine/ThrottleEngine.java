@@ -1,5 +1,9 @@
 package io.sluice.engine;
 
+import io.sluice.engine.check.BrowserPasses;
+import io.sluice.engine.check.PassKey;
+import io.sluice.engine.check.PassKeyRing;
+import io.sluice.engine.check.ProofOfWork;
 import io.sluice.engine.classify.CrawlerRanges;
 import io.sluice.engine.classify.CrawlerVerifier;
 import io.sluice.engine.classify.SearchEngineVerifier;
@@ -9,6 +13,7 @@ import io.sluice.engine.internal.CompiledPolicy;
 import io.sluice.engine.internal.CrawlerGate;
 import io.sluice.engine.internal.LoadGate;
 import io.sluice.engine.internal.LocalClientStateStore;
+import io.sluice.engine.net.IpAddress;
 import io.sluice.engine.store.SharedClientStore;
 import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.FieldError;
@@ -18,6 +23,7 @@ import io.sluice.engine.policy.PolicyValidationException;
 import io.sluice.engine.telemetry.ClusterStatus;
 import io.sluice.engine.telemetry.SecondCounts;
 import io.sluice.engine.telemetry.Snapshot;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -48,6 +54,9 @@ import java.util.function.UnaryOperator;
  * A decision is a short pipeline, one class a stage, each rule written once:
  *   Prelude        classification (the crawler's claim verified), allow-list, 1 pause, 2 bans; the same
  *                  on a single node and on a node of a cluster.
+ *   BrowserGate    the browser check: a browser claim's pass checked (a signature, no shared state), and while
+ *                  the check asks (always, under pressure, a network over budget, a marked route) a page without
+ *                  a pass answered with the interstitial. A pass is an identity with a hit stack of its own.
  *   ClientRules    3-5 on this node's stores, under ClientRules.Limits: the policy's on a single node, the
  *                  same limits scaled to the nodes last seen on a cluster node that has to decide alone.
  *   SharedRules    cluster mode only: asks 3-5 of the SharedClientStore every node asks (a Decision.Pending),
@@ -143,6 +152,10 @@ public final class ThrottleEngine {
     private final Prelude prelude;
     /** What follows the prelude: rules 3-5 on this node's stores or the cluster's, then 7 and 6. */
     private final Prelude.Next clientRules;
+    /** The browser check's passes: signed and checked with the key ring the front end installs. */
+    private final BrowserPasses passes;
+    private final ProofOfWork proofOfWork;
+    private final BrowserGate browserGate;
 
     /**
      * An engine without reverse DNS: with {@code crawlers.verifySearchEngines} on (the default), a crawler's claim is
@@ -188,7 +201,15 @@ public final class ThrottleEngine {
                 idle, clock);
         this.telemetry = new EngineTelemetry(config, classifier, clients, aggregates, load, bans);
         Outcomes outcomes = new Outcomes(clock, current, clients, load, new CrawlerGate(), bans, telemetry);
-        this.prelude = new Prelude(classifier, new CrawlerVerifier(CrawlerRanges.bundled(), verifier), bans, outcomes);
+        long networkCapacity = Math.max(1_000, config.maxTrackedClients() / 10);
+        this.passes = new BrowserPasses(PassKeyRing.of(PassKey.random(new SecureRandom())));
+        this.proofOfWork = new ProofOfWork(passes);
+        this.browserGate = new BrowserGate(passes, load, outcomes,
+                LocalClientStateStore.ofAggregates(networkCapacity, idle, clock),
+                LocalClientStateStore.ofAggregates(networkCapacity, idle, clock),
+                new LocalClientStateStore(networkCapacity, idle, clock));
+        this.prelude = new Prelude(classifier, new CrawlerVerifier(CrawlerRanges.bundled(), verifier), bans, outcomes,
+                browserGate);
         ClientRules rules = new ClientRules(outcomes, outcomes.crawlerGate(), routeStacks);
         this.clientRules = next(ClientStores.local(clients, aggregates), rules,
                 shared == null ? null : new SharedRules<>(shared, rules, outcomes, clock));
@@ -319,6 +340,47 @@ public final class ThrottleEngine {
         tap = newTap;
     }
 
+    // ---------------------------------------------------------------- browser check
+
+    /**
+     * The browser check's passes. An engine starts with a key of its own, made at random; the front end installs the
+     * state directory's ring ({@link BrowserPasses#keys(PassKeyRing)}), so passes outlive a restart and every node
+     * of a cluster accepts the others'.
+     */
+    public BrowserPasses browserPasses() {
+        return passes;
+    }
+
+    /** The proofs-of-work the interstitial asks for, signed with the same ring as the passes. */
+    public ProofOfWork proofOfWork() {
+        return proofOfWork;
+    }
+
+    /** The front end handed out a pass for a right answer ({@code weak}: by the no-JavaScript path); counted. */
+    public void passEarned(boolean weak) {
+        browserGate.earned(weak);
+    }
+
+    /** The front end refused an answer to a challenge; counted. */
+    public void answerRefused() {
+        browserGate.refusedAnswer();
+    }
+
+    /**
+     * The address the engine keys {@code request} by: the peer's, or what a trusted proxy of the live policy reports.
+     * The pass endpoint binds a pass to the same network the engine will check it against.
+     *
+     * @throws IllegalArgumentException when the peer address is not an IP literal
+     */
+    public IpAddress clientAddress(Request request) {
+        return current.get().resolver().resolve(request);
+    }
+
+    /** Whether the browser check counts the site as under pressure now. */
+    public boolean underPressure() {
+        return browserGate.underPressure(clock.millis());
+    }
+
     // ---------------------------------------------------------------- policy
 
     /** The live policy. */
@@ -438,6 +500,8 @@ public final class ThrottleEngine {
         // the pending set, so read in this order the ban is in one or the other (a snapshot never misses it).
         Instant now = clock.instant();
         List<Ban> pendingBans = bans.pending(now.toEpochMilli());
-        return telemetry.snapshot(now, current.get(), pendingBans, tap, clusterStatus.get());
+        CompiledPolicy compiled = current.get();
+        return telemetry.snapshot(now, compiled, pendingBans, tap, clusterStatus.get(),
+                browserGate.counts(compiled.policy().browserCheck(), now.toEpochMilli()));
     }
 }

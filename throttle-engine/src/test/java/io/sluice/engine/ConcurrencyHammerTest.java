@@ -70,7 +70,7 @@ class ConcurrencyHammerTest {
 
     @Test
     void oneClientNeverHasMoreThanMaxConcurrentInFlight() throws Exception {
-        ThrottleEngine engine = EngineFixture.engine(clock, Policy.defaults()
+        ThrottleEngine engine = EngineFixture.engine(clock, EngineFixture.withoutBrowserCheck(Policy.defaults())
                 .withHitStack(new Policy.HitStack(60, 1_000_000)).withPerClient(new Policy.PerClient(3)));
         AtomicInteger running = new AtomicInteger();
         AtomicInteger mostRunning = new AtomicInteger();
@@ -195,9 +195,9 @@ class ConcurrencyHammerTest {
         // 64 clients through a table of 16: clients are evicted all the time, many with requests in flight
         int clients = 64;
         ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults().withMaxTrackedClients(16), clock,
-                Policy.defaults().withHitStack(new Policy.HitStack(60, 1_000_000))
+                EngineFixture.withoutBrowserCheck(Policy.defaults().withHitStack(new Policy.HitStack(60, 1_000_000))
                         .withPerClient(new Policy.PerClient(2)).withLoad(new Policy.Load(1_000_000, 10, 500))
-                        .withPerAddress(UNLIMITED_ADDRESSES),
+                        .withPerAddress(UNLIMITED_ADDRESSES)),
                 new FakeClassifier());
         AtomicIntegerArray running = new AtomicIntegerArray(clients);
         AtomicInteger mostRunning = new AtomicInteger();
@@ -247,7 +247,7 @@ class ConcurrencyHammerTest {
     void perAddressConcurrencyHoldsWhileUserAgentsJoinAndEverySlotComesBack() throws Exception {
         // each address starts with one user agent (which counts its address's slots itself) until the others join
         int addresses = 200;
-        ThrottleEngine engine = EngineFixture.engine(clock, Policy.defaults()
+        ThrottleEngine engine = EngineFixture.engine(clock, EngineFixture.withoutBrowserCheck(Policy.defaults())
                 .withHitStack(new Policy.HitStack(60, 1_000_000)).withPerClient(new Policy.PerClient(1_000))
                 .withLoad(new Policy.Load(1_000_000, 10, 500))
                 .withPerAddress(new Policy.PerAddress(32, 64, 60, 1_000_000, 3)));

@@ -2,6 +2,7 @@ package io.sluice.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.engine.policy.BrowserCheck;
 import io.sluice.engine.policy.Policy;
 
 /** Shorthand shared by the rule tests. */
@@ -16,6 +17,14 @@ final class EngineFixture {
 
     static ThrottleEngine engine(ManualClock clock, Policy policy) {
         return new ThrottleEngine(EngineConfig.defaults(), clock, policy, new FakeClassifier());
+    }
+
+    /**
+     * {@code policy} with the browser check off: for the tests of the other rules, whose browsers would otherwise be
+     * challenged once they fill the site (pressure) or one network's budget.
+     */
+    static Policy withoutBrowserCheck(Policy policy) {
+        return policy.withBrowserCheck(policy.browserCheck().withMode(BrowserCheck.Mode.OFF));
     }
 
     static Decision decide(ThrottleEngine engine, String ip, String agent) {

@@ -105,8 +105,9 @@ class RulesTest {
         }
 
         @Test
-        void aBrowserIsServedWhateverTheLoad() {
-            ThrottleEngine engine = engine(busy);
+        void aBrowserIsServedWhateverTheLoadWhileTheBrowserCheckIsOff() {
+            // with the check on, the same holds for a browser on a pass (BrowserCheckTest.UnderPressure)
+            ThrottleEngine engine = engine(EngineFixture.withoutBrowserCheck(busy));
             fill(engine, 2);
             for (int i = 0; i < 5; i++) {
                 admitted(decide(engine, "203.0.113." + i, BROWSER));

@@ -58,6 +58,8 @@ public final class CompiledPolicy {
     /** Rule 1 and rule 7 per class, by ordinal: an array read instead of a list or map lookup per request. */
     private final boolean[] paused;
     private final Policy.ProgressiveDelay[] progressive;
+    /** The browser check's always-challenged networks. */
+    private final CidrSet alwaysChallenge;
 
     /**
      * Compiles every ban, whatever its expiry.
@@ -77,6 +79,7 @@ public final class CompiledPolicy {
     public CompiledPolicy(Policy policy, long nowMillis) {
         this.policy = policy;
         this.resolver = new ClientAddressResolver(CidrSet.parse(policy.trustedProxies()), policy.forwardedHeader());
+        this.alwaysChallenge = CidrSet.parse(policy.browserCheck().alwaysChallenge());
         this.routes = new RouteTable(policy.routes());
         this.addressLimits = policy.perAddress().hitStack();
         this.escalation = policy.escalation().toArray(new Escalation[0]);
@@ -160,6 +163,11 @@ public final class CompiledPolicy {
 
     public ClientAddressResolver resolver() {
         return resolver;
+    }
+
+    /** Whether the browser check challenges {@code address}'s browser claims whenever it is not off. */
+    public boolean alwaysChallenges(IpAddress address) {
+        return !alwaysChallenge.isEmpty() && alwaysChallenge.contains(address);
     }
 
     /** Rule 1: whether the policy pauses {@code cls} (the whole service or that class). */

@@ -32,6 +32,8 @@ import java.util.Map;
  * @param forwardedHeader  the one header trusted proxies set with the client's address ({@code X-Forwarded-For}
  *                         when absent)
  * @param escalation       automatic bans for repeat offenders; none when absent
+ * @param browserCheck     when a browser claim must prove itself, and the budgets of networks;
+ *                         {@link BrowserCheck#DEFAULTS} when absent
  */
 public record Policy(
         long version,
@@ -50,7 +52,8 @@ public record Policy(
         PerAddress perAddress,
         List<Route> routes,
         String forwardedHeader,
-        List<Escalation> escalation) {
+        List<Escalation> escalation,
+        BrowserCheck browserCheck) {
 
     public Policy {
         // Optional so that a policy file written before the crawl governor existed still loads.
@@ -66,6 +69,17 @@ public record Policy(
         routes = routes == null ? Route.DEFAULTS : immutable(routes);
         forwardedHeader = forwardedHeader == null ? X_FORWARDED_FOR : forwardedHeader;
         escalation = immutable(escalation);
+        browserCheck = browserCheck == null ? BrowserCheck.DEFAULTS : browserCheck;
+    }
+
+    /** A policy with the default browser check (the form before the check existed). */
+    public Policy(long version, HitStack hitStack, Crawlers crawlers, Load load, PerClient perClient,
+                  Map<RequestClass, ProgressiveDelay> progressiveDelay, Pause pause, List<Ban> bans,
+                  List<AllowEntry> allow, List<String> trustedProxies, Classification classification,
+                  Refusal refusal, GovernorPolicy governor, PerAddress perAddress, List<Route> routes,
+                  String forwardedHeader, List<Escalation> escalation) {
+        this(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow, trustedProxies,
+                classification, refusal, governor, perAddress, routes, forwardedHeader, escalation, null);
     }
 
     /** The default forwarding header. */
@@ -98,92 +112,99 @@ public record Policy(
                 PerAddress.DEFAULTS,
                 Route.DEFAULTS,
                 X_FORWARDED_FOR,
-                List.of());
+                List.of(),
+                BrowserCheck.DEFAULTS);
     }
 
     public Policy withVersion(long newVersion) {
         return new Policy(newVersion, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
-                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation);
+                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation, browserCheck);
     }
 
     public Policy withPause(Pause newPause) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, newPause, bans, allow,
-                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation);
+                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation, browserCheck);
     }
 
     public Policy withBans(List<Ban> newBans) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, newBans, allow,
-                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation);
+                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation, browserCheck);
     }
 
     public Policy withHitStack(HitStack value) {
         return new Policy(version, value, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
-                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation);
+                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation, browserCheck);
     }
 
     public Policy withCrawlers(Crawlers value) {
         return new Policy(version, hitStack, value, load, perClient, progressiveDelay, pause, bans, allow,
-                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation);
+                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation, browserCheck);
     }
 
     public Policy withLoad(Load value) {
         return new Policy(version, hitStack, crawlers, value, perClient, progressiveDelay, pause, bans, allow,
-                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation);
+                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation, browserCheck);
     }
 
     public Policy withPerClient(PerClient value) {
         return new Policy(version, hitStack, crawlers, load, value, progressiveDelay, pause, bans, allow,
-                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation);
+                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation, browserCheck);
     }
 
     public Policy withProgressiveDelay(Map<RequestClass, ProgressiveDelay> value) {
         return new Policy(version, hitStack, crawlers, load, perClient, value, pause, bans, allow, trustedProxies,
-                classification, refusal, governor, perAddress, routes, forwardedHeader, escalation);
+                classification, refusal, governor, perAddress, routes, forwardedHeader, escalation, browserCheck);
     }
 
     public Policy withAllow(List<AllowEntry> value) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, value,
-                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation);
+                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation, browserCheck);
     }
 
     public Policy withTrustedProxies(List<String> value) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow, value,
-                classification, refusal, governor, perAddress, routes, forwardedHeader, escalation);
+                classification, refusal, governor, perAddress, routes, forwardedHeader, escalation, browserCheck);
     }
 
     public Policy withClassification(Classification value) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
-                trustedProxies, value, refusal, governor, perAddress, routes, forwardedHeader, escalation);
+                trustedProxies, value, refusal, governor, perAddress, routes, forwardedHeader, escalation, browserCheck);
     }
 
     public Policy withRefusal(Refusal value) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
-                trustedProxies, classification, value, governor, perAddress, routes, forwardedHeader, escalation);
+                trustedProxies, classification, value, governor, perAddress, routes, forwardedHeader, escalation, browserCheck);
     }
 
     public Policy withGovernor(GovernorPolicy value) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
-                trustedProxies, classification, refusal, value, perAddress, routes, forwardedHeader, escalation);
+                trustedProxies, classification, refusal, value, perAddress, routes, forwardedHeader, escalation, browserCheck);
     }
 
     public Policy withPerAddress(PerAddress value) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
-                trustedProxies, classification, refusal, governor, value, routes, forwardedHeader, escalation);
+                trustedProxies, classification, refusal, governor, value, routes, forwardedHeader, escalation, browserCheck);
     }
 
     public Policy withRoutes(List<Route> value) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
-                trustedProxies, classification, refusal, governor, perAddress, value, forwardedHeader, escalation);
+                trustedProxies, classification, refusal, governor, perAddress, value, forwardedHeader, escalation, browserCheck);
     }
 
     public Policy withForwardedHeader(String value) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
-                trustedProxies, classification, refusal, governor, perAddress, routes, value, escalation);
+                trustedProxies, classification, refusal, governor, perAddress, routes, value, escalation, browserCheck);
     }
 
     public Policy withEscalation(List<Escalation> value) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
-                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, value);
+                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, value, browserCheck);
+    }
+
+    public Policy withBrowserCheck(BrowserCheck value) {
+        return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
+                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation,
+                value);
     }
 
     /** Rule 4: refuse when a client has more than {@code maxHits} hits in the last {@code windowSeconds}. */

@@ -1,5 +1,6 @@
 package io.sluice.engine.policy;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.sluice.engine.RequestClass;
 import java.util.List;
@@ -26,6 +27,9 @@ import java.util.List;
  * @param weight       hits a matching request pushes on the hit stacks (0: it costs nothing)
  * @param limits       a stricter hit stack of the route's own, per client, or null for none
  * @param note         why the route exists
+ * @param challenge    browser claims without a pass are asked to prove themselves on this route whenever the
+ *                     browser check is not {@code off} (a search page, a history page, an archive download); left
+ *                     out of the JSON when false
  */
 public record Route(
         Match match,
@@ -36,7 +40,8 @@ public record Route(
         List<String> secFetchDest,
         int weight,
         Policy.HitStack limits,
-        String note) {
+        String note,
+        @JsonInclude(JsonInclude.Include.NON_NULL) Boolean challenge) {
 
     /** How a route's {@code path} is matched. */
     public enum Match {
@@ -60,5 +65,18 @@ public record Route(
         methods = Policy.immutable(methods);
         classes = Policy.immutable(classes);
         secFetchDest = Policy.immutable(secFetchDest);
+        // absent in a policy written before the browser check: no challenge, and left out of the JSON again
+        challenge = Boolean.TRUE.equals(challenge) ? Boolean.TRUE : null;
+    }
+
+    /** Whether browser claims without a pass are asked to prove themselves on this route. */
+    public boolean challenges() {
+        return Boolean.TRUE.equals(challenge);
+    }
+
+    /** A route that does not ask for the browser check. */
+    public Route(Match match, String path, String query, List<String> methods, List<RequestClass> classes,
+                 List<String> secFetchDest, int weight, Policy.HitStack limits, String note) {
+        this(match, path, query, methods, classes, secFetchDest, weight, limits, note, null);
     }
 }

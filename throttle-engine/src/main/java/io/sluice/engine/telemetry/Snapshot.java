@@ -23,6 +23,7 @@ import java.util.Map;
  * @param totals          counts by class and outcome since the engine started (never go down)
  * @param shadow          the shadow policy's summary, or null when none is installed
  * @param cluster         which node answered and how it stands in its cluster ({@code STANDALONE} without one)
+ * @param browserCheck    the browser check's mode, pressure and funnel; null from a server older than the check
  */
 public record Snapshot(
         Instant takenAt,
@@ -36,7 +37,8 @@ public record Snapshot(
         List<Ban> bans,
         Map<RequestClass, ClassCounts> totals,
         ShadowSummary shadow,
-        ClusterStatus cluster) {
+        ClusterStatus cluster,
+        BrowserCheckCounts browserCheck) {
 
     public Snapshot {
         cluster = cluster == null ? ClusterStatus.standalone(load == null ? 0 : load.inFlight()) : cluster;
@@ -47,6 +49,15 @@ public record Snapshot(
                     LoadState load, LatencySummary upstreamLatency, List<ClientRow> topClients,
                     ClientTableStats clients, List<Ban> bans, Map<RequestClass, ClassCounts> totals) {
         this(takenAt, policyVersion, pause, seconds, load, upstreamLatency, topClients, clients, bans, totals, null,
-                null);
+                null, null);
+    }
+
+    /** A snapshot from a server older than the browser check. */
+    public Snapshot(Instant takenAt, long policyVersion, Policy.Pause pause, List<SecondCounts> seconds,
+                    LoadState load, LatencySummary upstreamLatency, List<ClientRow> topClients,
+                    ClientTableStats clients, List<Ban> bans, Map<RequestClass, ClassCounts> totals,
+                    ShadowSummary shadow, ClusterStatus cluster) {
+        this(takenAt, policyVersion, pause, seconds, load, upstreamLatency, topClients, clients, bans, totals, shadow,
+                cluster, null);
     }
 }

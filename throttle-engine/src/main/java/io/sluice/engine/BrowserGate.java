@@ -1,0 +1,224 @@
+package io.sluice.engine;
+
+import io.sluice.engine.check.BrowserPasses;
+import io.sluice.engine.check.Pass;
+import io.sluice.engine.internal.ClientStateStore;
+import io.sluice.engine.internal.CompiledPolicy;
+import io.sluice.engine.internal.HitStackState;
+import io.sluice.engine.internal.LoadGate;
+import io.sluice.engine.internal.RouteTable;
+import io.sluice.engine.net.IpAddress;
+import io.sluice.engine.policy.BrowserCheck;
+import io.sluice.engine.policy.Policy;
+import io.sluice.engine.store.ClientKey;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The browser check, between rule 2 and the client rules: a user agent that claims a browser is a claim, and while
+ * the check asks, a page navigation without a valid pass is answered with the interstitial ({@link Reason#CHALLENGE})
+ * instead of the page. Everything else is unchanged: crawlers, bots and allow-listed clients never meet it.
+ *
+ * <p>When it asks ({@link BrowserCheck.Mode}): always; or, adaptive, while the site is under pressure (requests in
+ * flight at {@code pressureInFlight}, held for {@code pressureHoldSeconds}), for a network over its budget of claims
+ * without a pass, on a route marked {@code challenge} and for the networks the policy always challenges.
+ *
+ * <p>What a pass buys: it is checked here with no shared state (a signature over the client's network, user agent
+ * and expiry), and it is an identity: its requests share one hit stack whatever address they come from, and its
+ * network has a budget of its own for requests on a pass. Over either, the pass is dropped and its holder
+ * challenged again (harder while the site is under pressure). A browser with a strong pass is served whatever the
+ * load, as browsers always were; a weak pass (the no-JavaScript path) and a browser claim without a pass that the
+ * check lets by (not a page, so not challenged) wait behind the load gate like bots ({@link ClientInfo.Pass}).
+ *
+ * <p>State: two bounded tables of hit stacks (one keyed by network, with or without a pass; one by pass), the
+ * moment pressure was last seen (one AtomicLong), and counters. Nothing here blocks or reads a clock.
+ */
+final class BrowserGate {
+
+    /** Bits added to the proof-of-work of a pass dropped while the site is under pressure: 16 times the work. */
+    static final int HARDER_BITS = 4;
+    /** The hardest proof-of-work ever asked, whatever is added. */
+    static final int MAX_BITS = 24;
+    /** A pass's hit stack is keyed by an address of the discard prefix 100::/64 (RFC 6666) made from its id. */
+    private static final long PASS_PREFIX = 0x0100_0000_0000_0000L;
+
+    private final BrowserPasses passes;
+    private final LoadGate load;
+    private final Outcomes outcomes;
+    /** Each network's hit stack of browser claims without a pass. */
+    private final ClientStateStore<?, ?> claimsWithoutPass;
+    /** Each network's hit stack of requests on a pass. */
+    private final ClientStateStore<?, ?> requestsOnPass;
+    /** Each pass's hit stack, whatever address it comes from. */
+    private final ClientStateStore<?, ?> passStacks;
+    /** Until when the site counts as under pressure (epoch millis). */
+    private final AtomicLong pressureUntil = new AtomicLong(Long.MIN_VALUE);
+    private final LongAdder challenged = new LongAdder();
+    private final LongAdder onPass = new LongAdder();
+    private final LongAdder passesDropped = new LongAdder();
+    private final LongAdder passesEarned = new LongAdder();
+    private final LongAdder weakPassesEarned = new LongAdder();
+    private final LongAdder answersRefused = new LongAdder();
+
+    BrowserGate(BrowserPasses passes, LoadGate load, Outcomes outcomes, ClientStateStore<?, ?> claimsWithoutPass,
+                ClientStateStore<?, ?> requestsOnPass, ClientStateStore<?, ?> passStacks) {
+        this.passes = passes;
+        this.load = load;
+        this.outcomes = outcomes;
+        this.claimsWithoutPass = claimsWithoutPass;
+        this.requestsOnPass = requestsOnPass;
+        this.passStacks = passStacks;
+    }
+
+    Decision decide(CompiledPolicy compiled, Request request, ClientInfo client, ClientKey key, IpAddress address,
+                    RouteTable.Compiled route, long now, Prelude.Next next) {
+        Policy policy = compiled.policy();
+        BrowserCheck check = policy.browserCheck();
+        if (check.mode() == BrowserCheck.Mode.OFF || client.requestClass() != RequestClass.BROWSER
+                || client.allowListed() || exempt(check, request.path())) {
+            return next.afterPrelude(compiled, client, key, address, route, now);
+        }
+        boolean pressure = underPressure(check, policy.load(), now);
+        BrowserCheck.Networks budgets = check.networks();
+        ClientKey network = ClientKey.ofAddress(address, budgets.ipv4Prefix(), budgets.ipv6Prefix());
+        int weight = route.weight();
+        Pass pass = request.pass() == null ? null : passes.check(request.pass(), address, client.userAgent(), now);
+        if (pass != null) {
+            HitStackState<?> own = passStacks.pushHit(passKey(pass), client, now, check.perPass(), weight);
+            HitStackState<?> shared = requestsOnPass.pushHit(network, client, now,
+                    budgets.withPass(), weight);
+            boolean spent = own.hitsInWindow() > check.perPass().maxHits()
+                    || shared.hitsInWindow() > budgets.withPass().maxHits();
+            if (!spent) {
+                onPass.increment();
+                ClientInfo passed = client.withPass(pass.weak() ? ClientInfo.Pass.WEAK : ClientInfo.Pass.STRONG);
+                return next.afterPrelude(compiled, passed, key, address, route, now);
+            }
+            passesDropped.increment();
+            if (navigation(request, route)) {
+                int bits = Math.min(MAX_BITS, check.difficulty() + (pressure ? HARDER_BITS : 0));
+                return challenge(client, key, bits, true, now, own.hitsInWindow() > check.perPass().maxHits()
+                        ? "This pass was used faster than one person browses: prove again that this is a browser."
+                        : "This network asked for more pages than its budget: prove again that this is a browser.");
+            }
+            return next.afterPrelude(compiled, client.withPass(ClientInfo.Pass.MISSING), key, address, route, now);
+        }
+        HitStackState<?> claims = claimsWithoutPass.pushHit(network, client, now,
+                budgets.withoutPass(), weight);
+        boolean overBudget = claims.hitsInWindow() > budgets.withoutPass().maxHits();
+        boolean asking = check.mode() == BrowserCheck.Mode.ALWAYS || pressure || overBudget
+                || route.route() != null && route.route().challenges() || compiled.alwaysChallenges(address);
+        if (!asking) {
+            return next.afterPrelude(compiled, client, key, address, route, now);
+        }
+        if (!isRead(request.method())) {
+            return outcomes.refuse(client, key, Reason.PASS_REQUIRED, -1, null, now,
+                    "This network is asked to prove it runs a browser: load a page first, then try again.");
+        }
+        if (navigation(request, route)) {
+            return challenge(client, key, check.difficulty(), false, now,
+                    "Checking that this is a browser before serving the page.");
+        }
+        if (overBudget) {
+            return outcomes.refuse(client, key, Reason.NETWORK_BUDGET, Outcomes.ceilSeconds(claims.millisUntilBelow()),
+                    null, now, "More than " + budgets.withoutPass().maxHits() + " requests without a pass from this "
+                            + "network in " + budgets.withoutPass().windowSeconds() + " s.");
+        }
+        // not a page: never challenged, but no longer served whatever the load
+        return next.afterPrelude(compiled, client.withPass(ClientInfo.Pass.MISSING), key, address, route, now);
+    }
+
+    private Decision challenge(ClientInfo client, ClientKey key, int bits, boolean dropPass, long now, String detail) {
+        challenged.increment();
+        return outcomes.challenge(client, key, bits, dropPass, now, detail);
+    }
+
+    /**
+     * Under pressure once the requests in flight (this node's and, in a cluster, the others' as last read) reach the
+     * threshold, and for {@code pressureHoldSeconds} after the last time they did.
+     */
+    private boolean underPressure(BrowserCheck check, Policy.Load limits, long now) {
+        int threshold = check.pressureInFlight() > 0 ? check.pressureInFlight() : 2 * limits.maxActive();
+        if ((long) load.inFlight() + load.elsewhere() >= threshold) {
+            long until = now + check.pressureHoldSeconds() * 1000L;
+            if (until > pressureUntil.get()) {
+                pressureUntil.set(until);
+            }
+            return true;
+        }
+        return now < pressureUntil.get();
+    }
+
+    /** Whether the site counts as under pressure at {@code now} (for the snapshot). */
+    boolean underPressure(long now) {
+        return now < pressureUntil.get();
+    }
+
+    /**
+     * A page navigation: a read that weighs something (the default route gives assets weight 0), that the browser
+     * does not say is a fetch, an XHR, an image or a script ({@code Sec-Fetch-Mode}, {@code Sec-Fetch-Dest}), and that
+     * accepts HTML. A client that sends no such header at all (a plain HTTP client) is asked like a browser would be.
+     */
+    static boolean navigation(Request request, RouteTable.Compiled route) {
+        if (!isRead(request.method()) || route.weight() == 0) {
+            return false;
+        }
+        String mode = request.secFetchMode();
+        if (mode != null && !mode.equalsIgnoreCase("navigate")) {
+            return false;
+        }
+        String dest = request.secFetchDest();
+        if (dest != null && !dest.equalsIgnoreCase("document")) {
+            return false;
+        }
+        String accept = request.accept();
+        if (accept == null) {
+            return true;
+        }
+        String lower = accept.toLowerCase(Locale.ROOT);
+        return lower.contains("text/html") || lower.contains("*/*");
+    }
+
+    private static boolean isRead(String method) {
+        return "GET".equals(method) || "HEAD".equals(method);
+    }
+
+    /** Feeds, robots.txt, the well-known files: what the policy lists is never challenged. */
+    static boolean exempt(BrowserCheck check, String path) {
+        if (path == null) {
+            return false;
+        }
+        for (String entry : check.exemptPaths()) {
+            if (entry.charAt(0) == '*' ? path.endsWith(entry.substring(1)) : path.startsWith(entry)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static ClientKey passKey(Pass pass) {
+        long hash = 0xcbf2_9ce4_8422_2325L;
+        String id = pass.id();
+        for (int i = 0; i < id.length(); i++) {
+            hash = (hash ^ id.charAt(i)) * 0x100_0000_01b3L;
+        }
+        return new ClientKey(IpAddress.ofIpv6(PASS_PREFIX, hash), "");
+    }
+
+    /** A pass was earned at the pass endpoint ({@code weak}: by the no-JavaScript path). */
+    void earned(boolean weak) {
+        (weak ? weakPassesEarned : passesEarned).increment();
+    }
+
+    /** An answer to a challenge was refused at the pass endpoint. */
+    void refusedAnswer() {
+        answersRefused.increment();
+    }
+
+    /** The check's counters since the engine started, and whether the site is under pressure now. */
+    io.sluice.engine.telemetry.BrowserCheckCounts counts(BrowserCheck check, long now) {
+        return new io.sluice.engine.telemetry.BrowserCheckCounts(check.mode(), underPressure(now), challenged.sum(),
+                passesEarned.sum(), weakPassesEarned.sum(), answersRefused.sum(), onPass.sum(), passesDropped.sum());
+    }
+}

@@ -1,0 +1,107 @@
+package io.sluice.engine.policy;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.List;
+
+/**
+ * The browser check (docs/manual/policy.md, "The browser check"): a request that claims a browser may be asked to
+ * prove it runs one (a proof-of-work in JavaScript, or a slower no-JavaScript path) before it is served, and earns
+ * a signed pass for the pages that follow. A user agent is a claim; the check is what makes it cost something to
+ * claim a browser from a thousand addresses.
+ *
+ * @param mode                {@code off}, {@code adaptive} (only under pressure, for networks over their budget, on
+ *                            routes marked {@code challenge} and networks in {@code alwaysChallenge}) or
+ *                            {@code always}
+ * @param difficulty          leading zero bits of the proof-of-work's SHA-256: 2^difficulty hashes on average
+ * @param passTtlSeconds      how long a pass is good for
+ * @param noScript            whether a browser without JavaScript may earn a (weak) pass by waiting
+ *                            {@code noScriptWaitSeconds}; a weak pass is served after crawlers and bots, not
+ *                            whatever the load
+ * @param noScriptWaitSeconds how long the no-JavaScript path makes a browser wait
+ * @param pressureInFlight    requests in flight at which the site is under pressure (adaptive mode challenges every
+ *                            browser claim without a pass); 0 for twice {@code load.maxActive}: the load gate holds
+ *                            crawlers and bots to {@code maxActive}, so only browser claims take it past that
+ * @param pressureHoldSeconds how long the site counts as under pressure after it last was, so the check does not
+ *                            flap off the moment it worked
+ * @param perPass             the hit stack of one pass, whatever address it comes from: a pass shared by fifty
+ *                            addresses is held to one person's pace; over it the pass is dropped and its holder
+ *                            challenged again
+ * @param networks            the budgets of one network
+ * @param exemptPaths         never challenged: a path prefix ({@code /.well-known/}) or, starting with {@code *}, a
+ *                            suffix ({@code *.rss}); feeds and the well-known files by default
+ * @param alwaysChallenge     addresses or CIDRs (cloud ranges, one network an operator picked) whose browser claims
+ *                            are challenged whenever the mode is not {@code off}
+ */
+public record BrowserCheck(
+        Mode mode,
+        int difficulty,
+        int passTtlSeconds,
+        boolean noScript,
+        int noScriptWaitSeconds,
+        int pressureInFlight,
+        int pressureHoldSeconds,
+        Policy.HitStack perPass,
+        Networks networks,
+        List<String> exemptPaths,
+        List<String> alwaysChallenge) {
+
+    /** When the check asks. */
+    public enum Mode {
+        @JsonProperty("off") OFF,
+        @JsonProperty("adaptive") ADAPTIVE,
+        @JsonProperty("always") ALWAYS
+    }
+
+    /** What is never challenged by default: feeds, robots.txt, sitemaps and the well-known files. */
+    public static final List<String> DEFAULT_EXEMPT_PATHS = List.of("/robots.txt", "/sitemap", "/.well-known/",
+            "/favicon.ico", "/feed", "*.rss", "*.atom", "*.xml");
+
+    /**
+     * About 4,000 SHA-256 hashes on average: well under a second on a low-end phone, a few milliseconds in native
+     * code. The check proves a browser runs, it does not price a scraper out on its own: the pass it earns does that,
+     * by being an identity with one person's pace.
+     */
+    public static final BrowserCheck DEFAULTS = new BrowserCheck(Mode.ADAPTIVE, 12, 604_800, true, 5, 0, 60,
+            new Policy.HitStack(15, 20), Networks.DEFAULTS, DEFAULT_EXEMPT_PATHS, List.of());
+
+    public BrowserCheck {
+        mode = mode == null ? Mode.ADAPTIVE : mode;
+        perPass = perPass == null ? new Policy.HitStack(15, 20) : perPass;
+        networks = networks == null ? Networks.DEFAULTS : networks;
+        exemptPaths = exemptPaths == null ? DEFAULT_EXEMPT_PATHS : Policy.immutable(exemptPaths);
+        alwaysChallenge = Policy.immutable(alwaysChallenge);
+    }
+
+    /** The same check with another mode. */
+    public BrowserCheck withMode(Mode value) {
+        return new BrowserCheck(value, difficulty, passTtlSeconds, noScript, noScriptWaitSeconds, pressureInFlight,
+                pressureHoldSeconds, perPass, networks, exemptPaths, alwaysChallenge);
+    }
+
+    /** The same check with other always-challenged networks. */
+    public BrowserCheck withAlwaysChallenge(List<String> value) {
+        return new BrowserCheck(mode, difficulty, passTtlSeconds, noScript, noScriptWaitSeconds, pressureInFlight,
+                pressureHoldSeconds, perPass, networks, exemptPaths, value);
+    }
+
+    /**
+     * The budgets of one network (an IPv4 /24 and an IPv6 /48 by default), beside the client's and the address's:
+     * one for browser claims without a pass, a larger one for requests on a pass. Over either, the network's browser
+     * claims are challenged (never refused outright while the check is on: a person behind it can still pass).
+     *
+     * @param ipv4Prefix  the prefix length of an IPv4 network
+     * @param ipv6Prefix  the prefix length of an IPv6 network
+     * @param withoutPass the hit stack of the network's browser claims without a pass
+     * @param withPass    the hit stack of the network's requests on a pass
+     */
+    public record Networks(int ipv4Prefix, int ipv6Prefix, Policy.HitStack withoutPass, Policy.HitStack withPass) {
+        /** A busy office's worth of people arriving without passes; twenty times one person's pace with them. */
+        public static final Networks DEFAULTS = new Networks(24, 48, new Policy.HitStack(15, 60),
+                new Policy.HitStack(15, 400));
+
+        public Networks {
+            withoutPass = withoutPass == null ? new Policy.HitStack(15, 60) : withoutPass;
+            withPass = withPass == null ? new Policy.HitStack(15, 400) : withPass;
+        }
+    }
+}

@@ -1,0 +1,322 @@
+package io.sluice.engine;
+
+import static io.sluice.engine.EngineFixture.BROWSER;
+import static io.sluice.engine.EngineFixture.CURL;
+import static io.sluice.engine.EngineFixture.GOOGLEBOT;
+import static io.sluice.engine.EngineFixture.admitted;
+import static io.sluice.engine.EngineFixture.refused;
+import static io.sluice.engine.EngineFixture.served;
+import static io.sluice.engine.EngineFixture.waiting;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.engine.net.IpAddress;
+import io.sluice.engine.policy.AllowEntry;
+import io.sluice.engine.policy.AllowType;
+import io.sluice.engine.policy.BrowserCheck;
+import io.sluice.engine.policy.FieldError;
+import io.sluice.engine.policy.Policy;
+import io.sluice.engine.policy.Route;
+import io.sluice.engine.telemetry.BrowserCheckCounts;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The browser check (issue 46): a browser claim is a claim. When the check asks, a page without a pass gets the
+ * interstitial; a pass is an identity held to one person's pace; a quiet day asks no one.
+ */
+class BrowserCheckTest {
+
+    private static final long DAY = 86_400_000L;
+    private final ManualClock clock = ManualClock.at("2026-12-01T10:00:00Z");
+
+    private ThrottleEngine engine(Policy policy) {
+        return EngineFixture.engine(clock, policy);
+    }
+
+    private static Policy withMode(BrowserCheck.Mode mode) {
+        return Policy.defaults().withBrowserCheck(BrowserCheck.DEFAULTS.withMode(mode));
+    }
+
+    /** A browser's navigation to {@code path}: what Chromium sends for a page. */
+    private static Request page(String ip, String path) {
+        return Request.get(ip, BROWSER, path).asNavigation();
+    }
+
+    /** A plain HTTP client with a browser's user agent: no Sec-Fetch headers, no Accept. */
+    private static Request plain(String ip, String path) {
+        return Request.get(ip, BROWSER, path);
+    }
+
+    private String passFor(ThrottleEngine engine, String ip, boolean weak) {
+        String id = "p" + ip.replace('.', '_').replace(':', '-') + (weak ? "w" : "s");
+        return engine.browserPasses().mint(id, weak, IpAddress.parse(ip), BROWSER, clock.millis() + DAY);
+    }
+
+    @Nested
+    class OnAQuietDay {
+
+        @Test
+        void adaptiveAsksNoOneWithoutPressure() {
+            ThrottleEngine engine = engine(Policy.defaults());
+            for (int i = 0; i < 10; i++) {
+                served(engine.decide(page("192.0.2." + i, "/articles/" + i)));
+                served(engine.decide(plain("198.51.100." + i, "/articles/" + i)));
+            }
+            assertThat(engine.snapshot().browserCheck().challenged()).isZero();
+            assertThat(engine.snapshot().browserCheck().underPressure()).isFalse();
+        }
+
+        @Test
+        void offNeverAsksEvenUnderPressure() {
+            ThrottleEngine engine = engine(withMode(BrowserCheck.Mode.OFF));
+            for (int i = 0; i < 40; i++) {
+                admitted(engine.decide(page("192.0.2." + i, "/a")));
+            }
+            admitted(engine.decide(page("198.51.100.1", "/a")));
+        }
+
+        @Test
+        void aRouteMarkedChallengeAsksEvenWhenQuiet() {
+            Route search = new Route(Route.Match.PREFIX, "/search", null, List.of(), List.of(), List.of(), 1, null,
+                    "search costs the site", true);
+            List<Route> routes = new ArrayList<>(Route.DEFAULTS);
+            routes.add(0, search);
+            ThrottleEngine engine = engine(Policy.defaults().withRoutes(routes));
+            refused(engine.decide(page("192.0.2.1", "/search")), Reason.CHALLENGE);
+            served(engine.decide(page("192.0.2.1", "/articles/1")));
+        }
+
+        @Test
+        void aNetworkTheOperatorNamedIsAlwaysAsked() {
+            ThrottleEngine engine = engine(Policy.defaults().withBrowserCheck(
+                    BrowserCheck.DEFAULTS.withAlwaysChallenge(List.of("203.0.113.0/24"))));
+            refused(engine.decide(page("203.0.113.7", "/")), Reason.CHALLENGE);
+            served(engine.decide(page("203.0.114.7", "/")));
+        }
+    }
+
+    @Nested
+    class WhenItAsks {
+
+        private final ThrottleEngine engine = engine(withMode(BrowserCheck.Mode.ALWAYS));
+
+        @Test
+        void aPageWithoutAPassGetsTheInterstitialAtThePolicysDifficulty() {
+            Decision.Refuse challenge = refused(engine.decide(page("192.0.2.1", "/articles/1")), Reason.CHALLENGE);
+            assertThat(challenge.status()).isEqualTo(403);
+            assertThat(challenge.challengeBits()).isEqualTo(BrowserCheck.DEFAULTS.difficulty());
+            assertThat(challenge.dropPass()).isFalse();
+            assertThat(engine.snapshot().browserCheck().challenged()).isEqualTo(1);
+        }
+
+        @Test
+        void aPlainClientWithABrowsersUserAgentIsAskedLikeABrowser() {
+            refused(engine.decide(plain("192.0.2.1", "/")), Reason.CHALLENGE);
+        }
+
+        @Test
+        void aValidPassIsServedAndCounted() {
+            String pass = passFor(engine, "192.0.2.1", false);
+            Decision.Admit admit = admitted(engine.decide(page("192.0.2.1", "/a").withPass(pass)));
+            assertThat(admit.client().pass()).isEqualTo(ClientInfo.Pass.STRONG);
+            assertThat(engine.snapshot().browserCheck().servedOnPass()).isEqualTo(1);
+        }
+
+        @Test
+        void aPassKeepsWorkingAcrossItsSlash24ButNotOutsideIt() {
+            String pass = passFor(engine, "192.0.2.1", false);
+            admitted(engine.decide(page("192.0.2.200", "/a").withPass(pass)));
+            refused(engine.decide(page("192.0.3.1", "/a").withPass(pass)), Reason.CHALLENGE);
+        }
+
+        @Test
+        void anExpiredOrEditedPassIsNoPass() {
+            String pass = passFor(engine, "192.0.2.1", false);
+            char last = pass.charAt(pass.length() - 1);
+            String edited = pass.substring(0, pass.length() - 1) + (last == 'A' ? 'B' : 'A');
+            refused(engine.decide(page("192.0.2.1", "/a").withPass(edited)), Reason.CHALLENGE);
+            refused(engine.decide(page("192.0.2.1", "/a").withPass("garbage")), Reason.CHALLENGE);
+            clock.advanceMillis(DAY + 1);
+            refused(engine.decide(page("192.0.2.1", "/a").withPass(pass)), Reason.CHALLENGE);
+        }
+
+        @Test
+        void assetsFeedsAndWellKnownFilesAreNeverAsked() {
+            served(engine.decide(Request.get("192.0.2.1", BROWSER, "/site.css")));
+            served(engine.decide(Request.get("192.0.2.1", BROWSER, "/img/photo.jpg")));
+            served(engine.decide(page("192.0.2.2", "/robots.txt")));
+            served(engine.decide(page("192.0.2.3", "/blog/index.rss")));
+            served(engine.decide(page("192.0.2.4", "/.well-known/security.txt")));
+        }
+
+        @Test
+        void crawlersBotsAndTheAllowListAreNeverAsked() {
+            served(engine.decide(Request.get("192.0.2.1", CURL, "/")));
+            assertThat(engine.decide(Request.get("192.0.2.2", GOOGLEBOT, "/"))).isNotInstanceOf(Decision.Refuse.class
+                    ).satisfies(d -> assertThat(d.client().pass()).isEqualTo(ClientInfo.Pass.UNCHECKED));
+            ThrottleEngine allowing = engine(withMode(BrowserCheck.Mode.ALWAYS).withAllow(List.of(
+                    new AllowEntry(AllowType.IP, "192.0.2.50", false, "the office"))));
+            served(allowing.decide(page("192.0.2.50", "/")));
+        }
+
+        @Test
+        void aFormPostWithoutAPassIsRefusedWithItsOwnReason() {
+            Request post = new Request("192.0.2.1", BROWSER, null, "POST", "/comment", null, null, "navigate",
+                    "text/html", null);
+            refused(engine.decide(post), Reason.PASS_REQUIRED);
+        }
+
+        @Test
+        void aFetchWithoutAPassIsNotChallengedButWaitsBehindTheLoadGate() {
+            Request fetch = new Request("192.0.2.1", BROWSER, null, "GET", "/api/items", null, "empty", "cors",
+                    "application/json", null);
+            Decision.Admit admit = admitted(engine.decide(fetch));
+            assertThat(admit.client().pass()).isEqualTo(ClientInfo.Pass.MISSING);
+            assertThat(admit.client().deferredByLoad()).isTrue();
+        }
+    }
+
+    @Nested
+    class UnderPressure {
+
+        @Test
+        void browsersPastTwiceMaxActiveInFlightPutTheSiteUnderPressure() {
+            ThrottleEngine engine = engine(Policy.defaults());
+            int maxActive = Policy.defaults().load().maxActive();
+            List<Decision.Admit> running = new ArrayList<>();
+            for (int i = 0; i < 2 * maxActive; i++) {
+                running.add(admitted(engine.decide(page("10.0." + i + ".1", "/slow"))));
+            }
+            refused(engine.decide(page("10.1.0.1", "/")), Reason.CHALLENGE);
+            String pass = passFor(engine, "10.2.0.1", false);
+            assertThat(admitted(engine.decide(page("10.2.0.1", "/").withPass(pass))).client().pass())
+                    .isEqualTo(ClientInfo.Pass.STRONG);
+            running.forEach(a -> a.admission().complete(200, 1_000_000));
+            // held for pressureHoldSeconds after it was last seen, so the check does not flap off the moment it worked
+            refused(engine.decide(page("10.1.0.2", "/")), Reason.CHALLENGE);
+            assertThat(engine.snapshot().browserCheck().underPressure()).isTrue();
+            clock.advanceMillis(BrowserCheck.DEFAULTS.pressureHoldSeconds() * 1000L);
+            served(engine.decide(page("10.1.0.3", "/")));
+            assertThat(engine.snapshot().browserCheck().underPressure()).isFalse();
+        }
+
+        @Test
+        void aWeakPassWaitsBehindCrawlersAndBotsWhileAStrongOneIsServed() {
+            ThrottleEngine engine = engine(withMode(BrowserCheck.Mode.ALWAYS));
+            int maxActive = Policy.defaults().load().maxActive();
+            for (int i = 0; i < maxActive; i++) {
+                admitted(engine.decide(Request.get("10.0." + i + ".9", CURL, "/")));
+            }
+            String weak = passFor(engine, "192.0.2.1", true);
+            waiting(engine.decide(page("192.0.2.1", "/").withPass(weak)), Reason.LOAD);
+            String strong = passFor(engine, "198.51.100.1", false);
+            admitted(engine.decide(page("198.51.100.1", "/").withPass(strong)));
+        }
+    }
+
+    @Nested
+    class APassIsAnIdentity {
+
+        @Test
+        void onePassSharedByManyAddressesIsHeldToOnePersonsPace() {
+            ThrottleEngine engine = engine(withMode(BrowserCheck.Mode.ALWAYS));
+            String pass = passFor(engine, "192.0.2.1", false);
+            int perPass = BrowserCheck.DEFAULTS.perPass().maxHits();
+            for (int i = 0; i < perPass; i++) {
+                served(engine.decide(page("192.0.2." + (i + 1), "/p/" + i).withPass(pass)));
+            }
+            Decision.Refuse again = refused(engine.decide(page("192.0.2.99", "/p/x").withPass(pass)),
+                    Reason.CHALLENGE);
+            assertThat(again.dropPass()).isTrue();
+            assertThat(engine.snapshot().browserCheck().passesDropped()).isEqualTo(1);
+        }
+
+        @Test
+        void aPassDroppedUnderPressureIsAskedHarder() {
+            ThrottleEngine engine = engine(Policy.defaults());
+            for (int i = 0; i < 2 * Policy.defaults().load().maxActive(); i++) {
+                admitted(engine.decide(page("10.0." + i + ".1", "/slow")));
+            }
+            String pass = passFor(engine, "192.0.2.1", false);
+            for (int i = 0; i < BrowserCheck.DEFAULTS.perPass().maxHits(); i++) {
+                admitted(engine.decide(page("192.0.2." + (i + 1), "/p/" + i).withPass(pass)));
+            }
+            Decision.Refuse again = refused(engine.decide(page("192.0.2.99", "/p/x").withPass(pass)),
+                    Reason.CHALLENGE);
+            assertThat(again.challengeBits()).isEqualTo(BrowserCheck.DEFAULTS.difficulty()
+                    + BrowserGate.HARDER_BITS);
+        }
+    }
+
+    @Nested
+    class NetworkBudgets {
+
+        @Test
+        void aSlash24OverItsBudgetIsAskedWhileItsNeighboursAreNot() {
+            ThrottleEngine engine = engine(Policy.defaults());
+            int budget = BrowserCheck.DEFAULTS.networks().withoutPass().maxHits();
+            for (int i = 0; i < budget; i++) {
+                served(engine.decide(page("192.0.2." + (i % 250 + 1), "/p/" + i)));
+            }
+            refused(engine.decide(page("192.0.2.251", "/p/next")), Reason.CHALLENGE);
+            served(engine.decide(page("192.0.3.1", "/p/next")));
+        }
+
+        @Test
+        void whatIsNotAPageIsRefusedOnceTheBudgetIsSpent() {
+            ThrottleEngine engine = engine(Policy.defaults());
+            int budget = BrowserCheck.DEFAULTS.networks().withoutPass().maxHits();
+            for (int i = 0; i <= budget; i++) {
+                engine.decide(page("192.0.2." + (i % 250 + 1), "/p/" + i));
+            }
+            Request fetch = new Request("192.0.2.9", BROWSER, null, "GET", "/api/items", null, "empty", "cors",
+                    "application/json", null);
+            Decision.Refuse refusal = refused(engine.decide(fetch), Reason.NETWORK_BUDGET);
+            assertThat(refusal.retryAfterSeconds()).isPositive();
+        }
+
+        @Test
+        void networkBudgetsAreIpv6Slash48ByDefault() {
+            ThrottleEngine engine = engine(Policy.defaults());
+            int budget = BrowserCheck.DEFAULTS.networks().withoutPass().maxHits();
+            for (int i = 0; i < budget; i++) {
+                served(engine.decide(page("2001:db8:1:" + Integer.toHexString(i) + "::1", "/p/" + i)));
+            }
+            refused(engine.decide(page("2001:db8:1:ffff::1", "/p/next")), Reason.CHALLENGE);
+            served(engine.decide(page("2001:db8:2::1", "/p/next")));
+        }
+    }
+
+    @Nested
+    class ItsPolicy {
+
+        @Test
+        void badNumbersAreNamedAndNothingChanges() {
+            ThrottleEngine engine = engine(Policy.defaults());
+            BrowserCheck bad = new BrowserCheck(BrowserCheck.Mode.ALWAYS, 40, 10, true, 0, -1, -1,
+                    new Policy.HitStack(0, 0), new BrowserCheck.Networks(4, 200, null, null),
+                    List.of("relative", ""), List.of("not-a-cidr"));
+            List<String> fields = PolicyValidator.validate(Policy.defaults().withBrowserCheck(bad)).stream()
+                    .map(FieldError::field).toList();
+            assertThat(fields).contains("browserCheck.difficulty", "browserCheck.passTtlSeconds",
+                    "browserCheck.noScriptWaitSeconds", "browserCheck.pressureInFlight",
+                    "browserCheck.pressureHoldSeconds", "browserCheck.perPass.windowSeconds",
+                    "browserCheck.perPass.maxHits", "browserCheck.networks.ipv4Prefix",
+                    "browserCheck.networks.ipv6Prefix", "browserCheck.exemptPaths[0]", "browserCheck.exemptPaths[1]",
+                    "browserCheck.alwaysChallenge[0]");
+            assertThat(engine.policy().browserCheck()).isEqualTo(BrowserCheck.DEFAULTS);
+        }
+
+        @Test
+        void theModeChangesLiveOnTheNextRequest() {
+            ThrottleEngine engine = engine(Policy.defaults());
+            served(engine.decide(page("192.0.2.1", "/")));
+            engine.updatePolicy(p -> p.withBrowserCheck(p.browserCheck().withMode(BrowserCheck.Mode.ALWAYS)));
+            refused(engine.decide(page("192.0.2.1", "/")), Reason.CHALLENGE);
+            BrowserCheckCounts counts = engine.snapshot().browserCheck();
+            assertThat(counts.mode()).isEqualTo(BrowserCheck.Mode.ALWAYS);
+        }
+    }
+}
