@@ -95,13 +95,13 @@ public record BrowserCheck(
      * @param withPass    the hit stack of the network's requests on a pass
      */
     public record Networks(int ipv4Prefix, int ipv6Prefix, Policy.HitStack withoutPass, Policy.HitStack withPass) {
-        /** A busy office's worth of people arriving without passes; twenty times one person's pace with them. */
-        public static final Networks DEFAULTS = new Networks(24, 48, new Policy.HitStack(15, 60),
-                new Policy.HitStack(15, 400));
+        /** A few hundred people of one network arriving without passes at once; five times that on passes. */
+        public static final Networks DEFAULTS = new Networks(24, 48, new Policy.HitStack(15, 200),
+                new Policy.HitStack(15, 1_000));
 
         public Networks {
-            withoutPass = withoutPass == null ? new Policy.HitStack(15, 60) : withoutPass;
-            withPass = withPass == null ? new Policy.HitStack(15, 400) : withPass;
+            withoutPass = withoutPass == null ? new Policy.HitStack(15, 200) : withoutPass;
+            withPass = withPass == null ? new Policy.HitStack(15, 1_000) : withPass;
         }
     }
 }
