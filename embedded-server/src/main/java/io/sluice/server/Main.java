@@ -38,8 +38,8 @@ import picocli.CommandLine.Option;
 /** {@code java -jar sluice-server.jar}: the headless front end. */
 @Command(name = "sluice-server", mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
-        subcommands = {TokenCommand.class, TlsCommand.class, ReplayCommand.class, DemoClusterCommand.class,
-            ConfigCommand.class},
+        subcommands = {TokenCommand.class, PassKeyCommand.class, TlsCommand.class, ReplayCommand.class,
+            DemoClusterCommand.class, ConfigCommand.class},
         description = "Sluice front end: a throttling reverse proxy with an admin API.")
 public final class Main implements Callable<Integer> {
     @Option(names = "--config", paramLabel = "FILE", description = "Read options from FILE: 'key = value' lines, "

@@ -16,7 +16,7 @@ import picocli.CommandLine.Parameters;
 
 /**
  * {@code sluice-server token add|list|revoke}: the tokens of a state directory, changed in place; a
- * running server sees the change at its next call.
+ * running server sees the change at its next call. Its {@link StateOption} serves {@code pass-key} too.
  */
 @Command(name = "token", mixinStandardHelpOptions = true, description = "Add, list or revoke admin API tokens.",
         subcommands = {TokenCommand.Add.class, TokenCommand.ListTokens.class, TokenCommand.Revoke.class})
@@ -28,11 +28,16 @@ final class TokenCommand {
                 description = "State directory (default: ${DEFAULT-VALUE}).")
         Path state;
 
-        TokenStore tokens() {
+        /** The state directory, which must exist. */
+        Path stateDirectory() {
             if (!Files.isDirectory(state)) {
                 throw new StateException("no state directory " + state + "; start the server once, or give --state");
             }
-            return TokenStore.open(state, InstantSource.system());
+            return state;
+        }
+
+        TokenStore tokens() {
+            return TokenStore.open(stateDirectory(), InstantSource.system());
         }
     }
 
