@@ -12,9 +12,11 @@ import io.sluice.server.change.PolicyChanges;
 import io.sluice.server.change.PolicyHistory;
 import io.sluice.server.change.PolicyStore;
 import io.sluice.server.state.DomainSettingsWriter;
+import io.sluice.server.state.PassKeyFile;
 import io.sluice.server.state.StateDirectory;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -62,6 +64,8 @@ public final class NodeEngine implements AutoCloseable {
                 dnsLookups, clock);
         ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), clock, state.loadPolicy(), classifier,
                 verifier, shared);
+        // the browser check's passes outlive a restart: the ring is the state directory's
+        engine.browserPasses().keys(PassKeyFile.loadOrCreate(state.path(), new SecureRandom()));
         LiveShadow shadow = new LiveShadow(engine, EngineConfig.defaults(), classifier, verifier, clock);
         PolicyHistory history = new PolicyHistory(engine.policy());
         CrawlGovernor governor = new CrawlGovernor(clock, () -> engine.policy().governor(),

@@ -9,6 +9,7 @@ import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.governor.BreakerState;
 import io.sluice.engine.governor.DomainView;
 import io.sluice.engine.governor.GovernorSnapshot;
+import io.sluice.engine.telemetry.BrowserCheckCounts;
 import io.sluice.engine.telemetry.ClassCounts;
 import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.engine.telemetry.SecondCounts;
@@ -106,6 +107,26 @@ final class SluiceMetrics {
                 .help("Clients evicted from the client table since start (it was full: their counts are lost)")
                 .callback(cb -> cb.call(current.clients().evicted()))
                 .register(besideOldNames);
+        CounterWithCallback.builder().name("sluice_browser_check_total")
+                .help("The browser check's funnel since start: pages answered with the interstitial (challenged), "
+                        + "passes earned (passed, passed_weak: by the no-JavaScript path), answers refused, requests "
+                        + "served on a pass, passes dropped over their limits")
+                .labelNames("step")
+                .callback(cb -> {
+                    BrowserCheckCounts check = current.browserCheck();
+                    if (check != null) {
+                        cb.call(check.challenged(), "challenged");
+                        cb.call(check.passesEarned(), "passed");
+                        cb.call(check.weakPassesEarned(), "passed_weak");
+                        cb.call(check.answersRefused(), "refused");
+                        cb.call(check.servedOnPass(), "served_on_pass");
+                        cb.call(check.passesDropped(), "dropped");
+                    }
+                })
+                .register(registry);
+        gauge("sluice_browser_check_under_pressure", "1 while the browser check counts the site as under pressure "
+                + "(adaptive mode then asks every browser claim without a pass)",
+                () -> current.browserCheck() != null && current.browserCheck().underPressure() ? 1 : 0);
         gauge("sluice_policy_version", "Version of the live policy", () -> current.policyVersion());
         gauge("sluice_bans", "Bans in force", () -> current.bans().size());
         gauge("sluice_paused", "1 when the whole service is paused", () -> current.pause().all() ? 1 : 0);

@@ -324,15 +324,18 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
         if (uri.hasViolations() || uri.getCanonicalPath() == null || uri.getPath() == null) {
             return false;
         }
+        // Sluice's own pages (the browser check's pass) are answered by Jetty's path, never forwarded
+        if (uri.getCanonicalPath().startsWith(PassEndpoint.PREFIX)) {
+            return false;
+        }
         bodyOffset = in.position() - requestStart;
         return true;
     }
 
     /** A whole common request has arrived: the engine decides, and it is forwarded or handed over. */
     private void dispatch() {
-        Decision decision = forwarding.engine().decide(new io.sluice.engine.Request(peer,
-                fields.get(HttpHeader.USER_AGENT), joined(fields.getValuesList(forwarding.engine().forwardedHeader())),
-                method, uri.getCanonicalPath(), uri.getQuery(), fields.get("Sec-Fetch-Dest")));
+        Decision decision = forwarding.engine().decide(EngineRequests.of(peer, fields,
+                forwarding.engine().forwardedHeader(), method, uri.getCanonicalPath(), uri.getQuery()));
         if (decision instanceof Decision.Pending pending) {
             CompletableFuture<Decision> answer = pending.decision().toCompletableFuture();
             if (!answer.isDone()) {
@@ -568,10 +571,6 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
 
     LeanConnector connector() {
         return connector;
-    }
-
-    private static String joined(List<String> values) {
-        return values.isEmpty() ? null : String.join(",", values);
     }
 
     // ---- HttpParser.RequestHandler ----

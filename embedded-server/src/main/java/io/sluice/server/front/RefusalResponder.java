@@ -3,6 +3,12 @@ package io.sluice.server.front;
 import io.sluice.engine.Decision;
 import io.sluice.engine.Reason;
 import io.sluice.engine.RequestClass;
+import io.sluice.engine.ThrottleEngine;
+import io.sluice.engine.check.BrowserPasses;
+import io.sluice.engine.check.ProofOfWork;
+import io.sluice.engine.net.IpAddress;
+import io.sluice.engine.policy.BrowserCheck;
+import java.time.InstantSource;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -20,22 +26,29 @@ import org.eclipse.jetty.util.Callback;
  * for clients that ask for JSON, an HTML page for everyone else.
  */
 final class RefusalResponder {
-    private static final Map<Reason, String> TITLES = Map.of(
-            Reason.PAUSED, "Service paused",
-            Reason.BANNED, "Access denied",
-            Reason.CRAWLER_SPACING, "Crawling too fast",
-            Reason.CRAWLERS_BUSY, "Crawlers are busy",
-            Reason.HIT_STACK, "Too many requests",
-            Reason.ROUTE_LIMIT, "Too many requests to this page",
-            Reason.ADDRESS_HIT_STACK, "Too many requests from your network",
-            Reason.CLIENT_CONCURRENCY, "Too many parallel requests",
-            Reason.ADDRESS_CONCURRENCY, "Too many parallel requests from your network",
-            Reason.LOAD, "Server busy");
+    private static final Map<Reason, String> TITLES = Map.ofEntries(
+            Map.entry(Reason.PAUSED, "Service paused"),
+            Map.entry(Reason.BANNED, "Access denied"),
+            Map.entry(Reason.CRAWLER_SPACING, "Crawling too fast"),
+            Map.entry(Reason.CRAWLERS_BUSY, "Crawlers are busy"),
+            Map.entry(Reason.HIT_STACK, "Too many requests"),
+            Map.entry(Reason.ROUTE_LIMIT, "Too many requests to this page"),
+            Map.entry(Reason.ADDRESS_HIT_STACK, "Too many requests from your network"),
+            Map.entry(Reason.CLIENT_CONCURRENCY, "Too many parallel requests"),
+            Map.entry(Reason.ADDRESS_CONCURRENCY, "Too many parallel requests from your network"),
+            Map.entry(Reason.LOAD, "Server busy"),
+            Map.entry(Reason.CHALLENGE, "Checking your browser"),
+            Map.entry(Reason.PASS_REQUIRED, "Load a page first"),
+            Map.entry(Reason.NETWORK_BUDGET, "Too many requests from your network"));
 
     private final Supplier<String> infoUrl;
+    private final ThrottleEngine engine;
+    private final InstantSource clock;
 
-    RefusalResponder(Supplier<String> infoUrl) {
-        this.infoUrl = infoUrl;
+    RefusalResponder(ThrottleEngine engine, InstantSource clock) {
+        this.engine = engine;
+        this.clock = clock;
+        this.infoUrl = () -> engine.policy().refusal().infoUrl();
     }
 
     void refuse(Request request, Response response, Callback callback, Decision.Refuse refusal) {
@@ -48,8 +61,16 @@ final class RefusalResponder {
         if (refusal.client().requestClass() == RequestClass.BOT) {
             RateLimitHeaders.apply(headers, refusal.rateLimit());
         }
+        if (refusal.dropPass()) {
+            headers.add(HttpHeader.SET_COOKIE, BrowserPasses.COOKIE + "=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax");
+        }
         String body;
-        if (wantsJson(request)) {
+        if (refusal.reason() == Reason.CHALLENGE && !wantsJson(request)) {
+            // the interstitial: no cache, no search engine and no archive may keep it as the page
+            headers.put("X-Robots-Tag", "noindex");
+            headers.put(HttpHeader.CONTENT_TYPE, "text/html;charset=utf-8");
+            body = interstitial(request, refusal);
+        } else if (wantsJson(request)) {
             headers.put(HttpHeader.CONTENT_TYPE, "application/problem+json");
             body = problemJson(refusal);
         } else {
@@ -57,6 +78,16 @@ final class RefusalResponder {
             body = html(refusal);
         }
         Content.Sink.write(response, true, body, callback);
+    }
+
+    /** The interstitial, with a proof-of-work issued for this client, this page and the refusal's difficulty. */
+    private String interstitial(Request request, Decision.Refuse refusal) {
+        BrowserCheck check = engine.policy().browserCheck();
+        String back = PassEndpoint.sameSitePath(request.getHttpURI().getPathQuery());
+        ProofOfWork.Challenge challenge = engine.proofOfWork().issue(IpAddress.parse(refusal.client().ip()),
+                refusal.client().userAgent(), back, refusal.challengeBits(), clock.millis());
+        return Interstitial.page(challenge, PassEndpoint.PATH,
+                check.noScript() ? check.noScriptWaitSeconds() * 1000L : -1, infoUrl.get());
     }
 
     static boolean wantsJson(Request request) {

@@ -27,19 +27,19 @@ import org.eclipse.jetty.util.Callback;
  * when the answer arrives (within the store's deadline).
  */
 public final class ThrottleHandler extends Handler.Wrapper {
-    private static final String SEC_FETCH_DEST = "Sec-Fetch-Dest";
-
     private final ThrottleEngine engine;
     private final RefusalResponder refusals;
     private final InstantSource clock;
     private final AccessLog accessLog;
+    private final PassEndpoint passes;
 
     public ThrottleHandler(ThrottleEngine engine, InstantSource clock, AccessLog accessLog, Handler next) {
         super(next);
         this.engine = engine;
         this.clock = clock;
         this.accessLog = accessLog;
-        this.refusals = new RefusalResponder(() -> engine.policy().refusal().infoUrl());
+        this.refusals = new RefusalResponder(engine, clock);
+        this.passes = new PassEndpoint(engine, clock);
     }
 
     @Override
@@ -51,17 +51,13 @@ public final class ThrottleHandler extends Handler.Wrapper {
             act(pending, request, response, new CompleteOnce(callback), false);
             return true;
         }
-        HttpFields headers = request.getHeaders();
-        // Only the forwarding header the policy names is read: a second one a client sends changes nothing.
-        // Routes see the decoded, normalised path (what the site will serve), so /%73earch is /search.
-        io.sluice.engine.Request question = new io.sluice.engine.Request(
-                Request.getRemoteAddr(request),
-                headers.get(HttpHeader.USER_AGENT),
-                joined(headers.getValuesList(engine.forwardedHeader())),
-                request.getMethod(),
-                request.getHttpURI().getCanonicalPath(),
-                request.getHttpURI().getQuery(),
-                headers.get(SEC_FETCH_DEST));
+        if (PassEndpoint.PATH.equals(request.getHttpURI().getCanonicalPath())) {
+            passes.answer(request, response, new CompleteOnce(callback), this::log);
+            return true;
+        }
+        io.sluice.engine.Request question = EngineRequests.of(Request.getRemoteAddr(request), request.getHeaders(),
+                engine.forwardedHeader(), request.getMethod(), request.getHttpURI().getCanonicalPath(),
+                request.getHttpURI().getQuery());
         act(engine.decide(question), request, response, new CompleteOnce(callback), false);
         return true;
     }
@@ -152,7 +148,7 @@ public final class ThrottleHandler extends Handler.Wrapper {
         }
     }
 
-    private void log(Request request, Response response, int status, String ip, String decision) {
+    void log(Request request, Response response, int status, String ip, String decision) {
         if (accessLog == null) {
             return;
         }
@@ -161,9 +157,5 @@ public final class ThrottleHandler extends Handler.Wrapper {
         accessLog.log(ip, clock.instant(), request.getMethod(), target, request.getConnectionMetaData().getProtocol(),
                 status, Response.getContentBytesWritten(response), request.getHeaders().get(HttpHeader.REFERER),
                 request.getHeaders().get(HttpHeader.USER_AGENT), decision);
-    }
-
-    private static String joined(List<String> values) {
-        return values.isEmpty() ? null : String.join(",", values);
     }
 }
