@@ -71,13 +71,17 @@ class CheckFuzzTest {
             String token = i % 5 == 0 ? randomText() : mutate(tokens[random.nextInt(tokens.length)], tokens);
             Answer answer = work.check(token, nonce(), path(), address(), userAgent(), time(),
                     random.nextInt(3) - 1L);
-            assertThat(answer).isNotNull();
+            if (answer == null) {
+                throw new AssertionError("no answer for " + token);
+            }
             if (answer instanceof Solved) {
                 solved++;
             }
-            assertThat(ProofOfWork.meets(token, nonce(), random.nextInt(300) - 20)).isIn(true, false);
+            if (i % 8 == 0) {
+                ProofOfWork.meets(token, nonce(), random.nextInt(300) - 20);
+            }
         }
-        assertThat(solved).isLessThan(CASES / 10);
+        assertThat(solved).as("mutations that kept a valid token and its binding").isLessThan(CASES / 10);
     }
 
     private String mutate(String value, String[] others) {
