@@ -59,9 +59,11 @@ public final class HeadlessChromium {
                 "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync",
                 "--no-first-run", "--no-proxy-server", "--user-data-dir=" + profile,
                 howLong, "--user-agent=" + PERSONS_CHROME, "--dump-dom"));
-        if (!javascript) {
-            command.add("--blink-settings=scriptEnabled=false");
-        }
+        // JavaScript off as a person turns it off, in the profile's settings: --disable-javascript leaves page
+        // scripts running in headless mode, and Blink's scriptEnabled setting stops --dump-dom itself
+        Files.writeString(Files.createDirectories(profile.resolve("Default")).resolve("Preferences"),
+                "{\"profile\":{\"default_content_setting_values\":{\"javascript\":" + (javascript ? 1 : 2)
+                        + "}}}");
         command.add(page.toString());
         Process browser = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()))
                 .start();
