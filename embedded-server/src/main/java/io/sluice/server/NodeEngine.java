@@ -12,7 +12,7 @@ import io.sluice.server.change.PolicyChanges;
 import io.sluice.server.change.PolicyHistory;
 import io.sluice.server.change.PolicyStore;
 import io.sluice.server.state.DomainSettingsWriter;
-import io.sluice.server.state.PassKeyFile;
+import io.sluice.server.state.PassKeyFollower;
 import io.sluice.server.state.StateDirectory;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -39,10 +39,12 @@ public final class NodeEngine implements AutoCloseable {
     private volatile AutomaticBanWriter automaticBans;
     private final ThreadPoolExecutor dnsLookups;
     private final PolicyHistory history;
+    private final PassKeyFollower passKeys;
 
     private NodeEngine(ThrottleEngine engine, CrawlGovernor governor, LiveShadow shadow, ThreadPoolExecutor dnsLookups,
-                       PolicyHistory history) {
+                       PolicyHistory history, PassKeyFollower passKeys) {
         this.history = history;
+        this.passKeys = passKeys;
         this.engine = engine;
         this.governor = governor;
         this.shadow = shadow;
@@ -64,15 +66,15 @@ public final class NodeEngine implements AutoCloseable {
                 dnsLookups, clock);
         ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), clock, state.loadPolicy(), classifier,
                 verifier, shared);
-        // the browser check's passes outlive a restart: the ring is the state directory's
-        engine.browserPasses().keys(PassKeyFile.loadOrCreate(state.path(), new SecureRandom()));
+        // the browser check's passes outlive a restart, and a rotation reaches the running server
+        PassKeyFollower passKeys = PassKeyFollower.start(state.path(), engine.browserPasses(), new SecureRandom());
         LiveShadow shadow = new LiveShadow(engine, EngineConfig.defaults(), classifier, verifier, clock);
         PolicyHistory history = new PolicyHistory(engine.policy());
         CrawlGovernor governor = new CrawlGovernor(clock, () -> engine.policy().governor(),
                 RandomGenerator.of("L64X128MixRandom"), CrawlGovernor.DEFAULT_MAX_DOMAINS, state.loadDomainSettings());
         // An operator's change to a domain (rate, minimum delay, revival) survives a restart.
         governor.onSettingsChanged(new DomainSettingsWriter(state, governor::settings)::save);
-        return new NodeEngine(engine, governor, shadow, dnsLookups, history);
+        return new NodeEngine(engine, governor, shadow, dnsLookups, history, passKeys);
     }
 
     /**
@@ -126,7 +128,7 @@ public final class NodeEngine implements AutoCloseable {
         return changes;
     }
 
-    /** Writes the automatic bans still queued, then stops the DNS lookups and the shadow's thread. */
+    /** Writes the automatic bans still queued, then stops the DNS lookups, the shadow's and the key follower's threads. */
     @Override
     public void close() {
         AutomaticBanWriter writer = automaticBans;
@@ -135,5 +137,6 @@ public final class NodeEngine implements AutoCloseable {
         }
         dnsLookups.shutdownNow();
         shadow.close();
+        passKeys.close();
     }
 }

@@ -10,6 +10,7 @@ import io.sluice.engine.RequestClass;
 import io.sluice.engine.governor.DomainView;
 import io.sluice.engine.governor.GovernorSnapshot;
 import io.sluice.engine.policy.Ban;
+import io.sluice.engine.policy.BrowserCheck;
 import io.sluice.engine.policy.FieldError;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.PolicyJson;
@@ -28,6 +29,7 @@ import java.security.KeyStore;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
@@ -143,6 +145,18 @@ public final class AdminClient {
     public void pause(boolean pause, RequestClass only) throws AdminException {
         String body = only == null ? "" : "{\"class\":\"" + only.name() + "\"}";
         read(send("POST", pause ? "pause" : "resume", body, null), JsonNode.class);
+    }
+
+    /** Sets the browser check's mode for the whole site; answers the check as it stands after. */
+    public BrowserCheck browserCheckMode(BrowserCheck.Mode mode) throws AdminException {
+        String body = "{\"mode\":\"" + mode.name().toLowerCase(Locale.ROOT) + "\"}";
+        return readLeniently(send("POST", "browser-check", body, null), BrowserCheck.class);
+    }
+
+    /** Challenges {@code network} (a CIDR) whenever the check is not off, or stops; answers the check after. */
+    public BrowserCheck challengeNetwork(String network, boolean challenge) throws AdminException {
+        String body = JSON.createObjectNode().put("network", network).put("challenge", challenge).toString();
+        return readLeniently(send("POST", "browser-check", body, null), BrowserCheck.class);
     }
 
     public List<JsonNode> audit(int limit) throws AdminException {

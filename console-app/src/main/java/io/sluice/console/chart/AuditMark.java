@@ -18,7 +18,7 @@ public record AuditMark(long seq, long epochSecond, Kind kind, String who, Strin
 
     /** The actions worth a mark, and the word drawn beside it. */
     public enum Kind {
-        BAN("ban"), UNBAN("unban"), PAUSE("pause"), RESUME("resume"), POLICY("policy");
+        BAN("ban"), UNBAN("unban"), PAUSE("pause"), RESUME("resume"), POLICY("policy"), CHECK("check");
 
         private final String label;
 
@@ -39,6 +39,7 @@ public record AuditMark(long seq, long epochSecond, Kind kind, String who, Strin
             case "pause" -> Kind.PAUSE;
             case "resume" -> Kind.RESUME;
             case "policy.replace", "policy.promote" -> Kind.POLICY;
+            case "browser-check.mode", "browser-check.network" -> Kind.CHECK;
             default -> null;
         };
         if (kind == null) {

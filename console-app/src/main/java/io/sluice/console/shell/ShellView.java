@@ -4,10 +4,12 @@ import io.sluice.console.ui.Command;
 import io.sluice.console.ui.Fxml;
 import io.sluice.console.ui.Room;
 import io.sluice.console.ui.Session;
+import io.sluice.engine.policy.BrowserCheck;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import javafx.collections.FXCollections;
+import javafx.css.PseudoClass;
 import javafx.fxml.FXML;
 import javafx.scene.Parent;
 import javafx.scene.control.Alert;
@@ -32,6 +34,7 @@ public final class ShellView implements AutoCloseable {
     private final Session session;
     private final List<Room> rooms;
     private final Parent root;
+    private static final PseudoClass UNDER_PRESSURE = PseudoClass.getPseudoClass("under-pressure");
 
     @FXML
     private Label connectionStatus;
@@ -49,6 +52,12 @@ public final class ShellView implements AutoCloseable {
     private Button switchServer;
     @FXML
     private Label shellResult;
+    @FXML
+    private Label browserCheck;
+    @FXML
+    private ChoiceBox<BrowserCheck.Mode> checkMode;
+    @FXML
+    private Button checkButton;
     @FXML
     private TabPane roomTabs;
 
@@ -80,6 +89,12 @@ public final class ShellView implements AutoCloseable {
         bind(resumeButton, model.resume());
         bind(switchServer, model.switchServer());
         shellResult.textProperty().bind(model.actionResultProperty());
+        browserCheck.textProperty().bind(model.browserCheckProperty());
+        model.underPressureProperty().addListener((o, was, now) -> browserCheck.pseudoClassStateChanged(
+                UNDER_PRESSURE, now));
+        checkMode.setItems(FXCollections.observableArrayList(BrowserCheck.Mode.values()));
+        checkMode.valueProperty().bindBidirectional(model.checkModeProperty());
+        bind(checkButton, model.applyCheckMode());
 
         for (Room room : rooms) {
             Tab tab = new Tab(room.title(), room.view());

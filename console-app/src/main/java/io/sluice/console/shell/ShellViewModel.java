@@ -3,7 +3,10 @@ package io.sluice.console.shell;
 import io.sluice.console.api.AdminException;
 import io.sluice.console.ui.Command;
 import io.sluice.console.ui.Session;
+import io.sluice.engine.policy.BrowserCheck;
+import io.sluice.engine.telemetry.BrowserCheckCounts;
 import io.sluice.engine.telemetry.Snapshot;
+import java.util.Locale;
 import javafx.beans.property.ObjectProperty;
 import javafx.beans.property.ReadOnlyBooleanProperty;
 import javafx.beans.property.ReadOnlyBooleanWrapper;
@@ -15,7 +18,7 @@ import javafx.beans.property.SimpleObjectProperty;
 
 /**
  * The top bar: which server, as whom, how the connection stands (a changed certificate unmistakably), the policy
- * version, a banner while anything is paused, and pause and resume. No toolkit needed.
+ * version, a banner while anything is paused, pause and resume, and the browser check's mode. No toolkit needed.
  */
 public final class ShellViewModel {
     private final Session session;
@@ -30,6 +33,11 @@ public final class ShellViewModel {
     private final Command pause;
     private final Command resume;
     private final Command switchServer;
+    private final ReadOnlyStringWrapper browserCheck = new ReadOnlyStringWrapper("");
+    private final ReadOnlyBooleanWrapper underPressure = new ReadOnlyBooleanWrapper();
+    private final ReadOnlyObjectWrapper<BrowserCheck.Mode> liveCheckMode = new ReadOnlyObjectWrapper<>();
+    private final ObjectProperty<BrowserCheck.Mode> checkMode = new SimpleObjectProperty<>();
+    private final Command applyCheckMode;
 
     /** @param switchServer what "Switch server" does: close this session and show the connect room */
     public ShellViewModel(Session session, Runnable switchServer) {
@@ -38,6 +46,7 @@ public final class ShellViewModel {
         this.pause = pauseCommand(true);
         this.resume = pauseCommand(false);
         this.switchServer = Command.local(switchServer);
+        this.applyCheckMode = checkModeCommand();
         session.snapshots().subscribe(this::apply, this::failed);
     }
 
@@ -54,6 +63,21 @@ public final class ShellViewModel {
         }, why -> actionResult.set("Failed: " + why.getMessage()));
     }
 
+    /** Sets the chosen mode for the whole site: one action, audited, drawn on the rate chart. */
+    private Command checkModeCommand() {
+        return Command.admin(session.ui(), checkMode.isNotNull().and(checkMode.isNotEqualTo(liveCheckMode)), () -> {
+            BrowserCheck.Mode mode = checkMode.get();
+            return () -> session.client().browserCheckMode(mode);
+        }, after -> {
+            actionResult.set("Browser check " + label(after.mode()));
+            session.snapshots().refreshSoon();
+        }, why -> actionResult.set("Failed: " + why.getMessage()));
+    }
+
+    private static String label(BrowserCheck.Mode mode) {
+        return mode.name().toLowerCase(Locale.ROOT);
+    }
+
     private String where() {
         return session.serverName() + " as " + session.tokenName();
     }
@@ -67,6 +91,18 @@ public final class ShellViewModel {
         pauseBanner.set(latest.pause().all() ? "SERVICE PAUSED"
                 : latest.pause().classes().isEmpty() ? "" : "PAUSED: " + String.join(", ",
                         latest.pause().classes().stream().map(Enum::name).toList()));
+        BrowserCheckCounts check = latest.browserCheck();
+        if (check != null) {
+            boolean followsLive = checkMode.get() == null || checkMode.get() == liveCheckMode.get();
+            liveCheckMode.set(check.mode());
+            if (followsLive) {
+                checkMode.set(check.mode());
+            }
+            underPressure.set(check.underPressure());
+            browserCheck.set("Check " + label(check.mode()) + (check.underPressure() ? ", under pressure" : "")
+                    + ": " + check.challenged() + " asked, " + (check.passesEarned() + check.weakPassesEarned())
+                    + " passed");
+        }
     }
 
     /** A failed fetch: say why, keep the last data visible. */
@@ -128,6 +164,25 @@ public final class ShellViewModel {
 
     public Command resume() {
         return resume;
+    }
+
+    /** The browser check in a line: its mode, whether the site is under pressure, asked and passed. */
+    public ReadOnlyStringProperty browserCheckProperty() {
+        return browserCheck.getReadOnlyProperty();
+    }
+
+    public ReadOnlyBooleanProperty underPressureProperty() {
+        return underPressure.getReadOnlyProperty();
+    }
+
+    /** The mode to set; follows the live one until the operator picks another. */
+    public ObjectProperty<BrowserCheck.Mode> checkModeProperty() {
+        return checkMode;
+    }
+
+    /** Sets the chosen mode (enabled while it differs from the live one). */
+    public Command applyCheckMode() {
+        return applyCheckMode;
     }
 
     public Command switchServer() {

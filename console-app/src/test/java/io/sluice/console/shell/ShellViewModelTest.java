@@ -7,7 +7,9 @@ import io.sluice.console.ui.CurrentThreadUiExecutor;
 import io.sluice.console.ui.Session;
 import io.sluice.console.ui.TestSessions;
 import io.sluice.engine.RequestClass;
+import io.sluice.engine.policy.BrowserCheck;
 import io.sluice.engine.policy.Policy;
+import io.sluice.engine.telemetry.BrowserCheckCounts;
 import io.sluice.engine.telemetry.ClientTableStats;
 import io.sluice.engine.telemetry.LatencySummary;
 import io.sluice.engine.telemetry.LoadState;
@@ -77,6 +79,41 @@ class ShellViewModelTest {
             assertThat(server.engine().policy().pause()).isEqualTo(Policy.Pause.NONE);
             assertThat(model.pausedProperty().get()).isFalse();
         }
+    }
+
+    @Test
+    void theBrowserCheckSaysWhereItStandsAndItsModeIsSetInOneActionThatIsAudited(@TempDir Path state)
+            throws Exception {
+        try (SluiceServer server = TestSessions.server(state)) {
+            Session session = TestSessions.on(server, ui);
+            ShellViewModel model = new ShellViewModel(session, () -> { });
+            session.snapshots().start();
+            session.snapshots().refreshSoon();
+            assertThat(model.checkModeProperty().get()).isEqualTo(BrowserCheck.Mode.ADAPTIVE);
+            assertThat(model.browserCheckProperty().get()).isEqualTo("Check adaptive: 0 asked, 0 passed");
+            assertThat(model.applyCheckMode().executableProperty().get()).as("nothing to change").isFalse();
+
+            model.checkModeProperty().set(BrowserCheck.Mode.ALWAYS);
+            model.applyCheckMode().execute();
+            assertThat(server.engine().policy().browserCheck().mode()).isEqualTo(BrowserCheck.Mode.ALWAYS);
+            assertThat(model.actionResultProperty().get()).isEqualTo("Browser check always");
+            assertThat(server.state().audit().newestFirst(1).get(0).toString())
+                    .contains("browser-check.mode", "browser check always");
+        }
+    }
+
+    @Test
+    void underPressureIsSaid() {
+        ShellViewModel model = new ShellViewModel(TestSessions.offline(ui), () -> { });
+        Snapshot quiet = snapshot(Policy.Pause.NONE);
+        model.apply(withCheck(quiet, new BrowserCheckCounts(BrowserCheck.Mode.ADAPTIVE, true, 40, 3, 1, 2, 9, 0)));
+        assertThat(model.browserCheckProperty().get()).isEqualTo("Check adaptive, under pressure: 40 asked, 4 passed");
+        assertThat(model.underPressureProperty().get()).isTrue();
+    }
+
+    private static Snapshot withCheck(Snapshot s, BrowserCheckCounts check) {
+        return new Snapshot(s.takenAt(), s.policyVersion(), s.pause(), s.seconds(), s.load(), s.upstreamLatency(),
+                s.topClients(), s.clients(), s.bans(), s.totals(), s.shadow(), s.cluster(), check);
     }
 
     @Test

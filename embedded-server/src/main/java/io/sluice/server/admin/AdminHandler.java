@@ -62,6 +62,7 @@ public final class AdminHandler extends Handler.Wrapper {
                 Route.api("bans/{id}", new BanResource(changes)),
                 Route.api("pause", new PauseResource(changes, true)),
                 Route.api("resume", new PauseResource(changes, false)),
+                Route.api("browser-check", new BrowserCheckResource(changes)),
                 Route.api("audit", new AuditResource(state.audit())),
                 Route.api("tokens", new TokensResource(state.tokens(), state.audit(), clock, false)),
                 Route.api("tokens/{name}", new TokensResource(state.tokens(), state.audit(), clock, true)),

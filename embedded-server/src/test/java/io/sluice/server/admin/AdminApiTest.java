@@ -126,8 +126,8 @@ class AdminApiTest {
     void policyPutNeedsTheCurrentVersionAndValidatesEveryField() throws Exception {
         HttpResponse<String> current = send("GET", "policy", null, null);
         assertThat(current.headers().firstValue("ETag")).hasValue("\"1\"");
-        String raised = current.body().replace("\"maxHits\":10", "\"maxHits\":50");
-        String broken = current.body().replace("\"maxHits\":10", "\"maxHits\":0")
+        String raised = current.body().replace("\"maxHits\":10}", "\"maxHits\":50}");
+        String broken = current.body().replace("\"maxHits\":10}", "\"maxHits\":0}")
                 .replace("\"maxActive\":15", "\"maxActive\":-1");
 
         HttpResponse<String> invalid = send("PUT", "policy", broken, "\"1\"");

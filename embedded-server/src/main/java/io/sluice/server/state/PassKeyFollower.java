@@ -1,0 +1,77 @@
+package io.sluice.server.state;
+
+import io.sluice.engine.check.BrowserPasses;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Keeps a running server's browser passes on the state directory's key ring: {@code sluice-server pass-key rotate}
+ * writes the file, and the server takes the new ring within a few seconds, without a restart. One daemon thread
+ * looks at the file's modification time every {@link #PERIOD_SECONDS} and reads it only when it changed; a file it
+ * cannot read keeps the ring in use (said in the log), since a server that lost its key would refuse every pass.
+ */
+public final class PassKeyFollower implements AutoCloseable {
+
+    /** How often the file is looked at. */
+    public static final int PERIOD_SECONDS = 5;
+    private static final System.Logger LOG = System.getLogger(PassKeyFollower.class.getName());
+
+    private final Path stateDir;
+    private final BrowserPasses passes;
+    private final ScheduledExecutorService timer;
+    private FileTime seen;
+
+    private PassKeyFollower(Path stateDir, BrowserPasses passes) {
+        this.stateDir = stateDir;
+        this.passes = passes;
+        this.seen = modified();
+        this.timer = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, "sluice-pass-keys");
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /** Installs the state directory's ring (made at first start) and follows the file from then on. */
+    public static PassKeyFollower start(Path stateDir, BrowserPasses passes, java.security.SecureRandom random) {
+        passes.keys(PassKeyFile.loadOrCreate(stateDir, random));
+        PassKeyFollower follower = new PassKeyFollower(stateDir, passes);
+        follower.timer.scheduleWithFixedDelay(follower::refresh, PERIOD_SECONDS, PERIOD_SECONDS, TimeUnit.SECONDS);
+        return follower;
+    }
+
+    /** Reads the file again if it changed since it was last read; the thread's task, and a reload's. */
+    public synchronized void refresh() {
+        FileTime now = modified();
+        if (now == null || now.equals(seen)) {
+            return;
+        }
+        try {
+            passes.keys(PassKeyFile.load(stateDir));
+            seen = now;
+            LOG.log(System.Logger.Level.INFO, "browser pass keys read again from " + stateDir.resolve(PassKeyFile.FILE)
+                    + ": current key " + Integer.toHexString(passes.keys().current().id()));
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.ERROR, "browser pass keys not read again, the ones in use kept: "
+                    + e.getMessage());
+        }
+    }
+
+    private FileTime modified() {
+        try {
+            return Files.getLastModifiedTime(stateDir.resolve(PassKeyFile.FILE));
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+    }
+}
