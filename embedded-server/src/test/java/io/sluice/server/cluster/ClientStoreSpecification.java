@@ -12,6 +12,7 @@ import io.sluice.engine.policy.AllowEntry;
 import io.sluice.engine.policy.AllowType;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.Route;
+import io.sluice.server.testkit.Await;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -21,6 +22,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
@@ -155,14 +157,10 @@ abstract class ClientStoreSpecification {
      * so another node's next request may reach the store just before it.
      */
     static Decision.Admit admittedSoon(ThrottleEngine node, String ip, String agent) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(ANSWER_SECONDS);
-        while (true) {
-            Decision decision = decide(node, ip, agent);
-            if (decision instanceof Decision.Admit admit || System.nanoTime() > deadline) {
-                return admitted(decision);
-            }
-            pause(10);
-        }
+        AtomicReference<Decision> last = new AtomicReference<>();
+        Await.within(Duration.ofSeconds(ANSWER_SECONDS), () -> last.updateAndGet(d -> decide(node, ip, agent))
+                instanceof Decision.Admit);
+        return admitted(last.get());
     }
 
     static void pause(long millis) {

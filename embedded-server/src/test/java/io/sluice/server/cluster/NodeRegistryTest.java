@@ -1,6 +1,6 @@
 package io.sluice.server.cluster;
 
-import static io.sluice.server.cluster.ClusterFixture.await;
+import static io.sluice.server.testkit.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.engine.Reason;

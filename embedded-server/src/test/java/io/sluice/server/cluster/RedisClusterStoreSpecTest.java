@@ -1,6 +1,7 @@
 package io.sluice.server.cluster;
 
 import io.sluice.engine.policy.Policy;
+import io.sluice.server.testkit.Await;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -18,7 +19,7 @@ class RedisClusterStoreSpecTest extends RedisStoreSpecTest {
 
         // a client's keys may be on any master: each must have every per-request script
         for (TestRedis master : ((TestRedisCluster) OneRedisPerClassHolder.redis).masters()) {
-            ClusterFixture.await(() -> {
+            Await.await(() -> {
                 try {
                     return master.info("memory", "number_of_libraries:") >= 4;
                 } catch (Exception e) {

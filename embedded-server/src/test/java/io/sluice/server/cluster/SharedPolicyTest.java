@@ -1,7 +1,7 @@
 package io.sluice.server.cluster;
 
 import io.sluice.server.OwnThread;
-import static io.sluice.server.cluster.ClusterFixture.await;
+import static io.sluice.server.testkit.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.engine.policy.Policy;
