@@ -73,7 +73,7 @@ class SiteLimitsEndToEndTest {
     @Test
     void aBrowserLoadingAPageWithAStylesheetAScriptAndTwentyFourImagesIsServedInFull() throws Exception {
         Path chromium = Path.of("/usr/bin/chromium");
-        assertThat(chromium).as("Debian's chromium package (.ci/run installs it)").isExecutable();
+        assertThat(chromium).as("Debian's chromium package (scripts/test-real-parts.sh installs it)").isExecutable();
         Process browser = new ProcessBuilder(chromium.toString(), "--headless", "--no-sandbox", "--disable-gpu",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
                 "--no-proxy-server", "--user-data-dir=" + Files.createDirectories(state.resolve("chromium")),

@@ -48,7 +48,7 @@ class NginxDifferentialTest {
 
     @BeforeAll
     static void start() throws Exception {
-        assumeTrue(NginxProxy.binary() != null, "nginx is not installed (CI installs it: .ci/run)");
+        assumeTrue(NginxProxy.binary() != null, "nginx is not installed (scripts/test-real-parts.sh installs it)");
         upstream = RawUpstream.answering(NginxDifferentialTest::answer);
         nginx = NginxProxy.start(dir, upstream.port());
         for (FrontPath path : FrontPath.values()) {

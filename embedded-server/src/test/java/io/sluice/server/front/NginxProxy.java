@@ -29,7 +29,7 @@ final class NginxProxy implements AutoCloseable {
         this.port = port;
     }
 
-    /** The nginx binary, or null when it is not installed (CI installs it: see {@code .ci/run}). */
+    /** The nginx binary, or null when it is not installed ({@code scripts/test-real-parts.sh} installs it). */
     static Path binary() {
         return WHERE.stream().filter(Files::isExecutable).findFirst().orElse(null);
     }
