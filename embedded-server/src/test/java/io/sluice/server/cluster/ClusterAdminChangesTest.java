@@ -107,6 +107,7 @@ class ClusterAdminChangesTest {
     }
 
     @Test
+    @DiffersOnACluster("the fleet's policy log on its master, the client's keys on theirs")
     void aBanThroughOneNodeRefusesTheClientOnEveryNodeAndIsAuditedOnceOnEach() throws Exception {
         List<SluiceServer> nodes = cluster("web-1", "web-2", "web-3");
         SluiceServer a = nodes.get(0);
@@ -273,6 +274,7 @@ class ClusterAdminChangesTest {
     }
 
     @Test
+    @DiffersOnACluster("the offence counted in the client's slot, the ban written in the fleet's")
     void anAutomaticBanOnOneNodeRefusesTheOffenderOnEveryNode() throws Exception {
         List<SluiceServer> nodes = cluster("web-1", "web-2");
         SluiceServer a = nodes.get(0);

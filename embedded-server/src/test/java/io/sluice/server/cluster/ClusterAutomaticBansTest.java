@@ -119,6 +119,7 @@ class ClusterAutomaticBansTest extends OneRedisPerClass {
     }
 
     @Test
+    @DiffersOnACluster("the offence counted in the client's slot, the ban written in the fleet's")
     void aBanFromOneNodeIsInForceOnTheOtherAndTheLogHoldsBansNotPolicies() throws Exception {
         Node a = node("web-1", InstantSource.system());
         Node b = node("web-2", InstantSource.system());

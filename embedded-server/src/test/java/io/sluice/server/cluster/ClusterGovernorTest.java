@@ -151,6 +151,7 @@ class ClusterGovernorTest {
     }
 
     @Test
+    @DiffersOnACluster("the domain's hash on its slot's master, asked by two front ends")
     void permitsGrantedByTwoNodesForOneDomainKeepItsSpacing() throws Exception {
         admin(a, "domains/" + SITE + "/rate", "{\"requestsPerSecond\":5}"); // a slot every 200 ms, cluster-wide
         AtomicInteger onA = new AtomicInteger();
@@ -251,6 +252,7 @@ class ClusterGovernorTest {
     }
 
     @Test
+    @DiffersOnACluster("the domain's mark in its slot, the saved setting in the fleet's")
     void aDomainIsGivenUpOnceForTheClusterWithOneAlertAndRevivedFromAnyNode() throws Exception {
         for (int i = 0; i < 20; i++) {
             feedbackToCluster(i % 2 == 0 ? a : b, "\"status\":500");

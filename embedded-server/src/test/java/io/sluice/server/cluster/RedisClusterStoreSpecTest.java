@@ -4,8 +4,15 @@ import io.sluice.engine.policy.Policy;
 import io.sluice.server.testkit.Await;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
-/** The per-client rules' specification with every node's store on a 3-master Redis Cluster. */
+/**
+ * The per-client rules' specification with every node's store on a 3-master Redis Cluster.
+ *
+ * <p>Only the tests marked {@link DiffersOnACluster} run here (the others judge one slot's keys with one script, as on
+ * one Redis, where the parent class runs them).
+ */
+@ExtendWith(DiffersOnACluster.Only.class)
 class RedisClusterStoreSpecTest extends RedisStoreSpecTest {
 
     @BeforeAll
@@ -14,6 +21,7 @@ class RedisClusterStoreSpecTest extends RedisStoreSpecTest {
     }
 
     @Test
+    @DiffersOnACluster("the scripts loaded as functions on every master")
     void aNodeLoadsItsFunctionsOnEveryMaster() {
         startNode("a", Policy.defaults());
 

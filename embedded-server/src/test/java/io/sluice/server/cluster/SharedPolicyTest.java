@@ -40,6 +40,7 @@ class SharedPolicyTest extends OneRedisPerClass {
     }
 
     @Test
+    @DiffersOnACluster("the policy and its log on the fleet slot's master, followed through the cluster")
     void aChangeMadeOnOneNodeIsAppliedOnEveryNodeOnceWithItsAuditEntry() {
         ClusterNode a = cluster.node("a");
         ClusterNode b = cluster.node("b");
@@ -163,6 +164,7 @@ class SharedPolicyTest extends OneRedisPerClass {
     }
 
     @Test
+    @DiffersOnACluster("connections to every master dropped, the fleet slot's found again")
     void droppedConnectionsAreResumedWithoutApplyingAnythingTwice() {
         ClusterNode a = cluster.node("a");
         ClusterNode b = cluster.node("b");
