@@ -11,6 +11,7 @@ import io.sluice.engine.policy.Policy;
 import io.sluice.server.change.LocalPolicyStore;
 import io.sluice.server.change.PolicyChanges;
 import io.sluice.server.state.StateDirectory;
+import io.sluice.server.testkit.Await;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -65,9 +66,7 @@ class AutomaticBansKillTest {
         storm.get();
         changes.replace(operator, read.version(), read.withHitStack(new Policy.HitStack(60, 5)));
         System.out.println("EDIT");
-        while (engine.policy().bans().size() < BANS) {
-            Thread.sleep(5);
-        }
+        Await.await(PATIENCE, () -> engine.policy().bans().size() >= BANS, "every ban written");
         System.out.println("WRITTEN");
         System.out.flush();
         Thread.sleep(Long.MAX_VALUE);

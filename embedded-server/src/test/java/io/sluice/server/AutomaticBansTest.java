@@ -1,5 +1,6 @@
 package io.sluice.server;
 
+import static io.sluice.server.testkit.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.engine.Decision;
@@ -28,7 +29,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -75,14 +75,6 @@ class AutomaticBansTest {
             if (engine.decide(request) instanceof Decision.Admit admit) {
                 admit.admission().complete(200, 1000);
             }
-        }
-    }
-
-    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + PATIENCE.toNanos();
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime() < deadline).as("waited " + PATIENCE + " for " + what).isTrue();
-            Thread.sleep(5);
         }
     }
 

@@ -8,6 +8,7 @@ import io.sluice.engine.policy.BrowserCheck;
 import io.sluice.engine.telemetry.BrowserCheckCounts;
 import io.sluice.server.demo.DemoSite;
 import io.sluice.server.testkit.HeadlessChromium;
+import io.sluice.server.testkit.RealParts;
 import io.sluice.server.testkit.Servers;
 import java.nio.file.Path;
 import java.util.List;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * demo site, JavaScript on (it solves the proof-of-work and keeps its pass across pages) and off (the no-JavaScript
  * path, when the operator leaves it on).
  */
+@RealParts
 class BrowserCheckChromiumTest {
 
     private static final int VIRTUAL_MILLIS = 20_000;

@@ -1,5 +1,6 @@
 package io.sluice.server;
 
+import static io.sluice.server.testkit.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -15,7 +16,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -86,11 +86,8 @@ class JsonAccessLogTest {
         assertThat(report.get("liveRefused").asLong()).isEqualTo(1);
     }
 
-    /** The log is written by its own thread: waits (30 s at most) for {@code count} lines. */
-    private static void awaitLines(Path log, int count) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while ((!Files.exists(log) || Files.readAllLines(log).size() < count) && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-        }
+    /** The log is written by its own thread: waits for {@code count} lines. */
+    private static void awaitLines(Path log, int count) {
+        await(() -> Files.exists(log) && Files.readAllLines(log).size() >= count, count + " lines in " + log);
     }
 }

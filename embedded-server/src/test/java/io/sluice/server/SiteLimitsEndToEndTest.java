@@ -1,5 +1,6 @@
 package io.sluice.server;
 
+import static io.sluice.server.testkit.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.engine.policy.Ban;
@@ -11,6 +12,7 @@ import io.sluice.engine.telemetry.ClassCounts;
 import io.sluice.engine.telemetry.ClientRow;
 import io.sluice.server.demo.DemoSite;
 import io.sluice.server.testkit.HeadlessChromium;
+import io.sluice.server.testkit.RealParts;
 import io.sluice.server.testkit.Servers;
 import java.io.IOException;
 import java.net.http.HttpClient;
@@ -31,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The limits of issue 13 through the real front end (the server as {@code ./sluice server --demo} runs it: throttle
- * handler, Jetty's reverse proxy, the demo site), over loopback; the browser test with a real headless Chromium.
+ * handler, Jetty's reverse proxy, the demo site), over loopback; the browser test with a real headless Chromium (the real-parts tier).
  */
 class SiteLimitsEndToEndTest {
     private static final String FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/";
@@ -68,6 +70,7 @@ class SiteLimitsEndToEndTest {
     }
 
     @Test
+    @RealParts // Chromium
     void aBrowserLoadingAPageWithAStylesheetAScriptAndTwentyFourImagesIsServedInFull() throws Exception {
         // the default policy's browser check is adaptive: on a quiet day it asks no one, Chromium included
         String dom = new HeadlessChromium(state).dumpDom(server.frontUri().resolve("/gallery"), true, 10_000);
@@ -161,10 +164,7 @@ class SiteLimitsEndToEndTest {
         assertThat(ban.author()).isEqualTo("sluice");
         Path policyFile = state.resolve("policy.json");
         Path audit = state.resolve("audit.log");
-        long deadline = System.nanoTime() + DEADLINE.toNanos();
-        while (!(contains(policyFile, ban.id()) && contains(audit, ban.id())) && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+        await(() -> contains(policyFile, ban.id()) && contains(audit, ban.id()), "the ban written and audited");
         assertThat(Files.readString(policyFile)).contains(ban.id(), "\"author\" : \"sluice\"");
         assertThat(Files.readString(audit)).contains("\"who\":\"sluice\"", "\"action\":\"ban.add\"", ban.id());
     }

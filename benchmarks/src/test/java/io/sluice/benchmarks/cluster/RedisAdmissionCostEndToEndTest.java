@@ -3,6 +3,7 @@ package io.sluice.benchmarks.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.sluice.benchmarks.testkit.RealParts;
 import io.sluice.server.cluster.LocalRedis;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * admitted, a CPU figure for every redis-server, and a load spread over the shards. Skipped only where
  * redis-server is not installed (CI installs it).
  */
+@RealParts
 class RedisAdmissionCostEndToEndTest {
     private static final int CLIENTS = 10_000;
     private static final int IN_FLIGHT = 64;

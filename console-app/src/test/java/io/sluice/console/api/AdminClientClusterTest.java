@@ -2,6 +2,7 @@ package io.sluice.console.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.console.testkit.RealParts;
 import io.sluice.console.testkit.SmallCluster;
 import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.server.ServerConfig;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The cluster calls of the admin client against real front ends in cluster mode on a real redis-server. */
+@RealParts
 class AdminClientClusterTest {
     private static SmallCluster cluster;
 

@@ -2,6 +2,10 @@ package io.sluice.console.api;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import org.testfx.util.WaitForAsyncUtils;
 
 /** Polls a server until it says what a test waits for (real servers, real I/O: no clock to advance). */
 final class Await {
@@ -13,20 +17,22 @@ final class Await {
         Optional<T> get() throws Exception;
     }
 
+    /** Polls with the console tests' one await, TestFX's {@link WaitForAsyncUtils#waitFor}. */
     static <T> T value(Duration patience, Call<T> call, String what) throws Exception {
-        long deadline = System.nanoTime() + patience.toNanos();
-        Exception last = null;
-        while (System.nanoTime() < deadline) {
-            try {
-                Optional<T> value = call.get();
-                if (value.isPresent()) {
-                    return value.get();
+        AtomicReference<T> value = new AtomicReference<>();
+        AtomicReference<AdminException> last = new AtomicReference<>();
+        try {
+            WaitForAsyncUtils.waitFor(patience.toMillis(), TimeUnit.MILLISECONDS, () -> {
+                try {
+                    call.get().ifPresent(value::set);
+                } catch (AdminException e) {
+                    last.set(e);
                 }
-            } catch (AdminException e) {
-                last = e;
-            }
-            Thread.sleep(50);
+                return value.get() != null;
+            });
+        } catch (TimeoutException e) {
+            throw new AssertionError("waited " + patience + " for " + what, last.get());
         }
-        throw new AssertionError("waited " + patience + " for " + what, last);
+        return value.get();
     }
 }

@@ -2,6 +2,7 @@ package io.sluice.console.fleet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.console.testkit.RealParts;
 import io.sluice.console.testkit.SmallCluster;
 import io.sluice.console.ui.FxUiExecutor;
 import io.sluice.console.ui.Session;
@@ -27,6 +28,7 @@ import org.testfx.util.WaitForAsyncUtils;
 
 /** The fleet room against a real small cluster (two front ends on a real redis-server), in a real window. */
 @ExtendWith(ApplicationExtension.class)
+@RealParts
 class FleetViewTest {
     private static final int PATIENCE_SECONDS = 20;
 

@@ -15,7 +15,9 @@ import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
+import org.testfx.util.WaitForAsyncUtils;
 
 /**
  * A real {@code redis-server} (the distribution's package) for the console's cluster tests, on a free loopback
@@ -65,22 +67,15 @@ public final class RedisProcess implements AutoCloseable {
     }
 
     private static void awaitPong(Process process, int port) {
-        long deadline = System.nanoTime() + START_DEADLINE.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("redis-server exited at start (port " + port + ")");
-            }
-            if (ping(port)) {
-                return;
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
+        try {
+            WaitForAsyncUtils.waitFor(START_DEADLINE.toMillis(), TimeUnit.MILLISECONDS,
+                    () -> !process.isAlive() || ping(port));
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("redis-server did not answer PING within " + START_DEADLINE);
         }
-        throw new IllegalStateException("redis-server did not answer PING within " + START_DEADLINE);
+        if (!process.isAlive()) {
+            throw new IllegalStateException("redis-server exited at start (port " + port + ")");
+        }
     }
 
     private static boolean ping(int port) {

@@ -9,11 +9,14 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLServerSocket;
 import javax.net.ssl.SSLSocket;
+import org.testfx.util.WaitForAsyncUtils;
 
 /**
  * A TLS server on loopback that presents a chosen certificate and records every byte a client sends it after the
@@ -62,14 +65,13 @@ public final class RogueTlsServer implements AutoCloseable {
      * Waits until every connection accepted so far has ended (handshake refused, or the client closed), so what
      * was received is all there will be; fails after {@code patience}.
      */
-    public void awaitQuiet(Duration patience) throws InterruptedException {
-        long deadline = System.nanoTime() + patience.toNanos();
-        while (connections.get() == 0 || finished.get() < connections.get()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("the rogue server's connections did not end within " + patience
-                        + " (accepted " + connections.get() + ", ended " + finished.get() + ")");
-            }
-            Thread.sleep(20);
+    public void awaitQuiet(Duration patience) {
+        try {
+            WaitForAsyncUtils.waitFor(patience.toMillis(), TimeUnit.MILLISECONDS,
+                    () -> connections.get() > 0 && finished.get() >= connections.get());
+        } catch (TimeoutException e) {
+            throw new AssertionError("the rogue server's connections did not end within " + patience
+                    + " (accepted " + connections.get() + ", ended " + finished.get() + ")");
         }
     }
 

@@ -14,10 +14,13 @@ import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
 import io.sluice.server.demo.Demo;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.testfx.util.WaitForAsyncUtils;
 
 /**
  * What-if before Apply against a real front end with real traffic through it; the ViewModel without the
@@ -63,16 +66,16 @@ class WhatIfViewModelTest {
 
     /** Polls the report as the view does until the shadow has judged {@code requests}. */
     private WhatIfSummary awaitReport(long requests) throws Exception {
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        while (System.nanoTime() < deadline) {
-            model.refresh();
-            WhatIfSummary summary = model.summaryProperty().get();
-            if (summary != null && summary.requests() >= requests) {
-                return summary;
-            }
-            Thread.sleep(50);
+        try {
+            WaitForAsyncUtils.waitFor(20, TimeUnit.SECONDS, () -> {
+                model.refresh();
+                WhatIfSummary summary = model.summaryProperty().get();
+                return summary != null && summary.requests() >= requests;
+            });
+        } catch (TimeoutException e) {
+            throw new AssertionError("the shadow judged " + model.summaryProperty().get() + ", not " + requests);
         }
-        throw new AssertionError("the shadow judged " + model.summaryProperty().get() + ", not " + requests);
+        return model.summaryProperty().get();
     }
 
     @Test

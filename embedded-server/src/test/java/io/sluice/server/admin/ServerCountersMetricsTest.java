@@ -1,5 +1,6 @@
 package io.sluice.server.admin;
 
+import static io.sluice.server.testkit.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.server.HostPort;
@@ -12,7 +13,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -54,16 +54,13 @@ class ServerCountersMetricsTest {
 
     /** Scrapes until every one of {@code lines} is in the answer (the log is written by its own thread). */
     private String awaitMetrics(SluiceServer server, String... lines) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (true) {
-            String metrics = http.send(HttpRequest.newBuilder(server.adminUri().resolve("/metrics"))
-                    .header("Authorization", "Bearer " + server.adminToken()).build(),
-                    HttpResponse.BodyHandlers.ofString()).body();
-            if (Arrays.stream(lines).allMatch(metrics::contains) || System.nanoTime() > deadline) {
-                assertThat(metrics).contains(lines);
-                return metrics;
-            }
-            Thread.sleep(20);
-        }
+        await(() -> Arrays.stream(lines).allMatch(scrape(server)::contains), String.join(", ", lines));
+        return scrape(server);
+    }
+
+    private String scrape(SluiceServer server) throws Exception {
+        return http.send(HttpRequest.newBuilder(server.adminUri().resolve("/metrics"))
+                .header("Authorization", "Bearer " + server.adminToken()).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
     }
 }

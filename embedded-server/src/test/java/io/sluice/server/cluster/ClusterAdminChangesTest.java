@@ -1,6 +1,7 @@
 package io.sluice.server.cluster;
 
-import static io.sluice.server.cluster.ClusterFixture.await;
+import static io.sluice.server.testkit.Await.await;
+import static io.sluice.server.testkit.Await.within;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -12,6 +13,8 @@ import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
 import io.sluice.server.state.AuditEntry;
 import io.sluice.server.state.StateDirectory;
+import io.sluice.server.testkit.Await;
+import io.sluice.server.testkit.RealParts;
 import io.sluice.server.testkit.Servers;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -21,7 +24,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -32,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * redis-server, real HTTP. "In force everywhere" is checked with real requests through the other nodes' front
  * ends, within a bound well above the 100 ms goal (a loaded two-core machine) but far below a reconnect cycle.
  */
+@RealParts
 class ClusterAdminChangesTest {
     /** Generous for 100 ms: the test machine is shared; the measurement is {@code ChangePropagation}'s job. */
     private static final Duration EVERYWHERE = Duration.ofSeconds(1);
@@ -99,30 +102,12 @@ class ClusterAdminChangesTest {
         return PolicyJson.mapper().readTree(body);
     }
 
-    /** Polls every 5 ms; true if the condition held within {@code bound}. */
-    private static boolean within(Duration bound, ThrowingCondition condition) throws Exception {
-        long deadline = System.nanoTime() + bound.toNanos();
-        while (true) {
-            if (condition.holds()) {
-                return true;
-            }
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            Thread.sleep(5);
-        }
-    }
-
-    @FunctionalInterface
-    private interface ThrowingCondition {
-        boolean holds() throws Exception;
-    }
-
     private static long count(SluiceServer server, String action) {
         return server.state().audit().newestFirst(100).stream().filter(e -> e.action().equals(action)).count();
     }
 
     @Test
+    @DiffersOnACluster("the fleet's policy log on its master, the client's keys on theirs")
     void aBanThroughOneNodeRefusesTheClientOnEveryNodeAndIsAuditedOnceOnEach() throws Exception {
         List<SluiceServer> nodes = cluster("web-1", "web-2", "web-3");
         SluiceServer a = nodes.get(0);
@@ -289,6 +274,7 @@ class ClusterAdminChangesTest {
     }
 
     @Test
+    @DiffersOnACluster("the offence counted in the client's slot, the ban written in the fleet's")
     void anAutomaticBanOnOneNodeRefusesTheOffenderOnEveryNode() throws Exception {
         List<SluiceServer> nodes = cluster("web-1", "web-2");
         SluiceServer a = nodes.get(0);
@@ -302,7 +288,7 @@ class ClusterAdminChangesTest {
         await(() -> b.engine().policy().escalation().size() == 1, "web-2 to have the rule");
 
         // Two hits allowed, two refused: an offence, so escalation bans this client.
-        BooleanSupplier banned = () -> b.engine().policy().bans().stream()
+        Await.Condition banned = () -> b.engine().policy().bans().stream()
                 .anyMatch(ban -> ban.value().endsWith("|Hammer/1.0"));
         for (int i = 0; i < 4; i++) {
             front(a, "Hammer/1.0");

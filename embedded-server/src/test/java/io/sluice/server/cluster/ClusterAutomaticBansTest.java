@@ -1,6 +1,6 @@
 package io.sluice.server.cluster;
 
-import static io.sluice.server.cluster.ClusterFixture.await;
+import static io.sluice.server.testkit.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.engine.Decision;
@@ -119,6 +119,7 @@ class ClusterAutomaticBansTest extends OneRedisPerClass {
     }
 
     @Test
+    @DiffersOnACluster("the offence counted in the client's slot, the ban written in the fleet's")
     void aBanFromOneNodeIsInForceOnTheOtherAndTheLogHoldsBansNotPolicies() throws Exception {
         Node a = node("web-1", InstantSource.system());
         Node b = node("web-2", InstantSource.system());

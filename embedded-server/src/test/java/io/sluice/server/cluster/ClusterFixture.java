@@ -1,15 +1,13 @@
 package io.sluice.server.cluster;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.engine.telemetry.SecondCounts;
+import io.sluice.server.testkit.Await;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.BooleanSupplier;
 
 /** Nodes of one cluster in this JVM, sharing one {@link TestRedis} (or a Redis Cluster); closes them all. */
 final class ClusterFixture implements AutoCloseable {
@@ -29,8 +27,6 @@ final class ClusterFixture implements AutoCloseable {
     static final ClusterSettings UNHURRIED = new ClusterSettings(Duration.ofSeconds(10), Duration.ofSeconds(10),
             PATIENT.heartbeat(), PATIENT.recoverAfter(), Duration.ofSeconds(20), PATIENT.nodeTtl(),
             PATIENT.followBlock(), PATIENT.logLength(), PATIENT.keyPrefix());
-    /** Generous: real I/O on a loaded two-core machine. */
-    static final Duration PATIENCE = Duration.ofSeconds(15);
 
     private final RedisUnderTest redis;
     private final List<ClusterNode> nodes = new ArrayList<>();
@@ -68,23 +64,7 @@ final class ClusterFixture implements AutoCloseable {
     }
 
     static void awaitState(ClusterNode node, ClusterState state) {
-        await(() -> node.state() == state, node.name() + " to be " + state);
-    }
-
-    /** Polls until the condition holds; fails after {@link #PATIENCE}. */
-    static void await(BooleanSupplier condition, String what) {
-        long deadline = System.nanoTime() + PATIENCE.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                assertThat(condition.getAsBoolean()).as("waited " + PATIENCE + " for " + what).isTrue();
-            }
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-        }
+        Await.await(() -> node.state() == state, node.name() + " to be " + state);
     }
 
     @Override

@@ -1,6 +1,6 @@
 package io.sluice.server.cluster;
 
-import static io.sluice.server.cluster.ClusterFixture.await;
+import static io.sluice.server.testkit.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
@@ -9,6 +9,7 @@ import io.sluice.engine.policy.PolicyJson;
 import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.testkit.RealParts;
 import io.sluice.server.testkit.Servers;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The crawl governor of two real front ends in cluster mode on one real redis-server, through the workers'
  * permit API over HTTP: one pace, one floor, one cut per burst, one breaker and one give-up per domain.
  */
+@RealParts
 class ClusterGovernorTest {
     private static final String SITE = "shop.example";
     /** See DegradedModeTest: far above the 50 ms deadline only because the machine is shared. */
@@ -149,6 +151,7 @@ class ClusterGovernorTest {
     }
 
     @Test
+    @DiffersOnACluster("the domain's hash on its slot's master, asked by two front ends")
     void permitsGrantedByTwoNodesForOneDomainKeepItsSpacing() throws Exception {
         admin(a, "domains/" + SITE + "/rate", "{\"requestsPerSecond\":5}"); // a slot every 200 ms, cluster-wide
         AtomicInteger onA = new AtomicInteger();
@@ -249,6 +252,7 @@ class ClusterGovernorTest {
     }
 
     @Test
+    @DiffersOnACluster("the domain's mark in its slot, the saved setting in the fleet's")
     void aDomainIsGivenUpOnceForTheClusterWithOneAlertAndRevivedFromAnyNode() throws Exception {
         for (int i = 0; i < 20; i++) {
             feedbackToCluster(i % 2 == 0 ? a : b, "\"status\":500");

@@ -1,6 +1,6 @@
 package io.sluice.server.cluster;
 
-import static io.sluice.server.cluster.ClusterFixture.await;
+import static io.sluice.server.testkit.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -12,6 +12,7 @@ import io.sluice.engine.telemetry.Snapshot;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
 import io.sluice.server.state.StateDirectory;
+import io.sluice.server.testkit.RealParts;
 import io.sluice.server.testkit.Servers;
 import java.io.IOException;
 import java.net.URI;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Two real front ends in cluster mode on one real redis-server, through their admin APIs. */
+@RealParts
 class ClusterServerTest {
     @TempDir
     Path stateA;

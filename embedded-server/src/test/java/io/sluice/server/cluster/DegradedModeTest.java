@@ -1,11 +1,12 @@
 package io.sluice.server.cluster;
 
-import static io.sluice.server.cluster.ClusterFixture.await;
 import static io.sluice.server.cluster.ClusterFixture.awaitState;
+import static io.sluice.server.testkit.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.telemetry.ClusterState;
+import io.sluice.server.testkit.RealParts;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * Redis killed, hung, restarted empty, its connections dropped: the nodes never wait for it longer than the
  * deadline, say DEGRADED, and recover by themselves. Each test has a redis-server of its own.
  */
+@RealParts
 class DegradedModeTest {
     /**
      * The request path's deadline is 50 ms; a call must come back within it plus the timer's tick. The bound

@@ -1,6 +1,6 @@
 package io.sluice.server.cluster;
 
-import static io.sluice.server.cluster.ClusterFixture.await;
+import static io.sluice.server.testkit.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -14,6 +14,7 @@ import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
 import io.sluice.server.hostile.LoopbackClient;
 import io.sluice.server.state.StateDirectory;
+import io.sluice.server.testkit.RealParts;
 import io.sluice.server.testkit.Servers;
 import java.io.IOException;
 import java.net.URI;
@@ -38,6 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  * say happened, class by class and outcome by outcome, after a mixed run spread over three nodes: nothing counted
  * twice, nothing lost between a node's counts and Redis.
  */
+@RealParts
 class FleetTotalsTest {
     private static final String FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
     private static final String GOOGLEBOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";

@@ -2,6 +2,7 @@ package io.sluice.server.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.server.testkit.RealParts;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Test;
  * the oldest second with hits it answers are what summing every hit of the window gives: checked against that sum,
  * in a real Redis, on a clock the test moves (the script's {@code TIME} replaced by the test's second).
  */
+@RealParts
 class HitStacksScriptTest {
     private static final String KEY = "sluice:{192.0.2.1}:m:test";
     private static final String TIME = "call('TIME')";

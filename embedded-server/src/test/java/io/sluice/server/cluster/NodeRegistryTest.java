@@ -1,6 +1,6 @@
 package io.sluice.server.cluster;
 
-import static io.sluice.server.cluster.ClusterFixture.await;
+import static io.sluice.server.testkit.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.engine.Reason;
@@ -22,6 +22,7 @@ class NodeRegistryTest extends OneRedisPerClass {
     }
 
     @Test
+    @DiffersOnACluster("nodes-read.lua reads the node hashes it finds: they share the fleet's slot")
     void everyNodeSeesTheOthersInFlightAndTheViewListsEveryNodeWithTheClusterTotals() {
         ClusterNode a = cluster.node("a", load(3, 1_000, 10, 1));
         ClusterNode b = cluster.node("b", load(5, 1_000, 20, 2));

@@ -1,5 +1,6 @@
 package io.sluice.server.cluster;
 
+import io.sluice.server.testkit.RealParts;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -10,6 +11,7 @@ import org.junit.jupiter.api.BeforeEach;
  * its parent's tests on a Redis Cluster instead by hiding {@link #startRedis()} with its own that sets
  * {@link #server} to a {@link TestRedisCluster} (and leaves {@link #redis}, the one server, null).
  */
+@RealParts
 abstract class OneRedisPerClass {
     /** The one redis-server, for the tests that kill, hang or restart it; null on a Redis Cluster. */
     static TestRedis redis;

@@ -8,8 +8,8 @@ import static io.sluice.server.cluster.ClientStoreSpecification.admitted;
 import static io.sluice.server.cluster.ClientStoreSpecification.answered;
 import static io.sluice.server.cluster.ClientStoreSpecification.refused;
 import static io.sluice.server.cluster.ClientStoreSpecification.served;
-import static io.sluice.server.cluster.ClusterFixture.await;
 import static io.sluice.server.cluster.ClusterFixture.awaitState;
+import static io.sluice.server.testkit.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lettuce.core.RedisClient;
@@ -21,6 +21,7 @@ import io.sluice.engine.Request;
 import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.telemetry.ClusterState;
+import io.sluice.server.testkit.RealParts;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -39,6 +40,7 @@ import org.junit.jupiter.api.Test;
  * connections dropped: the nodes keep deciding within the deadline, alone and saying so, and come back. Each test
  * has a redis-server of its own.
  */
+@RealParts
 class RedisClientStateStoreTest {
     /**
      * A decision needing Redis is made within the deadline (1 s here) and the timer's tick; the bound is looser only

@@ -2,8 +2,15 @@ package io.sluice.server.cluster;
 
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
-/** Operators' changes through any of several real nodes, on a 3-master Redis Cluster. */
+/**
+ * Operators' changes through any of several real nodes, on a 3-master Redis Cluster.
+ *
+ * <p>Only the tests marked {@link DiffersOnACluster} run here (the others judge one slot's keys with one script, as on
+ * one Redis, where the parent class runs them).
+ */
+@ExtendWith(DiffersOnACluster.Only.class)
 class RedisClusterAdminChangesTest extends ClusterAdminChangesTest {
 
     @Override

@@ -5,8 +5,8 @@ import static io.sluice.server.cluster.ClientStoreSpecification.CURL;
 import static io.sluice.server.cluster.ClientStoreSpecification.admitted;
 import static io.sluice.server.cluster.ClientStoreSpecification.answered;
 import static io.sluice.server.cluster.ClientStoreSpecification.refused;
-import static io.sluice.server.cluster.ClusterFixture.await;
 import static io.sluice.server.cluster.ClusterFixture.awaitState;
+import static io.sluice.server.testkit.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lettuce.core.cluster.SlotHash;
@@ -17,6 +17,7 @@ import io.sluice.engine.Request;
 import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.telemetry.ClusterState;
+import io.sluice.server.testkit.RealParts;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.Test;
  * whatever their slots (clients rarely share one), and a request or release whose slot moved to another master since
  * the node read the topology is judged there, once (docs/architecture-cluster.md, "Redis Cluster").
  */
+@RealParts
 class RedisClusterAdmissionCallsTest {
     private static final Policy TEN_HITS = ClientStoreSpecification.hitStack(ClientStoreSpecification.generous(), 15,
             10).withPerClient(new Policy.PerClient(32));

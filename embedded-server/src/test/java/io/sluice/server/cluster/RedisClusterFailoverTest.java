@@ -6,8 +6,11 @@ import io.sluice.engine.Decision;
 import io.sluice.engine.Request;
 import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.telemetry.ClusterState;
+import io.sluice.server.testkit.Await;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -42,14 +45,14 @@ class RedisClusterFailoverTest extends OneRedisPerClass {
 
         ((TestRedisCluster) server).masters().get(0).kill();
 
-        boolean sawDegraded = false;
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        int round = 1;
-        while (!(sawDegraded && node.state() == ClusterState.HEALTHY) && System.nanoTime() < deadline) {
-            serveRound(engine, round++);
-            sawDegraded |= node.state() == ClusterState.DEGRADED;
-            Thread.sleep(20);
-        }
+        AtomicBoolean sawDegraded = new AtomicBoolean();
+        AtomicInteger round = new AtomicInteger(1);
+        // requests served all along: the node sees the master gone, then a replica in its place
+        Await.within(Duration.ofSeconds(60), () -> {
+            serveRound(engine, round.getAndIncrement());
+            sawDegraded.compareAndSet(false, node.state() == ClusterState.DEGRADED);
+            return sawDegraded.get() && node.state() == ClusterState.HEALTHY;
+        });
         assertThat(sawDegraded).as("DEGRADED while the master's slots were down").isTrue();
         String topology = node.state() == ClusterState.HEALTHY ? ""
                 : ((TestRedisCluster) server).nodesAsSeenBy(((TestRedisCluster) server).masters().get(1));
@@ -57,7 +60,7 @@ class RedisClusterFailoverTest extends OneRedisPerClass {
                 .isEqualTo(ClusterState.HEALTHY);
 
         long healthyAgain = store.commandsSent();
-        serveRound(engine, round);
+        serveRound(engine, round.get());
         assertThat(store.commandsSent()).as("deciding in Redis again, every slot included")
                 .isGreaterThan(healthyAgain);
         assertThat(node.state()).isEqualTo(ClusterState.HEALTHY);

@@ -3,8 +3,15 @@ package io.sluice.server.cluster;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
-/** The crawl governor of two real front ends on a 3-master Redis Cluster: each domain's hash in its own slot. */
+/**
+ * The crawl governor of two real front ends on a 3-master Redis Cluster: each domain's hash in its own slot.
+ *
+ * <p>Only the tests marked {@link DiffersOnACluster} run here (the others judge one slot's keys with one script, as on
+ * one Redis, where the parent class runs them).
+ */
+@ExtendWith(DiffersOnACluster.Only.class)
 class RedisClusterGovernorTest extends ClusterGovernorTest {
 
     @BeforeAll

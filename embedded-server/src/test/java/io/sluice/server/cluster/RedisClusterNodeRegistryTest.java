@@ -3,11 +3,16 @@ package io.sluice.server.cluster;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The fleet's registry with the nodes on a 3-master Redis Cluster: every node's hash and the registry share the
  * {@code {fleet}} slot, so {@code nodes-read.lua} may read the hashes it finds.
+ *
+ * <p>Only the tests marked {@link DiffersOnACluster} run here (the others judge one slot's keys with one script, as on
+ * one Redis, where the parent class runs them).
  */
+@ExtendWith(DiffersOnACluster.Only.class)
 class RedisClusterNodeRegistryTest extends NodeRegistryTest {
 
     @BeforeAll

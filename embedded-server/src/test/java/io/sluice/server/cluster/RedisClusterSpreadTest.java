@@ -6,6 +6,7 @@ import io.sluice.engine.Decision;
 import io.sluice.engine.Request;
 import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.telemetry.ClusterState;
+import io.sluice.server.testkit.Await;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -50,7 +51,7 @@ class RedisClusterSpreadTest extends OneRedisPerClass {
                 ClientStoreSpecification.served(decision.get(30, TimeUnit.SECONDS));
             }
         }
-        ClusterFixture.await(() -> store.counts().get("leases") == 0 && !store.releasesPending(),
+        Await.await(() -> store.counts().get("leases") == 0 && !store.releasesPending(),
                 "every lease given back");
         assertThat(node.state()).as("Redis answered every call").isEqualTo(ClusterState.HEALTHY);
 

@@ -1,19 +1,21 @@
 package io.sluice.server.cluster;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import io.sluice.engine.EngineConfig;
 import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.telemetry.ClusterState;
+import io.sluice.server.testkit.RealParts;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 
 /** The specification on the cluster's Redis store: each node its own engine, store and links, one redis-server. */
+@RealParts
 class RedisStoreSpecTest extends ClientStoreSpecification {
     private static final Duration LEASE = Duration.ofSeconds(35);
     private final Map<String, ThrottleEngine> nodes = new HashMap<>();

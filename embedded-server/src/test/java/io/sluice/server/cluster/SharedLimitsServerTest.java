@@ -1,11 +1,12 @@
 package io.sluice.server.cluster;
 
-import static io.sluice.server.cluster.ClusterFixture.await;
+import static io.sluice.server.testkit.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.testkit.RealParts;
 import io.sluice.server.testkit.Servers;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Two real front ends started with {@code --redis}: one client's requests spread over both share one hit stack. */
+@RealParts
 class SharedLimitsServerTest {
     @TempDir
     Path stateA;

@@ -1,7 +1,7 @@
 package io.sluice.server.cluster;
 
 import io.sluice.server.OwnThread;
-import static io.sluice.server.cluster.ClusterFixture.await;
+import static io.sluice.server.testkit.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.engine.policy.Policy;
@@ -40,6 +40,7 @@ class SharedPolicyTest extends OneRedisPerClass {
     }
 
     @Test
+    @DiffersOnACluster("the policy and its log on the fleet slot's master, followed through the cluster")
     void aChangeMadeOnOneNodeIsAppliedOnEveryNodeOnceWithItsAuditEntry() {
         ClusterNode a = cluster.node("a");
         ClusterNode b = cluster.node("b");
@@ -163,6 +164,7 @@ class SharedPolicyTest extends OneRedisPerClass {
     }
 
     @Test
+    @DiffersOnACluster("connections to every master dropped, the fleet slot's found again")
     void droppedConnectionsAreResumedWithoutApplyingAnythingTwice() {
         ClusterNode a = cluster.node("a");
         ClusterNode b = cluster.node("b");

@@ -1,5 +1,6 @@
 package io.sluice.server.cluster;
 
+import io.sluice.server.testkit.Await;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -125,22 +126,23 @@ final class TestRedis implements RedisUnderTest {
             throw new IllegalStateException("cannot run redis-server (install the Debian package redis-server): "
                     + e.getMessage(), e);
         }
-        long deadline = System.nanoTime() + START_DEADLINE.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("redis-server exited at start: " + log());
-            }
-            try {
-                if ("PONG".equals(command("PING"))) {
-                    return;
-                }
-            } catch (IOException e) {
-                // not listening yet
-            }
-            pause(20);
+        boolean answered = Await.within(START_DEADLINE, () -> !process.isAlive() || answersPing());
+        if (!process.isAlive()) {
+            throw new IllegalStateException("redis-server exited at start: " + log());
+        }
+        if (answered) {
+            return;
         }
         process.destroyForcibly();
         throw new IllegalStateException("redis-server did not answer PING within " + START_DEADLINE + ": " + log());
+    }
+
+    private boolean answersPing() {
+        try {
+            return "PONG".equals(command("PING"));
+        } catch (IOException e) {
+            return false; // not listening yet
+        }
     }
 
     private void killAtExit() {
@@ -288,21 +290,11 @@ final class TestRedis implements RedisUnderTest {
         return "redis-server";
     }
 
-
     private static void waitFor(Process process) {
         try {
             process.waitFor(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    private static void pause(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
         }
     }
 }

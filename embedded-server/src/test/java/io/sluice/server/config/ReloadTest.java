@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.sluice.server.testkit.Await;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -219,13 +220,10 @@ class ReloadTest {
     }
 
     private void await(BooleanSupplier condition, String what) throws Exception {
-        long deadline = System.nanoTime() + PATIENCE.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline || !server.isAlive()) {
-                throw new AssertionError("no " + what + " (server alive: " + server.isAlive() + "); its output: "
-                        + output + "; its log: " + Files.readString(dir.resolve("server.err")));
-            }
-            Thread.sleep(50);
+        Await.within(PATIENCE, () -> condition.getAsBoolean() || !server.isAlive());
+        if (!condition.getAsBoolean()) {
+            throw new AssertionError("no " + what + " (server alive: " + server.isAlive() + "); its output: "
+                    + output + "; its log: " + Files.readString(dir.resolve("server.err")));
         }
     }
 

@@ -1,20 +1,22 @@
 package io.sluice.server.demo;
 
+import static io.sluice.server.testkit.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.engine.telemetry.ClassCounts;
 import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.testkit.RealParts;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code ./sluice demo --cluster} without the console: a real redis-server, three nodes, the story over them. */
+@RealParts
 class DemoClusterTest {
     @TempDir
     Path root;
@@ -41,13 +43,5 @@ class DemoClusterTest {
 
     private static long admitted(SluiceServer node) {
         return node.engine().snapshot().totals().values().stream().mapToLong(ClassCounts::admitted).sum();
-    }
-
-    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("waited 20 s for " + what).isLessThan(deadline);
-            Thread.sleep(20);
-        }
     }
 }

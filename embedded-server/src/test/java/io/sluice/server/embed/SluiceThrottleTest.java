@@ -1,5 +1,6 @@
 package io.sluice.server.embed;
 
+import static io.sluice.server.testkit.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -42,7 +43,6 @@ class SluiceThrottleTest {
     /** Not in Google's published ranges (as a Googlebot address newer than the shipped ones): only DNS can tell. */
     private static final IpAddress GOOGLEBOTS_ADDRESS = IpAddress.parse("192.0.2.10");
     private static final String GOOGLEBOTS_NAME = "crawl-192-0-2-10.googlebot.com";
-    private static final long DEADLINE_NANOS = TimeUnit.SECONDS.toNanos(30);
 
     /** Forward-confirmed reverse DNS that knows one Googlebot address; every other address has no name. */
     private static final SearchEngineVerifier.Resolver DNS = new SearchEngineVerifier.Resolver() {
@@ -161,10 +161,8 @@ class SluiceThrottleTest {
         assertThat(ban.author()).isEqualTo("sluice");
         Path policyFile = state.resolve("policy.json");
         Path audit = state.resolve("audit.log");
-        long deadline = System.nanoTime() + DEADLINE_NANOS;
-        while (!(contains(policyFile, ban.id()) && contains(audit, ban.id())) && System.nanoTime() < deadline) {
-            Thread.sleep(20); // the policy writer writes on a thread of its own
-        }
+        // the policy writer writes on a thread of its own
+        await(() -> contains(policyFile, ban.id()) && contains(audit, ban.id()), "the ban written and audited");
         assertThat(Files.readString(policyFile)).contains(ban.id(), "\"author\" : \"sluice\"");
         assertThat(Files.readString(audit)).contains("\"who\":\"sluice\"", "\"action\":\"ban.add\"", ban.id());
     }
@@ -173,12 +171,11 @@ class SluiceThrottleTest {
     void aSearchEngineWhoseAddressIsConfirmedByDnsIsACrawlerWhenThePolicyAsksForVerification() throws Exception {
         sluice.engine().updatePolicy(p -> p.withTrustedProxies(List.of("127.0.0.1"))
                 .withCrawlers(new Policy.Crawlers(1, 1, true)));
-        long deadline = System.nanoTime() + DEADLINE_NANOS;
         // the first request starts the lookup, off the request thread; until it is confirmed the claimant is a bot
-        while (classOf("192.0.2.10") != RequestClass.CRAWLER && System.nanoTime() < deadline) {
+        await(() -> {
             get(siteUri, GOOGLEBOT, "X-Forwarded-For", "192.0.2.10");
-            Thread.sleep(20);
-        }
+            return classOf("192.0.2.10") == RequestClass.CRAWLER;
+        }, "192.0.2.10 confirmed as Googlebot");
         get(siteUri, GOOGLEBOT, "X-Forwarded-For", "192.0.2.11");
 
         assertThat(classOf("192.0.2.10")).isEqualTo(RequestClass.CRAWLER);

@@ -1,5 +1,6 @@
 package io.sluice.server.front;
 
+import static io.sluice.server.testkit.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.engine.EngineConfig;
@@ -27,7 +28,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.eclipse.jetty.client.ContentResponse;
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.http.HttpHeader;
@@ -95,7 +95,7 @@ class FrontEndTest {
         assertThat(response.getStatus()).isEqualTo(200);
         assertThat(response.getContentAsString()).isEqualTo("upstream saw /hello");
         assertThat(upstreamUserAgents).containsExactly(FIREFOX);
-        assertThat(inFlightOnceSettled()).isZero();
+        awaitSettled();
     }
 
     @Test
@@ -156,10 +156,7 @@ class FrontEndTest {
         var first = new CompletableFuture<Integer>();
         client.newRequest(front.resolve("/")).headers(h -> h.put(HttpHeader.USER_AGENT, FIREFOX))
                 .send(result -> first.complete(result.getResponse().getStatus()));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (engine.snapshot().load().inFlight() == 0 && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
+        await(() -> engine.snapshot().load().inFlight() > 0, "the first request in flight");
 
         ContentResponse second = get(front, "/", FIREFOX, "application/json");
 
@@ -200,7 +197,7 @@ class FrontEndTest {
         ContentResponse response = get(front, "/", CURL, null);
 
         assertThat(response.getStatus()).isEqualTo(502);
-        assertThat(inFlightOnceSettled()).isZero();
+        awaitSettled();
     }
 
     @Test
@@ -212,7 +209,7 @@ class FrontEndTest {
         ContentResponse response = get(front, "/", CURL, null);
 
         assertThat(response.getStatus()).isEqualTo(504);
-        assertThat(inFlightOnceSettled()).isZero();
+        awaitSettled();
     }
 
     @Test
@@ -225,7 +222,7 @@ class FrontEndTest {
         });
 
         assertThat(get(front, "/", FIREFOX, null).getStatus()).isEqualTo(500);
-        assertThat(inFlightOnceSettled()).isZero();
+        awaitSettled();
     }
 
     @Test
@@ -248,8 +245,8 @@ class FrontEndTest {
 
         assertThat(response.getStatus()).isEqualTo(200);
         assertThat(response.getContentAsString()).isEqualTo("answered");
-        assertThat(inFlightOnceSettled()).isZero();
-        awaitEngine(() -> lineCount(file) >= 1);
+        awaitSettled();
+        await(() -> lineCount(file) >= 1, "the access log's line");
         accessLog.close();
         assertThat(Files.readAllLines(file)).singleElement().asString().endsWith("sluice=ADMIT");
     }
@@ -279,7 +276,7 @@ class FrontEndTest {
 
         assertThat(statuses).hasSize(requests).allMatch(s -> s == 200 || s == 503);
         assertThat(statuses).contains(200, 503);
-        assertThat(inFlightOnceSettled()).isZero();
+        awaitSettled();
         assertThat(engine.snapshot().load().waiting()).isZero();
     }
 
@@ -314,14 +311,8 @@ class FrontEndTest {
      * The client can see the response a moment before the server's completion callback runs (and frees
      * the slot): wait for that, bounded, instead of asserting on a race.
      */
-    private int inFlightOnceSettled() throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        int inFlight = engine.snapshot().load().inFlight();
-        while (inFlight != 0 && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-            inFlight = engine.snapshot().load().inFlight();
-        }
-        return inFlight;
+    private void awaitSettled() {
+        await(() -> engine.snapshot().load().inFlight() == 0, "no request in flight");
     }
 
     private ContentResponse get(URI base, String path, String userAgent, String accept) throws Exception {
@@ -377,14 +368,14 @@ class FrontEndTest {
         URI front = frontFor(slowUpstream(3_000), Policy.defaults().withLoad(new Policy.Load(1, 5, 60_000)));
         client.newRequest(front.resolve("/")).headers(h -> h.put(HttpHeader.USER_AGENT, FIREFOX))
                 .timeout(10, TimeUnit.SECONDS).send(r -> { });
-        awaitEngine(() -> engine.snapshot().load().inFlight() == 1);
+        await(() -> engine.snapshot().load().inFlight() == 1, "one request in flight");
         try (Socket bot = new Socket("127.0.0.1", front.getPort())) {
             bot.getOutputStream().write(("GET / HTTP/1.1\r\nHost: x\r\nUser-Agent: " + CURL + "\r\n\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
             bot.getOutputStream().flush();
-            awaitEngine(() -> engine.snapshot().load().waiting() == 1);
+            await(() -> engine.snapshot().load().waiting() == 1, "one request waiting");
 
-            awaitEngine(() -> engine.snapshot().load().waiting() == 0);
+            await(() -> engine.snapshot().load().waiting() == 0, "no request waiting");
         }
     }
 
@@ -393,14 +384,6 @@ class FrontEndTest {
             return Files.exists(file) ? Files.readAllLines(file).size() : 0;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        }
-    }
-
-    private void awaitEngine(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("condition within 5 s").isLessThan(deadline);
-            Thread.sleep(5);
         }
     }
 
@@ -413,7 +396,7 @@ class FrontEndTest {
         get(front, "/hello?x=1", FIREFOX, null);
         get(front, "/again", FIREFOX, null);
         // A line is written when its response is done, which the client may see a moment before.
-        awaitEngine(() -> lineCount(file) == 2);
+        await(() -> lineCount(file) == 2, "the access log's two lines");
         accessLog.close();
 
         List<String> lines = Files.readAllLines(file);

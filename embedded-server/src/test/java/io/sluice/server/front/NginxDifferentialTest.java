@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.sluice.server.front.wire.RawClient;
 import io.sluice.server.front.wire.RawMessage;
 import io.sluice.server.front.wire.RawUpstream;
+import io.sluice.server.testkit.RealParts;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,16 +20,17 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The same raw requests through nginx and through Sluice to the same scripted upstream: what the upstream
  * receives and what the client gets back must agree, apart from the differences listed with each case
  * (each one a place where Sluice is deliberately stricter, and asserted, so a change on either side shows).
  */
+@RealParts
 class NginxDifferentialTest {
     private static final String HOST = "Host: site.example\r\n";
     /**
@@ -46,7 +48,7 @@ class NginxDifferentialTest {
 
     @BeforeAll
     static void start() throws Exception {
-        assumeTrue(NginxProxy.binary() != null, "nginx is not installed (CI installs it: .ci/run)");
+        assumeTrue(NginxProxy.binary() != null, "nginx is not installed (scripts/test-real-parts.sh installs it)");
         upstream = RawUpstream.answering(NginxDifferentialTest::answer);
         nginx = NginxProxy.start(dir, upstream.port());
         for (FrontPath path : FrontPath.values()) {

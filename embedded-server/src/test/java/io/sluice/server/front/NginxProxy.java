@@ -1,12 +1,14 @@
 package io.sluice.server.front;
 
 import io.sluice.server.cluster.LocalRedis;
+import io.sluice.server.testkit.Await;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -27,7 +29,7 @@ final class NginxProxy implements AutoCloseable {
         this.port = port;
     }
 
-    /** The nginx binary, or null when it is not installed (CI installs it: see {@code .ci/run}). */
+    /** The nginx binary, or null when it is not installed ({@code scripts/test-real-parts.sh} installs it). */
     static Path binary() {
         return WHERE.stream().filter(Files::isExecutable).findFirst().orElse(null);
     }
@@ -81,21 +83,24 @@ final class NginxProxy implements AutoCloseable {
         return port;
     }
 
-    private void awaitListening(Path dir) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                throw new IOException("nginx exited: " + Files.readString(dir.resolve("stdout.log"))
-                        + (Files.exists(dir.resolve("error.log")) ? Files.readString(dir.resolve("error.log")) : ""));
-            }
-            try (Socket probe = new Socket()) {
-                probe.connect(new InetSocketAddress("127.0.0.1", port), 1000);
-                return;
-            } catch (IOException notYet) {
-                Thread.sleep(20);
-            }
+    private void awaitListening(Path dir) throws IOException {
+        boolean listening = Await.within(Duration.ofSeconds(20), () -> !process.isAlive() || listening());
+        if (!process.isAlive()) {
+            throw new IOException("nginx exited: " + Files.readString(dir.resolve("stdout.log"))
+                    + (Files.exists(dir.resolve("error.log")) ? Files.readString(dir.resolve("error.log")) : ""));
         }
-        throw new IOException("nginx did not listen on " + port + " within 20 s");
+        if (!listening) {
+            throw new IOException("nginx did not listen on " + port + " within 20 s");
+        }
+    }
+
+    private boolean listening() {
+        try (Socket probe = new Socket()) {
+            probe.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+            return true;
+        } catch (IOException notYet) {
+            return false;
+        }
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.sluice.server.hostile;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.server.testkit.Await;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -73,12 +74,8 @@ final class Operator {
 
     /** Waits until the policy holds at least {@code count} bans (the writer works off the request path). */
     List<String> awaitBans(int count, Duration patience) throws Exception {
-        long end = System.nanoTime() + patience.toNanos();
+        Await.within(patience, () -> bans().size() >= count);
         List<String> ids = bans();
-        while (ids.size() < count && System.nanoTime() < end) {
-            Thread.sleep(100);
-            ids = bans();
-        }
         if (ids.size() < count) {
             throw new AssertionError(count + " offenders were banned, the policy holds " + ids.size() + " bans");
         }

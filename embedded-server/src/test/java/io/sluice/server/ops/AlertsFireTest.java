@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.testkit.Await;
+import io.sluice.server.testkit.RealParts;
 import io.sluice.server.testkit.Servers;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -34,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * fire. The rules' {@code for:} durations are cut to 1 s, as an operator trying them would; the expressions are
  * the shipped ones.
  */
+@RealParts
 class AlertsFireTest {
     /** A rule's {@code for:} line (a whole line: runbook text may say "for:" too). */
     private static final Pattern FOR = Pattern.compile("(?m)^(\\s+)for: \\S+$");
@@ -161,13 +164,9 @@ class AlertsFireTest {
 
     /** Polls {@code condition} until it holds; fails naming it, with Prometheus's log, at the deadline. */
     private void waitFor(String what, Duration deadline, BooleanSupplier condition) throws InterruptedException {
-        long end = System.nanoTime() + deadline.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > end) {
-                throw new AssertionError("no " + what + " within " + deadline + "; alerts " + prometheus.alerts()
-                        + "; browser statuses " + statuses + "\nprometheus log:\n" + prometheus.logTail());
-            }
-            Thread.sleep(200);
+        if (!Await.within(deadline, condition::getAsBoolean)) {
+            throw new AssertionError("no " + what + " within " + deadline + "; alerts " + prometheus.alerts()
+                    + "; browser statuses " + statuses + "\nprometheus log:\n" + prometheus.logTail());
         }
     }
 }

@@ -18,14 +18,14 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A real Prometheus (Debian's {@code prometheus} package, which {@code .ci/run} installs) on a free loopback
- * port with its own data directory, scraping and evaluating every second.
+ * A real Prometheus (Debian's {@code prometheus} package, which {@code scripts/test-real-parts.sh} installs) on a
+ * free loopback port with its own data directory, scraping and evaluating every second.
  */
 final class LocalPrometheus implements AutoCloseable {
     static final Path PROMETHEUS = Path.of("/usr/bin/prometheus");
     static final Path PROMTOOL = Path.of("/usr/bin/promtool");
     static final String MISSING = "needs Debian's prometheus package (/usr/bin/prometheus, /usr/bin/promtool): "
-            + ".ci/run installs it; here: apt-get install -y --no-install-recommends prometheus";
+            + "scripts/test-real-parts.sh installs it (apt-get install -y --no-install-recommends prometheus)";
 
     private final Process process;
     private final Path log;

@@ -3,6 +3,8 @@ package io.sluice.server.ops;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.server.cluster.LocalRedis;
+import io.sluice.server.testkit.Await;
+import io.sluice.server.testkit.RealParts;
 import java.io.IOException;
 import java.io.StringReader;
 import java.net.URI;
@@ -39,6 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  * shipped configuration file (its paths moved into that root, free ports, a real upstream): it answers on its
  * front and admin ports, writes its state and access log where the file says, and stops cleanly on SIGTERM.
  */
+@RealParts
 class ServerPackageLaunchTest {
     private static final Pattern JAVA_OPTS = Pattern.compile("(?m)^JAVA_OPTS=\"([^\"]*)\"$");
     private static final String FIREFOX = AlertsFireTest.FIREFOX;
@@ -216,17 +219,13 @@ class ServerPackageLaunchTest {
     }
 
     /** Polls {@code condition} for up to 60 s (a JVM starting on a loaded machine); fails with the server's log. */
-    private void waitFor(String what, BooleanSupplier condition) throws InterruptedException {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!condition.getAsBoolean()) {
-            if (!server.isAlive()) {
-                throw new AssertionError("the server exited with " + server.exitValue() + " before " + what
-                        + ":\n" + read(log));
-            }
-            if (System.nanoTime() > end) {
-                throw new AssertionError("no " + what + " within 60 s; server log:\n" + read(log));
-            }
-            Thread.sleep(200);
+    private void waitFor(String what, BooleanSupplier condition) {
+        if (!Await.within(Duration.ofSeconds(60), () -> condition.getAsBoolean() || !server.isAlive())) {
+            throw new AssertionError("no " + what + " within 60 s; server log:\n" + read(log));
+        }
+        if (!condition.getAsBoolean()) {
+            throw new AssertionError("the server exited with " + server.exitValue() + " before " + what
+                    + ":\n" + read(log));
         }
     }
 }

@@ -2,6 +2,7 @@ package io.sluice.server.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.server.testkit.RealParts;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * systemd helpers: the user and the ownership of its directories, the service enabled but not started on a first
  * install, restarted only if running on an upgrade, stopped on removal, its state deleted on purge only.
  */
+@RealParts
 class ServerPackageScriptsTest {
     private static final String UNIT = "sluice.service";
 

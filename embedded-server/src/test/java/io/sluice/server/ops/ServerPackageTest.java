@@ -3,6 +3,7 @@ package io.sluice.server.ops;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.sluice.server.testkit.RealParts;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * What {@code scripts/package-server.sh} builds (docs/manual/installing-the-server.md): control fields, files
  * with their modes, conffiles, the systemd unit as systemd reads it, and maintainer scripts that parse.
  */
+@RealParts
 class ServerPackageTest {
     private static final Pattern EXPOSURE = Pattern.compile("Overall exposure level for \\S+: ([0-9.]+)");
 
