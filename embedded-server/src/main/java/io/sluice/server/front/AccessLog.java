@@ -52,6 +52,8 @@ public final class AccessLog implements AutoCloseable {
     /** A file {@link #reopen} opened, for the writer to take before its next batch; null when none waits. */
     private final AtomicReference<Opened> next = new AtomicReference<>();
     private volatile Format format;
+    /** The target {@link #open} or the last {@link #reopen} was given: what {@link #reopen()} opens again. */
+    private volatile String name;
     // Written by the writer thread only, once started.
     private WritableByteChannel out;
     private String target;
@@ -111,7 +113,26 @@ public final class AccessLog implements AutoCloseable {
         System.Logger logger = System.getLogger(AccessLog.class.getName());
         Consumer<String> reports = message -> logger.log(System.Logger.Level.WARNING, message);
         Opened opened = channel(target);
-        return new AccessLog(opened.channel(), opened.target(), format, InstantSource.system(), reports);
+        AccessLog log = new AccessLog(opened.channel(), opened.target(), format, InstantSource.system(), reports);
+        log.name = target;
+        return log;
+    }
+
+    /**
+     * Opens the log again by the name and in the format it has now: after logrotate renamed the file, whatever else a
+     * reload decides. Throws, changing nothing, when the file cannot be opened.
+     */
+    public void reopen() throws IOException {
+        String current = name;
+        if (current == null) {
+            throw new IOException("this access log was not opened by a name");
+        }
+        reopen(current, format);
+    }
+
+    /** What {@link #reopen()} opens: a file's name, or {@code -} for standard output; null when not opened by name. */
+    public String name() {
+        return name;
     }
 
     /**
@@ -125,6 +146,7 @@ public final class AccessLog implements AutoCloseable {
             closeQuietly(unused.channel(), unused.target());
         }
         this.format = format;
+        this.name = target;
     }
 
     private static Opened channel(String target) throws IOException {
