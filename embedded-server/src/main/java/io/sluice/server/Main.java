@@ -31,6 +31,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.function.Consumer;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -173,6 +174,9 @@ public final class Main implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    /** SIGHUP, taken as {@link #main} begins; null where main did not run (a test's command line). */
+    private static volatile ReloadSignal hangups;
+
     /** The configuration file these values were read with ({@code --config}), once read. */
     private ConfigFile file;
 
@@ -303,18 +307,58 @@ public final class Main implements Callable<Integer> {
             out.printf("sluice-server: node %s of the cluster on %s%n", server.cluster().name(),
                     config.cluster().redis());
         }
-        if (file != null) {
-            reloadOnHangup(server, config, out);
-        }
+        onHangup(server, config, out);
         out.flush();
         server.join();
         return 0;
     }
 
-    /** SIGHUP: the file read again, under the same command line (docs/manual/command-line.md, "Reload: SIGHUP"). */
-    private void reloadOnHangup(SluiceServer server, ServerConfig config, PrintWriter out) {
+    /**
+     * SIGHUP from now on: the file read again, under the same command line, or without {@code --config} the access log
+     * re-opened (docs/manual/command-line.md, "Reload: SIGHUP"); one that came during the start is done now.
+     */
+    private void onHangup(SluiceServer server, ServerConfig config, PrintWriter out) {
+        Consumer<String> log = line -> {
+            out.println("sluice-server: " + line);
+            out.flush();
+        };
+        Runnable action = file != null ? reloader(server, config, log)::reload : () -> reopenAccessLog(server, log);
+        ReloadSignal signal = hangups != null ? hangups : ReloadSignal.install();
+        boolean came = signal.start(action);
+        String does = file != null ? "reloads " + configPath : config.accessLog() != null ? "re-opens the access log"
+                : null;
+        if (does != null) {
+            out.printf("sluice-server: %s%n", switch (signal.outcome()) {
+                case INSTALLED -> "SIGHUP " + does;
+                case IGNORED -> "SIGHUP is ignored in this process (started under nohup?), so it "
+                        + (file != null ? "reloads nothing: restart to apply changes to " + configPath
+                                : "never re-opens the access log: restart after rotating it");
+                case UNSUPPORTED -> "this platform has no SIGHUP: restart to apply changes to "
+                        + (file != null ? configPath : "the access log's file");
+            });
+        }
+        if (came) {
+            log.accept("a SIGHUP came while the server was starting; done now");
+            action.run();
+        }
+    }
+
+    /** SIGHUP without {@code --config}: the access log re-opened by its name, as after logrotate renamed it. */
+    private static void reopenAccessLog(SluiceServer server, Consumer<String> log) {
+        try {
+            String name = server.reopenAccessLog();
+            log.accept(name == null ? "SIGHUP: no configuration file to read again (--config) and no access log to "
+                    + "re-open" : "SIGHUP: access log re-opened: " + name);
+        } catch (IOException e) {
+            log.accept("SIGHUP: the access log could not be re-opened (" + e.getMessage() + "); it goes on in the "
+                    + "file it had open");
+        }
+    }
+
+    /** What a reload does to {@code server}, started with {@code config}: {@code --config}'s file read again. */
+    ConfigReload reloader(SluiceServer server, ServerConfig config, Consumer<String> log) {
         List<String> args = spec.commandLine().getParseResult().originalArgs();
-        ConfigReload reload = new ConfigReload(new ConfigReload.Settings(config, settings()), () -> {
+        return new ConfigReload(new ConfigReload.Settings(config, settings()), () -> {
             ConfigFile read = validator().load(configPath);
             try {
                 Main next = overFile(read, args, spec.commandLine());
@@ -322,17 +366,17 @@ public final class Main implements Callable<Integer> {
             } catch (CommandLine.ParameterException | IllegalArgumentException e) {
                 throw new ConfigException(List.of(new ConfigProblem(configPath, 0, e.getMessage())));
             }
-        }, server::reload, line -> {
-            out.println("sluice-server: " + line);
-            out.flush();
-        });
-        String hangup = switch (ReloadSignal.install(reload)) {
-            case INSTALLED -> "SIGHUP reloads " + configPath;
-            case IGNORED -> "SIGHUP is ignored in this process (started under nohup?), so it reloads nothing: restart "
-                    + "to apply changes to " + configPath;
-            case UNSUPPORTED -> "this platform has no SIGHUP: restart to apply changes to " + configPath;
-        };
-        out.printf("sluice-server: %s%n", hangup);
+        }, new ConfigReload.Target() {
+            @Override
+            public void reload(ServerConfig next) throws IOException {
+                server.reload(next);
+            }
+
+            @Override
+            public String reopenAccessLog() throws IOException {
+                return server.reopenAccessLog();
+            }
+        }, log);
     }
 
     /** {@code --redis} and {@code --node-name}, checked; null without {@code --redis}. */
@@ -352,7 +396,17 @@ public final class Main implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
-        System.exit(commandLine().execute(args));
+        // First: a SIGHUP sent while the server starts (systemctl reload, logrotate) is held, not the JVM's end.
+        ReloadSignal signal = ReloadSignal.install();
+        hangups = signal;
+        CommandLine cli = commandLine();
+        cli.setExecutionStrategy(parsed -> {
+            if (parsed.subcommand() != null) {
+                signal.exitOnHangup(); // a subcommand in a terminal ends with it, as any command does
+            }
+            return new CommandLine.RunLast().execute(parsed);
+        });
+        System.exit(cli.execute(args));
     }
 
     /** The configured command line, shared by {@link #main} and tests. */

@@ -279,6 +279,18 @@ public final class SluiceServer implements AutoCloseable {
                 limits.minBodyBytesPerSecond());
     }
 
+    /**
+     * Opens the access log again by the name and in the format it has now, as after logrotate renamed it; its name, or
+     * null without an access log. Throws, changing nothing, when it cannot be opened.
+     */
+    public String reopenAccessLog() throws IOException {
+        if (accessLog == null) {
+            return null;
+        }
+        accessLog.reopen();
+        return accessLog.name();
+    }
+
     /** Blocks until the server stops. */
     public void join() throws InterruptedException {
         server.join();

@@ -6,7 +6,6 @@ import io.sluice.engine.policy.PolicyJson;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -20,15 +19,22 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class CertificatePins {
     private static final ObjectMapper JSON = PolicyJson.mapper();
     private final Path file;
+    private final DurableFile files;
     private final Map<String, CertificatePin> pins = new ConcurrentHashMap<>();
 
-    private CertificatePins(Path file) {
+    private CertificatePins(Path file, DurableFile files) {
         this.file = file;
+        this.files = files;
     }
 
     /** Pins kept in {@code file} (JSON: server to fingerprint), beside the remembered connection settings. */
     public static CertificatePins inFile(Path file) {
-        CertificatePins pins = new CertificatePins(file);
+        return inFile(file, DurableFile.SYSTEM);
+    }
+
+    /** Pins kept in {@code file}, written through {@code files}. */
+    static CertificatePins inFile(Path file, DurableFile files) {
+        CertificatePins pins = new CertificatePins(file, files);
         if (Files.exists(file)) {
             try {
                 Map<String, String> read = JSON.readValue(file.toFile(), new TypeReference<Map<String, String>>() { });
@@ -43,7 +49,7 @@ public final class CertificatePins {
 
     /** Pins for this run only. */
     public static CertificatePins inMemory() {
-        return new CertificatePins(null);
+        return new CertificatePins(null, DurableFile.SYSTEM);
     }
 
     /** The pin of {@code server} ({@code host:port}), if the operator trusted one. */
@@ -51,7 +57,10 @@ public final class CertificatePins {
         return Optional.ofNullable(pins.get(server));
     }
 
-    /** Trusts {@code pin} for {@code server} from now on, replacing any earlier pin; written before it returns. */
+    /**
+     * Trusts {@code pin} for {@code server} from now on, replacing any earlier pin; written (fsynced, renamed into
+     * place, its directory fsynced: {@link DurableFile}) before it returns.
+     */
     public synchronized void pin(String server, CertificatePin pin) throws IOException {
         if (pin.equals(pins.get(server))) {
             return;
@@ -60,14 +69,8 @@ public final class CertificatePins {
             Map<String, String> document = new TreeMap<>();
             pins.forEach((where, fingerprint) -> document.put(where, fingerprint.fingerprint()));
             document.put(server, pin.fingerprint());
-            Files.createDirectories(file.toAbsolutePath().getParent());
-            Path temp = Files.createTempFile(file.toAbsolutePath().getParent(), ".known-servers", ".tmp");
-            try {
-                JSON.writerWithDefaultPrettyPrinter().writeValue(temp.toFile(), document);
-                Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            } finally {
-                Files.deleteIfExists(temp);
-            }
+            // On the disk before the pin is trusted: a power cut must not forget what the operator accepted.
+            files.write(file, JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(document));
         }
         pins.put(server, pin);
     }

@@ -3,17 +3,12 @@ package io.sluice.console.connect;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.console.api.DurableFile;
 import io.sluice.engine.policy.PolicyJson;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -169,29 +164,7 @@ public final class ServerBook {
 
     /** Temp file (owner-only, new name), fsync, atomic rename, directory fsync. */
     static void write(Path file, byte[] content) throws IOException {
-        Path parent = file.toAbsolutePath().getParent();
-        Files.createDirectories(parent);
-        Path temp = FileSystems.getDefault().supportedFileAttributeViews().contains("posix")
-                ? Files.createTempFile(parent, "." + file.getFileName(), ".tmp",
-                        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))
-                : Files.createTempFile(parent, "." + file.getFileName(), ".tmp");
-        try {
-            try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {
-                ByteBuffer buffer = ByteBuffer.wrap(content);
-                while (buffer.hasRemaining()) {
-                    channel.write(buffer);
-                }
-                channel.force(true);
-            }
-            Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } finally {
-            Files.deleteIfExists(temp);
-        }
-        try (FileChannel directory = FileChannel.open(parent, StandardOpenOption.READ)) {
-            directory.force(true);
-        } catch (IOException | UnsupportedOperationException e) {
-            // Not every platform can open a directory to sync it (Windows); the rename itself is atomic.
-        }
+        DurableFile.SYSTEM.write(file, content);
     }
 
     /** The one server an older console remembered ({@code console.json} and {@code console-token}). */

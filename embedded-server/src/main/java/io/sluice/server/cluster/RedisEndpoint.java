@@ -7,14 +7,16 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
  * Where the cluster's Redis (or Valkey) is: what {@code --redis redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]}
  * says. {@code rediss://} connects with TLS (the server's certificate checked against the JVM's trust
  * store). The password comes from the URL, else from {@code SLUICE_REDIS_PASSWORD}, so it need not appear
- * in a process list. {@link #toString()} never shows it.
+ * in a process list. {@link #toString()} never shows it, and neither does a message about a URL that is wrong: the
+ * user and password are everything between {@code ://} and the URL's last {@code @} (a password may hold {@code @},
+ * {@code '}, {@code /} or {@code :} as they are, or %-escaped), taken off before anything else is read, and a
+ * message shows {@code ***} in their place.
  *
  * <p>A Redis Cluster is {@code redis-cluster://[[USER]:PASSWORD@]HOST[:PORT][,HOST[:PORT]...]} (TLS:
  * {@code rediss-cluster://}): seed nodes, any of the cluster's, from which the client learns the whole topology
@@ -35,8 +37,6 @@ public record RedisEndpoint(boolean tls, String host, int port, int database, St
     /** The environment variable that carries the password when the URL does not. */
     public static final String PASSWORD_VARIABLE = "SLUICE_REDIS_PASSWORD";
     private static final String CLUSTER = "-cluster";
-    /** {@code ://USER:PASSWORD@} in a quoted URL. */
-    private static final Pattern USER_INFO = Pattern.compile("(://)[^@\\s']*@");
 
     /** One seed node of a Redis Cluster. */
     public record Seed(String host, int port) {
@@ -81,44 +81,71 @@ public record RedisEndpoint(boolean tls, String host, int port, int database, St
      * @throws IllegalArgumentException saying what is wrong with the URL, the user and password left out
      */
     public static RedisEndpoint parse(String url, String passwordFallback) {
+        String trimmed = url.trim();
+        int schemeEnd = trimmed.indexOf("://");
+        int at = schemeEnd < 0 ? -1 : trimmed.lastIndexOf('@');
+        if (at < schemeEnd + 3) {
+            return parseAny(trimmed, null, passwordFallback);
+        }
+        // Messages about the URL end up in a terminal or the journal, which more people read than the configuration
+        // file: they quote it with *** for the user and password, and leave off any cause that could hold them.
+        String authority = trimmed.substring(at + 1);
+        String bare = trimmed.substring(0, schemeEnd + 3) + authority;
+        String shown = trimmed.substring(0, schemeEnd + 3) + "***@" + authority;
+        Credentials credentials;
         try {
-            return parseAny(url, passwordFallback);
+            credentials = Credentials.of(trimmed.substring(schemeEnd + 3, at));
         } catch (IllegalArgumentException e) {
-            // The message quotes the URL and ends up in a terminal or the journal, which more people read than the
-            // configuration file; the cause is left off for the same reason.
-            throw new IllegalArgumentException(USER_INFO.matcher(e.getMessage()).replaceAll("$1***@"));
+            throw new IllegalArgumentException("the user or password of a Redis URL has a broken %-escape (write %25 "
+                    + "for a %): '" + shown + "'");
+        }
+        try {
+            return parseAny(bare, credentials, passwordFallback);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(e.getMessage().replace(bare, shown));
         }
     }
 
-    private static RedisEndpoint parseAny(String url, String passwordFallback) {
-        String trimmed = url.trim();
-        int schemeEnd = trimmed.indexOf("://");
-        String scheme = schemeEnd < 0 ? "" : trimmed.substring(0, schemeEnd);
+    /** The user and password a URL gives, %-escapes undone; either may be null. */
+    private record Credentials(String username, String password) {
+        /** {@code [USER][:PASSWORD]}: the first colon ends the user. */
+        static Credentials of(String userInfo) {
+            int colon = userInfo.indexOf(':');
+            String user = colon < 0 ? userInfo : userInfo.substring(0, colon);
+            return new Credentials(user.isEmpty() ? null : decode(user),
+                    colon < 0 ? null : decode(userInfo.substring(colon + 1)));
+        }
+    }
+
+    /**
+     * @param url         the URL without its user and password
+     * @param credentials the user and password it had, or null for none
+     */
+    private static RedisEndpoint parseAny(String url, Credentials credentials, String passwordFallback) {
+        int schemeEnd = url.indexOf("://");
+        String scheme = schemeEnd < 0 ? "" : url.substring(0, schemeEnd);
         if (!scheme.equals("redis" + CLUSTER) && !scheme.equals("rediss" + CLUSTER)) {
-            return parseOne(trimmed, passwordFallback);
+            return parseOne(url, credentials, passwordFallback);
         }
         // Each seed is read as a one-Redis URL with the same user and password, so the rules are the same.
         String single = scheme.substring(0, scheme.length() - CLUSTER.length()) + "://";
-        String rest = trimmed.substring(schemeEnd + 3);
+        String rest = url.substring(schemeEnd + 3);
         int pathAt = rest.indexOf('/');
         String authority = pathAt < 0 ? rest : rest.substring(0, pathAt);
         String path = pathAt < 0 ? "" : rest.substring(pathAt);
-        int at = authority.lastIndexOf('@');
-        String userInfo = at < 0 ? "" : authority.substring(0, at + 1);
-        String hosts = authority.substring(at + 1);
         List<Seed> seeds = new ArrayList<>();
         RedisEndpoint first = null;
-        for (String host : hosts.split(",", -1)) {
+        for (String host : authority.split(",", -1)) {
             if (host.isBlank()) {
                 throw new IllegalArgumentException("a Redis Cluster URL lists seeds as " + scheme
                         + "://HOST:PORT[,HOST:PORT...], not '" + url + "'");
             }
             RedisEndpoint seed;
             try {
-                seed = parseOne(single + userInfo + host + path, passwordFallback);
+                seed = parseOne(single + host + path, credentials, passwordFallback);
             } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(e.getMessage().replace(single + userInfo + host + path, url)
-                        + " (Redis Cluster seed '" + host + "')", e);
+                throw new IllegalArgumentException(e.getMessage().replace(single + host + path, url)
+                        + " (Redis Cluster seed '" + host + "')");
             }
             if (seed.database() != 0) {
                 throw new IllegalArgumentException("a Redis Cluster has only database 0, not '" + url + "'");
@@ -130,7 +157,7 @@ public record RedisEndpoint(boolean tls, String host, int port, int database, St
                 seeds);
     }
 
-    private static RedisEndpoint parseOne(String url, String passwordFallback) {
+    private static RedisEndpoint parseOne(String url, Credentials credentials, String passwordFallback) {
         URI uri;
         try {
             uri = new URI(url.trim());
@@ -158,15 +185,8 @@ public record RedisEndpoint(boolean tls, String host, int port, int database, St
                         + path + "'");
             }
         }
-        String username = null;
-        String password = null;
-        String userInfo = uri.getRawUserInfo();
-        if (userInfo != null) {
-            int colon = userInfo.indexOf(':');
-            String user = colon < 0 ? userInfo : userInfo.substring(0, colon);
-            username = user.isEmpty() ? null : decode(user);
-            password = colon < 0 ? null : decode(userInfo.substring(colon + 1));
-        }
+        String username = credentials == null ? null : credentials.username();
+        String password = credentials == null ? null : credentials.password();
         if (password == null || password.isEmpty()) {
             password = passwordFallback == null || passwordFallback.isEmpty() ? null : passwordFallback;
         }

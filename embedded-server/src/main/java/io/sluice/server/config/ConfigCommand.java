@@ -28,18 +28,25 @@ public final class ConfigCommand {
                 defaultValue = "/etc/sluice/sluice.conf")
         Path path;
 
+        @Option(names = "--user", paramLabel = "USER", description = "Judge the state directory for USER, the user "
+                + "the server runs as (the package's: sluice), rather than for whoever runs the check; run as root, "
+                + "without it the state directory's access is not judged.")
+        String user;
+
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
 
         @Override
         public Integer call() {
-            List<ConfigProblem> problems = problems(path);
+            ServiceUser judged = ServiceUser.of(user);
+            List<ConfigProblem> problems = problems(path, judged);
+            PrintWriter err = spec.commandLine().getErr();
+            problems.forEach(err::println);
+            judged.notes().forEach(note -> err.println(path + ": note: " + note));
             if (problems.isEmpty()) {
                 spec.commandLine().getOut().println(path + ": configuration OK");
                 return 0;
             }
-            PrintWriter err = spec.commandLine().getErr();
-            problems.forEach(err::println);
             err.println(path + ": configuration has " + problems.size() + (problems.size() == 1 ? " problem"
                     : " problems"));
             return 1;
@@ -49,8 +56,11 @@ public final class ConfigCommand {
     private ConfigCommand() {
     }
 
-    /** Everything wrong with the configuration {@code path} holds, in file order; empty when it is fine. */
-    static List<ConfigProblem> problems(Path path) {
+    /**
+     * Everything wrong with the configuration {@code path} holds, in file order, the state directory judged for
+     * {@code user}; empty when it is fine.
+     */
+    static List<ConfigProblem> problems(Path path, ServiceUser user) {
         ConfigFile file;
         try {
             file = ConfigFile.read(path);
@@ -70,7 +80,12 @@ public final class ConfigCommand {
         if (config.initialPolicy() != null) {
             policy(config.initialPolicy(), "policy file", file, problems);
         }
-        state(config.stateDir(), file, problems);
+        String unknown = user.unknownUser();
+        if (unknown != null) {
+            problems.add(new ConfigProblem(file.path(), 0, unknown));
+        } else {
+            state(config.stateDir(), file, user, problems);
+        }
         return problems;
     }
 
@@ -83,32 +98,18 @@ public final class ConfigCommand {
     }
 
     /**
-     * The state directory: a writable directory (holding a valid policy if it holds one), or one that can be created.
-     * Writable means for whoever runs the check: run it as the service's user for the answer that counts.
+     * The state directory: a directory its user may write and a start would take (its own, nobody else's to write),
+     * holding a valid policy if it holds one; or one that user can create.
      */
-    private static void state(Path dir, ConfigFile file, List<ConfigProblem> problems) {
+    private static void state(Path dir, ConfigFile file, ServiceUser user, List<ConfigProblem> problems) {
         int line = line(file, "state");
-        if (Files.exists(dir)) {
-            if (!Files.isDirectory(dir)) {
-                problems.add(new ConfigProblem(file.path(), line, "state directory " + dir + " is not a directory"));
-            } else if (!Files.isWritable(dir)) {
-                problems.add(new ConfigProblem(file.path(), line, "state directory " + dir + " is not writable"));
-            } else if (Files.exists(dir.resolve("policy.json"))) {
-                try {
-                    StateDirectory.read(dir.resolve("policy.json"), "state file");
-                } catch (StateException e) {
-                    problems.add(new ConfigProblem(file.path(), line, e.getMessage()));
-                }
+        user.stateDirectory(dir).forEach(problem -> problems.add(new ConfigProblem(file.path(), line, problem)));
+        if (Files.isDirectory(dir) && Files.exists(dir.resolve("policy.json"))) {
+            try {
+                StateDirectory.read(dir.resolve("policy.json"), "state file");
+            } catch (StateException e) {
+                problems.add(new ConfigProblem(file.path(), line, e.getMessage()));
             }
-            return;
-        }
-        Path parent = dir.toAbsolutePath().getParent();
-        while (parent != null && !Files.exists(parent)) {
-            parent = parent.getParent();
-        }
-        if (parent == null || !Files.isDirectory(parent) || !Files.isWritable(parent)) {
-            problems.add(new ConfigProblem(file.path(), line, "state directory " + dir + " does not exist and cannot "
-                    + "be created" + (parent == null ? "" : " in " + parent)));
         }
     }
 

@@ -15,8 +15,12 @@ import java.util.Map;
 /**
  * A configuration file in Java properties syntax ({@code key = value}; {@code key: value} and {@code key value}
  * too; {@code #} and {@code !} start a comment line; a line ending in a backslash goes on on the next), read with
- * the line each key is on, so that every later complaint can name it. {@link java.util.Properties} is not used: it
- * forgets lines and lets a second {@code key} silently replace the first, which hides typos in a long file.
+ * the line each key is on, so that every later complaint can name it. One addition: a {@code #} after a blank starts
+ * a comment to the end of the line ({@code max-connections = 64   # per address}), as an operator used to nginx's
+ * or a shell's files writes one, where properties would make it part of the value; a {@code #} with no blank before
+ * it stays in the value ({@code redis://:pa#ss@cache}), and {@code \#} writes one after a blank.
+ * {@link java.util.Properties} is not used: it forgets lines and lets a second {@code key} silently replace the
+ * first, which hides typos in a long file.
  *
  * <p>Keys are the server's long option names without the dashes (docs/manual/command-line.md, "Configuration
  * file"); this class knows nothing of them: see {@link ConfigValidator}.
@@ -56,8 +60,9 @@ public final class ConfigFile {
             if (logical.isEmpty() || logical.charAt(0) == '#' || logical.charAt(0) == '!') {
                 continue;
             }
+            logical = withoutComment(logical);
             while (endsContinued(logical) && i + 1 < lines.size()) {
-                logical = logical.substring(0, logical.length() - 1) + lines.get(++i).stripLeading();
+                logical = logical.substring(0, logical.length() - 1) + withoutComment(lines.get(++i).stripLeading());
             }
             if (endsContinued(logical)) {
                 logical = logical.substring(0, logical.length() - 1);
@@ -115,6 +120,26 @@ public final class ConfigFile {
         }
         // Trailing blanks are invisible in an editor; a path or a URL never ends in one.
         return new Entry(key.toString(), value.toString().strip(), number);
+    }
+
+    /**
+     * {@code line} without its trailing comment: from a {@code #} that follows a blank (not one a backslash escapes) to
+     * the end, with the blanks before it. A line that is all comment is empty.
+     */
+    static String withoutComment(String line) {
+        boolean afterBlank = true; // a line's start counts as one: a continuation line may be all comment
+        for (int i = 0; i < line.length(); i++) {
+            char c = line.charAt(i);
+            if (c == '\\') {
+                i++; // an escape: the next character is the value's, even a blank or a #
+                afterBlank = false;
+            } else if (c == '#' && afterBlank) {
+                return line.substring(0, i).stripTrailing();
+            } else {
+                afterBlank = Character.isWhitespace(c);
+            }
+        }
+        return line;
     }
 
     private static boolean isSeparator(char c) {

@@ -21,6 +21,11 @@ import java.util.function.Consumer;
  * Everything else is built into the listeners, the connection pools or the cluster's leases when the server starts
  * (the upstream timeout is the idle timeout of each pooled upstream connection and part of every lease), so a
  * change is reported as needing a restart rather than half applied. See docs/manual/command-line.md, "Reload: SIGHUP".
+ *
+ * <p>The access log is re-opened whatever the file says: a reload is how logrotate tells the server it renamed the
+ * log, and a mistake in the file (an unknown key, a value out of range, a new access log that cannot be opened) must
+ * not leave the server writing to the renamed file until the disk fills. Then nothing else is applied, and the log
+ * says why, problem by problem.
  */
 public final class ConfigReload implements Runnable {
     static final Set<String> RELOADABLE = Set.of("access-log", "access-log-format", "max-connections-per-address",
@@ -35,9 +40,16 @@ public final class ConfigReload implements Runnable {
         Settings read() throws ConfigException;
     }
 
-    /** Applies the reloadable parts of a configuration to the running server. */
+    /** The running server, as a reload changes it. */
     public interface Target {
+        /** Applies the reloadable parts of {@code next}; throws, changing nothing, when it cannot. */
         void reload(ServerConfig next) throws IOException;
+
+        /**
+         * Opens the access log again by the name and in the format it has now (after logrotate renamed it); its name,
+         * or null when the server writes none.
+         */
+        String reopenAccessLog() throws IOException;
     }
 
     private final Source source;
@@ -64,8 +76,9 @@ public final class ConfigReload implements Runnable {
         try {
             next = source.read();
         } catch (ConfigException e) {
-            log.accept("reload: nothing changed, the configuration has problems:");
+            log.accept("reload: the configuration has problems, so nothing in it was applied:");
             e.problems().forEach(problem -> log.accept("reload:   " + problem));
+            reopenAsRunning();
             return;
         }
         List<String> applied = new ArrayList<>();
@@ -84,7 +97,8 @@ public final class ConfigReload implements Runnable {
         try {
             target.reload(next.config());
         } catch (IOException | RuntimeException e) {
-            log.accept("reload: nothing changed: " + e.getMessage());
+            log.accept("reload: nothing in the configuration was applied: " + e.getMessage());
+            reopenAsRunning();
             return;
         }
         for (String key : applied) {
@@ -96,6 +110,19 @@ public final class ConfigReload implements Runnable {
             log.accept("reload: changed, but applied only by a restart: " + String.join(", ", restart));
         }
         log.accept("reload: done" + (running.get("access-log") == null ? "" : "; access log re-opened"));
+    }
+
+    /** The access log re-opened as it runs, when the configuration could not be applied. */
+    private void reopenAsRunning() {
+        try {
+            String name = target.reopenAccessLog();
+            if (name != null) {
+                log.accept("reload: access log re-opened as it was: " + name);
+            }
+        } catch (IOException | RuntimeException e) {
+            log.accept("reload: the access log could not be re-opened (" + e.getMessage() + "); it goes on in the "
+                    + "file it had open");
+        }
     }
 
     /** The access log can be moved or reformatted, not started or stopped: the request path holds it or not. */

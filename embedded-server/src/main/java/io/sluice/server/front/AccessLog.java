@@ -26,9 +26,14 @@ import java.util.function.Consumer;
 
 /**
  * NCSA combined log lines with the decision appended ({@code sluice=ADMIT}, {@code sluice=REFUSE:HIT_STACK}), or
- * the same fields as one JSON object a line ({@link Format#JSON}, for log shippers).
+ * the same fields as one JSON object a line ({@link Format#JSON}, for log shippers). Whatever a client sends, a
+ * request is one line that replay reads back as it was: in an NCSA line's quoted fields (the request line, the
+ * referer, the user agent) {@code "} and {@code \} are escaped with a backslash, and control characters (C0, DEL, C1)
+ * and the Unicode line and paragraph separators (U+2028, U+2029) as {@code \xHH}, one per byte of their UTF-8, as
+ * nginx and Apache write them; in a JSON line as {@code \}{@code uXXXX}.
  * Lines are queued and written by one daemon thread, so a slow disk never slows the request path;
- * when the queue is full a line is dropped and counted rather than blocking a request.
+ * when the queue is full (by lines, or by the heap its lines take) a line is dropped and counted rather than
+ * blocking a request.
  *
  * <p>A write that fails (the disk is full: {@code ENOSPC}; a closed pipe) drops the lines it did not finish, counts
  * them, and the writer goes on with the next lines, so the log starts again by itself once there is room; the server
@@ -47,11 +52,23 @@ public final class AccessLog implements AutoCloseable {
             DateTimeFormatter.ofPattern("dd/MMM/yyyy:HH:mm:ss Z", Locale.ROOT).withZone(ZoneOffset.UTC);
     /** Most lines written by one write: a batch lost to a failure is at most this many. */
     private static final int BATCH = 256;
+    /** Most lines queued. */
+    private static final int QUEUE_LINES = 65_536;
+    /**
+     * Most heap the queued lines may take, as {@link #heapBytes} counts it: while the disk stalls, lines of client
+     * headers as long as the listener takes (tens of KB) would otherwise hold gigabytes at {@link #QUEUE_LINES}.
+     */
+    static final long QUEUE_BYTES = 32L << 20;
 
-    private final BlockingQueue<String> lines = new ArrayBlockingQueue<>(65_536);
+    private final BlockingQueue<String> lines = new ArrayBlockingQueue<>(QUEUE_LINES);
+    /** The heap the queued lines take, by {@link #heapBytes}: at most {@link #queueBytes}. */
+    private final AtomicLong queued = new AtomicLong();
+    private final long queueBytes;
     /** A file {@link #reopen} opened, for the writer to take before its next batch; null when none waits. */
     private final AtomicReference<Opened> next = new AtomicReference<>();
     private volatile Format format;
+    /** The target {@link #open} or the last {@link #reopen} was given: what {@link #reopen()} opens again. */
+    private volatile String name;
     // Written by the writer thread only, once started.
     private WritableByteChannel out;
     private String target;
@@ -91,6 +108,12 @@ public final class AccessLog implements AutoCloseable {
     }
 
     AccessLog(WritableByteChannel out, String target, Format format, InstantSource clock, Consumer<String> reports) {
+        this(out, target, format, clock, reports, QUEUE_BYTES);
+    }
+
+    AccessLog(WritableByteChannel out, String target, Format format, InstantSource clock, Consumer<String> reports,
+              long queueBytes) {
+        this.queueBytes = queueBytes;
         this.out = out;
         this.target = target;
         this.format = format;
@@ -111,7 +134,26 @@ public final class AccessLog implements AutoCloseable {
         System.Logger logger = System.getLogger(AccessLog.class.getName());
         Consumer<String> reports = message -> logger.log(System.Logger.Level.WARNING, message);
         Opened opened = channel(target);
-        return new AccessLog(opened.channel(), opened.target(), format, InstantSource.system(), reports);
+        AccessLog log = new AccessLog(opened.channel(), opened.target(), format, InstantSource.system(), reports);
+        log.name = target;
+        return log;
+    }
+
+    /**
+     * Opens the log again by the name and in the format it has now: after logrotate renamed the file, whatever else a
+     * reload decides. Throws, changing nothing, when the file cannot be opened.
+     */
+    public void reopen() throws IOException {
+        String current = name;
+        if (current == null) {
+            throw new IOException("this access log was not opened by a name");
+        }
+        reopen(current, format);
+    }
+
+    /** What {@link #reopen()} opens: a file's name, or {@code -} for standard output; null when not opened by name. */
+    public String name() {
+        return name;
     }
 
     /**
@@ -125,6 +167,7 @@ public final class AccessLog implements AutoCloseable {
             closeQuietly(unused.channel(), unused.target());
         }
         this.format = format;
+        this.name = target;
     }
 
     private static Opened channel(String target) throws IOException {
@@ -158,12 +201,29 @@ public final class AccessLog implements AutoCloseable {
              String referer, String userAgent, String decision) {
         String line = format == Format.JSON
                 ? JsonLine.of(ip, at, method, target, protocol, status, bytes, referer, userAgent, decision)
-                : ip + " - - [" + NCSA.format(at) + "] \"" + method + ' ' + target + ' ' + protocol + "\" "
-                + status + ' ' + (bytes < 0 ? "-" : Long.toString(bytes)) + " \"" + quote(referer) + "\" \""
-                + quote(userAgent) + "\" sluice=" + decision;
-        if (!lines.offer(line)) {
+                : ncsa(ip, at, method, target, protocol, status, bytes, referer, userAgent, decision);
+        long size = heapBytes(line);
+        if (queued.addAndGet(size) > queueBytes || !lines.offer(line)) {
+            queued.addAndGet(-size);
             queueFull.incrementAndGet();
         }
+    }
+
+    private static String ncsa(String ip, Instant at, String method, String target, String protocol, int status,
+                               long bytes, String referer, String userAgent, String decision) {
+        StringBuilder line = new StringBuilder(160 + target.length() + (userAgent == null ? 0 : userAgent.length()));
+        line.append(ip).append(" - - [").append(NCSA.format(at)).append("] \"");
+        escape(line, method).append(' ');
+        escape(line, target).append(' ');
+        escape(line, protocol).append("\" ").append(status).append(' ').append(bytes < 0 ? "-" : Long.toString(bytes));
+        quoted(line.append(' '), referer).append(' ');
+        quoted(line, userAgent).append(" sluice=").append(decision);
+        return line.toString();
+    }
+
+    /** At most the heap {@code line} takes: two bytes a character (a string that is not Latin-1) and its headers. */
+    static long heapBytes(String line) {
+        return 2L * line.length() + 56;
     }
 
     /** Lines dropped since start: the queue was full, or writing them failed. */
@@ -171,11 +231,45 @@ public final class AccessLog implements AutoCloseable {
         return new Drops(queueFull.get(), writeFailed.get());
     }
 
-    private static String quote(String value) {
+    /** A header's value in quotes, escaped; {@code "-"} when it is absent or empty. */
+    private static StringBuilder quoted(StringBuilder line, String value) {
+        line.append('"');
         if (value == null || value.isEmpty()) {
-            return "-";
+            line.append('-');
+        } else {
+            escape(line, value);
         }
-        return value.replace("\\", "\\\\").replace("\"", "\\\"");
+        return line.append('"');
+    }
+
+    /**
+     * Appends {@code value} as a quoted NCSA field holds it: {@code "} and {@code \} after a backslash; a character
+     * that would end the line for some reader (C0 and C1 controls, DEL, U+2028, U+2029) as {@code \xHH} per byte of
+     * its UTF-8, as nginx writes a byte it escapes, which replay (the engine's CombinedLogParser) turns back into it.
+     */
+    static StringBuilder escape(StringBuilder line, String value) {
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c == '"' || c == '\\') {
+                line.append('\\').append(c);
+            } else if (c < 0x20 || c >= 0x7f && c <= 0x9f) {
+                if (c >= 0x80) {
+                    hexByte(line, 0xc2); // UTF-8 of U+0080..U+00BF: C2, then the character itself
+                }
+                hexByte(line, c);
+            } else if (c == 0x2028 || c == 0x2029) {
+                hexByte(line, 0xe2); // UTF-8 of U+2028: E2 80 A8; of U+2029: E2 80 A9
+                hexByte(line, 0x80);
+                hexByte(line, 0x80 | c & 0x3f);
+            } else {
+                line.append(c);
+            }
+        }
+        return line;
+    }
+
+    private static void hexByte(StringBuilder line, int b) {
+        line.append("\\x").append(Character.forDigit(b >> 4, 16)).append(Character.forDigit(b & 0xf, 16));
     }
 
     private void drain() {
@@ -198,6 +292,12 @@ public final class AccessLog implements AutoCloseable {
                 // Whatever else goes wrong with one batch, the next is written: the log must outlive it.
                 dropped(batch.size(), e);
             }
+            // Counted out once written (or dropped): until then the batch is still on the heap.
+            long size = 0;
+            for (String line : batch) {
+                size += heapBytes(line);
+            }
+            queued.addAndGet(-size);
             batch.clear();
         }
     }

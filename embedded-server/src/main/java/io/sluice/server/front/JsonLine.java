@@ -53,8 +53,9 @@ final class JsonLine {
                 case '\r' -> line.append("\\r");
                 case '\t' -> line.append("\\t");
                 default -> {
-                    // Other control characters (a header can carry them) would end or corrupt the line.
-                    if (c < 0x20 || c == 0x7f) {
+                    // Other control characters (a header can carry them: C0, DEL, C1) would end or corrupt the line
+                    // for some reader, and so would the Unicode line and paragraph separators for JavaScript's.
+                    if (c < 0x20 || c >= 0x7f && c <= 0x9f || c == 0x2028 || c == 0x2029) {
                         line.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
                     } else {
                         line.append(c);

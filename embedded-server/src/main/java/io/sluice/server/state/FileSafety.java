@@ -25,16 +25,29 @@ public final class FileSafety {
     private FileSafety() {
     }
 
-    /** The state directory: ours, and nobody else may add, replace or remove files in it. */
+    /**
+     * The state directory: ours, and nobody else may add, replace or remove files in it. Given as a symbolic link (to
+     * another disk), the directory it points to is the one checked, and named.
+     */
     static void checkDirectory(Path dir) {
-        PosixFileAttributes attributes = attributes(dir);
+        Path real = dir;
+        String named = "state directory " + dir;
+        if (Files.isSymbolicLink(dir)) {
+            try {
+                real = dir.toRealPath();
+            } catch (IOException e) {
+                throw new StateException("cannot follow the state directory's link " + dir + ": " + e.getMessage(), e);
+            }
+            named += " (a link to " + real + ")";
+        }
+        PosixFileAttributes attributes = attributes(real);
         if (attributes == null) {
             return;
         }
-        checkOwner(dir, attributes, "state directory");
+        checkOwner(named, attributes);
         if (attributes.permissions().stream().anyMatch(OTHERS_WRITE::contains)) {
-            throw new StateException("state directory " + dir + " is writable by others (mode "
-                    + PosixFilePermissions.toString(attributes.permissions()) + "): run chmod 700 " + dir);
+            throw new StateException(named + " is writable by others (mode "
+                    + PosixFilePermissions.toString(attributes.permissions()) + "): run chmod 700 " + real);
         }
     }
 
@@ -51,7 +64,7 @@ public final class FileSafety {
         if (attributes == null) {
             return;
         }
-        checkOwner(file, attributes, what);
+        checkOwner(what + " " + file, attributes);
         if (attributes.permissions().stream().anyMatch(OTHERS::contains)) {
             throw new StateException(what + " " + file + " is readable or writable by others (mode "
                     + PosixFilePermissions.toString(attributes.permissions()) + "): run chmod 600 " + file
@@ -59,12 +72,12 @@ public final class FileSafety {
         }
     }
 
-    private static void checkOwner(Path path, PosixFileAttributes attributes, String what) {
+    /** @param named what it is and where, as a message names it */
+    private static void checkOwner(String named, PosixFileAttributes attributes) {
         String user = System.getProperty("user.name");
         String owner = attributes.owner().getName();
         if (user != null && !user.isBlank() && !"?".equals(user) && !owner.equals(user)) {
-            throw new StateException(what + " " + path + " belongs to " + owner + ", not to " + user
-                    + " who runs Sluice");
+            throw new StateException(named + " belongs to " + owner + ", not to " + user + " who runs Sluice");
         }
     }
 

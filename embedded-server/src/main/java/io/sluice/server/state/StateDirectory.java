@@ -67,6 +67,10 @@ public final class StateDirectory {
      * @param auditKeep     how many rotated audit files are kept
      */
     public static StateDirectory open(Path dir, Path initialPolicy, long auditMaxBytes, int auditKeep) {
+        if (Files.isSymbolicLink(dir) && !Files.exists(dir)) {
+            throw new StateException("state directory " + dir + " is a symbolic link to " + linkTarget(dir)
+                    + ", which does not exist: create that directory (owner-only, mode 700) or point the link at one");
+        }
         try {
             if (!Files.isDirectory(dir)) {
                 Files.createDirectories(dir);
@@ -82,6 +86,17 @@ public final class StateDirectory {
         }
         FileSafety.checkDirectory(dir);
         return new StateDirectory(dir, initialPolicy, auditMaxBytes, auditKeep);
+    }
+
+    /** Where the link {@code dir} points, resolved against its directory, as the system follows it. */
+    static Path linkTarget(Path dir) {
+        try {
+            Path target = Files.readSymbolicLink(dir);
+            Path parent = dir.toAbsolutePath().getParent();
+            return parent == null ? target : parent.resolve(target).normalize();
+        } catch (IOException e) {
+            throw new StateException("cannot read where the symbolic link " + dir + " points: " + e.getMessage(), e);
+        }
     }
 
     public Path path() {

@@ -31,6 +31,29 @@ class RedisEndpointTest {
     }
 
     @Test
+    void aPasswordWithAnAtOrAQuoteIsRedactedWholeAndReadWhole() {
+        for (String url : List.of("redis://:hunter2@x7@127.0.0.1:notaport/0", "redis://:it's-hunter2@cache:notaport",
+                "redis://admin:hunter2'x7@@cache/zero", "redis-cluster://:hunter2@x7@a:1,b:x",
+                "redis://:hunter2/x7@cache:99999", "redis://:hunter2%zz@cache", "http://admin:'hunter2@x7@cache")) {
+            assertThatThrownBy(() -> RedisEndpoint.parse(url, null)).as(url)
+                    .isInstanceOf(IllegalArgumentException.class).hasNoCause()
+                    .satisfies(e -> assertThat(e.getMessage()).doesNotContain("hunter2").doesNotContain("x7")
+                            .doesNotContain("admin"));
+        }
+        assertThatThrownBy(() -> RedisEndpoint.parse("redis://:hunter2@x7@127.0.0.1:notaport/0", null))
+                .hasMessageContaining("'redis://***@127.0.0.1:notaport/0'");
+
+        RedisEndpoint endpoint = RedisEndpoint.parse("redis://sluice:p@ss'w/rd:x@cache:6380/2", null);
+        assertThat(endpoint.username()).isEqualTo("sluice");
+        assertThat(endpoint.password()).isEqualTo("p@ss'w/rd:x");
+        assertThat(endpoint.host()).isEqualTo("cache");
+        assertThat(endpoint.port()).isEqualTo(6380);
+        assertThat(endpoint.database()).isEqualTo(2);
+        assertThat(endpoint.toString()).isEqualTo("redis://sluice:***@cache:6380/2");
+        assertThat(RedisEndpoint.parse("rediss-cluster://:p@ss@a:7000,b:7001", null).password()).isEqualTo("p@ss");
+    }
+
+    @Test
     void redissMeansTls() {
         RedisEndpoint tls = RedisEndpoint.parse("rediss://cache.internal:6380", null);
         assertThat(tls.tls()).isTrue();

@@ -2,6 +2,9 @@ package io.sluice.server.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.sun.security.auth.module.UnixSystem;
 
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.PolicyJson;
@@ -10,6 +13,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -24,11 +28,13 @@ class ConfigCheckTest {
     private final StringWriter out = new StringWriter();
     private final StringWriter err = new StringWriter();
 
-    private int check(Path file) {
+    private int check(Path file, String... more) {
         CommandLine cli = Main.commandLine();
         cli.setOut(new PrintWriter(out, true));
         cli.setErr(new PrintWriter(err, true));
-        return cli.execute("config", "check", "--config", file.toString());
+        List<String> args = new ArrayList<>(List.of("config", "check", "--config", file.toString()));
+        args.addAll(List.of(more));
+        return cli.execute(args.toArray(String[]::new));
     }
 
     private Path file(String... lines) throws Exception {
@@ -94,6 +100,47 @@ class ConfigCheckTest {
 
         assertThat(lines(err).get(0)).isEqualTo(conf + ":2: state directory " + notADirectory
                 + " is not a directory");
+    }
+
+    @Test
+    void runAsRootWithoutUserItSaysItCannotJudgeTheStateDirectoryRatherThanFindingItWritable() throws Exception {
+        assumeTrue(new UnixSystem().getUid() == 0, "as root: root may write anywhere");
+        Path state = Files.createDirectory(dir.resolve("state"), PosixFilePermissions.asFileAttribute(
+                PosixFilePermissions.fromString("r-x------")));
+        Path conf = file("upstream = http://127.0.0.1:3000", "state = " + state);
+
+        assertThat(check(conf)).as(err.toString()).isEqualTo(0);
+
+        assertThat(err.toString()).contains(conf + ": note: run as root, who may write anywhere, the check cannot "
+                + "tell whether the service's user can use the state directory: not judged (add --user USER");
+    }
+
+    @Test
+    void withUserTheStateDirectoryIsJudgedAsAStartAsThatUserWouldJudgeIt() throws Exception {
+        String me = System.getProperty("user.name");
+        assumeTrue(!"nobody".equals(me), "judges for another user than the one running the test");
+        Path state = Files.createDirectory(dir.resolve("state"), PosixFilePermissions.asFileAttribute(
+                PosixFilePermissions.fromString("rwx------")));
+        Path conf = file("upstream = http://127.0.0.1:3000", "state = " + state);
+
+        assertThat(check(conf, "--user", me)).as(err.toString()).isEqualTo(0);
+        assertThat(check(conf, "--user", "nobody")).isEqualTo(1);
+        assertThat(err.toString()).contains(conf + ":2: state directory " + state + " belongs to " + me
+                + ", not to nobody: the server, run as nobody, would refuse it (chown -R nobody " + state + ")");
+
+        Files.setPosixFilePermissions(state, PosixFilePermissions.fromString("rwxrwx---"));
+        assertThat(check(conf, "--user", me)).isEqualTo(1);
+        assertThat(err.toString()).contains(conf + ":2: state directory " + state + " is writable by others (mode "
+                + "rwxrwx---): the server would refuse it (chmod 700 " + state + ")");
+
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+        Path missing = dir.resolve("not-yet");
+        Path later = file("upstream = http://127.0.0.1:3000", "state = " + missing);
+        assertThat(check(later, "--user", "nobody")).isEqualTo(1);
+        assertThat(err.toString()).contains(later + ":2: nobody cannot reach " + missing + ": ");
+
+        assertThat(check(later, "--user", "no-such-user-50")).isEqualTo(1);
+        assertThat(err.toString()).contains(later + ": --user no-such-user-50: no such user on this machine");
     }
 
     @Test

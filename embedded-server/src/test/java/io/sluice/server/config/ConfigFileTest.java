@@ -32,6 +32,24 @@ class ConfigFileTest {
     }
 
     @Test
+    void aHashAfterABlankStartsACommentAndOneInsideAValueStays() throws Exception {
+        ConfigFile file = ConfigFile.parse(FILE, List.of(
+                "max-connections-per-address = 32   # per address, not per client",
+                "redis = redis://:pa#ss@cache:6379/0",
+                "access-log = /var/log/sluice/a\\ #1.log\t# the escaped hash is the file's",
+                "admin-hostname = a.example, \\   # the list goes on",
+                "    b.example # and ends here",
+                "upstream = http://127.0.0.1:3000/#top"));
+
+        assertThat(file.entries()).containsExactly(
+                new ConfigFile.Entry("max-connections-per-address", "32", 1),
+                new ConfigFile.Entry("redis", "redis://:pa#ss@cache:6379/0", 2),
+                new ConfigFile.Entry("access-log", "/var/log/sluice/a #1.log", 3),
+                new ConfigFile.Entry("admin-hostname", "a.example, b.example", 4),
+                new ConfigFile.Entry("upstream", "http://127.0.0.1:3000/#top", 6));
+    }
+
+    @Test
     void aKeyGivenTwiceNamesBothLines() {
         assertThatThrownBy(() -> ConfigFile.parse(FILE, List.of("listen = a:1", "", "listen = b:2")))
                 .isInstanceOf(ConfigException.class)

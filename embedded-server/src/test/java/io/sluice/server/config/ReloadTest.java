@@ -3,6 +3,8 @@ package io.sluice.server.config;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.engine.policy.Policy;
+import io.sluice.engine.policy.PolicyJson;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.sluice.server.testkit.Await;
@@ -10,6 +12,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -119,17 +122,52 @@ class ReloadTest {
         await(() -> lineCount(log) == 2, "the slow request logged in the new file");
         assertThat(Files.readAllLines(rotated)).hasSize(1).allMatch(line -> line.contains("\"GET /fast HTTP/1.1\""));
 
-        // A broken file: nothing changes, the problem is named, the server serves on.
+        // A broken file: nothing in it is applied, the problem is named, the log re-opened, the server serves on.
         List<String> broken = new ArrayList<>(settings);
         broken.add("access-log-format = ncsa");
         broken.add("bogus = 1");
         Files.write(conf, broken);
         hangUp();
-        awaitOutput("reload: nothing changed, the configuration has problems:");
+        awaitOutput("reload: the configuration has problems, so nothing in it was applied:");
         awaitOutput(conf + ":7: unknown key 'bogus'");
+        awaitOutput("reload: access log re-opened as it was: " + log);
         assertThat(get(front.resolve("/fast?after=bad")).statusCode()).isEqualTo(200);
         await(() -> lineCount(log) == 3, "the next line, still JSON");
         assertThat(Files.readAllLines(log).get(2)).startsWith("{").contains("/fast?after=bad");
+        assertThat(server.isAlive()).isTrue();
+    }
+
+    @Test
+    void aSighupWhileTheServerStartsIsHeldAndDoneOnceItRuns() throws Exception {
+        startUpstream();
+        // The initial policy is a pipe: the server's start stops there, inside StateDirectory, until it is written.
+        Path policy = dir.resolve("policy.json");
+        Process mkfifo = new ProcessBuilder("mkfifo", policy.toString()).inheritIO().start();
+        assertThat(mkfifo.waitFor(PATIENCE.toSeconds(), TimeUnit.SECONDS) && mkfifo.exitValue() == 0).isTrue();
+        Path conf = dir.resolve("sluice.conf");
+        Files.write(conf, List.of("listen = 127.0.0.1:0", "admin = 127.0.0.1:0",
+                "upstream = http://127.0.0.1:" + upstream.getAddress().getPort(), "state = " + dir.resolve("state"),
+                "policy = " + policy));
+        launch(conf, HANGUP_DEFAULT);
+        CompletableFuture<OutputStream> writer = CompletableFuture.supplyAsync(() -> {
+            try {
+                return Files.newOutputStream(policy); // returns once the server opened the pipe to read it
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }, upstreamThreads);
+        await(writer::isDone, "the server reading its policy file");
+
+        hangUp(); // the JVM's own handler would end it here, exit 129
+        try (OutputStream out = writer.join()) {
+            out.write(PolicyJson.mapper().writeValueAsBytes(Policy.defaults()));
+        } catch (IOException e) {
+            throw new AssertionError("the server ended while starting, exit " + server.waitFor(), e);
+        }
+
+        awaitOutput("a SIGHUP came while the server was starting; done now");
+        awaitOutput("reload: done");
+        assertThat(get(frontOf(output).resolve("/fast")).statusCode()).isEqualTo(200);
         assertThat(server.isAlive()).isTrue();
     }
 
@@ -180,6 +218,13 @@ class ReloadTest {
      * sets its signals), and awaits {@code reloadLine}; its standard output is kept.
      */
     private URI start(Path conf, List<String> launcher, String reloadLine) throws Exception {
+        launch(conf, launcher);
+        awaitOutput(reloadLine);
+        return frontOf(output);
+    }
+
+    /** Starts {@code sluice-server --config FILE} through {@code launcher}, keeping its standard output. */
+    private void launch(Path conf, List<String> launcher) throws IOException {
         List<String> command = new ArrayList<>(launcher);
         command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m", "-cp", System.getProperty("java.class.path"), "io.sluice.server.Main",
@@ -196,7 +241,10 @@ class ReloadTest {
         }, "server-output");
         reader.setDaemon(true);
         reader.start();
-        awaitOutput(reloadLine);
+    }
+
+    /** The front end's address, as the server printed it. */
+    private static URI frontOf(List<String> output) {
         for (String line : output) {
             Matcher front = FRONT.matcher(line);
             if (front.find()) {
