@@ -1,5 +1,6 @@
 package io.sluice.server.admin;
 
+import io.sluice.server.state.AuditEntry;
 import io.sluice.server.state.Role;
 import io.sluice.server.state.TokenStore;
 import java.util.Optional;
@@ -32,7 +33,7 @@ final class TokenAuthentication extends Handler.Wrapper {
             return ApiMessages.error(response, callback, 401, "missing, wrong or revoked bearer token");
         }
         String operator = grant.get().role() == Role.ADMIN
-                ? operatorName(request.getHeaders().get(Caller.OPERATOR_HEADER)) : null;
+                ? AuditEntry.claimedName(request.getHeaders().get(Caller.OPERATOR_HEADER)) : null;
         new Caller(grant.get().name(), grant.get().role(), operator).attachTo(request);
         return super.handle(request, response, callback);
     }
@@ -62,15 +63,5 @@ final class TokenAuthentication extends Handler.Wrapper {
         if (request.getLength() != 0) {
             response.getHeaders().put(HttpHeader.CONNECTION, "close");
         }
-    }
-
-    /** The claimed name, kept to one printable line of at most 100 characters (it goes into logs and bans). */
-    private static String operatorName(String claimed) {
-        if (claimed == null) {
-            return null;
-        }
-        String clean = claimed.replaceAll("\\p{Cntrl}", "").trim();
-        clean = clean.length() > 100 ? clean.substring(0, 100) : clean;
-        return clean.isEmpty() ? null : clean;
     }
 }

@@ -31,7 +31,7 @@ public final class FileSafety {
         if (attributes == null) {
             return;
         }
-        checkOwner(dir, attributes, "state directory");
+        checkOwner(dir, attributes, "state directory", StateOwner.runningUser());
         if (attributes.permissions().stream().anyMatch(OTHERS_WRITE::contains)) {
             throw new StateException("state directory " + dir + " is writable by others (mode "
                     + PosixFilePermissions.toString(attributes.permissions()) + "): run chmod 700 " + dir);
@@ -40,6 +40,11 @@ public final class FileSafety {
 
     /** A file holding a secret (a token, a private key): ours, a regular file, owner-only. */
     public static void checkSecret(Path file, String what) {
+        checkSecret(file, what, StateOwner.runningUser());
+    }
+
+    /** {@link #checkSecret(Path, String)}, owned by {@code user} (null: any owner). */
+    static void checkSecret(Path file, String what, String user) {
         if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
             return;
         }
@@ -51,7 +56,7 @@ public final class FileSafety {
         if (attributes == null) {
             return;
         }
-        checkOwner(file, attributes, what);
+        checkOwner(file, attributes, what, user);
         if (attributes.permissions().stream().anyMatch(OTHERS::contains)) {
             throw new StateException(what + " " + file + " is readable or writable by others (mode "
                     + PosixFilePermissions.toString(attributes.permissions()) + "): run chmod 600 " + file
@@ -59,10 +64,9 @@ public final class FileSafety {
         }
     }
 
-    private static void checkOwner(Path path, PosixFileAttributes attributes, String what) {
-        String user = System.getProperty("user.name");
+    private static void checkOwner(Path path, PosixFileAttributes attributes, String what, String user) {
         String owner = attributes.owner().getName();
-        if (user != null && !user.isBlank() && !"?".equals(user) && !owner.equals(user)) {
+        if (user != null && !owner.equals(user)) {
             throw new StateException(what + " " + path + " belongs to " + owner + ", not to " + user
                     + " who runs Sluice");
         }
