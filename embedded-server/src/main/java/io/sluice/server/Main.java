@@ -141,12 +141,15 @@ public final class Main implements Callable<Integer> {
     long minBodyRate;
 
     @Option(names = "--admin-max-connections", paramLabel = "N", defaultValue = "256",
-            description = "Connections the admin listener holds at once (default: ${DEFAULT-VALUE}).")
+            description = "Connections the admin listener holds at once; the last sixteenth (at least 2) kept from "
+                    + "worker tokens for read and admin, as much again from read for admin (default: "
+                    + "${DEFAULT-VALUE}).")
     int adminMaxConnections;
 
     @Option(names = "--admin-max-per-address", paramLabel = "N", defaultValue = "16",
-            description = "Admin connections one address (IPv6: its /64) may hold before a request on them presents "
-                    + "a live token; more are closed at once (default: ${DEFAULT-VALUE}).")
+            description = "An address's (IPv6: its /64's) share of admin connections that have not yet presented a "
+                    + "live token: more are held too, but are the first closed when the listener is full "
+                    + "(default: ${DEFAULT-VALUE}).")
     int adminMaxPerAddress;
 
     @Option(names = "--admin-head-timeout", paramLabel = "SECONDS", defaultValue = "5",

@@ -81,12 +81,19 @@ final class PermitResource extends Resource {
     }
 
     /**
-     * Answers now, or, while the caller is willing to be held, asks again when the wait is over. In cluster
-     * mode the governor's answer comes from Redis: the reply is written when it completes (within the
-     * cluster's deadline), no thread waits for it.
+     * Answers now, or, while the caller is willing to be held and its token holds fewer than its share of held calls
+     * ({@link AdminConnections#holdPermitCall}), asks again when the wait is over. In cluster mode the governor's
+     * answer comes from Redis: the reply is written when it completes (within the cluster's deadline), no thread
+     * waits for it.
      */
     private void answer(Request request, Response response, Callback callback,
             Supplier<CompletionStage<Permit>> ask, long deadline) {
+        HeldCall held = new HeldCall(request);
+        ask(request, response, Callback.from(held::release, callback), ask, deadline, held);
+    }
+
+    private void ask(Request request, Response response, Callback callback, Supplier<CompletionStage<Permit>> ask,
+            long deadline, HeldCall held) {
         try {
             ask.get().whenComplete((permit, failure) -> {
                 if (failure != null) {
@@ -95,19 +102,46 @@ final class PermitResource extends Resource {
                 }
                 try {
                     long left = TimeUnit.NANOSECONDS.toMillis(deadline - nanoTime.getAsLong());
-                    if (permit.granted() || permit.reason() == PermitReason.GIVEN_UP || left <= 0) {
+                    if (permit.granted() || permit.reason() == PermitReason.GIVEN_UP || left <= 0 || !held.hold()) {
                         ApiMessages.json(response, callback, 200, permitJson(permit, governor.pacing()));
                         return;
                     }
                     long delay = Math.min(permit.waitMillis(), left);
                     request.getComponents().getScheduler().schedule(
-                            () -> answer(request, response, callback, ask, deadline), delay, TimeUnit.MILLISECONDS);
+                            () -> ask(request, response, callback, ask, deadline, held), delay, TimeUnit.MILLISECONDS);
                 } catch (Throwable e) {
                     callback.failed(e);
                 }
             });
         } catch (Throwable failure) {
             callback.failed(failure);
+        }
+    }
+
+    /** A call's place among its token's held calls: taken at its first wait, given back with its answer. */
+    private static final class HeldCall {
+        private final Request request;
+        private final String token;
+        private boolean holding;
+
+        HeldCall(Request request) {
+            this.request = request;
+            this.token = Caller.of(request).token();
+        }
+
+        /** True while the call may be held: its place taken now, or already. */
+        synchronized boolean hold() {
+            if (!holding) {
+                holding = AdminConnections.holdPermitCall(request, token);
+            }
+            return holding;
+        }
+
+        synchronized void release() {
+            if (holding) {
+                holding = false;
+                AdminConnections.releasePermitCall(request, token);
+            }
         }
     }
 

@@ -17,7 +17,6 @@ import java.util.function.Supplier;
 public record ServerCounters(Supplier<LogDrops> accessLog, Supplier<AdminConnections.Counts> adminConnections,
                              Supplier<FrontShed> frontConnections, Supplier<UpstreamFailures> upstreamErrors) {
     private static final LogDrops NO_DROPS = new LogDrops(0, 0);
-    private static final AdminConnections.Counts NO_CONNECTIONS = new AdminConnections.Counts(0, 0, 0, 0, 0, 0);
     private static final FrontShed NONE_SHED = new FrontShed(0, 0, 0);
     private static final UpstreamFailures NO_FAILURES = new UpstreamFailures(0, 0, 0);
     /** Nothing counted: no access log, no guard on the admin listener. */
@@ -25,7 +24,7 @@ public record ServerCounters(Supplier<LogDrops> accessLog, Supplier<AdminConnect
 
     public ServerCounters {
         accessLog = accessLog == null ? () -> NO_DROPS : accessLog;
-        adminConnections = adminConnections == null ? () -> NO_CONNECTIONS : adminConnections;
+        adminConnections = adminConnections == null ? () -> AdminConnections.Counts.NONE : adminConnections;
         frontConnections = frontConnections == null ? () -> NONE_SHED : frontConnections;
         upstreamErrors = upstreamErrors == null ? () -> NO_FAILURES : upstreamErrors;
     }

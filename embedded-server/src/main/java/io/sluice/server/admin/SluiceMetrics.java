@@ -61,26 +61,46 @@ final class SluiceMetrics {
                 })
                 .register(registry);
         CounterWithCallback.builder().name("sluice_admin_connections_closed_total")
-                .help("Admin connections closed before presenting a live token: per_address (one address held too "
-                        + "many), full (every connection was an operator's), evicted (the oldest, to make room), "
-                        + "deadline (no request with a live token in time)")
+                .help("Admin connections closed before presenting a live token: per_address (at the limit, one "
+                        + "beyond its address's share of strangers), full (every connection was an operator's), "
+                        + "evicted (the oldest, to make room), deadline (no request with a live token in time)")
                 .labelNames("reason")
                 .callback(cb -> {
                     AdminConnections.Counts connections = counters.adminConnections().get();
-                    cb.call(connections.refusedPerAddress(), "per_address");
+                    cb.call(connections.evictedOverShare(), "per_address");
                     cb.call(connections.refusedFull(), "full");
                     cb.call(connections.evicted(), "evicted");
                     cb.call(connections.expired(), "deadline");
                 })
                 .register(registry);
         GaugeWithCallback.builder().name("sluice_admin_connections")
-                .help("Admin connections open: stranger (no live token presented yet) or operator")
+                .help("Admin connections open: stranger (no live token presented yet) or operator (any role)")
                 .labelNames("kind")
                 .callback(cb -> {
                     AdminConnections.Counts connections = counters.adminConnections().get();
                     cb.call(connections.strangers(), "stranger");
                     cb.call(connections.operators(), "operator");
                 })
+                .register(registry);
+        GaugeWithCallback.builder().name("sluice_admin_connections_by_role")
+                .help("Admin connections of read and worker tokens (admin's are the operators' rest)")
+                .labelNames("role")
+                .callback(cb -> {
+                    AdminConnections.Counts connections = counters.adminConnections().get();
+                    cb.call(connections.readers(), "read");
+                    cb.call(connections.workers(), "worker");
+                })
+                .register(registry);
+        CounterWithCallback.builder().name("sluice_admin_connections_refused_total")
+                .help("Admin calls with a live token refused with a 503: the room left on the listener is kept for "
+                        + "higher roles")
+                .callback(cb -> cb.call(counters.adminConnections().get().refusedRoom()))
+                .register(registry);
+        gauge("sluice_admin_held_permit_calls", "Permit calls held now, waiting for a grant",
+                () -> counters.adminConnections().get().held());
+        CounterWithCallback.builder().name("sluice_admin_permit_calls_not_held_total")
+                .help("Permit calls answered at once, not held: their token held its share of held calls")
+                .callback(cb -> cb.call(counters.adminConnections().get().notHeld()))
                 .register(registry);
         CounterWithCallback.builder().name("sluice_requests_total")
                 .help("Requests since start, by class and outcome (ADMITTED, DELAYED or the refusal reason)")

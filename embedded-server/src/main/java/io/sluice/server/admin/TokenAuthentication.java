@@ -1,5 +1,6 @@
 package io.sluice.server.admin;
 
+import io.sluice.server.state.AuditEntry;
 import io.sluice.server.state.Role;
 import io.sluice.server.state.TokenStore;
 import java.util.Optional;
@@ -12,7 +13,8 @@ import org.eclipse.jetty.util.Callback;
 /**
  * Every admin call carries {@code Authorization: Bearer <token>}: an unknown or revoked token is 401. What passes
  * carries its {@link Caller} to the resources, where its role meets the route's ({@link Resource}). Either way
- * the listener's {@link AdminConnections} learns whether the connection is an operator's.
+ * the listener's {@link AdminConnections} learns whether the connection is an operator's, and of which role: a call
+ * whose role has no room left on the listener is a {@code 503} with {@code Retry-After}, its connection closed.
  */
 final class TokenAuthentication extends Handler.Wrapper {
     private final TokenStore tokens;
@@ -25,14 +27,23 @@ final class TokenAuthentication extends Handler.Wrapper {
     @Override
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
         Optional<TokenStore.Grant> grant = grant(request);
-        AdminConnections.authenticated(request, grant.isPresent());
+        boolean room = AdminConnections.authenticated(request, grant.map(TokenStore.Grant::role).orElse(null));
         if (grant.isEmpty()) {
             closeIfBodyUnread(request, response);
             response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, "Bearer realm=\"sluice\"");
             return ApiMessages.error(response, callback, 401, "missing, wrong or revoked bearer token");
         }
+        if (!room) {
+            // A clear answer, and the connection goes: its room is kept for the roles above its token's.
+            response.getHeaders().put(HttpHeader.CONNECTION, "close");
+            response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
+            return ApiMessages.error(response, callback, 503, "the admin listener is full for "
+                    + grant.get().role().wireName() + " tokens: its last connections are kept for "
+                    + (grant.get().role() == Role.WORKER ? "read and admin tokens" : "admin tokens")
+                    + "; try again shortly");
+        }
         String operator = grant.get().role() == Role.ADMIN
-                ? operatorName(request.getHeaders().get(Caller.OPERATOR_HEADER)) : null;
+                ? AuditEntry.claimedName(request.getHeaders().get(Caller.OPERATOR_HEADER)) : null;
         new Caller(grant.get().name(), grant.get().role(), operator).attachTo(request);
         return super.handle(request, response, callback);
     }
@@ -62,15 +73,5 @@ final class TokenAuthentication extends Handler.Wrapper {
         if (request.getLength() != 0) {
             response.getHeaders().put(HttpHeader.CONNECTION, "close");
         }
-    }
-
-    /** The claimed name, kept to one printable line of at most 100 characters (it goes into logs and bans). */
-    private static String operatorName(String claimed) {
-        if (claimed == null) {
-            return null;
-        }
-        String clean = claimed.replaceAll("\\p{Cntrl}", "").trim();
-        clean = clean.length() > 100 ? clean.substring(0, 100) : clean;
-        return clean.isEmpty() ? null : clean;
     }
 }

@@ -30,6 +30,11 @@ public final class AtomicFiles {
     }
 
     public static void write(Path target, byte[] content) throws IOException {
+        write(target, content, StateOwner.PROCESS);
+    }
+
+    /** {@link #write(Path, byte[])}, the file given to {@code owner} before it takes the target's place. */
+    static void write(Path target, byte[] content, StateOwner owner) throws IOException {
         Path temp = target.resolveSibling("." + target.getFileName() + "." + HexFormat.of().formatHex(randomBytes())
                 + ".tmp");
         try {
@@ -40,6 +45,7 @@ public final class AtomicFiles {
                 }
                 channel.force(true);
             }
+            owner.adopt(temp);
             Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } finally {
             Files.deleteIfExists(temp);

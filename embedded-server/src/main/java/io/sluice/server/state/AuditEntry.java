@@ -26,6 +26,19 @@ public record AuditEntry(long seq, Instant at, String who, @JsonInclude(JsonIncl
         this(0, at, who, null, action, detail, before, after);
     }
 
+    /**
+     * A person's name as an entry keeps it beside {@code who} ({@code X-Sluice-Operator}, {@code SUDO_USER}): one
+     * printable line of at most 100 characters (it goes into logs and bans); null for none.
+     */
+    public static String claimedName(String claimed) {
+        if (claimed == null) {
+            return null;
+        }
+        String clean = claimed.replaceAll("\\p{Cntrl}", "").trim();
+        clean = clean.length() > 100 ? clean.substring(0, 100) : clean;
+        return clean.isEmpty() ? null : clean;
+    }
+
     AuditEntry withSeq(long value) {
         return new AuditEntry(value, at, who, operator, action, detail, before, after);
     }

@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -19,9 +20,11 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Predicate;
 
 /**
@@ -34,6 +37,11 @@ import java.util.function.Predicate;
  * append and when the log is opened, so every entry starts on a line of its own; a corrupt line anywhere
  * else in the file being written is reported at open, not skipped, because it means the file was damaged
  * by something other than a crash.
+ *
+ * <p>The server and a command ({@code sluice-server token revoke}) may append at the same time: an append holds a
+ * file lock ({@code audit.lock}), and takes its numbers after the newest entry on disk whenever the file changed
+ * since this process last wrote it, so the two never give one number twice. A command never rotates the log (the
+ * server does, at its next append past the size).
  */
 public final class AuditLog {
     /** Default size at which the log rotates. */
@@ -45,25 +53,47 @@ public final class AuditLog {
     private static final ObjectReader ENTRY = JSON.readerFor(AuditEntry.class)
             .without(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
     private static final int BLOCK = 64 * 1024;
+    private static final String LOCK = "audit.lock";
+    /** One lock for every audit log of this JVM: a file lock is held per process, not per channel. */
+    private static final Object JVM_LOCK = new Object();
 
     private final Path file;
     private final long maxBytes;
     private final int keep;
+    private final StateOwner owner;
     private long nextSeq;
+    /** The file as this process left it after its last append, or null: compared before the next one. */
+    private Object written;
 
     AuditLog(Path file, long maxBytes, int keep) {
+        this(file, maxBytes, keep, StateOwner.PROCESS);
+        try {
+            locked(() -> {
+                repairTornTail(file);
+                nextSeq = checkAndNumber() + 1;
+                written = stamp();
+            });
+        } catch (IOException e) {
+            throw new StateException("cannot read audit log " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    private AuditLog(Path file, long maxBytes, int keep, StateOwner owner) {
         if (maxBytes < 1024 || keep < 1) {
             throw new IllegalArgumentException("the audit log rotates at 1 KiB or more and keeps at least one file");
         }
         this.file = file;
         this.maxBytes = maxBytes;
         this.keep = keep;
-        try {
-            repairTornTail(file);
-            nextSeq = checkAndNumber() + 1;
-        } catch (IOException e) {
-            throw new StateException("cannot read audit log " + file + ": " + e.getMessage(), e);
-        }
+        this.owner = owner;
+    }
+
+    /**
+     * The audit log of the state directory {@code dir} for a command that appends to it beside a running server,
+     * writing as {@code owner}: nothing is read until the first append, and it never rotates.
+     */
+    public static AuditLog forCommand(Path dir, StateOwner owner) {
+        return new AuditLog(dir.resolve(StateDirectory.AUDIT), Long.MAX_VALUE, DEFAULT_KEEP, owner);
     }
 
     /**
@@ -112,7 +142,7 @@ public final class AuditLog {
                         .append('\n');
             }
         }
-        AtomicFiles.write(file, numbered.toString().getBytes(StandardCharsets.UTF_8));
+        AtomicFiles.write(file, numbered.toString().getBytes(StandardCharsets.UTF_8), owner);
         return seq;
     }
 
@@ -129,6 +159,17 @@ public final class AuditLog {
         if (entries.isEmpty()) {
             return List.of();
         }
+        List<List<AuditEntry>> appended = new ArrayList<>(1);
+        locked(() -> appended.add(appendLocked(entries)));
+        return appended.get(0);
+    }
+
+    /** {@link #appendAll} under the file lock: numbered after whatever another process appended meanwhile. */
+    private List<AuditEntry> appendLocked(List<AuditEntry> entries) throws IOException {
+        repairTornTail(file);
+        if (written == null || !written.equals(stamp())) {
+            nextSeq = Math.max(nextSeq, newestSeqOnDisk() + 1);
+        }
         List<AuditEntry> numbered = new ArrayList<>(entries.size());
         StringBuilder lines = new StringBuilder();
         for (AuditEntry entry : entries) {
@@ -137,12 +178,12 @@ public final class AuditLog {
             lines.append(JSON.writeValueAsString(withSeq)).append('\n');
         }
         byte[] bytes = lines.toString().getBytes(StandardCharsets.UTF_8);
-        repairTornTail(file);
         if (Files.exists(file) && Files.size(file) > 0 && Files.size(file) + bytes.length > maxBytes) {
             rotate();
         }
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.APPEND, LinkOption.NOFOLLOW_LINKS)) {
+        try (FileChannel channel = FileChannel.open(file, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.APPEND, LinkOption.NOFOLLOW_LINKS), AtomicFiles.ownerOnly())) {
+            owner.adopt(file);
             ByteBuffer buffer = ByteBuffer.wrap(bytes);
             while (buffer.hasRemaining()) {
                 channel.write(buffer);
@@ -150,7 +191,58 @@ public final class AuditLog {
             channel.force(false);
         }
         nextSeq += numbered.size();
+        written = stamp();
         return numbered;
+    }
+
+    private interface IoAction {
+        void run() throws IOException;
+    }
+
+    /** Runs {@code action} holding {@code audit.lock}, against every other process appending to this log. */
+    private void locked(IoAction action) throws IOException {
+        Path lockFile = file.resolveSibling(LOCK);
+        synchronized (JVM_LOCK) {
+            try (FileChannel channel = FileChannel.open(lockFile, Set.of(StandardOpenOption.CREATE,
+                    StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS), AtomicFiles.ownerOnly())) {
+                owner.adopt(lockFile);
+                FileLock lock = channel.lock();
+                try {
+                    action.run();
+                } finally {
+                    lock.release();
+                }
+            }
+        }
+    }
+
+    /** What identifies the file being written as it is now: its file key and size ("absent" if there is none). */
+    private Object stamp() throws IOException {
+        try {
+            BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class,
+                    LinkOption.NOFOLLOW_LINKS);
+            return List.of(String.valueOf(attributes.fileKey()), attributes.size());
+        } catch (NoSuchFileException e) {
+            return "absent";
+        }
+    }
+
+    /** The {@code seq} of the newest entry in the log's files, 0 for none. */
+    private long newestSeqOnDisk() throws IOException {
+        List<Path> files = new ArrayList<>();
+        files.add(file);
+        files.addAll(rotated());
+        for (Path each : files) {
+            try {
+                AuditEntry newest = newestIn(each);
+                if (newest != null) {
+                    return newest.seq();
+                }
+            } catch (NoSuchFileException e) {
+                // none yet
+            }
+        }
+        return 0;
     }
 
     /** audit.log.(keep) is dropped, every other file moves one place older, audit.log becomes audit.log.1. */

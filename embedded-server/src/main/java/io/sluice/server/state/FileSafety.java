@@ -44,7 +44,7 @@ public final class FileSafety {
         if (attributes == null) {
             return;
         }
-        checkOwner(named, attributes);
+        checkOwner(named, attributes, StateOwner.runningUser());
         if (attributes.permissions().stream().anyMatch(OTHERS_WRITE::contains)) {
             throw new StateException(named + " is writable by others (mode "
                     + PosixFilePermissions.toString(attributes.permissions()) + "): run chmod 700 " + real);
@@ -53,6 +53,11 @@ public final class FileSafety {
 
     /** A file holding a secret (a token, a private key): ours, a regular file, owner-only. */
     public static void checkSecret(Path file, String what) {
+        checkSecret(file, what, StateOwner.runningUser());
+    }
+
+    /** {@link #checkSecret(Path, String)}, owned by {@code user} (null: any owner). */
+    static void checkSecret(Path file, String what, String user) {
         if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
             return;
         }
@@ -64,7 +69,7 @@ public final class FileSafety {
         if (attributes == null) {
             return;
         }
-        checkOwner(what + " " + file, attributes);
+        checkOwner(what + " " + file, attributes, user);
         if (attributes.permissions().stream().anyMatch(OTHERS::contains)) {
             throw new StateException(what + " " + file + " is readable or writable by others (mode "
                     + PosixFilePermissions.toString(attributes.permissions()) + "): run chmod 600 " + file
@@ -72,11 +77,13 @@ public final class FileSafety {
         }
     }
 
-    /** @param named what it is and where, as a message names it */
-    private static void checkOwner(String named, PosixFileAttributes attributes) {
-        String user = System.getProperty("user.name");
+    /**
+     * @param named what it is and where, as a message names it
+     * @param user  who must own it (null: any owner)
+     */
+    private static void checkOwner(String named, PosixFileAttributes attributes, String user) {
         String owner = attributes.owner().getName();
-        if (user != null && !user.isBlank() && !"?".equals(user) && !owner.equals(user)) {
+        if (user != null && !owner.equals(user)) {
             throw new StateException(named + " belongs to " + owner + ", not to " + user + " who runs Sluice");
         }
     }

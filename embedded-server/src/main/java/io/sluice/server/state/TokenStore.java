@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -25,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -35,8 +37,14 @@ import java.util.regex.Pattern;
  *
  * <p>The server and the CLI may change the tokens at the same time: every change is a read-modify-write of
  * {@code tokens.json} under a file lock. The server notices a change made by the CLI at the next call
- * (each authentication compares the files' identity and modification time with those last read), so a
- * revoked token is refused at once, without a restart.
+ * (each authentication compares the files' identity, modification and status-change times with those last
+ * read), so a revoked token is refused at once, without a restart.
+ *
+ * <p>It fails closed: a token file the server cannot read or trust at that moment (damaged, another user's, open
+ * to others, a link: a {@code tokens.json} a {@code sudo} left root's) never leaves it on the tokens it read before,
+ * which may hold the one just revoked. Every token but the operator's own, {@code admin-token}'s, is refused until
+ * the files can be read again, and the log says so at once, at {@code ERROR}. A command writes the files as the
+ * directory's owner ({@link StateOwner}).
  */
 public final class TokenStore {
     public static final String FILE = "tokens.json";
@@ -52,16 +60,26 @@ public final class TokenStore {
     /** One lock for every store of this JVM: a file lock is held per process, not per channel. */
     private static final Object JVM_LOCK = new Object();
 
+    private static final System.Logger LOG = System.getLogger(TokenStore.class.getName());
+    /** Where the file system has them: the status-change time, which a chown or chmod moves too. */
+    private static final boolean UNIX_ATTRIBUTES = FileSystems.getDefault().supportedFileAttributeViews()
+            .contains("unix");
+
     private final Path dir;
     private final InstantSource clock;
+    private final StateOwner owner;
     private volatile Loaded loaded;
 
     /** A stored token: its name, role and hash, and where it comes from. */
     record Entry(String name, Role role, byte[] sha256, Instant createdAt, String file) {
     }
 
-    /** The tokens as last read, and the identity of the files they were read from. */
-    private record Loaded(List<Entry> entries, List<Object> stamps) {
+    /**
+     * The tokens as last read, and the identity of the files they were read from.
+     *
+     * @param closed the files could not be read or trusted: {@code entries} is admin-token's alone, or empty
+     */
+    private record Loaded(List<Entry> entries, List<Object> stamps, boolean closed) {
     }
 
     /** The JSON form of {@code tokens.json}. */
@@ -84,21 +102,27 @@ public final class TokenStore {
     public record Grant(String name, Role role) {
     }
 
-    private TokenStore(Path dir, InstantSource clock) {
+    private TokenStore(Path dir, InstantSource clock, StateOwner owner) {
         this.dir = dir;
         this.clock = clock;
+        this.owner = owner;
         this.loaded = load();
     }
 
-    /** The tokens of a state directory; a damaged {@code tokens.json} is reported here. */
+    /** The tokens of a state directory, as its server; a damaged {@code tokens.json} is reported here. */
     public static TokenStore open(Path dir, InstantSource clock) {
-        return new TokenStore(dir, clock);
+        return new TokenStore(dir, clock, StateOwner.PROCESS);
+    }
+
+    /** The tokens of a state directory for a command that writes its files as {@code owner}. */
+    public static TokenStore open(Path dir, InstantSource clock, StateOwner owner) {
+        return new TokenStore(dir, clock, owner);
     }
 
     /** Checks the owner and mode of every token file (at start: a token others can read is refused). */
     void checkFiles() {
         for (String name : List.of(FILE, ADMIN_FILE, WORKER_FILE)) {
-            FileSafety.checkSecret(dir.resolve(name), "token file");
+            FileSafety.checkSecret(dir.resolve(name), "token file", owner.name());
         }
     }
 
@@ -145,7 +169,7 @@ public final class TokenStore {
             List<StoredToken> tokens = new ArrayList<>(file.tokens());
             tokens.add(new StoredToken(name, role, HexFormat.of().formatHex(sha256(secret)), clock.instant()));
             AtomicFiles.write(dir.resolve(FILE), JSON.writerWithDefaultPrettyPrinter()
-                    .writeValueAsBytes(new TokenFile(tokens)));
+                    .writeValueAsBytes(new TokenFile(tokens)), owner);
         });
         return secret;
     }
@@ -169,7 +193,7 @@ public final class TokenStore {
             found[0] = kept.size() < file.tokens().size();
             if (found[0]) {
                 AtomicFiles.write(dir.resolve(FILE), JSON.writerWithDefaultPrettyPrinter()
-                        .writeValueAsBytes(new TokenFile(kept)));
+                        .writeValueAsBytes(new TokenFile(kept)), owner);
             }
         });
         return found[0];
@@ -188,8 +212,9 @@ public final class TokenStore {
 
     private void locked(IoAction action) throws IOException {
         synchronized (JVM_LOCK) {
-            try (FileChannel channel = FileChannel.open(dir.resolve(LOCK), StandardOpenOption.CREATE,
-                    StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+            try (FileChannel channel = FileChannel.open(dir.resolve(LOCK), Set.of(StandardOpenOption.CREATE,
+                    StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS), AtomicFiles.ownerOnly())) {
+                owner.adopt(dir.resolve(LOCK));
                 FileLock lock = channel.lock();
                 try {
                     action.run();
@@ -206,30 +231,70 @@ public final class TokenStore {
         if (!now.stamps().equals(stamps())) {
             synchronized (JVM_LOCK) {
                 now = loaded;
-                if (!now.stamps().equals(stamps())) {
-                    try {
-                        now = load();
-                        loaded = now;
-                    } catch (StateException e) {
-                        // A hand edit gone wrong: keep the tokens last read, and say so.
-                        System.getLogger(TokenStore.class.getName()).log(System.Logger.Level.ERROR,
-                                e.getMessage() + "; keeping the tokens last read");
-                    }
+                List<Object> stamps = stamps();
+                if (!now.stamps().equals(stamps)) {
+                    now = reload(now, stamps);
+                    loaded = now;
                 }
             }
         }
         return now;
     }
 
-    /** What identifies the current content of each token file: file key, size and modification time. */
+    /** The token files changed since last read: read them again, or fail closed and say so. */
+    private Loaded reload(Loaded before, List<Object> stamps) {
+        try {
+            checkFiles();
+            Loaded read = load();
+            if (before.closed()) {
+                LOG.log(System.Logger.Level.WARNING, "the token files in " + dir + " can be read again: "
+                        + read.entries().size() + " tokens live");
+            }
+            return read;
+        } catch (StateException e) {
+            return closed(stamps, e);
+        }
+    }
+
+    /**
+     * What the server trusts while a token file cannot be read or trusted: the operator's own {@code admin-token},
+     * if that one can be, and nothing else.
+     */
+    private Loaded closed(List<Object> stamps, StateException cause) {
+        List<Entry> entries = new ArrayList<>(1);
+        String refused;
+        try {
+            FileSafety.checkSecret(dir.resolve(ADMIN_FILE), "token file", owner.name());
+            legacy(ADMIN_FILE, "admin", Role.ADMIN, entries);
+            refused = entries.isEmpty() ? "every token is refused (there is no admin-token either)"
+                    : "every token but admin-token's (the operator's own) is refused";
+        } catch (StateException e) {
+            entries.clear();
+            refused = "every token is refused, admin-token's too (" + e.getMessage() + ")";
+        }
+        LOG.log(System.Logger.Level.ERROR, cause.getMessage() + "; " + refused + " until the token files can be "
+                + "read again (a revoked token must never stay valid)");
+        return new Loaded(List.copyOf(entries), stamps, true);
+    }
+
+    /**
+     * What identifies the current content, owner and mode of each token file: file key, size, modification and (where
+     * the file system has it) status-change time.
+     */
     private List<Object> stamps() {
         List<Object> stamps = new ArrayList<>(3);
         for (String name : List.of(FILE, ADMIN_FILE, WORKER_FILE)) {
+            Path file = dir.resolve(name);
             try {
-                BasicFileAttributes attributes = Files.readAttributes(dir.resolve(name), BasicFileAttributes.class,
-                        LinkOption.NOFOLLOW_LINKS);
-                stamps.add(List.of(String.valueOf(attributes.fileKey()), attributes.size(),
-                        attributes.lastModifiedTime()));
+                if (UNIX_ATTRIBUTES) {
+                    stamps.add(Files.readAttributes(file, "unix:dev,ino,size,lastModifiedTime,ctime",
+                            LinkOption.NOFOLLOW_LINKS));
+                } else {
+                    BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class,
+                            LinkOption.NOFOLLOW_LINKS);
+                    stamps.add(List.of(String.valueOf(attributes.fileKey()), attributes.size(),
+                            attributes.lastModifiedTime()));
+                }
             } catch (IOException e) {
                 stamps.add("absent");
             }
@@ -251,7 +316,7 @@ public final class TokenStore {
             entries.add(new Entry(token.name(), token.role(), HexFormat.of().parseHex(token.sha256()),
                     token.createdAt(), null));
         }
-        return new Loaded(List.copyOf(entries), stamps);
+        return new Loaded(List.copyOf(entries), stamps, false);
     }
 
     private void legacy(String file, String name, Role role, List<Entry> entries) {

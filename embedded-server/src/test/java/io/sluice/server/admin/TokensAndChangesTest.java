@@ -78,10 +78,12 @@ class TokensAndChangesTest {
 
         https.call("POST", "/api/v1/pause", "{\"class\":\"BOT\"}", alice, "X-Sluice-Operator", "Alice Smith");
         String grafana = cli("token", "add", "grafana", "--role", "read", "--state", state.toString()).trim();
-        JsonNode audit = PolicyJson.mapper().readTree(https.call("GET", "/api/v1/audit?limit=1", null, grafana)
+        JsonNode audit = PolicyJson.mapper().readTree(https.call("GET", "/api/v1/audit?limit=2", null, grafana)
                 .body());
-        assertThat(audit.get(0).get("who").asText()).isEqualTo("alice-laptop");
-        assertThat(audit.get(0).get("operator").asText()).isEqualTo("Alice Smith");
+        assertThat(audit.get(0).get("who").asText()).as("the CLI's change, after the pause")
+                .isEqualTo("cli:" + System.getProperty("user.name"));
+        assertThat(audit.get(1).get("who").asText()).isEqualTo("alice-laptop");
+        assertThat(audit.get(1).get("operator").asText()).isEqualTo("Alice Smith");
 
         assertThat(https.call("DELETE", "/api/v1/tokens/alice-laptop", null, server.adminToken()).statusCode())
                 .isEqualTo(204);
@@ -147,7 +149,8 @@ class TokensAndChangesTest {
                 .hasMessageContaining("chmod 600");
     }
 
-    private String cli(String... args) {
+    /** {@code sluice-server ARGS}, which must succeed; what it printed. */
+    static String cli(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         CommandLine cli = new CommandLine(new Main());
