@@ -110,7 +110,7 @@ public final class LiveShadow implements DecisionTap, AutoCloseable {
         long now = clock.millis();
         Candidate candidate = new Candidate(policy, Instant.ofEpochMilli(now), live.policy().version());
         Session next = new Session(candidate, new WhatIfRun(now, policy, null, config, classifier, verifier,
-                ASSUMED_MILLIS, new RollingTallies(MAX_CLIENTS_PER_MINUTE)));
+                ASSUMED_MILLIS, new RollingTallies(MAX_CLIENTS_PER_MINUTE)).trustingPassesOf(live));
         Session previous = session;
         session = next;
         live.tap(this);

@@ -75,6 +75,18 @@ final class WhatIfRun {
         this.tallies = tallies;
     }
 
+    /**
+     * The live front end's browser-pass keys: a request on a pass the live engine accepts is on a pass for the
+     * candidate too, so what the candidate's browser check counts is who it would ask, not every pass holder.
+     */
+    WhatIfRun trustingPassesOf(ThrottleEngine live) {
+        candidate.browserPasses().keys(live.browserPasses().keys());
+        if (baseline != null) {
+            baseline.browserPasses().keys(live.browserPasses().keys());
+        }
+        return this;
+    }
+
     long now() {
         return clock.millis();
     }

@@ -11,6 +11,8 @@ import io.sluice.engine.Reason;
 import io.sluice.engine.Request;
 import io.sluice.engine.RequestClass;
 import io.sluice.engine.ThrottleEngine;
+import io.sluice.engine.net.IpAddress;
+import io.sluice.engine.policy.BrowserCheck;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.PolicyJson;
 import io.sluice.engine.policy.PolicyValidationException;
@@ -115,6 +117,28 @@ class LiveShadowTest {
     private static long refusals(Map<String, Map<String, Long>> outcomes) {
         return outcomes.values().stream().flatMap(m -> m.entrySet().stream())
                 .filter(e -> e.getKey().startsWith("REFUSE:")).mapToLong(Map.Entry::getValue).sum();
+    }
+
+    @Test
+    void aCandidateBrowserCheckCountsWhoItWouldAskAndNotWhoHoldsAPass() {
+        ThrottleEngine live = engine(Policy.defaults());
+        LiveShadow shadow = shadowOf(live);
+        shadow.install(Policy.defaults().withBrowserCheck(BrowserCheck.DEFAULTS.withMode(BrowserCheck.Mode.ALWAYS)));
+        String pass = live.browserPasses().mint("holder", false, IpAddress.parse("198.51.100.9"), FIREFOX,
+                clock.millis() + 86_400_000L);
+        for (int i = 0; i < 3; i++) {
+            clock.advanceMillis(1_000);
+            serve(live.decide(Request.get("198.51.100.1", FIREFOX, "/page/" + i).asNavigation()));
+            serve(live.decide(Request.get("198.51.100.9", FIREFOX, "/page/" + i).asNavigation().withPass(pass)));
+        }
+        shadow.drain();
+
+        WhatIfReport report = shadow.report(100);
+        assertThat(report.liveRefused()).isZero();
+        assertThat(report.candidateRefused()).as("the three pages without a pass").isEqualTo(3);
+        assertThat(report.outcomes()).contains(new WhatIfReport.OutcomeRow(RequestClass.BROWSER,
+                "REFUSE:CHALLENGE", 0, 3));
+        assertThat(report.clients()).extracting(WhatIfReport.ClientDifference::ip).containsExactly("198.51.100.1");
     }
 
     @Test
