@@ -128,7 +128,7 @@ public final class NodeEngine implements AutoCloseable {
         return changes;
     }
 
-    /** Writes the automatic bans still queued, then stops the DNS lookups, the shadow's and the key follower's threads. */
+    /** Writes the automatic bans still queued, then stops the DNS lookups, the shadow and the key follower. */
     @Override
     public void close() {
         AutomaticBanWriter writer = automaticBans;

@@ -33,7 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The limits of issue 13 through the real front end (the server as {@code ./sluice server --demo} runs it: throttle
- * handler, Jetty's reverse proxy, the demo site), over loopback; the browser test with a real headless Chromium (the real-parts tier).
+ * handler, Jetty's reverse proxy, the demo site), over loopback; the browser test with a real headless Chromium
+ * (the real-parts tier).
  */
 class SiteLimitsEndToEndTest {
     private static final String FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/";
@@ -74,7 +75,8 @@ class SiteLimitsEndToEndTest {
     void aBrowserLoadingAPageWithAStylesheetAScriptAndTwentyFourImagesIsServedInFull() throws Exception {
         // the default policy's browser check is adaptive: on a quiet day it asks no one, Chromium included
         String dom = new HeadlessChromium(state).dumpDom(server.frontUri().resolve("/gallery"), true, 10_000);
-        assertThat(dom).contains("images " + DemoSite.GALLERY_IMAGES + "/" + DemoSite.GALLERY_IMAGES + " stylesheet true");
+        assertThat(dom).contains("images " + DemoSite.GALLERY_IMAGES + "/" + DemoSite.GALLERY_IMAGES
+                + " stylesheet true");
         // whichever class headless Chromium's user agent falls in: every request it made was admitted
         long admitted = 0;
         for (ClassCounts counts : server.engine().snapshot().totals().values()) {

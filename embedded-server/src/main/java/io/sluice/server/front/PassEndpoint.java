@@ -124,7 +124,7 @@ final class PassEndpoint {
         return value == null || value.length() > MAX_PARAMETER ? null : value;
     }
 
-    /** {@code path} when it is a path on this site ({@code /x}, not {@code //host} nor {@code /\host}), else {@code /}. */
+    /** {@code path} when it is a path on this site ({@code /x}; not {@code //host}, {@code /\host}), else {@code /}. */
     static String sameSitePath(String path) {
         if (path == null || path.isEmpty() || path.charAt(0) != '/' || path.length() > 1
                 && (path.charAt(1) == '/' || path.charAt(1) == '\\')) {

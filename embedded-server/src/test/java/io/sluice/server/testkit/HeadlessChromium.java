@@ -21,8 +21,8 @@ public final class HeadlessChromium {
 
     private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
     /**
-     * What a person's Chrome sends. Headless Chromium's own says {@code HeadlessChrome}, which the crawler list (rightly)
-     * counts as a bot: the browser check would never meet it.
+     * What a person's Chrome sends. Headless Chromium's own says {@code HeadlessChrome}, which the crawler list
+     * (rightly) counts as a bot: the browser check would never meet it.
      */
     public static final String PERSONS_CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like "
             + "Gecko) Chrome/131.0.0.0 Safari/537.36";

@@ -118,37 +118,44 @@ public record Policy(
 
     public Policy withVersion(long newVersion) {
         return new Policy(newVersion, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
-                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation, browserCheck);
+                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation,
+                browserCheck);
     }
 
     public Policy withPause(Pause newPause) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, newPause, bans, allow,
-                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation, browserCheck);
+                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation,
+                browserCheck);
     }
 
     public Policy withBans(List<Ban> newBans) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, newBans, allow,
-                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation, browserCheck);
+                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation,
+                browserCheck);
     }
 
     public Policy withHitStack(HitStack value) {
         return new Policy(version, value, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
-                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation, browserCheck);
+                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation,
+                browserCheck);
     }
 
     public Policy withCrawlers(Crawlers value) {
         return new Policy(version, hitStack, value, load, perClient, progressiveDelay, pause, bans, allow,
-                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation, browserCheck);
+                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation,
+                browserCheck);
     }
 
     public Policy withLoad(Load value) {
         return new Policy(version, hitStack, crawlers, value, perClient, progressiveDelay, pause, bans, allow,
-                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation, browserCheck);
+                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation,
+                browserCheck);
     }
 
     public Policy withPerClient(PerClient value) {
         return new Policy(version, hitStack, crawlers, load, value, progressiveDelay, pause, bans, allow,
-                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation, browserCheck);
+                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation,
+                browserCheck);
     }
 
     public Policy withProgressiveDelay(Map<RequestClass, ProgressiveDelay> value) {
@@ -158,7 +165,8 @@ public record Policy(
 
     public Policy withAllow(List<AllowEntry> value) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, value,
-                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation, browserCheck);
+                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation,
+                browserCheck);
     }
 
     public Policy withTrustedProxies(List<String> value) {
@@ -168,27 +176,32 @@ public record Policy(
 
     public Policy withClassification(Classification value) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
-                trustedProxies, value, refusal, governor, perAddress, routes, forwardedHeader, escalation, browserCheck);
+                trustedProxies, value, refusal, governor, perAddress, routes, forwardedHeader, escalation,
+                browserCheck);
     }
 
     public Policy withRefusal(Refusal value) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
-                trustedProxies, classification, value, governor, perAddress, routes, forwardedHeader, escalation, browserCheck);
+                trustedProxies, classification, value, governor, perAddress, routes, forwardedHeader, escalation,
+                browserCheck);
     }
 
     public Policy withGovernor(GovernorPolicy value) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
-                trustedProxies, classification, refusal, value, perAddress, routes, forwardedHeader, escalation, browserCheck);
+                trustedProxies, classification, refusal, value, perAddress, routes, forwardedHeader, escalation,
+                browserCheck);
     }
 
     public Policy withPerAddress(PerAddress value) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
-                trustedProxies, classification, refusal, governor, value, routes, forwardedHeader, escalation, browserCheck);
+                trustedProxies, classification, refusal, governor, value, routes, forwardedHeader, escalation,
+                browserCheck);
     }
 
     public Policy withRoutes(List<Route> value) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
-                trustedProxies, classification, refusal, governor, perAddress, value, forwardedHeader, escalation, browserCheck);
+                trustedProxies, classification, refusal, governor, perAddress, value, forwardedHeader, escalation,
+                browserCheck);
     }
 
     public Policy withForwardedHeader(String value) {
@@ -198,7 +211,8 @@ public record Policy(
 
     public Policy withEscalation(List<Escalation> value) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
-                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, value, browserCheck);
+                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, value,
+                browserCheck);
     }
 
     public Policy withBrowserCheck(BrowserCheck value) {
