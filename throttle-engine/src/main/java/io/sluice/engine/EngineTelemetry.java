@@ -86,6 +86,10 @@ final class EngineTelemetry {
         List<ClientRow> rows = new ArrayList<>();
         Policy.PerAddress perAddress = policy.perAddress();
         Map<ClientKey, Integer> busiestPerAddress = new HashMap<>();
+        // The addresses are read before their clients. A request pushes its hit on its client, then on its address,
+        // and every row is read at the snapshot's second (ClientState.sample): a hit an address row holds is in its
+        // client's row too, so an address is never shown ahead of its only client.
+        List<ClientSample> addressSamples = addresses.busiest(config.topClients(), now, perAddress.windowSeconds());
         for (ClientSample sample : clients.busiest(config.topClients(), now, policy.hitStack().windowSeconds())) {
             if (notJudgedYet(sample)) {
                 continue;
@@ -96,7 +100,7 @@ final class EngineTelemetry {
         }
         // An address is shown as its own row when it is more than its busiest client (several user agents, or
         // several addresses of one /64) or was refused as an address; else its row would repeat its client's.
-        for (ClientSample sample : addresses.busiest(config.topClients(), now, perAddress.windowSeconds())) {
+        for (ClientSample sample : addressSamples) {
             if (notJudgedYet(sample)) {
                 continue;
             }

@@ -507,30 +507,56 @@ final class ClientState extends ClientKey implements AggregateLink<ClientState> 
         }
     }
 
+    /**
+     * Hits in the window ending at {@code nowMillis}'s second, for the snapshot. Like {@link #sample}, it counts by the
+     * hits' own seconds, never past that one: a request decided after the snapshot read the clock may have moved this
+     * state to a later second, and the window must not slide for one state of a snapshot and not for another.
+     */
     synchronized int hitsInWindow(long nowMillis, int windowSeconds) {
-        advance(Math.floorDiv(nowMillis, 1000));
+        long end = Math.floorDiv(nowMillis, 1000);
+        advance(end);
         int total = 0;
-        for (long s = newestSecond - windowSeconds + 1; s <= newestSecond; s++) {
-            total += count(s);
+        for (long s = end - windowSeconds + 1; s <= end; s++) {
+            total += countAt(s);
         }
         return total;
     }
 
+    /**
+     * This state's row as of {@code nowMillis}'s second (see {@link #hitsInWindow}): every state of one snapshot is
+     * read at the same second, so a hit pushed on a client and then on its address is in both rows or in neither
+     * (the address is read first: see EngineTelemetry).
+     */
     synchronized ClientSample sample(ClientKey key, long nowMillis, int windowSeconds) {
-        advance(Math.floorDiv(nowMillis, 1000));
+        long end = Math.floorDiv(nowMillis, 1000);
+        advance(end);
         int[] hitRow = new int[RING];
         int[] refusedRow = new int[RING];
         for (int i = 0; i < RING; i++) {
-            long second = newestSecond - RING + 1 + i;
-            hitRow[i] = count(second);
-            refusedRow[i] = refusals == null ? 0 : refusals[index(second)];
+            long second = end - RING + 1 + i;
+            hitRow[i] = countAt(second);
+            refusedRow[i] = refusals == null ? 0 : refusedAt(second);
         }
         int total = 0;
-        for (long s = newestSecond - windowSeconds + 1; s <= newestSecond; s++) {
-            total += count(s);
+        for (long s = end - windowSeconds + 1; s <= end; s++) {
+            total += countAt(s);
         }
         return new ClientSample(key, requestClass, crawlerName, allowListed, total, hitRow, refusedRow,
                 lastSeenMillis, lastLimitedMillis, inFlight());
+    }
+
+    /** Hits in {@code second}; 0 for a second the ring no longer (or not yet) holds. */
+    private int countAt(long second) {
+        return held(second) ? count(second) : 0;
+    }
+
+    private int refusedAt(long second) {
+        return held(second) ? refusals[index(second)] : 0;
+    }
+
+    /** Whether {@code second} is one of the {@link #RING} seconds up to {@link #newestSecond}. */
+    private boolean held(long second) {
+        return second <= newestSecond && second > newestSecond - RING;
     }
 
     private static int index(long second) {
