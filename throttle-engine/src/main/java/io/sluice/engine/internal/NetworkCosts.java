@@ -170,7 +170,7 @@ public final class NetworkCosts {
             Cost cost = costs.getOrDefault(entry.getKey(), CostWindow.CostSample.NONE).cost();
             rows.add(new NetworkRow(cidr(entry.getKey()), tally.addresses.size(), tally.agents.size(), tally.hits,
                     tally.refused, cost, total == 0 ? 0 : (double) cost.upstreamMicros() / total,
-                    busiest(tally.addresses), busiest(tally.agents)));
+                    busiest(tally.addresses, ClientKey::ip), busiest(tally.agents, agent -> agent)));
         }
         rows.sort(Comparator.comparingLong((NetworkRow row) -> row.cost().upstreamMicros()).reversed()
                 .thenComparing(Comparator.comparingLong(NetworkRow::hits).reversed())
@@ -253,15 +253,17 @@ public final class NetworkCosts {
                 .sorted(Comparator.comparingLong(score).reversed()).limit(limit).toList();
     }
 
-    private static List<String> busiest(Map<String, Long> hits) {
+    /** The keys of the most hits, the busiest first, as text (made only for these few). */
+    private static <K> List<String> busiest(Map<K, Long> hits, Function<K, String> text) {
         return hits.entrySet().stream()
-                .sorted(Map.Entry.<String, Long>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey()))
-                .limit(SHOWN_PER_NETWORK).map(Map.Entry::getKey).toList();
+                .sorted(Map.Entry.<K, Long>comparingByValue().reversed()
+                        .thenComparing(entry -> text.apply(entry.getKey())))
+                .limit(SHOWN_PER_NETWORK).map(entry -> text.apply(entry.getKey())).toList();
     }
 
     /** One network's tracked clients, summed. */
     private static final class Tally {
-        final Map<String, Long> addresses = new HashMap<>();
+        final Map<ClientKey, Long> addresses = new HashMap<>();
         final Map<String, Long> agents = new HashMap<>();
         long hits;
         long refused;
@@ -269,7 +271,7 @@ public final class NetworkCosts {
         void add(ClientKey address, ClientKey client, int clientHits, int clientRefused) {
             hits += clientHits;
             refused += clientRefused;
-            addresses.merge(address.ip(), (long) clientHits, Long::sum);
+            addresses.merge(address, (long) clientHits, Long::sum);
             agents.merge(client.userAgent(), (long) clientHits, Long::sum);
         }
     }
