@@ -583,19 +583,25 @@ final class ClientState extends ClientKey implements AggregateLink<ClientState> 
                 window == null ? CostWindow.CostSample.NONE : window.sample(nowMillis));
     }
 
-    /** Hits and refusals in the window ending at {@code nowMillis}'s second (see {@link #hitsInWindow}). */
-    synchronized void tally(long nowMillis, int windowSeconds, ClientStateStore.Tally tally) {
-        long end = Math.floorDiv(nowMillis, 1000);
-        advance(end);
+    /**
+     * Hands its hits and refusals in the window ending at {@code nowMillis}'s second (see {@link #hitsInWindow}) to
+     * {@code tally}, outside its monitor; nothing for a state not judged yet.
+     */
+    void tally(long nowMillis, int windowSeconds, ClientStateStore.Tally tally) {
         int total = 0;
         int refused = 0;
-        for (long s = end - windowSeconds + 1; s <= end; s++) {
-            total += countAt(s);
-            refused += refusals == null ? 0 : refusedAt(s);
+        synchronized (this) {
+            if (requestClass == null) {
+                return;
+            }
+            long end = Math.floorDiv(nowMillis, 1000);
+            advance(end);
+            for (long s = end - windowSeconds + 1; s <= end; s++) {
+                total += countAt(s);
+                refused += refusals == null ? 0 : refusedAt(s);
+            }
         }
-        if (requestClass != null) {
-            tally.count(this, total, refused);
-        }
+        tally.count(this, total, refused);
     }
 
     /** Hits in {@code second}; 0 for a second the ring no longer (or not yet) holds. */
