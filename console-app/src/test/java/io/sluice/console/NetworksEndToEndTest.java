@@ -59,23 +59,41 @@ class NetworksEndToEndTest {
     private LiveView live;
     private FxUiExecutor ui;
 
+    private Stage stage;
+
     @Start
-    void start(Stage stage) throws Exception {
+    void start(Stage stage) {
+        this.stage = stage;
+    }
+
+    /**
+     * Starts the server and shows the console on it. Called by each test, not by {@code @Start}: a server may take
+     * longer to start on a busy machine than TestFX gives its setup (as FleetViewTest does).
+     */
+    private void open(FxRobot robot) throws Exception {
         server = Demo.start(ServerConfig.demo(state.resolve("s" + System.nanoTime())));
         ui = new FxUiExecutor();
         Session session = new Session("demo", "admin", new AdminClient(server.adminUri(), server.adminToken(),
                 "tester"), ui, Clock.systemUTC());
-        shell = new ShellView(session, Rooms.open(Rooms.standard(), session), () -> { });
-        live = shell.room("live", LiveView.class).orElseThrow();
-        stage.setScene(ConsoleScene.of(shell.view(), 1366, 768));
-        stage.show();
+        robot.interact(() -> {
+            shell = new ShellView(session, Rooms.open(Rooms.standard(), session), () -> { });
+            live = shell.room("live", LiveView.class).orElseThrow();
+            stage.setScene(ConsoleScene.of(shell.view(), 1366, 768));
+            stage.show();
+        });
     }
 
     @AfterEach
     void stop() {
-        shell.close();
-        ui.close();
-        server.close();
+        if (shell != null) {
+            shell.close();
+        }
+        if (ui != null) {
+            ui.close();
+        }
+        if (server != null) {
+            server.close();
+        }
     }
 
     /**
@@ -94,6 +112,7 @@ class NetworksEndToEndTest {
 
     @Test
     void aFleetOf200AddressesIn10NetworksIsTenRowsInOrder(FxRobot robot) throws Exception {
+        open(robot);
         fleet(true);
         robot.interact(live::showNetworks);
         robot.clickOn("#rankByHits");
@@ -111,11 +130,19 @@ class NetworksEndToEndTest {
         });
         assertThat(rows.get(0).network().hits()).isEqualTo(NETWORKS * HOSTS);
         assertThat(rows.get(0).network().cost().requests()).isEqualTo(NETWORKS * HOSTS);
+        String shots = System.getProperty("sluice.screenshots");
+        if (shots != null) { // -Dsluice.screenshots=DIR: the room as the test left it, to look at
+            robot.interact(() -> live.networks().model().select(0));
+            WaitForAsyncUtils.waitForFxEvents();
+            Path file = Path.of(shots, "console-networks.png");
+            robot.interact(() -> Screenshot.save(stage.getScene(), file));
+        }
     }
 
     @Test
     void aNetworkBannedFromItsRowIsRefusedAtItsNextRequestAuditedMarkedAndLetInWhenLifted(FxRobot robot)
             throws Exception {
+        open(robot);
         fleet(false);
         robot.interact(live::showNetworks);
         TableView<NetworksViewModel.Row> table = robot.lookup("#networksTable").queryTableView();

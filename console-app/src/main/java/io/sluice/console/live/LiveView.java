@@ -62,7 +62,11 @@ public final class LiveView implements Room {
     @FXML
     private TabPane views;
     @FXML
+    private Tab clientsTab;
+    @FXML
     private Tab networksTab;
+    @FXML
+    private VBox clientPanel;
     @FXML
     private VBox networksSlot;
     @FXML
@@ -130,6 +134,8 @@ public final class LiveView implements Room {
                 costSummary.getStyleClass().add("rising");
             }
         });
+        clientPanel.visibleProperty().bind(clientsTab.selectedProperty());
+        clientPanel.managedProperty().bind(clientPanel.visibleProperty());
         heatmapRanking.setItems(FXCollections.observableArrayList(LiveViewModel.HeatmapRanking.values()));
         heatmapRanking.valueProperty().bindBidirectional(model.heatmapRankingProperty());
 

@@ -101,6 +101,7 @@ public final class NetworksView {
             }
         });
         model.rowsProperty().addListener((o, was, now) -> showRows());
+        model.selectedIndexProperty().addListener((o, was, now) -> showRows());
         showRows();
         table.getSelectionModel().selectedIndexProperty().addListener((o, was, now) -> {
             if (!updating && now.intValue() >= 0) {
