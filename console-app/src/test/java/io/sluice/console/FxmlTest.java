@@ -35,7 +35,8 @@ class FxmlTest {
     private static final Path RESOURCES = Path.of("src/main/resources");
     /** Rooms with more than their own layout: the limits room carries the what-if panel. */
     private static final Map<String, List<String>> LAYOUTS_OF = Map.of(
-            "limits", List.of("LimitsView", "WhatIfView"));
+            "limits", List.of("LimitsView", "WhatIfView"),
+            "live", List.of("LiveView", "NetworksView"));
 
     @Test
     void everyLayoutLoadsWithItsController(FxRobot robot, @TempDir Path config) throws IOException {

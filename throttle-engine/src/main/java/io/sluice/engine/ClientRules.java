@@ -93,20 +93,25 @@ final class ClientRules {
         HitStackState<C> hits = pushClient(stores, key, client, limits, route, now);
         RateLimitStatus rate = rateLimit(limits.client(), hits);
         if (client.allowListed()) {
-            return admitExempt(stores, client, key, address, rate, now);
+            return admitExempt(stores, client, key, address, route, rate, now);
         }
         ClientKey addressKey = addressKey(compiled, address);
         HitStackState<A> addressHits = pushAddress(stores, addressKey, hits, client, limits, route, now);
         HitStackState<?> routeHits = pushRoute(key, address, client, limits, route, now);
         return judge(stores, compiled, limits, client, key, address, addressKey, hits, addressHits, routeHits,
-                route.limits(), rate, now);
+                matched(route), rate, now);
     }
 
     /** Exempt from rules 3-7 (allow-listed): admitted, holding a load slot and nothing else. */
     <L, M> Decision admitExempt(ClientStores<?, L, ?, M> stores, ClientInfo client, ClientKey key, IpAddress address,
-                                RateLimitStatus rate, long now) {
+                                RouteTable.Compiled route, RateLimitStatus rate, long now) {
         return outcomes.admitExempt(new Pending<>(outcomes, stores.clients(), client, key, address, null, null, null,
-                stores.addresses(), null, null, rate), now);
+                stores.addresses(), null, null, rate, route), now);
+    }
+
+    /** The route as a decision carries it (never null). */
+    static RouteTable.Compiled matched(RouteTable.Compiled route) {
+        return route == null ? RouteTable.NONE : route;
     }
 
     static ClientKey addressKey(CompiledPolicy compiled, IpAddress address) {
@@ -136,18 +141,18 @@ final class ClientRules {
     }
 
     /**
-     * Rules 3-5 on the pushed hits under {@code limits}, then 7 and 6; {@code routeLimits} are the route's whole
-     * limits (scaled here).
+     * Rules 3-5 on the pushed hits under {@code limits}, then 7 and 6; {@code matched}'s limits are the route's
+     * whole limits (scaled here).
      */
     <C extends AggregateLink<A>, L, A, M> Decision judge(ClientStores<C, L, A, M> stores, CompiledPolicy compiled,
                                                          Limits limits, ClientInfo client, ClientKey key,
                                                          IpAddress address, ClientKey addressKey,
                                                          HitStackState<C> hits, HitStackState<A> addressHits,
-                                                         HitStackState<?> routeHits, Policy.HitStack routeLimits,
+                                                         HitStackState<?> routeHits, RouteTable.Compiled matched,
                                                          RateLimitStatus rate, long now) {
         ClientStateStore<C, L> store = stores.clients();
         ClientStateStore<A, M> addresses = stores.addresses();
-        Policy.HitStack route = limits.route(routeLimits);
+        Policy.HitStack route = limits.route(matched.limits());
         // 3. crawler spacing: this crawler (its list entry), then any crawler
         CrawlerSlot slot = null;
         CrawlerGate.Turn turn = null;
@@ -197,7 +202,7 @@ final class ClientRules {
                     rate, now);
         }
         Pending<L, M> pending = new Pending<>(outcomes, store, client, key, address, slot, turn, inFlight, addresses,
-                addressKey, addressInFlight, rate);
+                addressKey, addressInFlight, rate, matched);
         // 7. progressive delay (before 6: see the essay atop ThrottleEngine), 6. load deferral
         return outcomes.delayOrLoad(compiled, pending, hits.hitsInWindow(), limits.nodes(), now);
     }

@@ -66,6 +66,17 @@ public sealed interface Decision permits Decision.Admit, Decision.Wait, Decision
          * @param upstreamLatencyNanos time spent waiting for the upstream, or -1 if it was never reached
          */
         void complete(int status, long upstreamLatencyNanos);
+
+        /**
+         * {@link #complete(int, long)} with what the request cost the upstream (time, bytes), counted per client,
+         * address, network, class and route in the snapshot. A front end that measures cost calls this one instead;
+         * an admission that does not count costs (the default) only completes.
+         *
+         * @param cost as measured at the front end, or null when unknown
+         */
+        default void complete(int status, long upstreamLatencyNanos, RequestCost cost) {
+            complete(status, upstreamLatencyNanos);
+        }
     }
 
     /** A request parked by a {@link Wait}. */

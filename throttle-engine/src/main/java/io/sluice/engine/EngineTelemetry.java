@@ -5,7 +5,10 @@ import io.sluice.engine.internal.ClientStateStore;
 import io.sluice.engine.internal.CompiledPolicy;
 import io.sluice.engine.internal.LatencyTracker;
 import io.sluice.engine.internal.LoadGate;
+import io.sluice.engine.internal.NetworkCosts;
 import io.sluice.engine.internal.OutcomeCounters;
+import io.sluice.engine.internal.RouteTable;
+import io.sluice.engine.net.IpAddress;
 import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.store.ClientKey;
@@ -18,6 +21,7 @@ import io.sluice.engine.telemetry.CrawlerIdentity;
 import io.sluice.engine.telemetry.LoadState;
 import io.sluice.engine.telemetry.SecondCounts;
 import io.sluice.engine.telemetry.Snapshot;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -47,10 +51,14 @@ final class EngineTelemetry {
     private final ClientStateStore<?, ?> addresses;
     private final LoadGate load;
     private final AutomaticBans bans;
+    /** Costs by network, class and route (the clients' and addresses' are on their states). */
+    private final NetworkCosts costs;
 
     EngineTelemetry(EngineConfig config, UserAgentClassifier classifier, ClientStateStore<?, ?> clients,
-                    ClientStateStore<?, ?> addresses, LoadGate load, AutomaticBans bans) {
+                    ClientStateStore<?, ?> addresses, LoadGate load, AutomaticBans bans, long nowMillis) {
         this.config = config;
+        // bounded like the client table: as many networks as clients at the most, dropped when idle as clients are
+        this.costs = new NetworkCosts(config.maxTrackedClients(), Duration.ofSeconds(config.idleSeconds()), nowMillis);
         this.classifier = classifier;
         this.clients = clients;
         this.addresses = addresses;
@@ -68,6 +76,10 @@ final class EngineTelemetry {
 
     void completed(long upstreamLatencyNanos) {
         latency.record(upstreamLatencyNanos);
+    }
+
+    void costed(RequestClass cls, IpAddress address, RouteTable.Compiled route, RequestCost cost, long now) {
+        costs.record(address, cls, route.label(), route.weight(), cost, now);
     }
 
     /** The per-second counts up to {@code now}, oldest first: the snapshot's, without its scan of the clients. */
@@ -88,6 +100,10 @@ final class EngineTelemetry {
         List<ClientRow> rows = new ArrayList<>();
         Policy.PerAddress perAddress = policy.perAddress();
         Map<ClientKey, Integer> busiestPerAddress = new HashMap<>();
+        // The addresses are read before their clients. A request pushes its hit on its client, then on its address,
+        // and every row is read at the snapshot's second (ClientState.sample): a hit an address row holds is in its
+        // client's row too, so an address is never shown ahead of its only client.
+        List<ClientSample> addressSamples = addresses.busiest(config.topClients(), now, perAddress.windowSeconds());
         for (ClientSample sample : clients.busiest(config.topClients(), now, policy.hitStack().windowSeconds())) {
             if (notJudgedYet(sample)) {
                 continue;
@@ -98,7 +114,7 @@ final class EngineTelemetry {
         }
         // An address is shown as its own row when it is more than its busiest client (several user agents, or
         // several addresses of one /64) or was refused as an address; else its row would repeat its client's.
-        for (ClientSample sample : addresses.busiest(config.topClients(), now, perAddress.windowSeconds())) {
+        for (ClientSample sample : addressSamples) {
             if (notJudgedYet(sample)) {
                 continue;
             }
@@ -111,6 +127,12 @@ final class EngineTelemetry {
         rows.sort(Comparator.comparingInt(ClientRow::hitsInWindow).reversed());
         if (rows.size() > config.topClients()) {
             rows.subList(config.topClients(), rows.size()).clear();
+        }
+        List<ClientRow> costliest = new ArrayList<>();
+        for (ClientSample sample : clients.costliest(config.topClients(), now, policy.hitStack().windowSeconds())) {
+            if (!notJudgedYet(sample)) {
+                costliest.add(row(sample, compiled, nowInstant, null));
+            }
         }
         Instant banNow = Instant.ofEpochMilli(bans.banMillis(now));
         List<Ban> inForce = new ArrayList<>(policy.bans().stream().filter(b -> b.activeAt(banNow)).toList());
@@ -127,7 +149,10 @@ final class EngineTelemetry {
                 latency.summary(now), List.copyOf(rows),
                 new ClientTableStats(clients.tracked(), clients.capacity(), clients.evicted()), List.copyOf(inForce),
                 counters.totals(),
-                shadow == null ? null : shadow.summary(now), cluster, browserCheck);
+                shadow == null ? null : shadow.summary(now), cluster, List.copyOf(costliest),
+                costs.networks(clients, address -> ClientKey.ofAddress(address, perAddress.ipv4Prefix(),
+                        perAddress.ipv6Prefix()), config.topClients(), now),
+                costs.stats(), costs.lastMinuteByClass(now), costs.totalsByClass(), costs.summary(now), browserCheck);
     }
 
     /**
@@ -157,7 +182,7 @@ final class EngineTelemetry {
                 sample.requestClass(), isAddress ? null : sample.crawlerName(), sample.hitsInWindow(),
                 sample.inFlight(), sample.hitsPerSecond(), sample.refusedPerSecond(), status,
                 Instant.ofEpochMilli(sample.lastSeenMillis()), isAddress,
-                isAddress ? null : crawlerIdentity(sample, compiled.policy()));
+                isAddress ? null : crawlerIdentity(sample, compiled.policy()), sample.cost().cost());
     }
 
     /**

@@ -5,6 +5,8 @@ import io.sluice.engine.internal.CompiledPolicy;
 import io.sluice.engine.internal.CrawlerGate;
 import io.sluice.engine.internal.CrawlerSlot;
 import io.sluice.engine.internal.LoadGate;
+import io.sluice.engine.internal.RouteTable;
+import io.sluice.engine.net.IpAddress;
 import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.store.ClientKey;
@@ -166,5 +168,15 @@ final class Outcomes {
     /** An admitted request's upstream latency, once it finished. */
     void completed(long upstreamLatencyNanos) {
         telemetry.completed(upstreamLatencyNanos);
+    }
+
+    /** What an admitted request cost, on its network, class and route. */
+    void costed(RequestClass cls, IpAddress address, RouteTable.Compiled route, RequestCost cost, long now) {
+        telemetry.costed(cls, address, route, cost, now);
+    }
+
+    /** Now, for a completion's cost. */
+    long now() {
+        return clock.millis();
     }
 }

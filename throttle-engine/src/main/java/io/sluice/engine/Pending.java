@@ -3,6 +3,7 @@ package io.sluice.engine;
 import io.sluice.engine.internal.ClientStateStore;
 import io.sluice.engine.internal.CrawlerGate;
 import io.sluice.engine.internal.CrawlerSlot;
+import io.sluice.engine.internal.RouteTable;
 import io.sluice.engine.net.IpAddress;
 import io.sluice.engine.store.ClientKey;
 import java.lang.invoke.MethodHandles;
@@ -42,14 +43,17 @@ class Pending<L, M> implements Decision.Admission {
     /** The store's lease on the client's in-flight slot, or null when none was taken (allow-listed). */
     final L inFlight;
     final RateLimitStatus rate;
+    /** The route the request matched (its weight and label, for its cost). */
+    final RouteTable.Compiled route;
     /** 1 once completed; only through {@link #COMPLETED}. */
     @SuppressWarnings("unused")
     private volatile int completed;
 
     Pending(Outcomes outcomes, ClientStateStore<?, L> store, ClientInfo client, ClientKey key, IpAddress address,
             CrawlerSlot crawlerSlot, CrawlerGate.Turn crawlerTurn, L inFlight, ClientStateStore<?, M> addressStore,
-            ClientKey addressKey, M addressInFlight, RateLimitStatus rate) {
+            ClientKey addressKey, M addressInFlight, RateLimitStatus rate, RouteTable.Compiled route) {
         this.outcomes = outcomes;
+        this.route = route;
         this.store = store;
         this.addressStore = addressStore;
         this.addressKey = addressKey;
@@ -81,8 +85,24 @@ class Pending<L, M> implements Decision.Admission {
     /** The admitted request finished: frees its load and concurrency slots, once. */
     @Override
     public void complete(int status, long upstreamLatencyNanos) {
+        complete(status, upstreamLatencyNanos, null);
+    }
+
+    /** The same, and counts what it cost on its client, address, network, class and route (when given). */
+    @Override
+    public void complete(int status, long upstreamLatencyNanos, RequestCost cost) {
         if (!COMPLETED.compareAndSet(this, 0, 1)) {
             return;
+        }
+        if (cost != null) {
+            long now = outcomes.now();
+            if (inFlight != null) {
+                store.recordCost(inFlight, now, route.weight(), cost);
+            }
+            if (addressInFlight != null) {
+                addressStore.recordCost(addressInFlight, now, route.weight(), cost);
+            }
+            outcomes.costed(client.requestClass(), address, route, cost, now);
         }
         outcomes.load().exit();
         releaseInFlight();

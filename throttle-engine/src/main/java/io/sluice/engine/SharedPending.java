@@ -1,6 +1,7 @@
 package io.sluice.engine;
 
 import io.sluice.engine.internal.ClientStateStore;
+import io.sluice.engine.internal.RouteTable;
 import io.sluice.engine.net.IpAddress;
 import io.sluice.engine.store.ClientKey;
 import io.sluice.engine.store.SharedClientStore;
@@ -12,9 +13,10 @@ final class SharedPending<L, M, S> extends Pending<L, M> {
 
     SharedPending(Outcomes outcomes, ClientStateStore<?, L> store, ClientInfo client, ClientKey key,
                   IpAddress address, L inFlight, ClientStateStore<?, M> addressStore, ClientKey addressKey,
-                  M addressInFlight, RateLimitStatus rate, SharedClientStore<S> shared, S lease) {
+                  M addressInFlight, RateLimitStatus rate, SharedClientStore<S> shared, S lease,
+                  RouteTable.Compiled route) {
         super(outcomes, store, client, key, address, null, null, inFlight, addressStore, addressKey, addressInFlight,
-                rate);
+                rate, route);
         this.shared = shared;
         this.lease = lease;
     }

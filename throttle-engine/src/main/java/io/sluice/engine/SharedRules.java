@@ -49,7 +49,7 @@ final class SharedRules<S> {
     private record Asked<C extends AggregateLink<A>, L, A, M>(ClientStores<C, L, A, M> stores, CompiledPolicy compiled,
                                                               ClientRules.Scaled scaled, ClientInfo client,
                                                               ClientKey key, IpAddress address, ClientKey addressKey,
-                                                              Policy.HitStack routeLimits, HitStackState<C> hits,
+                                                              RouteTable.Compiled route, HitStackState<C> hits,
                                                               HitStackState<A> addressHits, HitStackState<?> routeHits,
                                                               SharedClientStore.Ask ask) {
     }
@@ -68,13 +68,13 @@ final class SharedRules<S> {
             if (route.weight() > 0 && shared.available()) {
                 shared.countExempt(ask);
             }
-            return rules.admitExempt(stores, client, key, address, ClientRules.rateLimit(policy.hitStack(), hits),
-                    now);
+            return rules.admitExempt(stores, client, key, address, route,
+                    ClientRules.rateLimit(policy.hitStack(), hits), now);
         }
         HitStackState<A> addressHits = rules.pushAddress(stores, addressKey, hits, client, alone, route, now);
         HitStackState<?> routeHits = rules.pushRoute(key, address, client, alone, route, now);
         Asked<C, L, A, M> asked = new Asked<>(stores, compiled, scaled, client, key, address, addressKey,
-                route.limits(), hits, addressHits, routeHits, ask);
+                ClientRules.matched(route), hits, addressHits, routeHits, ask);
         if (!shared.available()) {
             return decideAlone(asked, now);
         }
@@ -114,7 +114,7 @@ final class SharedRules<S> {
                 - verdict.hitsInWindow()), Outcomes.ceilSeconds(verdict.millisUntilReset()), limits.windowSeconds());
         if (!verdict.admitted()) {
             return rules.refuse(asked.compiled(), asked.stores().addresses(), asked.client(), asked.key(),
-                    asked.addressKey(), asked.scaled().whole(), asked.routeLimits(), verdict.refusal(),
+                    asked.addressKey(), asked.scaled().whole(), asked.route().limits(), verdict.refusal(),
                     verdict.retryAfterMillis(), rate, now);
         }
         try {
@@ -126,7 +126,7 @@ final class SharedRules<S> {
                     Integer.MAX_VALUE);
             SharedPending<L, M, S> pending = new SharedPending<>(outcomes, store, asked.client(), asked.key(),
                     asked.address(), inFlight, addresses, asked.addressKey(), addressInFlight, rate, shared,
-                    verdict.lease());
+                    verdict.lease(), asked.route());
             return outcomes.delayOrLoad(asked.compiled(), pending, verdict.hitsInWindow(), 1, now);
         } catch (RuntimeException e) {
             shared.release(verdict.lease(), false);
@@ -142,7 +142,7 @@ final class SharedRules<S> {
     private <C extends AggregateLink<A>, L, A, M> Decision decideAlone(Asked<C, L, A, M> asked, long now) {
         ClientRules.Limits alone = asked.scaled().alone();
         return rules.judge(asked.stores(), asked.compiled(), alone, asked.client(), asked.key(), asked.address(),
-                asked.addressKey(), asked.hits(), asked.addressHits(), asked.routeHits(), asked.routeLimits(),
+                asked.addressKey(), asked.hits(), asked.addressHits(), asked.routeHits(), asked.route(),
                 ClientRules.rateLimit(alone.client(), asked.hits()), now);
     }
 }

@@ -199,7 +199,7 @@ public final class ThrottleEngine {
         LocalClientStateStore aggregates = LocalClientStateStore.ofAggregates(config.maxTrackedClients(), idle, clock);
         LocalClientStateStore routeStacks = new LocalClientStateStore(Math.max(1_000, config.maxTrackedClients() / 10),
                 idle, clock);
-        this.telemetry = new EngineTelemetry(config, classifier, clients, aggregates, load, bans);
+        this.telemetry = new EngineTelemetry(config, classifier, clients, aggregates, load, bans, clock.millis());
         Outcomes outcomes = new Outcomes(clock, current, clients, load, new CrawlerGate(), bans, telemetry);
         long networkCapacity = Math.max(1_000, config.maxTrackedClients() / 10);
         this.passes = new BrowserPasses(PassKeyRing.of(PassKey.random(new SecureRandom())));

@@ -22,14 +22,19 @@ import javafx.scene.control.Button;
 import javafx.scene.control.ChoiceBox;
 import javafx.scene.control.Label;
 import javafx.scene.control.ProgressBar;
+import javafx.scene.control.Tab;
+import javafx.scene.control.TabPane;
 import javafx.scene.control.TextField;
 import javafx.scene.input.KeyCode;
 import javafx.scene.input.KeyCodeCombination;
 import javafx.scene.input.KeyCombination;
+import javafx.scene.layout.Priority;
+import javafx.scene.layout.VBox;
 
 /** The live room's view: binds {@code LiveView.fxml} to a {@link LiveViewModel}. */
 public final class LiveView implements Room {
     private final LiveViewModel model;
+    private final NetworksView networks;
     private final Parent root;
     private final Map<RequestClass, XYChart.Series<Number, Number>> served = new EnumMap<>(RequestClass.class);
     private final Map<RefusalKind, XYChart.Series<Number, Number>> refused = new EnumMap<>(RefusalKind.class);
@@ -53,6 +58,20 @@ public final class LiveView implements Room {
     @FXML
     private Label refusalsLabel;
     @FXML
+    private Label costSummary;
+    @FXML
+    private TabPane views;
+    @FXML
+    private Tab clientsTab;
+    @FXML
+    private Tab networksTab;
+    @FXML
+    private VBox clientPanel;
+    @FXML
+    private VBox networksSlot;
+    @FXML
+    private ChoiceBox<LiveViewModel.HeatmapRanking> heatmapRanking;
+    @FXML
     private Heatmap heatmap;
     @FXML
     private Label clientDetails;
@@ -70,12 +89,15 @@ public final class LiveView implements Room {
     private Label actionResult;
 
     public LiveView(Session session) {
-        this(new LiveViewModel(session));
+        this(new LiveViewModel(session), new NetworksView(session));
     }
 
-    public LiveView(LiveViewModel model) {
+    public LiveView(LiveViewModel model, NetworksView networks) {
         this.model = model;
+        this.networks = networks;
         this.root = Fxml.load(this);
+        networksSlot.getChildren().add(networks.view());
+        VBox.setVgrow(networks.view(), Priority.ALWAYS);
     }
 
     @FXML
@@ -105,6 +127,17 @@ public final class LiveView implements Room {
         latencyLabel.textProperty().bind(model.latencyProperty());
         clientsLabel.textProperty().bind(model.clientsProperty());
         refusalsLabel.textProperty().bind(model.refusalsProperty());
+        costSummary.textProperty().bind(model.costSummaryProperty());
+        model.costRisingProperty().addListener((o, was, rising) -> {
+            costSummary.getStyleClass().remove("rising");
+            if (rising) {
+                costSummary.getStyleClass().add("rising");
+            }
+        });
+        clientPanel.visibleProperty().bind(clientsTab.selectedProperty());
+        clientPanel.managedProperty().bind(clientPanel.visibleProperty());
+        heatmapRanking.setItems(FXCollections.observableArrayList(LiveViewModel.HeatmapRanking.values()));
+        heatmapRanking.valueProperty().bindBidirectional(model.heatmapRankingProperty());
 
         heatmap.rowsProperty().bind(model.rows());
         heatmap.selectedIndexProperty().bind(model.selectedIndexProperty());
@@ -155,6 +188,16 @@ public final class LiveView implements Room {
 
     public LiveViewModel model() {
         return model;
+    }
+
+    /** The networks view, in the room's second tab. */
+    public NetworksView networks() {
+        return networks;
+    }
+
+    /** Shows the networks tab (Ctrl+Tab does the same from the keyboard). */
+    public void showNetworks() {
+        views.getSelectionModel().select(networksTab);
     }
 
     /** The marks the charts draw in their time range now (for tests). */

@@ -8,6 +8,8 @@ import io.sluice.engine.Reason;
 import io.sluice.engine.RequestClass;
 import io.sluice.engine.telemetry.ClassCounts;
 import io.sluice.engine.telemetry.ClientRow;
+import io.sluice.engine.telemetry.CostShare;
+import io.sluice.engine.telemetry.CostSummary;
 import io.sluice.engine.telemetry.LoadState;
 import io.sluice.engine.telemetry.SecondCounts;
 import io.sluice.engine.telemetry.Snapshot;
@@ -21,6 +23,8 @@ import java.util.function.ToLongFunction;
 import javafx.beans.binding.Bindings;
 import javafx.beans.binding.ObjectBinding;
 import javafx.beans.property.ObjectProperty;
+import javafx.beans.property.ReadOnlyBooleanProperty;
+import javafx.beans.property.ReadOnlyBooleanWrapper;
 import javafx.beans.property.ReadOnlyDoubleProperty;
 import javafx.beans.property.ReadOnlyDoubleWrapper;
 import javafx.beans.property.ReadOnlyIntegerProperty;
@@ -65,13 +69,33 @@ public final class LiveViewModel {
     private final StringProperty banReason = new SimpleStringProperty("");
     private final ReadOnlyStringWrapper actionResult = new ReadOnlyStringWrapper("");
     private final OperatorMarks marks;
+    private final ObjectProperty<HeatmapRanking> heatmapRanking = new SimpleObjectProperty<>(HeatmapRanking.HITS);
+    private final ReadOnlyStringWrapper costSummary = new ReadOnlyStringWrapper("");
+    private final ReadOnlyBooleanWrapper costRising = new ReadOnlyBooleanWrapper();
     private final ObjectBinding<List<ClientRow>> rows = Bindings.createObjectBinding(
-            () -> snapshot.get() == null ? List.<ClientRow>of() : snapshot.get().topClients(), snapshot);
+            () -> rowsOf(snapshot.get()), snapshot, heatmapRanking);
     private final Command banIp;
     private final Command banUserAgent;
     private final Command banClient;
 
     private static final String NOTHING_SELECTED = "Select a client in the heatmap";
+
+    /** What the heatmap's rows are: the busiest clients by hits, or the costliest by the upstream's time. */
+    public enum HeatmapRanking {
+        HITS("hits"),
+        COST("cost");
+
+        private final String label;
+
+        HeatmapRanking(String label) {
+            this.label = label;
+        }
+
+        @Override
+        public String toString() {
+            return label;
+        }
+    }
 
     /** A point of the rate chart: one second's count. */
     public record RatePoint(long epochSecond, long count) {
@@ -89,6 +113,15 @@ public final class LiveViewModel {
         this.banUserAgent = banCommand(anySelected, LiveViewModel::banUserAgent);
         this.banClient = banCommand(anySelected, LiveViewModel::banClient);
         session.snapshots().subscribe(this::apply, failure -> { });
+        heatmapRanking.addListener((o, was, now) -> reselect());
+    }
+
+    /** The heatmap's rows of {@code latest} as ranked now. */
+    private List<ClientRow> rowsOf(Snapshot latest) {
+        if (latest == null) {
+            return List.of();
+        }
+        return heatmapRanking.get() == HeatmapRanking.COST ? latest.costliestClients() : latest.topClients();
     }
 
     private Command banCommand(ObservableBooleanValue enabled,
@@ -127,19 +160,56 @@ public final class LiveViewModel {
         clients.set("clients tracked " + latest.clients().tracked() + " / " + latest.clients().capacity()
                 + "   evicted " + latest.clients().evicted());
         refusals.set(refusalSummary(latest));
-        ClientRow current = selected.get();
-        int index = current == null ? -1 : indexOf(latest.topClients(), current);
-        // Keep the selection on the same client, with its fresh row (or its last one, if it left the table).
-        select(index >= 0 ? latest.topClients().get(index) : current, index);
+        CostSummary costs = latest.costSummary();
+        costSummary.set(costSummary(costs));
+        costRising.set(costs.byClass() != null && costs.byClass().rising()
+                || costs.byNetwork() != null && costs.byNetwork().rising()
+                || costs.byRoute() != null && costs.byRoute().rising());
+        reselect();
         marks.policyVersion(latest.policyVersion());
+    }
+
+    /** Keeps the selection on the same client, with its fresh row (or its last one, if it left the table). */
+    private void reselect() {
+        List<ClientRow> shown = rowsOf(snapshot.get());
+        ClientRow current = selected.get();
+        int index = current == null ? -1 : indexOf(shown, current);
+        select(index >= 0 ? shown.get(index) : current, index);
     }
 
     /** Selects the heatmap's row {@code index} of the current snapshot. */
     public void select(int index) {
-        Snapshot latest = snapshot.get();
-        if (latest != null && index >= 0 && index < latest.topClients().size()) {
-            select(latest.topClients().get(index), index);
+        List<ClientRow> shown = rowsOf(snapshot.get());
+        if (index >= 0 && index < shown.size()) {
+            select(shown.get(index), index);
         }
+    }
+
+    /**
+     * "What is costing us?" in one line: the class, network and route holding the largest share of the upstream's
+     * time over the last minute, each with whether its share is rising.
+     */
+    static String costSummary(CostSummary costs) {
+        if (costs == null || costs.upstreamMicros() == 0) {
+            return "What is costing us: nothing measured in the last minute";
+        }
+        StringBuilder text = new StringBuilder("What is costing us (upstream ")
+                .append(NetworksViewModel.seconds(costs.upstreamMicros())).append(" in the last minute):");
+        leader(text, "class", costs.byClass());
+        leader(text, "network", costs.byNetwork());
+        leader(text, "route", costs.byRoute());
+        return text.toString();
+    }
+
+    private static void leader(StringBuilder text, String what, CostShare share) {
+        if (share == null) {
+            return;
+        }
+        String key = what.equals("class") ? share.key().toLowerCase(Locale.ROOT) : share.key();
+        text.append("  ").append(what).append(' ').append(key).append(' ')
+                .append(Math.round(share.share() * 100)).append(" %")
+                .append(share.rising() ? " (rising)" : share.recentShare() < share.earlierShare() - 0.05
+                        ? " (falling)" : " (steady)");
     }
 
     private void select(ClientRow row, int index) {
@@ -253,7 +323,10 @@ public final class LiveViewModel {
         return "IP: " + row.ip() + "\nUser agent: " + row.userAgent() + "\nClass: " + row.requestClass()
                 + (row.crawlerName() == null ? "" : " (" + row.crawlerName() + identity(row, true) + ")")
                 + "\nStatus: " + row.status() + "\nHits in window: " + row.hitsInWindow() + "   in flight: "
-                + row.inFlight() + "\nLast 60 s: " + total + " hits, " + refused + " refused";
+                + row.inFlight() + "\nLast 60 s: " + total + " hits, " + refused + " refused"
+                + (row.cost() == null ? "" : "\nUpstream time, last minute: "
+                        + NetworksViewModel.seconds(row.cost().upstreamMicros()) + "   bytes in "
+                        + row.cost().bytesIn() + ", out " + row.cost().bytesOut());
     }
 
     /**
@@ -346,6 +419,21 @@ public final class LiveViewModel {
 
     public ReadOnlyStringProperty refusalsProperty() {
         return refusals.getReadOnlyProperty();
+    }
+
+    /** "What is costing us?" (see {@link #costSummary(CostSummary)}). */
+    public ReadOnlyStringProperty costSummaryProperty() {
+        return costSummary.getReadOnlyProperty();
+    }
+
+    /** Whether a share in the cost summary is rising. */
+    public ReadOnlyBooleanProperty costRisingProperty() {
+        return costRising.getReadOnlyProperty();
+    }
+
+    /** What the heatmap ranks its rows by. */
+    public ObjectProperty<HeatmapRanking> heatmapRankingProperty() {
+        return heatmapRanking;
     }
 
     public ReadOnlyObjectProperty<ClientRow> selectedProperty() {

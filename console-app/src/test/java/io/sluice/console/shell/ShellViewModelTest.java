@@ -113,7 +113,8 @@ class ShellViewModelTest {
 
     private static Snapshot withCheck(Snapshot s, BrowserCheckCounts check) {
         return new Snapshot(s.takenAt(), s.policyVersion(), s.pause(), s.seconds(), s.load(), s.upstreamLatency(),
-                s.topClients(), s.clients(), s.bans(), s.totals(), s.shadow(), s.cluster(), check);
+                s.topClients(), s.clients(), s.bans(), s.totals(), s.shadow(), s.cluster(), s.costliestClients(),
+                s.networks(), s.networkTable(), s.costLastMinute(), s.costTotals(), s.costSummary(), check);
     }
 
     @Test

@@ -11,7 +11,9 @@ import io.sluice.engine.governor.DomainView;
 import io.sluice.engine.governor.GovernorSnapshot;
 import io.sluice.engine.telemetry.BrowserCheckCounts;
 import io.sluice.engine.telemetry.ClassCounts;
+import io.sluice.engine.telemetry.ClientTableStats;
 import io.sluice.engine.telemetry.ClusterState;
+import io.sluice.engine.telemetry.Cost;
 import io.sluice.engine.telemetry.SecondCounts;
 import io.sluice.engine.telemetry.Snapshot;
 import java.io.ByteArrayOutputStream;
@@ -22,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 
 /**
  * {@code GET /metrics}: the engine's snapshot in Prometheus text format. One snapshot is taken per
@@ -187,6 +190,25 @@ final class SluiceMetrics {
                     cb.call(errors.broken(), "broken");
                 })
                 .register(registry);
+        // What requests cost the upstream, per class only (a client's or network's label would be unbounded).
+        costCounter("sluice_cost_requests_total", "Admitted requests completed with a measured cost, since start",
+                Cost::requests, 1);
+        costCounter("sluice_cost_weight_total", "Their route weight, summed, since start", Cost::weight, 1);
+        costCounter("sluice_cost_upstream_seconds_total", "Time with the upstream (admission to the response's end), "
+                + "summed, since start", Cost::upstreamMicros, 1e6);
+        costCounter("sluice_cost_upstream_first_byte_seconds_total", "Time to the upstream's first byte, summed, "
+                + "since start", Cost::firstByteMicros, 1e6);
+        costCounter("sluice_cost_request_bytes_total", "Request body bytes read from clients, since start",
+                Cost::bytesIn, 1);
+        costCounter("sluice_cost_response_bytes_total", "Response body bytes written to clients, since start",
+                Cost::bytesOut, 1);
+        gauge("sluice_cost_networks_tracked", "Networks (IPv4 /24, IPv6 /48) whose costs are held",
+                () -> networkTable().tracked());
+        gauge("sluice_cost_networks_capacity", "Most networks the cost table holds", () -> networkTable().capacity());
+        CounterWithCallback.builder().name("sluice_cost_networks_evicted_total")
+                .help("Networks evicted from the cost table since start (it was full: their costs are lost)")
+                .callback(cb -> cb.call(networkTable().evicted()))
+                .register(registry);
         GaugeWithCallback.builder().name("sluice_upstream_latency_seconds")
                 .help("Upstream latency over the last minute")
                 .labelNames("quantile")
@@ -196,6 +218,23 @@ final class SluiceMetrics {
                     cb.call(current.upstreamLatency().p99Micros() / 1e6, "0.99");
                 })
                 .register(registry);
+    }
+
+    /** A counter per class of one of {@link Snapshot#costTotals}' figures, divided by {@code unit}. */
+    private void costCounter(String name, String help, ToLongFunction<Cost> figure, double unit) {
+        CounterWithCallback.builder().name(name).help(help + ", by class")
+                .labelNames("class")
+                .callback(cb -> {
+                    for (RequestClass cls : RequestClass.values()) {
+                        cb.call(figure.applyAsLong(current.costTotals().getOrDefault(cls, Cost.NONE)) / unit,
+                                cls.name());
+                    }
+                })
+                .register(registry);
+    }
+
+    private ClientTableStats networkTable() {
+        return current.networkTable() == null ? new ClientTableStats(0, 0, 0) : current.networkTable();
     }
 
     private void gauge(String name, String help, Supplier<Number> value) {

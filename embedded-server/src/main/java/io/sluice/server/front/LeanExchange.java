@@ -1,6 +1,7 @@
 package io.sluice.server.front;
 
 import io.sluice.engine.Decision;
+import io.sluice.engine.RequestCost;
 import io.sluice.engine.RequestClass;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -62,6 +63,8 @@ final class LeanExchange extends IteratingCallback {
     private final ByteBufferPool buffers;
     private final HttpConfiguration http;
     private final long started = System.nanoTime();
+    /** When the upstream's first response byte was parsed (an interim response's included); 0 before. */
+    private long firstByte;
     private final HttpGenerator generator = new HttpGenerator();
     private final Callback sent = new SendCallback();
 
@@ -512,7 +515,9 @@ final class LeanExchange extends IteratingCallback {
     }
 
     private void finish(int reported) {
-        admit.admission().complete(reported, System.nanoTime() - started);
+        long upstreamNanos = System.nanoTime() - started;
+        admit.admission().complete(reported, upstreamNanos, new RequestCost(firstByte == 0 ? -1 : firstByte - started,
+                upstreamNanos, body == null ? 0 : body.remaining(), bodyBytes));
         AccessLog log = forwarding.accessLog();
         if (log != null) {
             log.log(admit.client().ip(), forwarding.clock().instant(), method, uri.getPathQuery(),
@@ -547,6 +552,9 @@ final class LeanExchange extends IteratingCallback {
     // ---- the upstream's response, as its connection's parser reads it ----
 
     void startResponse(HttpVersion version, int code, String reason) {
+        if (firstByte == 0) {
+            firstByte = System.nanoTime();
+        }
         upstreamVersion = version;
         upstreamStatus = code;
         upstreamFields = HttpFields.build(16);

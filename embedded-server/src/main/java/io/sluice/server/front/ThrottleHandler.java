@@ -2,6 +2,7 @@ package io.sluice.server.front;
 
 import io.sluice.engine.Decision;
 import io.sluice.engine.RequestClass;
+import io.sluice.engine.RequestCost;
 import io.sluice.engine.ThrottleEngine;
 import java.time.InstantSource;
 import java.util.concurrent.Executor;
@@ -25,6 +26,9 @@ import org.eclipse.jetty.util.Callback;
  * when the answer arrives (within the store's deadline).
  */
 public final class ThrottleHandler extends Handler.Wrapper {
+    /** A request attribute: {@link System#nanoTime} when the upstream's response began (set by the proxy). */
+    static final String UPSTREAM_FIRST_BYTE = ThrottleHandler.class.getName() + ".firstByte";
+
     private final ThrottleEngine engine;
     private final RefusalResponder refusals;
     private final InstantSource clock;
@@ -132,7 +136,9 @@ public final class ThrottleHandler extends Handler.Wrapper {
         String decision = waited ? "DELAYED" : "ADMIT";
         // The admission is reported to the engine exactly once, on whichever completion comes first.
         Callback whenDone = new CompleteOnce(callback, () -> {
-            admit.admission().complete(response.getStatus(), System.nanoTime() - started);
+            long upstreamNanos = System.nanoTime() - started;
+            admit.admission().complete(response.getStatus(), upstreamNanos, cost(request, response, started,
+                    upstreamNanos));
             log(request, response, response.getStatus(), admit.client().ip(), decision);
         });
         try {
@@ -144,6 +150,13 @@ public final class ThrottleHandler extends Handler.Wrapper {
             // engine's slots) once whatever happened before.
             Response.writeError(request, response, whenDone, failure);
         }
+    }
+
+    /** What the request cost, as far as it got: its first byte from the upstream, its bodies both ways. */
+    private static RequestCost cost(Request request, Response response, long started, long upstreamNanos) {
+        Object firstByte = request.getAttribute(UPSTREAM_FIRST_BYTE);
+        return new RequestCost(firstByte instanceof Long at ? at - started : -1, upstreamNanos,
+                Request.getContentBytesRead(request), Response.getContentBytesWritten(response));
     }
 
     void log(Request request, Response response, int status, String ip, String decision) {

@@ -231,10 +231,22 @@ public final class UpstreamProxy {
         private final class ResponseListener extends ProxyResponseListener {
             private final Response proxyToClient;
 
+            private final Request clientToProxy;
+
             ResponseListener(Request clientToProxy, org.eclipse.jetty.client.Request proxyToServer,
                              Response proxyToClient, Callback proxyToClientCallback) {
                 super(clientToProxy, proxyToServer, proxyToClient, proxyToClientCallback);
                 this.proxyToClient = proxyToClient;
+                this.clientToProxy = clientToProxy;
+            }
+
+            /** The upstream's first byte: when its request's cost began to come back (see ThrottleHandler). */
+            @Override
+            public void onBegin(org.eclipse.jetty.client.Response serverToProxy) {
+                if (clientToProxy.getAttribute(ThrottleHandler.UPSTREAM_FIRST_BYTE) == null) {
+                    clientToProxy.setAttribute(ThrottleHandler.UPSTREAM_FIRST_BYTE, System.nanoTime());
+                }
+                super.onBegin(serverToProxy);
             }
 
             @Override

@@ -66,6 +66,22 @@ class ExportedMetricsTest {
         assertThat(exported()).contains("sluice_clients_evicted_total", "sluice_clients_evicted");
     }
 
+    @Test
+    void costIsExportedPerClassAndNothingFiner() throws Exception {
+        String body = scrape();
+
+        assertThat(exported()).contains("sluice_cost_requests_total", "sluice_cost_weight_total",
+                "sluice_cost_upstream_seconds_total", "sluice_cost_upstream_first_byte_seconds_total",
+                "sluice_cost_request_bytes_total", "sluice_cost_response_bytes_total", "sluice_cost_networks_tracked",
+                "sluice_cost_networks_capacity", "sluice_cost_networks_evicted_total");
+        for (String line : body.split("\n")) {
+            if (line.startsWith("sluice_cost_") && line.contains("{")) {
+                assertThat(line).as("a cost series is labelled by its class only").matches(
+                        "sluice_cost_[a-z_]+\\{class=\"(BROWSER|CRAWLER|BOT)\"\\} .*");
+            }
+        }
+    }
+
     /** The names of the samples of one scrape. */
     private Set<String> exported() throws Exception {
         Set<String> names = new TreeSet<>();

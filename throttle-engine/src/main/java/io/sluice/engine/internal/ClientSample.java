@@ -10,6 +10,7 @@ import io.sluice.engine.store.ClientKey;
  * @param refusedPerSecond  refusals in each of the last 60 seconds, oldest first
  * @param lastLimitedMillis the last refusal or delay, or {@code Long.MIN_VALUE}
  * @param inFlight          requests of the client in flight
+ * @param cost              what its requests cost the upstream over the last minute
  */
 public record ClientSample(
         ClientKey key,
@@ -21,5 +22,6 @@ public record ClientSample(
         int[] refusedPerSecond,
         long lastSeenMillis,
         long lastLimitedMillis,
-        int inFlight) {
+        int inFlight,
+        CostWindow.CostSample cost) {
 }

@@ -1,6 +1,7 @@
 package io.sluice.engine.internal;
 
 import io.sluice.engine.RequestClass;
+import io.sluice.engine.RequestCost;
 import io.sluice.engine.store.ClientKey;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -121,6 +122,8 @@ final class ClientState extends ClientKey implements AggregateLink<ClientState> 
      * heatmap).
      */
     private ClientState soleMember;
+    /** What its requests cost the upstream over the last minute; null until one completed with a cost. */
+    private volatile CostWindow costs;
 
     ClientState(ClientKey key) {
         super(key);
@@ -172,7 +175,7 @@ final class ClientState extends ClientKey implements AggregateLink<ClientState> 
             return member.window(nowMillis, windowSeconds, maxHits);
         }
         if (soleMember != SHARED) {
-            foldIn(soleMember);
+            foldIn(soleMember, nowMillis);
             soleMember = SHARED;
         }
         return push(nowMillis, cls, crawler, allowed, windowSeconds, maxHits, weight);
@@ -182,13 +185,17 @@ final class ClientState extends ClientKey implements AggregateLink<ClientState> 
      * Takes {@code first}'s counts as this aggregate's (they were all of it) and ends its answering for it: its hits,
      * and its requests in flight, which from now on give their slots back here.
      */
-    private void foldIn(ClientState first) {
+    private void foldIn(ClientState first, long nowMillis) {
         synchronized (first) {
             first.solePrefix = NOT_SOLE;
             hits = first.hits == null ? null : first.hits.clone();
             newestCount = first.newestCount;
             newestSecond = first.newestSecond;
             olderWindow = 0;
+        }
+        CostWindow firstCosts = first.costs;
+        if (firstCosts != null) {
+            costWindow().addAll(firstCosts, nowMillis);
         }
         while (true) {
             int slots = (int) SOLE_SLOTS.getVolatile(first);
@@ -272,7 +279,8 @@ final class ClientState extends ClientKey implements AggregateLink<ClientState> 
 
     /**
      * This key's row for the heatmap. An aggregate its sole member answers for shows the member's hits and requests
-     * in flight (they are the address's) with its own refusals, the ones made as an address.
+     * in flight (they are the address's) with its own refusals, the ones made as an address (and the member's
+     * costs, which are the address's too).
      */
     ClientSample sample(long nowMillis, int windowSeconds) {
         ClientSample own = sample(this, nowMillis, windowSeconds);
@@ -283,7 +291,34 @@ final class ClientState extends ClientKey implements AggregateLink<ClientState> 
         ClientSample member = counts.sample(this, nowMillis, windowSeconds);
         return new ClientSample(this, member.requestClass(), member.crawlerName(), member.allowListed(),
                 member.hitsInWindow(), member.hitsPerSecond(), own.refusedPerSecond(), member.lastSeenMillis(),
-                own.lastLimitedMillis(), member.inFlight());
+                own.lastLimitedMillis(), member.inFlight(), member.cost());
+    }
+
+    // ---------------------------------------------------------------- cost (telemetry)
+
+    /** Counts what one of its requests cost the upstream. */
+    void recordCost(long nowMillis, int weight, RequestCost cost) {
+        costWindow().add(nowMillis, weight, cost);
+    }
+
+    private CostWindow costWindow() {
+        CostWindow window = costs;
+        if (window == null) {
+            synchronized (this) {
+                window = costs;
+                if (window == null) {
+                    window = new CostWindow();
+                    costs = window;
+                }
+            }
+        }
+        return window;
+    }
+
+    /** The upstream's time its requests took over the last minute, in microseconds (0 when none was counted). */
+    long upstreamMicros(long nowMillis) {
+        CostWindow window = costs;
+        return window == null ? 0 : window.sample(nowMillis).cost().upstreamMicros();
     }
 
     // ---------------------------------------------------------------- rule 5: requests in flight
@@ -348,6 +383,7 @@ final class ClientState extends ClientKey implements AggregateLink<ClientState> 
         lastLimitedMillis = Long.MIN_VALUE;
         reportedHits = 0;
         reportedSecond = Long.MIN_VALUE;
+        costs = null;
         while (true) {
             int now = (int) IN_FLIGHT.getVolatile(this);
             if (IN_FLIGHT.compareAndSet(this, now, now & Integer.MAX_VALUE)) {
@@ -507,30 +543,79 @@ final class ClientState extends ClientKey implements AggregateLink<ClientState> 
         }
     }
 
+    /**
+     * Hits in the window ending at {@code nowMillis}'s second, for the snapshot. Like {@link #sample}, it counts by the
+     * hits' own seconds, never past that one: a request decided after the snapshot read the clock may have moved this
+     * state to a later second, and the window must not slide for one state of a snapshot and not for another.
+     */
     synchronized int hitsInWindow(long nowMillis, int windowSeconds) {
-        advance(Math.floorDiv(nowMillis, 1000));
+        long end = Math.floorDiv(nowMillis, 1000);
+        advance(end);
         int total = 0;
-        for (long s = newestSecond - windowSeconds + 1; s <= newestSecond; s++) {
-            total += count(s);
+        for (long s = end - windowSeconds + 1; s <= end; s++) {
+            total += countAt(s);
         }
         return total;
     }
 
+    /**
+     * This state's row as of {@code nowMillis}'s second (see {@link #hitsInWindow}): every state of one snapshot is
+     * read at the same second, so a hit pushed on a client and then on its address is in both rows or in neither
+     * (the address is read first: see EngineTelemetry).
+     */
     synchronized ClientSample sample(ClientKey key, long nowMillis, int windowSeconds) {
-        advance(Math.floorDiv(nowMillis, 1000));
+        long end = Math.floorDiv(nowMillis, 1000);
+        advance(end);
         int[] hitRow = new int[RING];
         int[] refusedRow = new int[RING];
         for (int i = 0; i < RING; i++) {
-            long second = newestSecond - RING + 1 + i;
-            hitRow[i] = count(second);
-            refusedRow[i] = refusals == null ? 0 : refusals[index(second)];
+            long second = end - RING + 1 + i;
+            hitRow[i] = countAt(second);
+            refusedRow[i] = refusals == null ? 0 : refusedAt(second);
         }
         int total = 0;
-        for (long s = newestSecond - windowSeconds + 1; s <= newestSecond; s++) {
-            total += count(s);
+        for (long s = end - windowSeconds + 1; s <= end; s++) {
+            total += countAt(s);
         }
+        CostWindow window = costs;
         return new ClientSample(key, requestClass, crawlerName, allowListed, total, hitRow, refusedRow,
-                lastSeenMillis, lastLimitedMillis, inFlight());
+                lastSeenMillis, lastLimitedMillis, inFlight(),
+                window == null ? CostWindow.CostSample.NONE : window.sample(nowMillis));
+    }
+
+    /**
+     * Hands its hits and refusals in the window ending at {@code nowMillis}'s second (see {@link #hitsInWindow}) to
+     * {@code tally}, outside its monitor; nothing for a state not judged yet.
+     */
+    void tally(long nowMillis, int windowSeconds, ClientStateStore.Tally tally) {
+        int total = 0;
+        int refused = 0;
+        synchronized (this) {
+            if (requestClass == null) {
+                return;
+            }
+            long end = Math.floorDiv(nowMillis, 1000);
+            advance(end);
+            for (long s = end - windowSeconds + 1; s <= end; s++) {
+                total += countAt(s);
+                refused += refusals == null ? 0 : refusedAt(s);
+            }
+        }
+        tally.count(this, total, refused);
+    }
+
+    /** Hits in {@code second}; 0 for a second the ring no longer (or not yet) holds. */
+    private int countAt(long second) {
+        return held(second) ? count(second) : 0;
+    }
+
+    private int refusedAt(long second) {
+        return held(second) ? refusals[index(second)] : 0;
+    }
+
+    /** Whether {@code second} is one of the {@link #RING} seconds up to {@link #newestSecond}. */
+    private boolean held(long second) {
+        return second <= newestSecond && second > newestSecond - RING;
     }
 
     private static int index(long second) {

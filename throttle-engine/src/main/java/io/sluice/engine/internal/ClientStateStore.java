@@ -1,6 +1,7 @@
 package io.sluice.engine.internal;
 
 import io.sluice.engine.ClientInfo;
+import io.sluice.engine.RequestCost;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.store.ClientKey;
 import io.sluice.engine.store.SharedClientStore;
@@ -72,6 +73,27 @@ public interface ClientStateStore<C, L> {
 
     /** The {@code limit} keys with the most hits in the last {@code windowSeconds}, busiest first. */
     List<ClientSample> busiest(int limit, long nowMillis, int windowSeconds);
+
+    /**
+     * Counts what a request whose slot is {@code lease} cost the upstream, on the key the lease is of (telemetry).
+     * A store of address aggregates counts an aggregate's cost on its sole member, whose own count it is already.
+     */
+    default void recordCost(L lease, long nowMillis, int weight, RequestCost cost) {
+    }
+
+    /** The {@code limit} keys whose requests took the most upstream time in the last minute, costliest first. */
+    default List<ClientSample> costliest(int limit, long nowMillis, int windowSeconds) {
+        return List.of();
+    }
+
+    /** Hands every key judged once at least to {@code tally}, with its hits and refusals in the window. */
+    default void tally(long nowMillis, int windowSeconds, Tally tally) {
+    }
+
+    /** One key's counts for {@link #tally}. */
+    interface Tally {
+        void count(ClientKey key, int hits, int refused);
+    }
 
     /** Keys held now. */
     long tracked();

@@ -5,6 +5,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.RemovalCause;
 import com.github.benmanes.caffeine.cache.Ticker;
 import io.sluice.engine.ClientInfo;
+import io.sluice.engine.RequestCost;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.store.ClientKey;
 import java.time.Duration;
@@ -17,6 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.ToLongBiFunction;
 
 /**
  * The single-node {@link ClientStateStore}: one bounded Caffeine table of {@link ClientState}, each entry
@@ -371,27 +373,62 @@ public final class LocalClientStateStore implements ClientStateStore<ClientState
 
     @Override
     public List<ClientSample> busiest(int limit, long nowMillis, int windowSeconds) {
+        return top(limit, nowMillis, windowSeconds, (state, now) -> state.counts().hitsInWindow(now, windowSeconds),
+                Long.MIN_VALUE, Comparator.comparingInt(ClientSample::hitsInWindow));
+    }
+
+    @Override
+    public List<ClientSample> costliest(int limit, long nowMillis, int windowSeconds) {
+        return top(limit, nowMillis, windowSeconds, (state, now) -> state.counts().upstreamMicros(now), 1,
+                Comparator.comparingLong(sample -> sample.cost().cost().upstreamMicros()));
+    }
+
+    /** The {@code limit} keys of the highest {@code score}, at least {@code least}, highest first. */
+    private List<ClientSample> top(int limit, long nowMillis, int windowSeconds,
+                                   ToLongBiFunction<ClientState, Long> score, long least,
+                                   Comparator<ClientSample> by) {
         tick(nowMillis);
         if (limit <= 0) {
             return List.of();
         }
-        Comparator<ClientSample> order = Comparator.comparingInt(ClientSample::hitsInWindow)
-                .thenComparingLong(ClientSample::lastSeenMillis);
-        PriorityQueue<ClientSample> top = new PriorityQueue<>(limit + 1, order);
+        Comparator<ClientSample> order = by.thenComparingLong(ClientSample::lastSeenMillis);
+        PriorityQueue<Scored> top = new PriorityQueue<>(limit + 1, Comparator.comparingLong(Scored::score));
         for (ConcurrentMap<ClientKey, ClientState> each : List.of(table, newcomers.asMap())) {
             each.forEach((key, state) -> {
-                int hits = state.counts().hitsInWindow(nowMillis, windowSeconds);
-                if (top.size() < limit || hits > top.peek().hitsInWindow()) {
-                    top.add(state.sample(nowMillis, windowSeconds));
+                long value = score.applyAsLong(state, nowMillis);
+                if (value >= least && (top.size() < limit || value > top.peek().score())) {
+                    top.add(new Scored(value, state));
                     if (top.size() > limit) {
                         top.poll();
                     }
                 }
             });
         }
-        List<ClientSample> result = new ArrayList<>(top);
+        List<ClientSample> result = new ArrayList<>(top.size());
+        for (Scored each : top) {
+            result.add(each.state().sample(nowMillis, windowSeconds));
+        }
         result.sort(order.reversed());
         return result;
+    }
+
+    private record Scored(long score, ClientState state) {
+    }
+
+    @Override
+    public void recordCost(ClientState lease, long nowMillis, int weight, RequestCost cost) {
+        // an address slot taken on its sole member: the member's own cost is the address's (see ClientState)
+        if (!holdsAggregates || lease.isAggregate()) {
+            lease.recordCost(nowMillis, weight, cost);
+        }
+    }
+
+    @Override
+    public void tally(long nowMillis, int windowSeconds, Tally tally) {
+        tick(nowMillis);
+        for (ConcurrentMap<ClientKey, ClientState> each : List.of(table, newcomers.asMap())) {
+            each.forEach((key, state) -> state.tally(nowMillis, windowSeconds, tally));
+        }
     }
 
     @Override

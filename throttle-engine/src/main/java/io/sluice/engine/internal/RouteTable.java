@@ -20,6 +20,8 @@ import java.util.Locale;
 public final class RouteTable {
 
     /** The request weighs 1 and no route limit applies. */
+    /** The {@link Compiled#label} of requests no route matched. */
+    public static final String NO_ROUTE = "(no route)";
     public static final Compiled NONE = new Compiled(null, 1, null, path -> true);
 
     private final Compiled[] routes;
@@ -129,10 +131,12 @@ public final class RouteTable {
         private final int weight;
         private final Policy.HitStack limits;
         private final String id;
+        private final String label;
         private final PathMatcher path;
 
         Compiled(Route route, int weight, Policy.HitStack limits, PathMatcher path) {
             this.route = route;
+            this.label = route == null ? NO_ROUTE : route.path() + (route.query() == null ? "" : "?" + route.query());
             this.weight = weight;
             this.limits = limits;
             this.path = path;
@@ -158,6 +162,11 @@ public final class RouteTable {
         /** The route's own per-client limit, or null. */
         public Policy.HitStack limits() {
             return limits;
+        }
+
+        /** How an operator knows the route: its path (and query parameter); {@link #NO_ROUTE} for none. */
+        public String label() {
+            return label;
         }
 
         /** What identifies the route's own hit stacks across policy versions: its matching conditions. */

@@ -21,6 +21,8 @@ import java.time.Instant;
  *                         holds more than its busiest client or was refused by the address rules
  * @param crawlerIdentity  for a client whose user agent claims a crawler: whether the claim was verified; null for
  *                         any other row (and from a server older than the field)
+ * @param cost             what its requests cost the upstream over the last minute; null from a server older than
+ *                         the field
  */
 public record ClientRow(
         String ip,
@@ -34,7 +36,21 @@ public record ClientRow(
         ClientStatus status,
         Instant lastSeen,
         boolean address,
-        CrawlerIdentity crawlerIdentity) {
+        CrawlerIdentity crawlerIdentity,
+        Cost cost) {
+
+    /** A row without costs (the form before they were counted). */
+    public ClientRow(String ip, String userAgent, RequestClass requestClass, String crawlerName, int hitsInWindow,
+                     int inFlight, int[] hitsPerSecond, int[] refusedPerSecond, ClientStatus status, Instant lastSeen,
+                     boolean address, CrawlerIdentity crawlerIdentity) {
+        this(ip, userAgent, requestClass, crawlerName, hitsInWindow, inFlight, hitsPerSecond, refusedPerSecond, status,
+                lastSeen, address, crawlerIdentity, null);
+    }
+
+    /** The upstream's time its requests took over the last minute, in microseconds (0 when unknown). */
+    public long upstreamMicros() {
+        return cost == null ? 0 : cost.upstreamMicros();
+    }
 
     /** A row without a crawler claim, or an address aggregate. */
     public ClientRow(String ip, String userAgent, RequestClass requestClass, String crawlerName, int hitsInWindow,

@@ -23,6 +23,15 @@ import java.util.Map;
  * @param totals          counts by class and outcome since the engine started (never go down)
  * @param shadow          the shadow policy's summary, or null when none is installed
  * @param cluster         which node answered and how it stands in its cluster ({@code STANDALONE} without one)
+ * @param costliestClients the clients whose requests took the most upstream time over the last minute, costliest
+ *                        first (empty from a server older than the field)
+ * @param networks        the networks (IPv4 /24, IPv6 /48) of the last minute: the costliest, the busiest and the
+ *                        most refused, the costliest first
+ * @param networkTable    pressure on the table of networks' costs (null from a server older than the field)
+ * @param costLastMinute  what each class's requests cost the upstream over the last minute
+ * @param costTotals      what each class's requests cost the upstream since start (never go down)
+ * @param costSummary     "what is costing us?": the class, network and route of the largest share of the
+ *                        upstream's time over the last minute, and whether it is rising
  * @param browserCheck    the browser check's mode, pressure and funnel; null from a server older than the check
  */
 public record Snapshot(
@@ -38,10 +47,41 @@ public record Snapshot(
         Map<RequestClass, ClassCounts> totals,
         ShadowSummary shadow,
         ClusterStatus cluster,
+        List<ClientRow> costliestClients,
+        List<NetworkRow> networks,
+        ClientTableStats networkTable,
+        Map<RequestClass, Cost> costLastMinute,
+        Map<RequestClass, Cost> costTotals,
+        CostSummary costSummary,
         BrowserCheckCounts browserCheck) {
 
     public Snapshot {
         cluster = cluster == null ? ClusterStatus.standalone(load == null ? 0 : load.inFlight()) : cluster;
+        costliestClients = costliestClients == null ? List.of() : costliestClients;
+        networks = networks == null ? List.of() : networks;
+        costLastMinute = costLastMinute == null ? Map.of() : costLastMinute;
+        costTotals = costTotals == null ? Map.of() : costTotals;
+        costSummary = costSummary == null ? CostSummary.NONE : costSummary;
+    }
+
+    /** A snapshot without the browser check (the form before it existed). */
+    public Snapshot(Instant takenAt, long policyVersion, Policy.Pause pause, List<SecondCounts> seconds,
+                    LoadState load, LatencySummary upstreamLatency, List<ClientRow> topClients,
+                    ClientTableStats clients, List<Ban> bans, Map<RequestClass, ClassCounts> totals,
+                    ShadowSummary shadow, ClusterStatus cluster, List<ClientRow> costliestClients,
+                    List<NetworkRow> networks, ClientTableStats networkTable, Map<RequestClass, Cost> costLastMinute,
+                    Map<RequestClass, Cost> costTotals, CostSummary costSummary) {
+        this(takenAt, policyVersion, pause, seconds, load, upstreamLatency, topClients, clients, bans, totals, shadow,
+                cluster, costliestClients, networks, networkTable, costLastMinute, costTotals, costSummary, null);
+    }
+
+    /** A snapshot without costs (the form before they were counted). */
+    public Snapshot(Instant takenAt, long policyVersion, Policy.Pause pause, List<SecondCounts> seconds,
+                    LoadState load, LatencySummary upstreamLatency, List<ClientRow> topClients,
+                    ClientTableStats clients, List<Ban> bans, Map<RequestClass, ClassCounts> totals,
+                    ShadowSummary shadow, ClusterStatus cluster) {
+        this(takenAt, policyVersion, pause, seconds, load, upstreamLatency, topClients, clients, bans, totals, shadow,
+                cluster, null, null, null, null, null, null, null);
     }
 
     /** A standalone node's snapshot without a shadow policy (the form before what-if and cluster mode). */
@@ -49,15 +89,6 @@ public record Snapshot(
                     LoadState load, LatencySummary upstreamLatency, List<ClientRow> topClients,
                     ClientTableStats clients, List<Ban> bans, Map<RequestClass, ClassCounts> totals) {
         this(takenAt, policyVersion, pause, seconds, load, upstreamLatency, topClients, clients, bans, totals, null,
-                null, null);
-    }
-
-    /** A snapshot from a server older than the browser check. */
-    public Snapshot(Instant takenAt, long policyVersion, Policy.Pause pause, List<SecondCounts> seconds,
-                    LoadState load, LatencySummary upstreamLatency, List<ClientRow> topClients,
-                    ClientTableStats clients, List<Ban> bans, Map<RequestClass, ClassCounts> totals,
-                    ShadowSummary shadow, ClusterStatus cluster) {
-        this(takenAt, policyVersion, pause, seconds, load, upstreamLatency, topClients, clients, bans, totals, shadow,
-                cluster, null);
+                null);
     }
 }

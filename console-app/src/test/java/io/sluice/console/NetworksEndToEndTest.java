@@ -1,0 +1,203 @@
+package io.sluice.console;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.console.api.AdminClient;
+import io.sluice.console.chart.AuditMark;
+import io.sluice.console.live.LiveView;
+import io.sluice.console.live.NetworksViewModel;
+import io.sluice.console.shell.ShellView;
+import io.sluice.console.ui.ConsoleScene;
+import io.sluice.console.ui.FxUiExecutor;
+import io.sluice.console.ui.Session;
+import io.sluice.engine.policy.BanType;
+import io.sluice.server.ServerConfig;
+import io.sluice.server.SluiceServer;
+import io.sluice.server.demo.Demo;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import javafx.scene.control.Label;
+import javafx.scene.control.TableView;
+import javafx.scene.input.KeyCode;
+import javafx.stage.Stage;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.testfx.api.FxRobot;
+import org.testfx.framework.junit5.ApplicationExtension;
+import org.testfx.framework.junit5.Start;
+import org.testfx.util.WaitForAsyncUtils;
+
+/**
+ * The live room's networks view against a real embedded front end, in a window of 1366x768: a fleet of 200
+ * addresses in 10 /24s (loopback addresses, each request from its own) is 10 rows, and a network banned from its row
+ * is refused from its next request, audited, marked on the rate chart and let in again once the ban is lifted, all
+ * from the keyboard.
+ */
+@ExtendWith(ApplicationExtension.class)
+class NetworksEndToEndTest {
+    private static final String FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
+    private static final int NETWORKS = 10;
+    private static final int HOSTS = 20;
+
+    @TempDir
+    static Path state;
+
+    private SluiceServer server;
+    private ShellView shell;
+    private LiveView live;
+    private FxUiExecutor ui;
+
+    private Stage stage;
+
+    @Start
+    void start(Stage stage) {
+        this.stage = stage;
+    }
+
+    /**
+     * Starts the server and shows the console on it. Called by each test, not by {@code @Start}: a server may take
+     * longer to start on a busy machine than TestFX gives its setup (as FleetViewTest does).
+     */
+    private void open(FxRobot robot) throws Exception {
+        server = Demo.start(ServerConfig.demo(state.resolve("s" + System.nanoTime())));
+        ui = new FxUiExecutor();
+        Session session = new Session("demo", "admin", new AdminClient(server.adminUri(), server.adminToken(),
+                "tester"), ui, Clock.systemUTC());
+        robot.interact(() -> {
+            shell = new ShellView(session, Rooms.open(Rooms.standard(), session), () -> { });
+            live = shell.room("live", LiveView.class).orElseThrow();
+            stage.setScene(ConsoleScene.of(shell.view(), 1366, 768));
+            stage.show();
+        });
+    }
+
+    @AfterEach
+    void stop() {
+        if (shell != null) {
+            shell.close();
+        }
+        if (ui != null) {
+            ui.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    /**
+     * Network 127.0.n.0/24 sends n requests from each of its 20 addresses (the busier the higher n), or one when
+     * {@code busierAsHigher} is false.
+     */
+    private void fleet(boolean busierAsHigher) throws IOException {
+        for (int network = 1; network <= NETWORKS; network++) {
+            for (int host = 1; host <= HOSTS; host++) {
+                for (int hit = 0; hit < (busierAsHigher ? network : 1); hit++) {
+                    assertThat(get("127.0." + network + "." + host)).isEqualTo(200);
+                }
+            }
+        }
+    }
+
+    @Test
+    void aFleetOf200AddressesIn10NetworksIsTenRowsInOrder(FxRobot robot) throws Exception {
+        open(robot);
+        fleet(true);
+        robot.interact(live::showNetworks);
+        robot.clickOn("#rankByHits");
+
+        TableView<NetworksViewModel.Row> table = robot.lookup("#networksTable").queryTableView();
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> onFx(() -> table.getItems().size() == NETWORKS
+                && table.getItems().get(NETWORKS - 1).network().hits() == HOSTS));
+        List<NetworksViewModel.Row> rows = onFx(() -> List.copyOf(table.getItems()));
+        assertThat(rows).extracting(NetworksViewModel.Row::cidr).containsExactly("127.0.10.0/24", "127.0.9.0/24",
+                "127.0.8.0/24", "127.0.7.0/24", "127.0.6.0/24", "127.0.5.0/24", "127.0.4.0/24", "127.0.3.0/24",
+                "127.0.2.0/24", "127.0.1.0/24");
+        assertThat(rows).allSatisfy(row -> {
+            assertThat(row.network().addresses()).isEqualTo(HOSTS);
+            assertThat(row.network().userAgents()).isEqualTo(1);
+        });
+        assertThat(rows.get(0).network().hits()).isEqualTo(NETWORKS * HOSTS);
+        assertThat(rows.get(0).network().cost().requests()).isEqualTo(NETWORKS * HOSTS);
+        String shots = System.getProperty("sluice.screenshots");
+        if (shots != null) { // -Dsluice.screenshots=DIR: the room as the test left it, to look at
+            robot.interact(() -> live.networks().model().select(0));
+            WaitForAsyncUtils.waitForFxEvents();
+            Path file = Path.of(shots, "console-networks.png");
+            robot.interact(() -> Screenshot.save(stage.getScene(), file));
+        }
+    }
+
+    @Test
+    void aNetworkBannedFromItsRowIsRefusedAtItsNextRequestAuditedMarkedAndLetInWhenLifted(FxRobot robot)
+            throws Exception {
+        open(robot);
+        fleet(false);
+        robot.interact(live::showNetworks);
+        TableView<NetworksViewModel.Row> table = robot.lookup("#networksTable").queryTableView();
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> onFx(() -> table.getItems().size() == NETWORKS));
+        // from the keyboard: the table's first row (ranked by cost), then the ban's shortcut
+        robot.clickOn("#networksTable");
+        robot.interact(() -> table.getSelectionModel().clearSelection());
+        robot.type(KeyCode.HOME);
+        String cidr = onFx(() -> live.networks().model().selectedProperty().get().cidr());
+        String member = cidr.replace("0/24", "99"); // an address of the network that sent nothing yet
+        robot.press(KeyCode.CONTROL, KeyCode.SHIFT, KeyCode.N).release(KeyCode.N, KeyCode.SHIFT, KeyCode.CONTROL);
+
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> server.engine().policy().bans().stream()
+                .anyMatch(b -> b.type() == BanType.IP && b.value().equals(cidr)));
+        assertThat(get(member)).as("its next request").isEqualTo(403);
+        assertThat(get("127.0.0.99")).as("another network").isEqualTo(200);
+        AdminClient admin = new AdminClient(server.adminUri(), server.adminToken(), "checker");
+        List<JsonNode> audit = admin.audit(10);
+        assertThat(audit).anySatisfy(entry -> {
+            assertThat(entry.get("operator").asText()).isEqualTo("tester");
+            assertThat(entry.get("action").asText()).isEqualTo("ban.add");
+            assertThat(entry.get("detail").asText()).contains(cidr);
+        });
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> onFx(() -> live.visibleMarks().stream()
+                .anyMatch(m -> m.kind() == AuditMark.Kind.BAN && m.detail().contains(cidr))));
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> onFx(() -> "BANNED".equals(
+                live.networks().model().selectedProperty().get().status())));
+
+        robot.press(KeyCode.CONTROL, KeyCode.SHIFT, KeyCode.L).release(KeyCode.L, KeyCode.SHIFT, KeyCode.CONTROL);
+
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> server.engine().policy().bans().isEmpty());
+        assertThat(get(member)).as("its next request, the ban lifted").isEqualTo(200);
+        assertThat(admin.audit(1)).singleElement().satisfies(entry -> {
+            assertThat(entry.get("operator").asText()).isEqualTo("tester");
+            assertThat(entry.get("action").asText()).isEqualTo("ban.remove");
+        });
+        assertThat(robot.lookup("#networkActionResult").queryAs(Label.class).getText())
+                .isEqualTo("Lifted the ban of " + cidr);
+    }
+
+    /** The status of a {@code GET /} sent from {@code from} (a loopback address), each on its own connection. */
+    private int get(String from) throws IOException {
+        try (Socket socket = new Socket()) {
+            socket.bind(new InetSocketAddress(from, 0));
+            socket.connect(new InetSocketAddress("127.0.0.1", server.frontUri().getPort()), 5_000);
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(("GET / HTTP/1.1\r\nHost: sluice\r\nUser-Agent: " + FIREFOX
+                    + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            String status = new BufferedReader(new InputStreamReader(socket.getInputStream(),
+                    StandardCharsets.US_ASCII)).readLine();
+            return Integer.parseInt(status.split(" ")[1]);
+        }
+    }
+
+    private static <T> T onFx(Callable<T> read) throws Exception {
+        return WaitForAsyncUtils.asyncFx(read).get(5, TimeUnit.SECONDS);
+    }
+}
