@@ -183,6 +183,44 @@ class NetworksEndToEndTest {
                 .isEqualTo("Lifted the ban of " + cidr);
     }
 
+    @Test
+    void theBrowserCheckSwitchedOnFromANetworkRowAsksItsNextPageAuditedMarkedAndIsUndone(FxRobot robot)
+            throws Exception {
+        open(robot);
+        fleet(false);
+        robot.interact(live::showNetworks);
+        TableView<NetworksViewModel.Row> table = robot.lookup("#networksTable").queryTableView();
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> onFx(() -> table.getItems().size() == NETWORKS));
+        robot.clickOn("#networksTable");
+        robot.interact(() -> table.getSelectionModel().clearSelection());
+        robot.type(KeyCode.HOME);
+        String cidr = onFx(() -> live.networks().model().selectedProperty().get().cidr());
+        String member = cidr.replace("0/24", "98");
+        assertThat(get(member)).as("a quiet day: not asked").isEqualTo(200);
+        robot.press(KeyCode.CONTROL, KeyCode.SHIFT, KeyCode.C).release(KeyCode.C, KeyCode.SHIFT, KeyCode.CONTROL);
+
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> server.engine().policy().browserCheck()
+                .alwaysChallenge().contains(cidr));
+        assertThat(get(member.replace(".98", ".97"))).as("its next page: the interstitial").isEqualTo(403);
+        assertThat(get("127.0.0.97")).as("another network").isEqualTo(200);
+        AdminClient admin = new AdminClient(server.adminUri(), server.adminToken(), "checker");
+        assertThat(admin.audit(1)).singleElement().satisfies(entry -> {
+            assertThat(entry.get("operator").asText()).isEqualTo("tester");
+            assertThat(entry.get("action").asText()).isEqualTo("browser-check.network");
+            assertThat(entry.get("detail").asText()).isEqualTo("challenge " + cidr);
+        });
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> onFx(() -> live.visibleMarks().stream()
+                .anyMatch(m -> m.kind() == AuditMark.Kind.CHECK && m.detail().contains(cidr))));
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> onFx(() -> "CHECKED".equals(
+                live.networks().model().selectedProperty().get().status())));
+
+        robot.press(KeyCode.CONTROL, KeyCode.SHIFT, KeyCode.U).release(KeyCode.U, KeyCode.SHIFT, KeyCode.CONTROL);
+
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> server.engine().policy().browserCheck()
+                .alwaysChallenge().isEmpty());
+        assertThat(get(member.replace(".98", ".96"))).as("asked no more").isEqualTo(200);
+    }
+
     /** The status of a {@code GET /} sent from {@code from} (a loopback address), each on its own connection. */
     private int get(String from) throws IOException {
         try (Socket socket = new Socket()) {

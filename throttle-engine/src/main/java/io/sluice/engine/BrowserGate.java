@@ -219,6 +219,7 @@ final class BrowserGate {
     /** The check's counters since the engine started, and whether the site is under pressure now. */
     io.sluice.engine.telemetry.BrowserCheckCounts counts(BrowserCheck check, long now) {
         return new io.sluice.engine.telemetry.BrowserCheckCounts(check.mode(), underPressure(now), challenged.sum(),
-                passesEarned.sum(), weakPassesEarned.sum(), answersRefused.sum(), onPass.sum(), passesDropped.sum());
+                passesEarned.sum(), weakPassesEarned.sum(), answersRefused.sum(), onPass.sum(), passesDropped.sum(),
+                check.alwaysChallenge());
     }
 }

@@ -24,7 +24,8 @@ import javafx.scene.input.KeyCombination;
 /**
  * The networks view the live room embeds beside its heatmap: binds {@code NetworksView.fxml} to a
  * {@link NetworksViewModel}. Every action has a key: the ranking's mnemonics (Alt+C, Alt+H, Alt+R), the table's
- * arrows, Ctrl+Shift+N to ban the selected network, Ctrl+Shift+L to lift its ban.
+ * arrows, Ctrl+Shift+N to ban the selected network, Ctrl+Shift+L to lift its ban, Ctrl+Shift+C to have the browser
+ * check ask it, Ctrl+Shift+U to stop.
  */
 public final class NetworksView {
     private final NetworksViewModel model;
@@ -49,6 +50,8 @@ public final class NetworksView {
     @FXML private ChoiceBox<BanDuration> banDuration;
     @FXML private Button banNetwork;
     @FXML private Button undoBan;
+    @FXML private Button challenge;
+    @FXML private Button stopChallenging;
     @FXML private Label actionResult;
 
     public NetworksView(Session session) {
@@ -114,6 +117,8 @@ public final class NetworksView {
         banDuration.valueProperty().bindBidirectional(model.banDurationProperty());
         LiveView.bind(banNetwork, model.banNetwork());
         LiveView.bind(undoBan, model.undoBan());
+        LiveView.bind(challenge, model.challenge());
+        LiveView.bind(stopChallenging, model.stopChallenging());
         actionResult.textProperty().bind(model.actionResultProperty());
         table.sceneProperty().addListener((o, was, scene) -> accelerators(scene));
     }
@@ -124,6 +129,10 @@ public final class NetworksView {
                     KeyCombination.SHIFT_DOWN), model.banNetwork()::execute);
             scene.getAccelerators().put(new KeyCodeCombination(KeyCode.L, KeyCombination.SHORTCUT_DOWN,
                     KeyCombination.SHIFT_DOWN), model.undoBan()::execute);
+            scene.getAccelerators().put(new KeyCodeCombination(KeyCode.C, KeyCombination.SHORTCUT_DOWN,
+                    KeyCombination.SHIFT_DOWN), model.challenge()::execute);
+            scene.getAccelerators().put(new KeyCodeCombination(KeyCode.U, KeyCombination.SHORTCUT_DOWN,
+                    KeyCombination.SHIFT_DOWN), model.stopChallenging()::execute);
         }
     }
 

@@ -61,8 +61,11 @@ public final class NetworksViewModel {
         }
     }
 
-    /** A row as the table shows it: the network, and the ban of it in force (null when none). */
-    public record Row(NetworkRow network, Ban ban) {
+    /**
+     * A row as the table shows it: the network, the ban of it in force (null when none), and whether the browser
+     * check asks it whenever the check is not off.
+     */
+    public record Row(NetworkRow network, Ban ban, boolean challenged) {
         public String cidr() {
             return network.network();
         }
@@ -78,7 +81,7 @@ public final class NetworksViewModel {
         }
 
         public String status() {
-            return ban == null ? "" : "BANNED";
+            return ban != null ? "BANNED" : challenged ? "CHECKED" : "";
         }
     }
 
@@ -94,6 +97,8 @@ public final class NetworksViewModel {
     private final ReadOnlyStringWrapper actionResult = new ReadOnlyStringWrapper("");
     private final Command banNetwork;
     private final Command undoBan;
+    private final Command challenge;
+    private final Command stopChallenging;
 
     public NetworksViewModel(Session session) {
         this.session = session;
@@ -116,10 +121,27 @@ public final class NetworksViewModel {
                 return ban.value();
             };
         }, cidr -> done("Lifted the ban of " + cidr), why -> actionResult.set("Failed: " + why.getMessage()));
-        // Two more row actions come with the browser check: "challenge this network" and "budget it" (issue 47).
-        // They are commands like the two above, enabled for a selected network; NetworksView.fxml keeps their place.
+        BooleanBinding unchecked = Bindings.createBooleanBinding(() -> selected.get() != null
+                && !selected.get().challenged(), selected);
+        BooleanBinding checked = Bindings.createBooleanBinding(() -> selected.get() != null
+                && selected.get().challenged(), selected);
+        this.challenge = challengeCommand(unchecked, true);
+        this.stopChallenging = challengeCommand(checked, false);
+        // "Budget it" (a budget of its own for one network) is not built: the policy has one budget per network size.
         ranking.addListener((o, was, now) -> refresh());
         session.snapshots().subscribe(this::apply, failure -> { });
+    }
+
+    /** The browser check asks the selected network's browser claims (or stops): one audited action. */
+    private Command challengeCommand(BooleanBinding enabled, boolean asking) {
+        return Command.admin(session.ui(), enabled, () -> {
+            String cidr = selected.get().cidr();
+            return () -> {
+                session.client().challengeNetwork(cidr, asking);
+                return cidr;
+            };
+        }, cidr -> done((asking ? "The browser check asks " : "The browser check no longer always asks ") + cidr),
+                why -> actionResult.set("Failed: " + why.getMessage()));
     }
 
     private void done(String result) {
@@ -145,13 +167,19 @@ public final class NetworksViewModel {
         List<Row> ranked = latest.networks().stream()
                 .sorted(Comparator.comparingLong(by::score).reversed().thenComparing(NetworkRow::network))
                 .limit(SHOWN)
-                .map(network -> new Row(network, banOf(latest, network.network())))
+                .map(network -> new Row(network, banOf(latest, network.network()),
+                        challenged(latest, network.network())))
                 .toList();
         rows.set(ranked);
         Row current = selected.get();
         int index = current == null ? -1 : indexOf(ranked, current.cidr());
         select(index >= 0 ? ranked.get(index) : current == null ? null : new Row(current.network(),
-                banOf(latest, current.cidr())), index);
+                banOf(latest, current.cidr()), challenged(latest, current.cidr())), index);
+    }
+
+    /** Whether the browser check asks exactly this network whenever it is not off. */
+    static boolean challenged(Snapshot latest, String cidr) {
+        return latest.browserCheck() != null && latest.browserCheck().alwaysChallenge().contains(cidr);
     }
 
     /** The ban of exactly this network in force, or null. */
@@ -248,6 +276,16 @@ public final class NetworksViewModel {
     /** Bans the selected network (its CIDR) for the chosen duration. */
     public Command banNetwork() {
         return banNetwork;
+    }
+
+    /** The browser check asks the selected network's browser claims whenever it is not off. */
+    public Command challenge() {
+        return challenge;
+    }
+
+    /** Undoes {@link #challenge}. */
+    public Command stopChallenging() {
+        return stopChallenging;
     }
 
     /** Lifts the ban of the selected network. */

@@ -7,7 +7,9 @@ import io.sluice.console.ui.TestSessions;
 import io.sluice.engine.RequestClass;
 import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.BanType;
+import io.sluice.engine.policy.BrowserCheck;
 import io.sluice.engine.policy.Policy;
+import io.sluice.engine.telemetry.BrowserCheckCounts;
 import io.sluice.engine.telemetry.ClientRow;
 import io.sluice.engine.telemetry.ClientStatus;
 import io.sluice.engine.telemetry.ClientTableStats;
@@ -49,6 +51,15 @@ class NetworksViewModelTest {
         return new Snapshot(NOW, 3, Policy.Pause.NONE, List.of(), new LoadState(0, 0, 15, 10),
                 new LatencySummary(0, 0, 0, 0, 0), List.of(), new ClientTableStats(10, 100_000, 0), bans, Map.of(),
                 null, null, List.of(), networks, new ClientTableStats(3, 100_000, 7), Map.of(), Map.of(), summary);
+    }
+
+    /** A snapshot of these networks whose browser check always asks {@code checked}. */
+    static Snapshot checking(List<NetworkRow> networks, List<String> checked) {
+        Snapshot s = snapshot(networks, List.of(), null);
+        return new Snapshot(s.takenAt(), s.policyVersion(), s.pause(), s.seconds(), s.load(), s.upstreamLatency(),
+                s.topClients(), s.clients(), s.bans(), s.totals(), s.shadow(), s.cluster(), s.costliestClients(),
+                s.networks(), s.networkTable(), s.costLastMinute(), s.costTotals(), s.costSummary(),
+                new BrowserCheckCounts(BrowserCheck.Mode.ADAPTIVE, false, 0, 0, 0, 0, 0, 0, checked));
     }
 
     @Test
@@ -121,6 +132,30 @@ class NetworksViewModelTest {
 
             assertThat(server.engine().policy().bans()).isEmpty();
             assertThat(networks.actionResultProperty().get()).isEqualTo("Lifted the ban of 203.0.113.0/24");
+        }
+    }
+
+    @Test
+    void theBrowserCheckIsSwitchedOnForTheSelectedNetworkAndOffFromTheSameRow(@TempDir Path state)
+            throws Exception {
+        try (SluiceServer server = TestSessions.server(state)) {
+            NetworksViewModel networks = new NetworksViewModel(TestSessions.on(server, ui));
+            networks.apply(snapshot(List.of(FLEET), List.of(), null));
+            networks.select(0);
+            assertThat(networks.stopChallenging().executableProperty().get()).isFalse();
+
+            networks.challenge().execute();
+
+            assertThat(server.engine().policy().browserCheck().alwaysChallenge()).containsExactly("203.0.113.0/24");
+            assertThat(server.state().audit().newestFirst(1).get(0).action()).isEqualTo("browser-check.network");
+            assertThat(networks.actionResultProperty().get())
+                    .isEqualTo("The browser check asks 203.0.113.0/24");
+            networks.apply(checking(List.of(FLEET), server.engine().policy().browserCheck().alwaysChallenge()));
+            assertThat(networks.selectedProperty().get().status()).isEqualTo("CHECKED");
+            assertThat(networks.challenge().executableProperty().get()).isFalse();
+
+            networks.stopChallenging().execute();
+            assertThat(server.engine().policy().browserCheck().alwaysChallenge()).isEmpty();
         }
     }
 

@@ -1,6 +1,7 @@
 package io.sluice.engine.telemetry;
 
 import io.sluice.engine.policy.BrowserCheck;
+import java.util.List;
 
 /**
  * The browser check as the snapshot shows it: its mode, whether the site is under pressure (adaptive mode then asks
@@ -14,7 +15,14 @@ import io.sluice.engine.policy.BrowserCheck;
  * @param answersRefused    answers refused (forged, expired, wrong, too early, or the no-JavaScript path off)
  * @param servedOnPass      requests that came with a valid pass within its limits
  * @param passesDropped     requests whose pass was over its own limits or its network's budget on a pass
+ * @param alwaysChallenge   the networks the policy asks whenever the check is not off (the console's per-network
+ *                          switch shows them)
  */
 public record BrowserCheckCounts(BrowserCheck.Mode mode, boolean underPressure, long challenged, long passesEarned,
-                                 long weakPassesEarned, long answersRefused, long servedOnPass, long passesDropped) {
+                                 long weakPassesEarned, long answersRefused, long servedOnPass, long passesDropped,
+                                 List<String> alwaysChallenge) {
+
+    public BrowserCheckCounts {
+        alwaysChallenge = alwaysChallenge == null ? List.of() : List.copyOf(alwaysChallenge);
+    }
 }
