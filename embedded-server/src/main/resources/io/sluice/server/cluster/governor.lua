@@ -16,8 +16,14 @@
 --   for KEYS[i], ARGV[20 + n + i] '1' if the node has KEYS[i] given up. Grants the domain whose next slot
 --   came (or comes) first, or the next ready if that one refuses (CrawlGovernor.acquireAny), and answers as a
 --   permit for it plus its index (0-based).
+-- ARGV[#ARGV], after all of the above: the admission marks, one character per key, '1' where the caller has just had
+--   the domain counted in the cluster's table of domains (governor-domains.lua), so its hash may be made here. A key
+--   with no hash and no mark makes nothing: the call changes nothing and answers 'unknown' and the 0-based indices
+--   of those keys, and the caller has them counted (or refused: the table is full) and calls again.
 -- Returns, as strings: granted, waitMicros, reason, rate, interval, blockedFor, blockReason, breaker,
 --   breakerOpenFor, backoffLevel, consecutiveErrors, givenUp, gaveUpNow, slowStart, calls60s, errors60s
+--   (permit-any: then the index granted), then pairs of a key's 0-based index and the time (micros) until which the
+--   table of domains must count it: its count would end before its hash expires (the caller extends it).
 local SECOND = 1000000
 local BUCKETS = 60
 local op = ARGV[1]
@@ -35,15 +41,21 @@ local backoffBase, backoffMax, forgive = tonumber(ARGV[8]), tonumber(ARGV[9]), t
 local errorPercent, minCalls = tonumber(ARGV[11]), tonumber(ARGV[12])
 local openSeconds, trials, giveUpAfter = tonumber(ARGV[13]), tonumber(ARGV[14]), tonumber(ARGV[15])
 local jitter, idle = tonumber(ARGV[18]), tonumber(ARGV[19])
+local admitted = ARGV[#ARGV]
+-- A count is extended to its hash's expiry and a quarter of the idle time beyond, so at most once a quarter hour
+-- for a domain in use; a hash just made counts until a little less than its admission made it count.
+local countBeyond, countAtFirst = math.floor(idle * 250), math.floor(idle * 1125)
+local refresh = {}
 
 local function clamp(r)
   return math.max(minRate, math.min(maxRate, r))
 end
 
 local names = {'rate', 'tat', 'ss', 'sig', 'inc', 'cut', 'dem', 'lg', 'gap', 'blk', 'why', 'lvl', 'boe', 'errs',
-  'gu', 'srv', 'md', 'cd', 'bst', 'bou', 'btg', 'bts', 'blt', 'hss', 'rf'}
--- The domain the functions below work on: its key, the asking node's floor and given-up mark, its state.
-local key, floor, givenUpHere, s
+  'gu', 'srv', 'md', 'cd', 'bst', 'bou', 'btg', 'bts', 'blt', 'hss', 'rf', 'rx'}
+-- The domain the functions below work on: its key and index, the asking node's floor and given-up mark, its state,
+-- and whether it has no hash yet (and may not have one made: not counted in the table of domains).
+local key, index, floor, givenUpHere, s, fresh, uncounted
 
 local function interval()
   return math.max(math.ceil(SECOND / s.rate), s.md, s.cd, floor)
@@ -63,20 +75,24 @@ local function setRate(r)
   respace()
 end
 
-local function load(domainKey, nodeFloor, nodeGivenUp)
-  key, floor, givenUpHere = domainKey, nodeFloor, nodeGivenUp
+local function load(keyIndex, nodeFloor, nodeGivenUp)
+  key, index, floor, givenUpHere = KEYS[keyIndex], keyIndex, nodeFloor, nodeGivenUp
   local raw = redis.call('HMGET', key, unpack(names))
   local function n(i, default)
     if raw[i] then return tonumber(raw[i]) end
     return default
   end
-  local fresh = not raw[1]
+  fresh = not raw[1]
+  uncounted = fresh and string.sub(admitted, keyIndex, keyIndex) ~= '1'
+  local rxAtFirst = -1
+  if fresh then rxAtFirst = now + countAtFirst end
   s = {
     rate = n(1, initialRate), tat = n(2, -1), ss = raw[3] ~= '0', sig = n(4, -1), inc = n(5, -1),
     cut = n(6, -1), dem = n(7, -1), lg = n(8, -1), gap = n(9, 0), blk = n(10, -1), why = raw[11] or '',
     lvl = n(12, 0), boe = n(13, -1), errs = n(14, 0), gu = raw[15] == '1' or (fresh and givenUpHere),
     srv = raw[16] == '1', md = n(17, 0), cd = n(18, 0), bst = raw[19] or 'CLOSED', bou = n(20, 0),
-    btg = n(21, 0), bts = n(22, 0), blt = n(23, 0), hss = raw[24] ~= '0', rf = raw[25] == '1'
+    btg = n(21, 0), bts = n(22, 0), blt = n(23, 0), hss = raw[24] ~= '0', rf = raw[25] == '1',
+    rx = n(26, rxAtFirst)
   }
   -- After a live edit of the bounds, the rate inside them, and the next slot with it (DomainState.clamp).
   if clamp(s.rate) ~= s.rate then setRate(clamp(s.rate)) end
@@ -325,26 +341,43 @@ local function save()
   local keep = idle
   if s.blk > now then keep = keep + math.ceil((s.blk - now) / 1000) end
   redis.call('PEXPIRE', key, keep)
+  -- The table of domains counts it at least as long as the hash lives (a hash from before the table: from now on).
+  local expires = now + keep * 1000
+  if s.rx < expires then
+    s.rx = expires + countBeyond
+    refresh[#refresh + 1] = int(index - 1)
+    refresh[#refresh + 1] = int(s.rx)
+  end
+  redis.call('HSET', key, 'rx', int(s.rx))
+end
+
+local function unknownReply(indices)
+  local out = {'unknown'}
+  for _, i in ipairs(indices) do out[#out + 1] = int(i - 1) end
+  return out
 end
 
 if op == 'permit' then
-  load(KEYS[1], tonumber(ARGV[16]), ARGV[17] == '1')
+  load(1, tonumber(ARGV[16]), ARGV[17] == '1')
+  if uncounted then return unknownReply({1}) end
   permit()
 elseif op == 'permit-any' then
   local count = #KEYS
   local function loadAt(i)
-    load(KEYS[i], tonumber(ARGV[20 + i]), ARGV[20 + count + i] == '1')
+    load(i, tonumber(ARGV[20 + i]), ARGV[20 + count + i] == '1')
   end
   -- CrawlGovernor.anyOf: the domains in the order their slots came (or come); a tie keeps the order asked
   -- about, so grants go round the domains; given up last.
-  local order, at = {}, {}
+  local order, at, unknown = {}, {}, {}
   for i = 1, count do
     loadAt(i)
+    if uncounted then unknown[#unknown + 1] = i end
     if s.gu then at[i] = math.huge else at[i] = readyAt() end
     local j = #order + 1
     while j > 1 and at[order[j - 1]] > at[i] do j = j - 1 end
     table.insert(order, j, i)
   end
+  if #unknown > 0 then return unknownReply(unknown) end
   -- The first is asked; one that says no (a half-open breaker with no trial left) passes the permit on to the
   -- next that is ready now. Refused by all, the answer is the first's.
   local answer, tried = nil, {}
@@ -368,7 +401,8 @@ elseif op == 'permit-any' then
   granted, wait, reason, calls, errors = answer[2], answer[3], answer[4], answer[5], answer[6]
   chosen = answer[1] - 1
 elseif op == 'report' then
-  load(KEYS[1], tonumber(ARGV[16]), ARGV[17] == '1')
+  load(1, tonumber(ARGV[16]), ARGV[17] == '1')
+  if uncounted then return unknownReply({1}) end
   local status = tonumber(ARGV[21])
   local isError = ARGV[22] == '1'
   local slowDown = ARGV[23] == '1' or (status == 403 and s.srv)
@@ -412,7 +446,8 @@ elseif op == 'report' then
   end
   calls, errors = sums()
 elseif op == 'change' then
-  load(KEYS[1], tonumber(ARGV[16]), ARGV[17] == '1')
+  load(1, tonumber(ARGV[16]), ARGV[17] == '1')
+  if uncounted then return unknownReply({1}) end
   local kind, value = ARGV[21], tonumber(ARGV[22])
   if kind == 'RATE' then
     s.ss = false
@@ -449,4 +484,5 @@ local out = {flag(granted), int(wait), reason, string.format('%.17g', s.rate), i
   s.why, shownBreaker, int(openFor), int(s.lvl), int(s.errs), flag(s.gu), flag(gaveUpNow), flag(s.ss),
   int(calls), int(errors)}
 if chosen then out[#out + 1] = int(chosen) end
+for _, value in ipairs(refresh) do out[#out + 1] = value end
 return out

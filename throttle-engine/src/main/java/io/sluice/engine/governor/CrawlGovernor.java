@@ -117,6 +117,11 @@ public final class CrawlGovernor {
             return CompletableFuture.completedFuture(state.acquire(clock.micros(), current, shared.nodes()));
         }
         return shared.acquire(name, link.context(state, current)).handle((answer, failure) -> {
+            DomainLimitException full = DomainLimitException.in(failure);
+            if (full != null) {
+                link.answered(shared);
+                return Permit.waitFor(name, full.waitMicros(), PermitReason.DOMAIN_LIMIT);
+            }
             if (failure != null) {
                 link.failed(shared, failure);
                 return state.acquire(clock.micros(), current, shared.nodes());
@@ -151,6 +156,12 @@ public final class CrawlGovernor {
             return CompletableFuture.completedFuture(Pacing.Mode.DEGRADED);
         }
         return shared.report(domain, seen, link.context(state, current)).handle((answer, failure) -> {
+            if (DomainLimitException.in(failure) != null) {
+                // The cluster keeps no more domains: what the worker saw is this node's alone.
+                link.answered(shared);
+                judgeHere(domain, state, seen, feedback, current);
+                return Pacing.Mode.LOCAL;
+            }
             if (failure != null) {
                 link.failed(shared, failure);
                 judgeHere(domain, state, seen, feedback, current);
@@ -203,6 +214,11 @@ public final class CrawlGovernor {
         List<String> names = states.stream().map(state -> state.domain).toList();
         List<LedgerContext> contexts = states.stream().map(state -> link.context(state, current)).toList();
         return shared.acquireAny(names, contexts).handle((choice, failure) -> {
+            DomainLimitException full = DomainLimitException.in(failure);
+            if (full != null) {
+                link.answered(shared);
+                return Permit.waitFor(names.get(0), full.waitMicros(), PermitReason.DOMAIN_LIMIT);
+            }
             if (failure != null || choice.index() < 0 || choice.index() >= states.size()) {
                 if (failure != null) {
                     link.failed(shared, failure);

@@ -13,6 +13,10 @@ import java.util.concurrent.CompletionStage;
  * <p>Every call completes within the ledger's deadline, answered or failed: a failure (or
  * {@link #available()} false) makes the governor pace on its own copy at {@code 1 / nodes()} of the rate,
  * so the nodes together keep about the cluster's pace, until the ledger answers again.
+ *
+ * <p>A ledger keeps a bounded number of domains, every node together, as a node's own table does: a domain new to it
+ * past that completes {@link #acquire}, {@link #acquireAny} (when every domain named is new) and {@link #report}
+ * with a {@link DomainLimitException}, which is an answer, not a failure. {@link #change} is never refused so.
  */
 public interface DomainLedger {
 

@@ -11,5 +11,10 @@ public enum PermitReason {
     /** Too many errors in the last minute; the breaker is open or its trial requests are out. */
     BREAKER_OPEN,
     /** Too many errors in a row; only an operator brings the domain back. */
-    GIVEN_UP
+    GIVEN_UP,
+    /**
+     * A new domain, and the cluster keeps as many domains as it may (as many as one node's table, every node
+     * together): it waits until one idle long enough is forgotten. A domain kept already is never refused so.
+     */
+    DOMAIN_LIMIT
 }
