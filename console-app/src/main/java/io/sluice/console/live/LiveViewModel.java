@@ -340,15 +340,18 @@ public final class LiveViewModel {
 
     /**
      * A heatmap row's label in at most {@code columns} characters: class, address, who (crawler name or user
-     * agent) and hits in the window. Only "who" is shortened, since the address and the count are what an
-     * operator acts on; an address too long for the line (IPv6) is shortened last.
+     * agent), hits in the window and, when its requests took any, its upstream time over the last minute. Only
+     * "who" is shortened, since the address and the counts are what an operator acts on; an address too long for
+     * the line (IPv6) is shortened last.
      */
     public static String heatmapLabel(ClientRow row, int columns) {
         String who = row.crawlerName() != null ? row.crawlerName() + identity(row, false) : row.userAgent();
         // a row without a class (an older server's snapshot could hold one) is labelled, never a crash
         String cls = row.requestClass() == null ? "unclassified" : row.requestClass().name().toLowerCase(Locale.ROOT);
         String prefix = cls + " " + row.ip() + "  ";
-        String suffix = "  " + row.hitsInWindow();
+        // with its upstream time when it has one: the heatmap ranked by cost shows what it is ranked by
+        String suffix = "  " + row.hitsInWindow()
+                + (row.upstreamMicros() > 0 ? "  " + NetworksViewModel.seconds(row.upstreamMicros()) : "");
         int room = columns - prefix.length() - suffix.length();
         if (room >= 2) {
             return prefix + shorten(who, room) + suffix;

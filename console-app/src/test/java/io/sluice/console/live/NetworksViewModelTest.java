@@ -118,12 +118,13 @@ class NetworksViewModelTest {
 
             networks.banNetwork().execute();
 
-            assertThat(server.engine().policy().bans()).singleElement().satisfies(ban -> {
-                assertThat(ban.type()).isEqualTo(BanType.IP);
-                assertThat(ban.value()).isEqualTo("203.0.113.0/24");
-                assertThat(ban.author()).isEqualTo("tester");
-                assertThat(ban.expiresAt()).isAfter(ban.createdAt().plusSeconds(599));
-            });
+            assertThat(server.engine().policy().bans()).as(networks.actionResultProperty().get()).singleElement()
+                    .satisfies(ban -> {
+                        assertThat(ban.type()).isEqualTo(BanType.IP);
+                        assertThat(ban.value()).isEqualTo("203.0.113.0/24");
+                        assertThat(ban.author()).isEqualTo("tester");
+                        assertThat(ban.expiresAt()).isAfter(ban.createdAt().plusSeconds(599));
+                    });
             assertThat(networks.actionResultProperty().get()).isEqualTo("Banned network 203.0.113.0/24");
 
             networks.apply(snapshot(List.of(FLEET), server.engine().policy().bans(), null));
@@ -177,6 +178,7 @@ class NetworksViewModelTest {
         assertThat(live.rows().get()).containsExactly(costly, busy);
         assertThat(live.selectedIndexProperty().get()).as("the same client, now first").isZero();
         assertThat(live.detailsProperty().get()).contains("Upstream time, last minute: 2.00 s   bytes in 0, out 10");
+        assertThat(LiveViewModel.heatmapLabel(costly, 60)).isEqualTo("browser 198.51.100.7  Mozilla/5.0  3  2.00 s");
     }
 
     @Test

@@ -4,6 +4,7 @@ import io.sluice.engine.Decision;
 import io.sluice.engine.DecisionTap;
 import io.sluice.engine.EngineConfig;
 import io.sluice.engine.Request;
+import io.sluice.engine.RequestCost;
 import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.UserAgentClassifier;
 import io.sluice.engine.classify.SearchEngineVerifier;
@@ -368,7 +369,13 @@ public final class LiveShadow implements DecisionTap, AutoCloseable {
 
         @Override
         public void complete(int status, long upstreamLatencyNanos) {
-            inner.complete(status, upstreamLatencyNanos);
+            complete(status, upstreamLatencyNanos, null);
+        }
+
+        /** The request's cost goes on to the live admission: a shadow watching changes nothing the engine counts. */
+        @Override
+        public void complete(int status, long upstreamLatencyNanos, RequestCost cost) {
+            inner.complete(status, upstreamLatencyNanos, cost);
             if (DONE.compareAndSet(this, 0, 1)) {
                 session.completed(this);
             }

@@ -10,12 +10,14 @@ import io.sluice.engine.ManualClock;
 import io.sluice.engine.Reason;
 import io.sluice.engine.Request;
 import io.sluice.engine.RequestClass;
+import io.sluice.engine.RequestCost;
 import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.net.IpAddress;
 import io.sluice.engine.policy.BrowserCheck;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.PolicyJson;
 import io.sluice.engine.policy.PolicyValidationException;
+import io.sluice.engine.telemetry.Cost;
 import io.sluice.engine.telemetry.ShadowSummary;
 import java.util.ArrayList;
 import java.util.List;
@@ -209,6 +211,20 @@ class LiveShadowTest {
                 new WhatIfReport.OutcomeRow(RequestClass.BOT, "DELAYED", 1, 0));
         assertThat(report.clients()).singleElement()
                 .satisfies(c -> assertThat(c.ip()).isEqualTo("192.0.2.2"));
+    }
+
+    @Test
+    void aRequestsCostReachesTheLiveEngineWhileAShadowWatches() {
+        ThrottleEngine live = engine(withMaxHits(100));
+        LiveShadow shadow = shadowOf(live);
+        shadow.install(withMaxHits(1));
+        Decision.Admit admitted = (Decision.Admit) live.decide(Request.direct("192.0.2.9", COPIER));
+
+        admitted.admission().complete(200, 2_000_000, new RequestCost(1_000_000, 2_000_000, 10, 500));
+        shadow.drain();
+
+        assertThat(live.snapshot().costTotals().get(RequestClass.BOT))
+                .isEqualTo(new Cost(1, 1, 2_000, 1_000, 10, 500));
     }
 
     @Test
