@@ -2,7 +2,10 @@ package io.sluice.server;
 
 import io.sluice.engine.check.PassKeyRing;
 import io.sluice.server.state.PassKeyFile;
+import io.sluice.server.state.PassKeyFollower;
 import io.sluice.server.state.StateException;
+import io.sluice.server.state.StateOwner;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -46,10 +49,14 @@ final class PassKeyCommand {
             PrintWriter out = spec.commandLine().getOut();
             try {
                 Path state = stateDirectory();
+                // run as root (sudo), the files stay the service's: a key file it cannot read would stop its next start
+                StateOwner owner = ownerFor("pass-key rotate");
                 long now = System.currentTimeMillis();
                 PassKeyRing before = PassKeyFile.load(state);
                 PassKeyRing after = PassKeyFile.rotate(state, now, Duration.ofSeconds(passTtlSeconds).toMillis(),
                         new SecureRandom());
+                owner.adopt(state.resolve(PassKeyFile.FILE));
+                owner.adopt(state.resolve(PassKeyFile.LOCK));
                 out.printf("new browser pass key %s in %s%n", id(after.current().id()),
                         state.resolve(PassKeyFile.FILE));
                 out.printf("the previous key %s is accepted until %s%n", id(after.previous().id()),
@@ -58,9 +65,14 @@ final class PassKeyCommand {
                     out.printf("the key before it, %s, is retired: passes it signed are refused and their holders "
                             + "checked again%n", id(before.previous().id()));
                 }
-                out.println("a running server uses the new key once it reads the file again");
+                out.println("a running server uses the new key within " + PassKeyFollower.PERIOD_SECONDS + " s");
                 out.flush();
-                return 0;
+                return audit(spec, "pass-key.rotate", "browser pass key rotated: new key " + id(after.current().id())
+                        + ", the previous accepted until " + Instant.ofEpochMilli(after.previousAcceptedUntilMillis()));
+            } catch (IOException e) {
+                spec.commandLine().getErr().println("sluice-server: the new key could not be given to the state "
+                        + "directory's owner: " + e.getMessage());
+                return 1;
             } catch (StateException e) {
                 spec.commandLine().getErr().println("sluice-server: " + e.getMessage());
                 return 1;

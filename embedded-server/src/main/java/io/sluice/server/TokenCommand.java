@@ -48,6 +48,15 @@ final class TokenCommand {
             return TokenStore.open(stateDirectory(), InstantSource.system());
         }
 
+        /**
+         * Who a change of the directory writes as (its owner, when run as root), remembered for {@link #audit};
+         * refused for a user who may not.
+         */
+        StateOwner ownerFor(String command) {
+            owner = StateOwner.forCommand(stateDirectory(), command);
+            return owner;
+        }
+
         /** The tokens for a change, written as the directory's owner; refused for a user who may not. */
         TokenStore tokensToChange(String command) {
             stateDirectory();

@@ -19,7 +19,7 @@ class PassKeyCommandTest {
     private final CommandLineRun cli = new CommandLineRun();
 
     @Test
-    void rotateMakesANewKeyAndKeepsTheCurrentOneForOnePassLifetime() {
+    void rotateMakesANewKeyAndKeepsTheCurrentOneForOnePassLifetime() throws Exception {
         PassKeyRing first = PassKeyFile.loadOrCreate(state, new SecureRandom());
         long before = System.currentTimeMillis();
 
@@ -32,6 +32,9 @@ class PassKeyCommandTest {
         assertThat(cli.out()).contains(String.format("%08x", rotated.current().id()),
                 String.format("the previous key %08x is accepted until", first.current().id()))
                 .doesNotContain("retired");
+        // like a token's change, a rotation is the CLI's and the audit log says so
+        assertThat(Files.readString(state.resolve("audit.log"))).contains("\"who\":\"cli:", "pass-key.rotate",
+                String.format("new key %08x", rotated.current().id()));
 
         assertThat(cli.run("pass-key", "rotate", "--state", state.toString(), "--pass-ttl-seconds", "60")).isZero();
         PassKeyRing again = PassKeyFile.load(state);

@@ -38,7 +38,8 @@ import java.util.Map;
  */
 public final class PassKeyFile {
     public static final String FILE = "browser-pass.key";
-    private static final String LOCK = "browser-pass.lock";
+    /** The lock file {@link #rotate} takes beside it. */
+    public static final String LOCK = "browser-pass.lock";
     private static final String CURRENT = "current";
     private static final String PREVIOUS = "previous";
     private static final String UNTIL = "previous-accepted-until";

@@ -68,7 +68,7 @@ public final class StateOwner {
     }
 
     /** Gives {@code file} (written by this process) to the state's owner, if it is not the process's. */
-    void adopt(Path file) throws IOException {
+    public void adopt(Path file) throws IOException {
         if (user == null) {
             return;
         }
