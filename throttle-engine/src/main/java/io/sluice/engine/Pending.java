@@ -1,6 +1,7 @@
 package io.sluice.engine;
 
 import io.sluice.engine.internal.ClientStateStore;
+import io.sluice.engine.internal.CostWindow;
 import io.sluice.engine.internal.CrawlerGate;
 import io.sluice.engine.internal.CrawlerSlot;
 import io.sluice.engine.internal.RouteTable;
@@ -96,13 +97,17 @@ class Pending<L, M> implements Decision.Admission {
         }
         if (cost != null) {
             long now = outcomes.now();
+            CostWindow linked = null;
             if (inFlight != null) {
-                store.recordCost(inFlight, now, route.weight(), cost);
+                linked = store.recordCost(inFlight, now, route.weight(), cost);
             }
             if (addressInFlight != null) {
                 addressStore.recordCost(addressInFlight, now, route.weight(), cost);
             }
-            outcomes.costed(client.requestClass(), address, route, cost, now);
+            CostWindow network = outcomes.costed(client.requestClass(), address, linked, route, cost, now);
+            if (inFlight != null && network != linked) {
+                store.linkNetworkCosts(inFlight, network);
+            }
         }
         outcomes.load().exit();
         releaseInFlight();
