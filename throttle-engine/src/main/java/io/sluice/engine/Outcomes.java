@@ -106,6 +106,7 @@ final class Outcomes {
     }
 
     Decision admit(Pending<?, ?> pending, long now, boolean afterWait) {
+        pending.admittedAtMillis = now;
         telemetry.admitted(pending.client.requestClass(), now, afterWait);
         return new Decision.Admit(pending.client, pending, pending.rate);
     }
@@ -167,8 +168,4 @@ final class Outcomes {
         return telemetry.costed(cls, address, linkedNetwork, route, cost, now);
     }
 
-    /** Now, for a completion's cost. */
-    long now() {
-        return clock.millis();
-    }
 }
