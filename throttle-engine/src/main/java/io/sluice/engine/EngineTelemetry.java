@@ -3,6 +3,7 @@ package io.sluice.engine;
 import io.sluice.engine.internal.ClientSample;
 import io.sluice.engine.internal.ClientStateStore;
 import io.sluice.engine.internal.CompiledPolicy;
+import io.sluice.engine.internal.CostWindow;
 import io.sluice.engine.internal.LatencyTracker;
 import io.sluice.engine.internal.LoadGate;
 import io.sluice.engine.internal.NetworkCosts;
@@ -78,8 +79,10 @@ final class EngineTelemetry {
         latency.record(upstreamLatencyNanos);
     }
 
-    void costed(RequestClass cls, IpAddress address, RouteTable.Compiled route, RequestCost cost, long now) {
-        costs.record(address, cls, route.label(), route.weight(), cost, now);
+    /** Counts a request's cost on its network, class and route; returns its network's window (see NetworkCosts). */
+    CostWindow costed(RequestClass cls, IpAddress address, CostWindow linkedNetwork, RouteTable.Compiled route,
+                      RequestCost cost, long now) {
+        return costs.record(address, linkedNetwork, cls, route.label(), route.weight(), cost, now);
     }
 
     /** The per-second counts up to {@code now}, oldest first: the snapshot's, without its scan of the clients. */

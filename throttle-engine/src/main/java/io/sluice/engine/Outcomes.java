@@ -2,6 +2,7 @@ package io.sluice.engine;
 
 import io.sluice.engine.internal.ClientStateStore;
 import io.sluice.engine.internal.CompiledPolicy;
+import io.sluice.engine.internal.CostWindow;
 import io.sluice.engine.internal.CrawlerGate;
 import io.sluice.engine.internal.CrawlerSlot;
 import io.sluice.engine.internal.LoadGate;
@@ -104,6 +105,7 @@ final class Outcomes {
     }
 
     Decision admit(Pending<?, ?> pending, long now, boolean afterWait) {
+        pending.admittedAtMillis = now;
         telemetry.admitted(pending.client.requestClass(), now, afterWait);
         return new Decision.Admit(pending.client, pending, pending.rate);
     }
@@ -170,13 +172,10 @@ final class Outcomes {
         telemetry.completed(upstreamLatencyNanos);
     }
 
-    /** What an admitted request cost, on its network, class and route. */
-    void costed(RequestClass cls, IpAddress address, RouteTable.Compiled route, RequestCost cost, long now) {
-        telemetry.costed(cls, address, route, cost, now);
+    /** What an admitted request cost, on its network, class and route; returns its network's window. */
+    CostWindow costed(RequestClass cls, IpAddress address, CostWindow linkedNetwork, RouteTable.Compiled route,
+                      RequestCost cost, long now) {
+        return telemetry.costed(cls, address, linkedNetwork, route, cost, now);
     }
 
-    /** Now, for a completion's cost. */
-    long now() {
-        return clock.millis();
-    }
 }

@@ -124,6 +124,11 @@ final class ClientState extends ClientKey implements AggregateLink<ClientState> 
     private ClientState soleMember;
     /** What its requests cost the upstream over the last minute; null until one completed with a cost. */
     private volatile CostWindow costs;
+    /**
+     * The window of its network's costs, as last counted on (a hint, like {@link #aggregate}: NetworkCosts checks
+     * that the table still holds it). Read and written without a lock: a race only costs a lookup.
+     */
+    private CostWindow networkCosts;
 
     ClientState(ClientKey key) {
         super(key);
@@ -299,6 +304,14 @@ final class ClientState extends ClientKey implements AggregateLink<ClientState> 
     /** Counts what one of its requests cost the upstream. */
     void recordCost(long nowMillis, int weight, RequestCost cost) {
         costWindow().add(nowMillis, weight, cost);
+    }
+
+    CostWindow networkCosts() {
+        return networkCosts;
+    }
+
+    void linkNetworkCosts(CostWindow network) {
+        networkCosts = network;
     }
 
     private CostWindow costWindow() {

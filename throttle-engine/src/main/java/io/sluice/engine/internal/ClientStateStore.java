@@ -77,8 +77,18 @@ public interface ClientStateStore<C, L> {
     /**
      * Counts what a request whose slot is {@code lease} cost the upstream, on the key the lease is of (telemetry).
      * A store of address aggregates counts an aggregate's cost on its sole member, whose own count it is already.
+     *
+     * @return the window of the key's network's costs it was linked to ({@link #linkNetworkCosts}), or null
      */
-    default void recordCost(L lease, long nowMillis, int weight, RequestCost cost) {
+    default CostWindow recordCost(L lease, long nowMillis, int weight, RequestCost cost) {
+        return null;
+    }
+
+    /**
+     * Remembers on the key of {@code lease} the window of its network's costs, so that its next request's cost
+     * reaches it without a lookup ({@link #recordCost} returns it); a store that keeps no link ignores it.
+     */
+    default void linkNetworkCosts(L lease, CostWindow network) {
     }
 
     /** The {@code limit} keys whose requests took the most upstream time in the last minute, costliest first. */

@@ -25,6 +25,10 @@ public final class CostWindow {
     /** Counts since start as well (a class's, for /metrics), or null. */
     private final long[] sinceStart;
     private long newestBucket = Long.MIN_VALUE;
+    /** A network's window the table evicted: whoever links to it must look the network up again. */
+    private volatile boolean evicted;
+    /** The second a linked network's access was last reported to its table (see {@link #accessReportDue}). */
+    private int reportedSecond = Integer.MIN_VALUE;
 
     /** A window of the last minute only. */
     public CostWindow() {
@@ -34,6 +38,30 @@ public final class CostWindow {
     /** @param keepTotals whether to count since start as well ({@link #totals}) */
     public CostWindow(boolean keepTotals) {
         this.sinceStart = keepTotals ? new long[METRICS] : null;
+    }
+
+    /** Whether its table (the networks') evicted it. */
+    boolean isEvicted() {
+        return evicted;
+    }
+
+    void evict() {
+        evicted = true;
+    }
+
+    /**
+     * Whether to tell the table of networks about an access now, once per {@link ClientState#REPORT_SECONDS}: a
+     * window reached through a client's link is not looked up, and would otherwise look idle to the table's
+     * eviction policy. Read and written without a lock: a race reports once more or once less.
+     */
+    boolean accessReportDue(long nowMillis) {
+        int second = (int) Math.floorDiv(nowMillis, 1000);
+        int elapsed = second - reportedSecond;
+        if (elapsed >= ClientState.REPORT_SECONDS || elapsed < 0) {
+            reportedSecond = second;
+            return true;
+        }
+        return false;
     }
 
     /** One request's cost, at {@code nowMillis}. */

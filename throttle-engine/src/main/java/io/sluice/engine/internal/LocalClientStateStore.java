@@ -416,11 +416,17 @@ public final class LocalClientStateStore implements ClientStateStore<ClientState
     }
 
     @Override
-    public void recordCost(ClientState lease, long nowMillis, int weight, RequestCost cost) {
+    public CostWindow recordCost(ClientState lease, long nowMillis, int weight, RequestCost cost) {
         // an address slot taken on its sole member: the member's own cost is the address's (see ClientState)
         if (!holdsAggregates || lease.isAggregate()) {
             lease.recordCost(nowMillis, weight, cost);
         }
+        return lease.networkCosts();
+    }
+
+    @Override
+    public void linkNetworkCosts(ClientState lease, CostWindow network) {
+        lease.linkNetworkCosts(network);
     }
 
     @Override

@@ -68,7 +68,12 @@ public final class NetworkCosts {
                 .expireAfterAccess(idle)
                 .ticker(() -> tickMillis * 1_000_000L)
                 .executor(Runnable::run)
-                .evictionListener((ClientKey k, CostWindow v, RemovalCause c) -> evicted.increment())
+                .evictionListener((ClientKey k, CostWindow v, RemovalCause c) -> {
+                    evicted.increment();
+                    if (v != null) {
+                        v.evict();
+                    }
+                })
                 .build();
         for (RequestClass cls : RequestClass.values()) {
             byClass[cls.ordinal()] = new CostWindow(true);
@@ -85,14 +90,30 @@ public final class NetworkCosts {
         return network.ip() + "/" + (network.address().isIpv4() ? IPV4_NETWORK : IPV6_NETWORK);
     }
 
-    /** Counts one request's cost on its network, class and route. */
-    public void record(IpAddress address, RequestClass cls, String route, int weight, RequestCost cost,
-                       long nowMillis) {
+    /**
+     * Counts one request's cost on its network, class and route.
+     *
+     * @param linked the window of {@code address}'s network its client last counted on, or null: followed while the
+     *               table holds it, so a client's requests reach their network without a lookup (a lookup in a
+     *               table of 100,000 networks is several cache misses; docs/architecture.md, "Telemetry")
+     * @return the window of the network, for the client to link to; null without an address
+     */
+    public CostWindow record(IpAddress address, CostWindow linked, RequestClass cls, String route, int weight,
+                             RequestCost cost, long nowMillis) {
         if (nowMillis > tickMillis) {
             tickMillis = nowMillis;
         }
+        CostWindow network = null;
         if (address != null) {
-            networks.get(networkOf(address), key -> new CostWindow()).add(nowMillis, weight, cost);
+            if (linked != null && !linked.isEvicted()) {
+                network = linked;
+                if (network.accessReportDue(nowMillis)) {
+                    networks.getIfPresent(networkOf(address));
+                }
+            } else {
+                network = networks.get(networkOf(address), key -> new CostWindow());
+            }
+            network.add(nowMillis, weight, cost);
         }
         byClass[cls.ordinal()].add(nowMillis, weight, cost);
         CostWindow routeWindow = byRoute.get(route);
@@ -103,6 +124,7 @@ public final class NetworkCosts {
             routeWindow = byRoute.computeIfAbsent(route, r -> new CostWindow());
         }
         routeWindow.add(nowMillis, weight, cost);
+        return network;
     }
 
     /** Each class's costs over the last minute (classes that cost nothing left out). */
