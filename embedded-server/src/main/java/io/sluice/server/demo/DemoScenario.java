@@ -24,7 +24,9 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongFunction;
+import org.eclipse.jetty.client.BufferingResponseListener;
 import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.Result;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
@@ -68,7 +70,13 @@ public final class DemoScenario implements AutoCloseable {
      * with it), from the next of its addresses with the next of its user agents, during {@code phases}.
      */
     public record Visitor(String name, List<String> addresses, List<String> userAgents, Set<Phase> phases,
-                          long periodMillis, LongFunction<List<String>> visit) {
+                          long periodMillis, LongFunction<List<String>> visit, boolean person) {
+
+        /** A visitor that runs no script: the browser check's interstitial stops it. */
+        public Visitor(String name, List<String> addresses, List<String> userAgents, Set<Phase> phases,
+                       long periodMillis, LongFunction<List<String>> visit) {
+            this(name, addresses, userAgents, phases, periodMillis, visit, false);
+        }
     }
 
     private static final Set<Phase> ALWAYS = EnumSet.allOf(Phase.class);
@@ -88,13 +96,13 @@ public final class DemoScenario implements AutoCloseable {
     public static List<Visitor> cast() {
         List<Visitor> cast = new ArrayList<>();
         cast.add(new Visitor("browser (Firefox)", List.of("127.0.0.11"), List.of(FIREFOX), ALWAYS, 2_500,
-                DemoScenario::browsing));
+                DemoScenario::browsing, true));
         cast.add(new Visitor("browser (Chrome)", List.of("127.0.0.12"), List.of(CHROME), ALWAYS, 3_000,
-                n -> browsing(n + 1)));
+                n -> browsing(n + 1), true));
         cast.add(new Visitor("browser (Safari)", List.of("127.0.0.13"), List.of(SAFARI), ALWAYS, 3_500,
-                n -> browsing(n + 2)));
+                n -> browsing(n + 2), true));
         cast.add(new Visitor("browser (phone)", List.of("127.0.0.14"), List.of(IPHONE), ALWAYS, 4_000,
-                n -> browsing(n + 3)));
+                n -> browsing(n + 3), true));
         // The crawler spacing allows one request per crawler every 30 s: polite crawlers keep to it.
         cast.add(new Visitor("Googlebot", List.of("127.0.0.21"),
                 List.of("Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"), ALWAYS, 31_000,
@@ -289,15 +297,32 @@ public final class DemoScenario implements AutoCloseable {
         HttpClient client = clients.get(address);
         for (String path : visitor.visit().apply(n)) {
             URI front = fronts.get((int) (nextFront.getAndIncrement() % fronts.size()));
-            client.newRequest(front.resolve(path))
-                    .headers(h -> h.put(HttpHeader.USER_AGENT, agent))
-                    .timeout(10, TimeUnit.SECONDS)
-                    .send(result -> {
+            send(client, visitor, agent, front.resolve(path), true);
+        }
+    }
+
+    /**
+     * One request, its status counted; a person whose page was the browser check's interstitial answers it as a
+     * browser would (once) and counts the page it is then sent on to.
+     */
+    private void send(HttpClient client, Visitor visitor, String agent, URI target, boolean mayAnswer) {
+        client.newRequest(target)
+                .headers(h -> h.put(HttpHeader.USER_AGENT, agent))
+                .timeout(10, TimeUnit.SECONDS)
+                .send(new BufferingResponseListener(64 * 1024) {
+                    @Override
+                    public void onComplete(Result result) {
                         int status = result.getResponse() == null ? 0 : result.getResponse().getStatus();
+                        String answer = mayAnswer && visitor.person() && status == 403
+                                ? PersonsBrowser.answer(getContentAsString()) : null;
+                        if (answer != null) {
+                            send(client, visitor, agent, target.resolve(answer), false);
+                            return;
+                        }
                         statuses.computeIfAbsent(visitor.name() + " " + status, k -> new AtomicLong())
                                 .incrementAndGet();
-                    });
-        }
+                    }
+                });
     }
 
     private HttpClient client(String address) throws Exception {
