@@ -12,8 +12,8 @@ import java.util.regex.Pattern;
  * runs no script, as copiers don't.
  */
 final class PersonsBrowser {
-    private static final Pattern CHECK = Pattern.compile(
-            "data-token=\"([^\"]+)\" data-bits=\"(\\d+)\" data-pass=\"([^\"]+)\" data-c=\"([^\"]+)\" data-r=\"([^\"]*)\"");
+    private static final Pattern CHECK = Pattern.compile("data-token=\"([^\"]+)\" data-bits=\"(\\d+)\" "
+            + "data-pass=\"([^\"]+)\" data-c=\"([^\"]+)\" data-r=\"([^\"]*)\"");
     /** More than the policy allows (24 bits): a page asking more is not answered. */
     private static final int MAX_BITS = 24;
 
