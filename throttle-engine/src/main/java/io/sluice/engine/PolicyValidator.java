@@ -428,7 +428,6 @@ public final class PolicyValidator {
         }
     }
 
-    /** Collects errors; each check returns whether the value was usable. */
     /** Names are the crawler list's (not checked against it: a newer list may add one); blocks as anywhere else. */
     private static void validateVerifiedRanges(Map<String, List<String>> ranges, Errors errors) {
         if (ranges.size() > MAX_VERIFIED_NAMES) {
@@ -457,6 +456,7 @@ public final class PolicyValidator {
         }
     }
 
+    /** Collects errors; each check returns whether the value was usable. */
     private static final class Errors {
         final List<FieldError> list = new ArrayList<>();
 

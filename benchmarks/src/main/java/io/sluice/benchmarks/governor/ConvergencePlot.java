@@ -89,13 +89,13 @@ public final class ConvergencePlot {
         }
     }
 
-    /** Draws every CSV of {@code args[0]} into {@code args[1]} (CSV copied beside its SVG). */
     /** A rate on the axis: whole numbers as they are, a small site's halves with one decimal. */
     private static String label(double value) {
         return value == Math.rint(value) ? String.format(Locale.ROOT, "%.0f", value)
                 : String.format(Locale.ROOT, "%.1f", value);
     }
 
+    /** Draws every CSV of {@code args[0]} into {@code args[1]} (CSV copied beside its SVG). */
     public static void main(String[] args) throws IOException {
         if (args.length != 2) {
             throw new IllegalArgumentException("usage: ConvergencePlot CSV_DIRECTORY OUTPUT_DIRECTORY");

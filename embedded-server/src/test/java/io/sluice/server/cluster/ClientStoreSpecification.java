@@ -158,8 +158,10 @@ abstract class ClientStoreSpecification {
      */
     static Decision.Admit admittedSoon(ThrottleEngine node, String ip, String agent) {
         AtomicReference<Decision> last = new AtomicReference<>();
-        Await.within(Duration.ofSeconds(ANSWER_SECONDS), () -> last.updateAndGet(d -> decide(node, ip, agent))
-                instanceof Decision.Admit);
+        Await.within(Duration.ofSeconds(ANSWER_SECONDS), () -> {
+            last.set(decide(node, ip, agent));
+            return last.get() instanceof Decision.Admit;
+        });
         return admitted(last.get());
     }
 
