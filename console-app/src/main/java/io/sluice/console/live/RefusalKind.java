@@ -15,7 +15,9 @@ public enum RefusalKind {
     CRAWLER_SPACING(EnumSet.of(Reason.CRAWLER_SPACING, Reason.CRAWLERS_BUSY)),
     HIT_STACK(EnumSet.of(Reason.HIT_STACK, Reason.ROUTE_LIMIT, Reason.ADDRESS_HIT_STACK)),
     CONCURRENCY(EnumSet.of(Reason.CLIENT_CONCURRENCY, Reason.ADDRESS_CONCURRENCY)),
-    LOAD(EnumSet.of(Reason.LOAD));
+    LOAD(EnumSet.of(Reason.LOAD)),
+    /** The browser check asked (the interstitial), or refused a claim without a pass. */
+    BROWSER_CHECK(EnumSet.of(Reason.CHALLENGE, Reason.PASS_REQUIRED, Reason.NETWORK_BUDGET));
 
     private final Set<Reason> reasons;
 
