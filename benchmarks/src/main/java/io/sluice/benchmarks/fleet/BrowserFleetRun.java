@@ -59,10 +59,18 @@ public final class BrowserFleetRun {
 
     /** One measured stretch of the run. */
     record Phase(String name, Fleet.Mode mode, long startNanos, long endNanos, int fromBucket, int toBucket,
-                 Fleet.Counts fleet, BrowserCheckCounts before, BrowserCheckCounts after, String loadAverage) {
+                 Fleet.Counts fleet, BrowserCheckCounts before, BrowserCheckCounts after, String loadAverage,
+                 List<Sample> timeline, long listenOverflows) {
         double seconds() {
             return (endNanos - startNanos) / 1e9;
         }
+    }
+
+    /**
+     * The state at the end of one second of a phase: the site's pages in hand (rendering or queued), the front end's
+     * requests in flight to it, pages challenged and fleet requests answered so far in the phase.
+     */
+    record Sample(int second, int pagesInHand, int inFlight, long challenged, long fleetRequests) {
     }
 
     public static void main(String[] args) throws Exception {
@@ -115,7 +123,13 @@ public final class BrowserFleetRun {
 
     private static Phase measure(String name, Fleet.Mode mode, int seconds, Settings settings, PageSite site,
                                  SluiceServer sluice, PersonLoop loop, InetSocketAddress front) throws Exception {
+        Fleet fleet = null;
         if (mode != null) {
+            long readying = System.nanoTime();
+            fleet = Fleet.prepare(front, mode, settings.networks, settings.perNetwork, settings.intervalMillis,
+                    (int) settings.loadTimeoutMillis + 30_000, settings.seed);
+            System.out.printf("%s: %d fleet threads started in %d ms%n", name, settings.networks * settings.perNetwork,
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - readying));
             // a second before one of the person's loads, so that load is the attack's first
             long at = loop.nextStart() - TimeUnit.SECONDS.toNanos(1);
             while (at - System.nanoTime() < TimeUnit.MILLISECONDS.toNanos(100)) {
@@ -124,21 +138,31 @@ public final class BrowserFleetRun {
             TimeUnit.NANOSECONDS.sleep(at - System.nanoTime());
         }
         BrowserCheckCounts before = sluice.engine().snapshot().browserCheck();
+        long overflows = listenOverflows();
         long start = System.nanoTime();
         System.out.printf("%s: %ds from now (load average %s)%n", name, seconds, loadAverage());
-        Fleet fleet = mode == null ? null : Fleet.start(front, mode, settings.networks, settings.perNetwork,
-                settings.intervalMillis, (int) settings.loadTimeoutMillis + 30_000, settings.seed);
+        if (fleet != null) {
+            fleet.go();
+        }
+        List<Sample> timeline = new ArrayList<>();
+        long end;
         try {
-            TimeUnit.SECONDS.sleep(seconds);
+            for (int second = 1; second <= seconds; second++) {
+                TimeUnit.NANOSECONDS.sleep(start + TimeUnit.SECONDS.toNanos(second) - System.nanoTime());
+                timeline.add(new Sample(second, site.pagesInHand(), sluice.engine().inFlight(),
+                        sluice.engine().snapshot().browserCheck().challenged() - before.challenged(),
+                        fleet == null ? 0 : fleet.counts().requests.sum()));
+            }
         } finally {
+            end = System.nanoTime();
             if (fleet != null) {
                 fleet.close();
             }
         }
-        long end = System.nanoTime();
         BrowserCheckCounts after = sluice.engine().snapshot().browserCheck();
         return new Phase(name, mode, start, end, site.bucket(start), site.bucket(end),
-                fleet == null ? null : fleet.counts(), before, after, loadAverage());
+                fleet == null ? null : fleet.counts(), before, after, loadAverage(), timeline,
+                listenOverflows() - overflows);
     }
 
     /** Waits until the site has no page in hand (the stopped fleet's last requests), then 5 s more. */
@@ -162,9 +186,9 @@ public final class BrowserFleetRun {
         System.out.printf("site: %d pages to the person, %d to anyone else%n", site.otherPages(quiet.fromBucket(),
                 quiet.toBucket()), site.fleetPages(quiet.fromBucket(), quiet.toBucket()));
         System.out.printf("challenges issued: %d (goal 0: %s)%n", quietChallenges, verdict(quietChallenges == 0));
-        System.out.printf("csv,phase,seconds,fleet_share_10s,fleet_share_run,served_share_run,site_pages_per_s,"
-                + "person_loads,person_failed,person_first_ms,person_p50_ms,person_p99_ms,challenged,passes_earned,"
-                + "passes_dropped,fleet_pages,fleet_hashes,hashes_per_page,load_average%n");
+        System.out.printf("csv,phase,seconds,fleet_share_10s_pct,fleet_share_run_pct,served_share_run_pct,"
+                + "site_pages_per_s,person_loads,person_failed,person_first_ms,person_p50_ms,person_p99_ms,challenged,"
+                + "passes_earned,passes_dropped,fleet_pages,fleet_hashes,hashes_per_page,load_average%n");
         System.out.printf(Locale.ROOT, "csv,quiet,%.0f,,,,%.1f,%d,%d,,%d,%d,%d,%d,%d,,,,%s%n", quiet.seconds(),
                 (site.fleetPages(quiet.fromBucket(), quiet.toBucket()) + site.otherPages(quiet.fromBucket(),
                         quiet.toBucket())) / quiet.seconds(), quietLoads.size(), failed(quietLoads), quietP50,
@@ -202,15 +226,24 @@ public final class BrowserFleetRun {
                 fleet.requests.sum(), fleet.pages.sum(), fleet.interstitials.sum(), fleet.otherAnswers.sum(),
                 fleet.errors.sum(), statuses(fleet), fleet.solved.sum(), fleet.answersRefused.sum(), hashes,
                 fleetRun == 0 ? "-" : String.format(Locale.ROOT, "%.0f", hashes / (double) fleetRun));
+        double[] answers = fleet.answerMillis(0.5, 0.99, 1.0);
+        System.out.printf(Locale.ROOT, "fleet's answers took p50 %.0f ms, p99 %.0f ms, max %.0f ms%n", answers[0],
+                answers[1], answers[2]);
         System.out.printf("check: %d challenged, %d passes earned, %d answers refused, %d served on a pass, %d passes "
                 + "dropped; under pressure at the end: %s%n", after.challenged() - before.challenged(),
                 after.passesEarned() - before.passesEarned(), after.answersRefused() - before.answersRefused(),
                 after.servedOnPass() - before.servedOnPass(), after.passesDropped() - before.passesDropped(),
                 after.underPressure());
+        timeline(phase, site);
+        System.out.printf("connections dropped by full accept queues on the machine during the phase: %d%n",
+                phase.listenOverflows());
         List<Person.Load> loads = loop.startedBetween(phase.startNanos(), phase.endNanos());
         Person.Load first = loads.isEmpty() ? null : loads.get(0);
         List<Person.Load> later = loads.isEmpty() ? List.of() : loads.subList(1, loads.size());
         long laterP99 = percentile(later, 0.99);
+        if (first != null) {
+            System.out.printf("person's first load: %s%n", first.note());
+        }
         System.out.printf("person: %d loads, %d failed%s; first %s ms (%s interstitial%s), later p50 %d ms, p99 %d ms, "
                 + "max %d ms%n", loads.size(), failed(loads), failures(loads), first == null ? "-" : first.millis(),
                 first == null ? "-" : first.interstitials(), first != null && first.interstitials() == 1 ? "" : "s",
@@ -226,14 +259,33 @@ public final class BrowserFleetRun {
         } else if (phase.mode() == Fleet.Mode.SHARED_PASS) {
             System.out.printf("goal: share over the phase <= 10%%: %s%n", verdict(runShare <= SOLVING_SHARE_GOAL));
         }
-        System.out.printf(Locale.ROOT, "csv,%s,%.0f,%.4f,%.4f,%.4f,%.1f,%d,%d,%s,%d,%d,%d,%d,%d,%d,%d,%s,%s%n",
-                phase.name(), phase.seconds(), firstShare, runShare, servedShare,
+        System.out.printf(Locale.ROOT, "csv,%s,%.0f,%.1f,%.1f,%.1f,%.1f,%d,%d,%s,%d,%d,%d,%d,%d,%d,%d,%s,%s%n",
+                phase.name(), phase.seconds(), 100 * firstShare, 100 * runShare, 100 * servedShare,
                 (fleetRun + personRun) / phase.seconds(), loads.size(), failed(loads),
                 first == null ? "" : Long.toString(first.millis()), percentile(later, 0.5), laterP99,
                 after.challenged() - before.challenged(), after.passesEarned() - before.passesEarned(),
                 after.passesDropped() - before.passesDropped(), fleetRun, hashes,
                 fleetRun == 0 ? "" : String.format(Locale.ROOT, "%.0f", hashes / (double) fleetRun),
                 phase.loadAverage().replace(' ', '/'));
+    }
+
+    /** Second by second for the first 12 s, then every 6 s: pages served that second, and the sample at its end. */
+    private static void timeline(Phase phase, PageSite site) {
+        StringBuilder rows = new StringBuilder("timeline (s: fleet pages arrived/served and person pages served that "
+                + "second at the site, pages in its hands, in flight at the front end, challenged and fleet answers so "
+                + "far):");
+        int perSecond = 1000 / PageSite.BUCKET_MILLIS;
+        for (Sample sample : phase.timeline()) {
+            if (sample.second() > 12 && sample.second() % 6 != 0) {
+                continue;
+            }
+            int to = phase.fromBucket() + sample.second() * perSecond;
+            rows.append(String.format(" %d: %d/%d/%d %d %d %d %d;", sample.second(),
+                    site.fleetArrivals(to - perSecond, to), site.fleetPages(to - perSecond, to),
+                    site.otherPages(to - perSecond, to), sample.pagesInHand(), sample.inFlight(), sample.challenged(),
+                    sample.fleetRequests()));
+        }
+        System.out.println(rows);
     }
 
     private static String describe(Fleet.Mode mode, Settings settings) {
@@ -268,12 +320,32 @@ public final class BrowserFleetRun {
 
     private static String failures(List<Person.Load> loads) {
         String notes = loads.stream().filter(load -> !load.ok()).map(Person.Load::note).distinct().limit(3)
-                .collect(Collectors.joining("; "));
+                .collect(Collectors.joining(" | "));
         return notes.isEmpty() ? "" : " (" + notes + ")";
     }
 
     private static String verdict(boolean met) {
         return met ? "met" : "MISSED";
+    }
+
+    /**
+     * Connections the kernel dropped because a listener's accept queue was full, on the whole machine (other
+     * engineers' runs too): {@code TcpExt ListenOverflows} in {@code /proc/net/netstat}; -1 when unreadable.
+     */
+    static long listenOverflows() {
+        try {
+            List<String> lines = Files.readAllLines(Path.of("/proc/net/netstat"));
+            for (int i = 0; i + 1 < lines.size(); i += 2) {
+                List<String> names = List.of(lines.get(i).split(" "));
+                int at = names.indexOf("ListenOverflows");
+                if (names.get(0).equals("TcpExt:") && at > 0) {
+                    return Long.parseLong(lines.get(i + 1).split(" ")[at]);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // not Linux, or not readable: said as -1
+        }
+        return -1;
     }
 
     static String loadAverage() {

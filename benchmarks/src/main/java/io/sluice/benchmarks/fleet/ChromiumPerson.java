@@ -12,7 +12,12 @@ import java.net.http.WebSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -20,6 +25,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 
 /**
  * A real headless Chromium (Debian's {@code /usr/bin/chromium}, started once with the flags this machine needs, as
@@ -97,6 +103,7 @@ final class ChromiumPerson implements Person {
             ChromiumPerson person = new ChromiumPerson(front, process, socket);
             listener.person = person;
             person.call("Page.enable", Map.of(), 30_000);
+            person.call("Network.enable", Map.of(), 30_000);
             return person;
         } catch (Exception | Error e) {
             process.destroyForcibly();
@@ -123,8 +130,8 @@ final class ChromiumPerson implements Person {
         events.clear();
         long start = System.nanoTime();
         long deadline = start + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-        int interstitials = 0;
         String note = "no load event within " + timeoutMillis + " ms";
+        Requests requests = new Requests();
         try {
             JsonNode navigated = call("Page.navigate", Map.of("url", front.resolve(path).toString()),
                     timeoutMillis);
@@ -138,6 +145,7 @@ final class ChromiumPerson implements Person {
                     break;
                 }
                 if (!"Page.loadEventFired".equals(event.path("method").asText())) {
+                    requests.on(event);
                     continue;
                 }
                 long loaded = event.path("receivedNanos").asLong();
@@ -146,25 +154,25 @@ final class ChromiumPerson implements Person {
                     continue; // the interstitial has already moved on: its page's load event is to come
                 }
                 if (state.path("c").asBoolean()) {
-                    interstitials++;
-                    continue;
+                    continue; // the interstitial, still working
                 }
                 String title = state.path("t").asText();
                 boolean assets = state.path("i").asInt() == PageSite.ASSETS - 4 && state.path("j").asInt() == 2
                         && state.path("y").asInt() == 2;
                 boolean ok = title.startsWith("Page ") && assets;
-                return new Load(start, TimeUnit.NANOSECONDS.toMillis(loaded - start), ok, interstitials,
-                        ok ? "" : "ended on \"" + title + "\", assets " + state);
+                return new Load(start, TimeUnit.NANOSECONDS.toMillis(loaded - start), ok, requests.interstitials,
+                        (ok ? "" : "ended on \"" + title + "\", assets " + state + "; ") + requests);
             }
         } catch (IOException e) {
             note = e.toString();
         }
+        note += "; " + requests;
         try {
             call("Page.stopLoading", Map.of(), 5_000);
         } catch (IOException e) {
             // the next load navigates anyway
         }
-        return new Load(start, millisSince(start), false, interstitials, note);
+        return new Load(start, millisSince(start), false, requests.interstitials, note);
     }
 
     /** The page's state as {@link #STATE} reads it, or null when the page went away meanwhile. */
@@ -240,6 +248,61 @@ final class ChromiumPerson implements Person {
         } catch (InterruptedException e) {
             process.destroyForcibly();
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The requests of one load, from the DevTools protocol's network events: what each answered and took. */
+    private static final class Requests {
+        private final Map<String, String> urls = new HashMap<>();
+        private final Map<String, Double> started = new HashMap<>();
+        private final Map<String, String> statuses = new HashMap<>();
+        private final List<String[]> done = new ArrayList<>(); // path, status, millis
+        /** Pages answered 403 with a document: the interstitial (its script moves on before it can be read). */
+        int interstitials;
+
+        void on(JsonNode event) {
+            JsonNode params = event.path("params");
+            String id = params.path("requestId").asText();
+            double at = params.path("timestamp").asDouble();
+            switch (event.path("method").asText()) {
+                case "Network.requestWillBeSent" -> {
+                    if (params.has("redirectResponse")) {
+                        finish(id, params.path("redirectResponse").path("status").asText(), at);
+                    }
+                    urls.put(id, URI.create(params.path("request").path("url").asText()).getPath());
+                    started.put(id, at);
+                }
+                case "Network.responseReceived" -> {
+                    int status = params.path("response").path("status").asInt();
+                    statuses.put(id, Integer.toString(status));
+                    if (status == 403 && "Document".equals(params.path("type").asText())) {
+                        interstitials++;
+                    }
+                }
+                case "Network.loadingFinished" -> finish(id, statuses.getOrDefault(id, "?"), at);
+                case "Network.loadingFailed" -> finish(id, "failed " + params.path("errorText").asText(), at);
+                default -> { }
+            }
+        }
+
+        private void finish(String id, String status, double at) {
+            Double from = started.remove(id);
+            if (from != null) {
+                done.add(new String[] {urls.get(id), status, Long.toString(Math.round((at - from) * 1000))});
+            }
+        }
+
+        /** How many requests, their statuses, and the three slowest. */
+        @Override
+        public String toString() {
+            Map<String, Integer> counts = new TreeMap<>();
+            done.forEach(request -> counts.merge(request[1], 1, Integer::sum));
+            String slowest = done.stream().sorted(Comparator.comparingLong((String[] r) -> Long.parseLong(r[2]))
+                    .reversed()).limit(3).map(r -> r[0] + " " + r[2] + " ms (" + r[1] + ")")
+                    .collect(Collectors.joining(", "));
+            return done.size() + " requests " + counts + (started.isEmpty() ? "" : ", " + started.size()
+                    + " unanswered " + started.keySet().stream().map(urls::get).limit(3).toList())
+                    + "; slowest " + slowest;
         }
     }
 

@@ -6,10 +6,13 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -58,9 +61,31 @@ final class Fleet implements AutoCloseable {
         final LongAdder otherAnswers = new LongAdder();
         final LongAdder errors = new LongAdder();
         final Map<Integer, LongAdder> statuses = new ConcurrentHashMap<>();
+        /** How long each answer took, in microseconds, in the order they came (the first {@code length}). */
+        private final long[] micros = new long[1 << 20];
+        private final AtomicInteger answered = new AtomicInteger();
 
         void status(int code) {
             statuses.computeIfAbsent(code, c -> new LongAdder()).increment();
+        }
+
+        void took(long nanos) {
+            int at = answered.getAndIncrement();
+            if (at < micros.length) {
+                micros[at] = nanos / 1_000;
+            }
+        }
+
+        /** The answers' times in milliseconds at the given quantiles (nearest rank), or zeros when none came. */
+        double[] answerMillis(double... quantiles) {
+            long[] sorted = Arrays.copyOf(micros, Math.min(micros.length, answered.get()));
+            Arrays.sort(sorted);
+            double[] at = new double[quantiles.length];
+            for (int i = 0; i < quantiles.length && sorted.length > 0; i++) {
+                int rank = (int) Math.ceil(quantiles[i] * sorted.length);
+                at[i] = sorted[Math.max(0, Math.min(sorted.length, rank) - 1)] / 1000.0;
+            }
+            return at;
         }
     }
 
@@ -71,6 +96,8 @@ final class Fleet implements AutoCloseable {
     private final Counts counts = new Counts();
     private final List<Thread> threads = new ArrayList<>();
     private final List<Http1> connections = new ArrayList<>();
+    private final CountDownLatch go = new CountDownLatch(1);
+    private volatile long goAt;
     private volatile boolean running = true;
 
     private Fleet(InetSocketAddress front, Mode mode, long intervalMillis, int timeoutMillis) {
@@ -80,9 +107,12 @@ final class Fleet implements AutoCloseable {
         this.timeoutMillis = timeoutMillis;
     }
 
-    /** Starts the fleet: every address's thread, each asking for its first page within one interval. */
-    static Fleet start(InetSocketAddress front, Mode mode, int networks, int perNetwork, long intervalMillis,
-                       int timeoutMillis, long seed) throws UnknownHostException {
+    /**
+     * Readies the fleet: every address's thread started, waiting for {@link #go} (starting a thousand threads takes
+     * seconds on a busy machine, which would otherwise be the attack's first seconds).
+     */
+    static Fleet prepare(InetSocketAddress front, Mode mode, int networks, int perNetwork, long intervalMillis,
+                         int timeoutMillis, long seed) throws UnknownHostException {
         Fleet fleet = new Fleet(front, mode, intervalMillis, timeoutMillis);
         Random random = new Random(seed);
         int total = networks * perNetwork;
@@ -96,7 +126,6 @@ final class Fleet implements AutoCloseable {
             offsets[i] = offsets[j];
             offsets[j] = swap;
         }
-        long start = System.currentTimeMillis();
         for (int n = 0; n < networks; n++) {
             Network network = new Network(USER_AGENTS[n % USER_AGENTS.length]);
             for (int a = 0; a < perNetwork; a++) {
@@ -104,14 +133,20 @@ final class Fleet implements AutoCloseable {
                 InetAddress local = InetAddress.getByAddress(new byte[] {127, 1, (byte) n, (byte) (a + 1)});
                 Http1 connection = new Http1(local, front, timeoutMillis);
                 fleet.connections.add(connection);
-                Thread thread = new Thread(null, () -> fleet.browse(index, network, connection,
-                        start + offsets[index]), "fleet-" + local.getHostAddress(), 256 * 1024);
+                Thread thread = new Thread(null, () -> fleet.browse(index, network, connection, offsets[index]),
+                        "fleet-" + local.getHostAddress(), 256 * 1024);
                 thread.setDaemon(true);
                 fleet.threads.add(thread);
             }
         }
         fleet.threads.forEach(Thread::start);
         return fleet;
+    }
+
+    /** Lets every address go: each asks for its first page within one interval from now. */
+    void go() {
+        goAt = System.currentTimeMillis();
+        go.countDown();
     }
 
     Counts counts() {
@@ -129,11 +164,12 @@ final class Fleet implements AutoCloseable {
         }
     }
 
-    private void browse(int index, Network network, Http1 connection, long firstAt) {
+    private void browse(int index, Network network, Http1 connection, long offsetMillis) {
         String ownPass = null;
         long page = 0;
         try {
-            sleepUntil(firstAt);
+            go.await();
+            sleepUntil(goAt + offsetMillis);
             while (running) {
                 String path = "/articles/" + index + "-" + page++;
                 try {
@@ -153,8 +189,9 @@ final class Fleet implements AutoCloseable {
     /** Asks for one page as the mode says; answers the address's own pass afterwards. */
     private String fetch(String path, Network network, Http1 connection, String ownPass) throws IOException {
         String pass = mode == Mode.SHARED_PASS ? shared(network) : ownPass;
+        long asked = System.nanoTime();
         Http1.Answer answer = connection.get(path, network.userAgent, cookie(pass));
-        count(answer);
+        count(answer, asked);
         Challenge challenge = answer.status() == 403 ? Challenge.of(answer.body()) : null;
         if (challenge == null || mode == Mode.PLAIN) {
             return ownPass;
@@ -173,7 +210,8 @@ final class Fleet implements AutoCloseable {
             minted = mint(challenge, network, connection);
         }
         if (minted != null && running) {
-            count(connection.get(path, network.userAgent, cookie(minted)));
+            long again = System.nanoTime();
+            count(connection.get(path, network.userAgent, cookie(minted)), again);
         }
         return mode == Mode.PASS_PER_ADDRESS ? minted : ownPass;
     }
@@ -198,10 +236,11 @@ final class Fleet implements AutoCloseable {
         }
     }
 
-    private void count(Http1.Answer answer) {
+    private void count(Http1.Answer answer, long askedNanos) {
         if (!running) {
             return;
         }
+        counts.took(System.nanoTime() - askedNanos);
         counts.requests.increment();
         counts.status(answer.status());
         if (answer.status() == 200 && answer.body().contains("<title>Page ")) {
@@ -230,9 +269,13 @@ final class Fleet implements AutoCloseable {
         running = false;
         connections.forEach(Http1::close);
         threads.forEach(Thread::interrupt);
+        long deadline = System.nanoTime() + 5_000_000_000L; // the rest are daemons, and count nothing more
         try {
             for (Thread thread : threads) {
-                thread.join(5_000);
+                long left = (deadline - System.nanoTime()) / 1_000_000;
+                if (left > 0) {
+                    thread.join(left);
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -100,6 +100,11 @@ public final class PageSite implements AutoCloseable {
         return sum(renderer.fleet, from, to);
     }
 
+    /** Pages the fleet asked for that reached the site in the buckets {@code [from, to)}, served or not. */
+    public long fleetArrivals(int from, int to) {
+        return sum(renderer.fleetArrivals, from, to);
+    }
+
     /** Pages served to anyone else (the person) in the buckets {@code [from, to)}. */
     public long otherPages(int from, int to) {
         return sum(renderer.others, from, to);
@@ -131,6 +136,7 @@ public final class PageSite implements AutoCloseable {
         private final Random random;
         private final AtomicInteger inHand = new AtomicInteger();
         private final AtomicLongArray fleet = new AtomicLongArray(BUCKETS);
+        private final AtomicLongArray fleetArrivals = new AtomicLongArray(BUCKETS);
         private final AtomicLongArray others = new AtomicLongArray(BUCKETS);
         // Guarded by this.
         private final Deque<Runnable> waiting = new ArrayDeque<>();
@@ -153,6 +159,9 @@ public final class PageSite implements AutoCloseable {
                 return true;
             }
             boolean fromFleet = fromFleet(request.getHeaders().get("X-Forwarded-For"));
+            if (fromFleet) {
+                fleetArrivals.incrementAndGet(bucket(System.nanoTime()));
+            }
             inHand.incrementAndGet();
             Runnable render = () -> request.getComponents().getScheduler().schedule(() -> {
                 (fromFleet ? fleet : others).incrementAndGet(bucket(System.nanoTime()));

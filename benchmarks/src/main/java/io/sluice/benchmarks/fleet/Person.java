@@ -11,7 +11,7 @@ interface Person extends AutoCloseable {
      * @param millis        how long it took, until loaded or given up
      * @param ok            the page and its {@value PageSite#ASSETS} assets loaded
      * @param interstitials interstitials met on the way (the browser check asked)
-     * @param note          why it failed, or empty
+     * @param note          why it failed, and what it can say of its requests (statuses, the slowest)
      */
     record Load(long startNanos, long millis, boolean ok, int interstitials, String note) {
     }
