@@ -89,11 +89,12 @@ public final class BrowserFleetRun {
             System.out.printf("site: %s, %d workers, render time log-normal mean %.0f ms sigma %.2f: %.0f pages/s%n",
                     site.uri(), settings.workers, settings.renderMillis, settings.sigma, site.capacity());
             System.out.printf("Sluice: %s, default policy: browser check %s, difficulty %d bits, pressure at %d in "
-                    + "flight, per pass %d in %d s, per /24 without a pass %d in %d s%n", sluice.frontUri(),
-                    check.mode(), check.difficulty(), check.pressureInFlight() > 0 ? check.pressureInFlight()
-                            : 2 * sluice.engine().policy().load().maxActive(), check.perPass().maxHits(),
-                    check.perPass().windowSeconds(), check.networks().withoutPass().maxHits(),
-                    check.networks().withoutPass().windowSeconds());
+                    + "flight, per pass %d in %d s, per /24 %d in %d s without a pass and %d in %d s on passes%n",
+                    sluice.frontUri(), check.mode(), check.difficulty(), check.pressureInFlight() > 0
+                            ? check.pressureInFlight() : 2 * sluice.engine().policy().load().maxActive(),
+                    check.perPass().maxHits(), check.perPass().windowSeconds(),
+                    check.networks().withoutPass().maxHits(), check.networks().withoutPass().windowSeconds(),
+                    check.networks().withPass().maxHits(), check.networks().withPass().windowSeconds());
             System.out.printf("person: %s, a page and its %d assets every %d ms%n", person.describe(),
                     PageSite.ASSETS, settings.everyMillis);
             InetSocketAddress front = new InetSocketAddress("127.0.0.1", sluice.frontUri().getPort());

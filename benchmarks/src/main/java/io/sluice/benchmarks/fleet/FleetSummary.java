@@ -63,10 +63,11 @@ public final class FleetSummary {
         if (values.length == 0) {
             return null;
         }
+        boolean decimals = runs.stream().anyMatch(fields -> column < fields.length && fields[column].contains("."));
         int n = values.length;
         double median = n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-        return n == 1 ? number(median) : number(median) + " [" + number(values[0]) + "-" + number(values[n - 1])
-                + "]";
+        return n == 1 ? number(median, decimals) : number(median, decimals) + " [" + number(values[0], decimals) + "-"
+                + number(values[n - 1], decimals) + "]";
     }
 
     private static boolean numeric(String text) {
@@ -78,10 +79,7 @@ public final class FleetSummary {
         }
     }
 
-    private static String number(double value) {
-        if (value == Math.rint(value) && Math.abs(value) < 1e15) {
-            return Long.toString((long) value);
-        }
-        return String.format(Locale.ROOT, "%.1f", value);
+    private static String number(double value, boolean decimals) {
+        return String.format(Locale.ROOT, decimals ? "%.1f" : "%.0f", value);
     }
 }
