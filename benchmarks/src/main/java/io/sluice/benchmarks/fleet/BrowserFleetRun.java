@@ -242,7 +242,7 @@ public final class BrowserFleetRun {
         Person.Load first = loads.isEmpty() ? null : loads.get(0);
         List<Person.Load> later = loads.isEmpty() ? List.of() : loads.subList(1, loads.size());
         long laterP99 = percentile(later, 0.99);
-        if (first != null) {
+        if (first != null && !first.note().isEmpty()) {
             System.out.printf("person's first load: %s%n", first.note());
         }
         System.out.printf("person: %d loads, %d failed%s; first %s ms (%s interstitial%s), later p50 %d ms, p99 %d ms, "
