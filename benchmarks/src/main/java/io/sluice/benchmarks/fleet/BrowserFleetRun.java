@@ -40,13 +40,17 @@ import java.util.stream.Collectors;
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.sluice.benchmarks.fleet.BrowserFleetRun \
  *      [--person chromium|java] [--warmup 15] [--quiet 60] [--attack 60] [--solving 45] [--fleets plain,shared,each] \
- *      [--networks 20] [--per-network 50] [--interval-ms 2500] [--workers 8] [--render-ms 100] [--sigma 0.8]
+ *      [--networks 20] [--per-network 50] [--interval-ms 2500] [--workers 8] [--render-ms 100] [--sigma 0.8] \
+ *      [--policy policy.json]
  * </pre>
+ *
+ * {@code --policy} starts Sluice on another policy than the default (the file's, as {@code --policy} of the server):
+ * for what-if runs only, since issue 46's goals are the default policy's.
  */
 public final class BrowserFleetRun {
     private static final List<String> OPTIONS = List.of("person", "warmup", "quiet", "attack", "solving", "fleets",
             "networks", "per-network", "interval-ms", "workers", "render-ms", "sigma", "every-ms", "load-timeout-ms",
-            "drain", "seed");
+            "drain", "seed", "policy");
     /** Issue 46's goals. */
     static final double FLEET_SHARE_GOAL = 0.05;
     static final double SOLVING_SHARE_GOAL = 0.10;
@@ -81,16 +85,17 @@ public final class BrowserFleetRun {
                 Runtime.getRuntime().availableProcessors(), loadAverage(), System.getProperty("java.version"), dir);
         try (PageSite site = PageSite.start(settings.workers, settings.renderMillis, settings.sigma, settings.seed);
              SluiceServer sluice = SluiceServer.start(new ServerConfig(new HostPort("127.0.0.1", 0), site.uri(),
-                     new HostPort("127.0.0.1", 0), dir.resolve("state"), null, false, false, null,
+                     new HostPort("127.0.0.1", 0), dir.resolve("state"), settings.policy, false, false, null,
                      ServerConfig.DEFAULT_UPSTREAM_TIMEOUT, null));
              Person person = "java".equals(settings.person) ? new JavaPerson(sluice.frontUri())
                      : ChromiumPerson.start(sluice.frontUri(), dir)) {
             BrowserCheck check = sluice.engine().policy().browserCheck();
             System.out.printf("site: %s, %d workers, render time log-normal mean %.0f ms sigma %.2f: %.0f pages/s%n",
                     site.uri(), settings.workers, settings.renderMillis, settings.sigma, site.capacity());
-            System.out.printf("Sluice: %s, default policy: browser check %s, difficulty %d bits, pressure at %d in "
+            System.out.printf("Sluice: %s, %s: browser check %s, difficulty %d bits, pressure at %d in "
                     + "flight, per pass %d in %d s, per /24 %d in %d s without a pass and %d in %d s on passes%n",
-                    sluice.frontUri(), check.mode(), check.difficulty(), check.pressureInFlight() > 0
+                    sluice.frontUri(), settings.policy == null ? "default policy" : "policy " + settings.policy,
+                    check.mode(), check.difficulty(), check.pressureInFlight() > 0
                             ? check.pressureInFlight() : 2 * sluice.engine().policy().load().maxActive(),
                     check.perPass().maxHits(), check.perPass().windowSeconds(),
                     check.networks().withoutPass().maxHits(), check.networks().withoutPass().windowSeconds(),
@@ -376,6 +381,7 @@ public final class BrowserFleetRun {
         final long loadTimeoutMillis;
         final int drainSeconds;
         final long seed;
+        final Path policy;
 
         Settings(RunOptions options) {
             person = options.text("person", "chromium");
@@ -394,6 +400,7 @@ public final class BrowserFleetRun {
             loadTimeoutMillis = options.integer("load-timeout-ms", 30_000);
             drainSeconds = options.integer("drain", 40);
             seed = options.integer("seed", 46);
+            policy = options.path("policy", null);
         }
     }
 }
