@@ -16,8 +16,9 @@ import java.util.Map;
 /**
  * The command line of the governor runs: {@code --name value} pairs, and where the permit API is: a Sluice of
  * their own (on free ports, a fresh state directory) unless {@code --admin} and {@code --token-file} name one.
+ * Other runs read their {@code --name value} pairs with it too ({@link #of}).
  */
-final class RunOptions {
+public final class RunOptions {
     /** A run against the permit API at {@code admin}; {@code sluice} is null when it is not this JVM's. */
     interface Run<T> {
         T run(URI admin, String workerToken, SluiceServer sluice) throws Exception;
@@ -34,6 +35,11 @@ final class RunOptions {
         List<String> known = new ArrayList<>(List.of(names));
         known.add("admin");
         known.add("token-file");
+        return of(args, known);
+    }
+
+    /** {@code --name value} pairs of the options {@code known} (without the dashes); any other is an error. */
+    public static RunOptions of(String[] args, List<String> known) {
         Map<String, String> values = new HashMap<>();
         for (int i = 0; i < args.length; i += 2) {
             String name = args[i].startsWith("--") ? args[i].substring(2) : args[i];
@@ -46,16 +52,20 @@ final class RunOptions {
         return new RunOptions(values);
     }
 
-    int integer(String name, int otherwise) {
+    public int integer(String name, int otherwise) {
         return values.containsKey(name) ? Integer.parseInt(values.get(name)) : otherwise;
     }
 
-    double number(String name, double otherwise) {
+    public double number(String name, double otherwise) {
         return values.containsKey(name) ? Double.parseDouble(values.get(name)) : otherwise;
     }
 
-    Path path(String name, Path otherwise) {
+    public Path path(String name, Path otherwise) {
         return values.containsKey(name) ? Path.of(values.get(name)) : otherwise;
+    }
+
+    public String text(String name, String otherwise) {
+        return values.getOrDefault(name, otherwise);
     }
 
     /** Runs {@code run} against {@code --admin} with {@code --token-file}'s token, or against a Sluice of its own. */
