@@ -41,8 +41,8 @@ class FleetPartsTest {
         Http1.Answer set = new Http1.Answer(303, List.of(new String[] {"set-cookie", "other=1; Path=/"},
                 new String[] {"set-cookie", "sluice_pass=abc.def; Path=/; Max-Age=60; HttpOnly"},
                 new String[] {"location", "/a"}), "");
-        Http1.Answer cleared = new Http1.Answer(403, List.<String[]>of(new String[] {"set-cookie",
-                "sluice_pass=; Path=/; Max-Age=0"}), "");
+        String[] clearing = {"set-cookie", "sluice_pass=; Path=/; Max-Age=0"};
+        Http1.Answer cleared = new Http1.Answer(403, List.<String[]>of(clearing), "");
 
         assertThat(set.cookie(BrowserPasses.COOKIE)).isEqualTo("abc.def");
         assertThat(set.header("location")).isEqualTo("/a");
