@@ -210,6 +210,7 @@ class ClusterGovernorTest {
         // A report judged by its node alone (a missed deadline) cuts that node's copy only, until its next answer
         // from the cluster: read each node's view once it has one.
         await(() -> Math.abs(view(a).get("rate").asDouble() - 8.0) < 1e-9, "web-1's view of the rate");
+        await(() -> Math.abs(view(b).get("rate").asDouble() - 8.0) < 1e-9, "web-2's view of the rate");
         JsonNode onB = view(b);
 
         assertThat(judged).as("the cluster heard the burst").contains("CLUSTER");
