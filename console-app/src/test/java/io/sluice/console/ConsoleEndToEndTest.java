@@ -46,8 +46,8 @@ import org.testfx.util.WaitForAsyncUtils;
 /** The console's shell and rooms against a real embedded front end with traffic, through the admin API only. */
 @ExtendWith(ApplicationExtension.class)
 class ConsoleEndToEndTest {
-    /** The longest a step waits: a snapshot's round trip, which a loaded CI machine has stretched past 10 s. */
-    private static final long WAIT_SECONDS = 30;
+    /** The longest a step waits, in seconds: a snapshot's round trip, which a loaded CI machine has stretched past 10 s. */
+    private static final long WAIT = 30;
 
     @TempDir
     static Path state;
@@ -93,27 +93,27 @@ class ConsoleEndToEndTest {
 
         robot.clickOn("#banIp");
 
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> server.engine().policy().bans().stream()
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> server.engine().policy().bans().stream()
                 .anyMatch(b -> b.type() == BanType.IP && b.value().equals("127.0.0.66")));
         assertThat(server.engine().policy().bans().get(0).author()).isEqualTo("tester");
         // Its requests turn into refusals: the heatmap row says BANNED once the next snapshot arrives.
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> rowStatus("127.0.0.66").equals("BANNED"));
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> rowStatus("127.0.0.66").equals("BANNED"));
         // And the ban is a mark on the rate chart's time axis, where its effect shows.
         // (read on the FX thread, which draws the marks; a chart lays its marks out a pulse after they arrive)
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> onFx(() -> live.visibleMarks().stream()
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> onFx(() -> live.visibleMarks().stream()
                 .anyMatch(m -> m.kind() == AuditMark.Kind.BAN && m.detail().contains("127.0.0.66"))));
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> onFx(() -> {
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> onFx(() -> {
             var lines = robot.lookup("#rateChart .audit-mark.ban").queryAllAs(Line.class);
             return !lines.isEmpty() && lines.stream().allMatch(Line::isVisible);
         }));
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> onFx(() -> robot
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> onFx(() -> robot
                 .lookup("#refusedChart .audit-mark-label.ban").queryAllAs(Label.class).stream()
                 .anyMatch(label -> label.getText().contains("ban"))));
     }
 
     @Test
     void loadIsShownAsBarsAgainstItsLimits(FxRobot robot) throws Exception {
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> robot.lookup("#inFlightLabel").queryAs(Label.class)
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> robot.lookup("#inFlightLabel").queryAs(Label.class)
                 .getText().endsWith("/ 15"));
         assertThat(robot.lookup("#waitingLabel").queryAs(Label.class).getText()).endsWith("/ 10");
         assertThat(robot.lookup("#inFlightBar").queryAs(ProgressBar.class).getStyleClass())
@@ -125,27 +125,27 @@ class ConsoleEndToEndTest {
         robot.clickOn("#pauseButton");
         robot.clickOn("#confirmPause");
 
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> server.engine().policy().pause().all());
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> robot.lookup("#pauseBanner").queryAs(Label.class)
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> server.engine().policy().pause().all());
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> robot.lookup("#pauseBanner").queryAs(Label.class)
                 .isVisible());
         assertThat(robot.lookup("#pauseBanner").queryAs(Label.class).getText()).isEqualTo("SERVICE PAUSED");
         // Read on the FX thread, which redraws the marks (read from here, the list can change under the loop).
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> onFx(() -> live.visibleMarks().stream()
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> onFx(() -> live.visibleMarks().stream()
                 .anyMatch(m -> m.kind() == AuditMark.Kind.PAUSE)));
 
         robot.clickOn("#resumeButton");
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> !server.engine().policy().pause().all());
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> !server.engine().policy().pause().all());
     }
 
     @Test
     void aLimitEditedInTheFormChangesTheServersPolicyAndABadValueIsShownByItsField(FxRobot robot)
             throws Exception {
         robot.clickOn("#limits");
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> "10".equals(text(robot, "hitStack-maxHits")));
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> "10".equals(text(robot, "hitStack-maxHits")));
 
         robot.interact(() -> robot.lookup("#hitStack-maxHits").queryAs(TextField.class).setText("0"));
         robot.clickOn("#applyLimits");
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> !robot.lookup("#hitStack-maxHits-error")
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> !robot.lookup("#hitStack-maxHits-error")
                 .queryAs(Label.class).getText().isEmpty());
         assertThat(robot.lookup("#hitStack-maxHits-error").queryAs(Label.class).getText())
                 .contains("between 1 and");
@@ -153,15 +153,15 @@ class ConsoleEndToEndTest {
 
         robot.interact(() -> robot.lookup("#hitStack-maxHits").queryAs(TextField.class).setText("25"));
         robot.clickOn("#applyLimits");
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> server.engine().policy().hitStack().maxHits() == 25);
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> robot.lookup("#limitsStatus").queryAs(Label.class)
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> server.engine().policy().hitStack().maxHits() == 25);
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> robot.lookup("#limitsStatus").queryAs(Label.class)
                 .getText().startsWith("Applied: policy version"));
     }
 
     @Test
     void aRouteAddedInTheFormIsAppliedAndAPathTheServerRefusesIsShownInItsCell(FxRobot robot) throws Exception {
         robot.clickOn("#limits");
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> "0".equals(text(robot, "routes-0-weight")));
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> "0".equals(text(robot, "routes-0-weight")));
 
         robot.interact(() -> robot.lookup("#routes-add").queryButton().fire());
         robot.interact(() -> {
@@ -171,33 +171,33 @@ class ConsoleEndToEndTest {
             robot.lookup("#routes-1-limits").queryAs(TextField.class).setText("5, 60");
         });
         robot.interact(() -> robot.lookup("#applyLimits").queryButton().fire());
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> robot.lookup("#routes-1-path-error")
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> robot.lookup("#routes-1-path-error")
                 .queryAs(Label.class).getText().contains("starts with '/'"));
         assertThat(server.engine().policy().routes()).isEqualTo(Route.DEFAULTS);
 
         robot.interact(() -> robot.lookup("#routes-1-path").queryAs(TextField.class).setText("/search"));
         robot.interact(() -> robot.lookup("#applyLimits").queryButton().fire());
 
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> server.engine().policy().routes().size() == 2);
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> server.engine().policy().routes().size() == 2);
         Route search = server.engine().policy().routes().get(1);
         assertThat(search.path()).isEqualTo("/search");
         assertThat(search.weight()).isEqualTo(3);
         assertThat(search.limits()).isEqualTo(new Policy.HitStack(60, 5));
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> robot.lookup("#routes-1-path-error")
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> robot.lookup("#routes-1-path-error")
                 .queryAs(Label.class).getText().isEmpty());
     }
 
     @Test
     void aConflictWithAnotherOperatorIsExplained(FxRobot robot) throws Exception {
         robot.clickOn("#limits");
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> "10".equals(text(robot, "hitStack-maxHits")));
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> "10".equals(text(robot, "hitStack-maxHits")));
         // Someone else changes the same field meanwhile (a change of another field would be merged).
         server.engine().updatePolicy(p -> p.withHitStack(new Policy.HitStack(15, 12)));
 
         robot.interact(() -> robot.lookup("#hitStack-maxHits").queryAs(TextField.class).setText("30"));
         robot.clickOn("#applyLimits");
 
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> robot.lookup("#limitsStatus").queryAs(Label.class)
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> robot.lookup("#limitsStatus").queryAs(Label.class)
                 .getText().startsWith("Someone else changed the policy"));
         assertThat(server.engine().policy().hitStack().maxHits()).isEqualTo(12);
     }
@@ -207,18 +207,18 @@ class ConsoleEndToEndTest {
         server.engine().updatePolicy(p -> p.withBans(List.of(new Ban("b1", BanType.AGENT,
                 "HTTrack", "site copier", "alice", Instant.now(), null))));
         robot.clickOn("#bans");
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> !robot.lookup("#banList").queryListView().getItems()
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> !robot.lookup("#banList").queryListView().getItems()
                 .isEmpty());
 
         // The list view keeps spare cells out of the scene; the ban's Unban is the one shown.
         // (found and pressed on the FX thread in one go: a cell found from here can be recycled before the click)
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> onFx(() -> robot.lookup("#banList .unban")
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> onFx(() -> robot.lookup("#banList .unban")
                 .match(n -> n.getScene() != null && n.isVisible()).tryQuery().isPresent()));
         robot.interact(() -> robot.lookup("#banList .unban").match(n -> n.getScene() != null && n.isVisible())
                 .queryButton().fire());
 
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> server.engine().policy().bans().isEmpty());
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> robot.lookup("#bansResult").queryAs(Label.class)
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> server.engine().policy().bans().isEmpty());
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> robot.lookup("#bansResult").queryAs(Label.class)
                 .getText().equals("Unbanned HTTrack"));
     }
 
@@ -228,33 +228,33 @@ class ConsoleEndToEndTest {
             server.governor().report(Feedback.of("down.example", 503, 20));
         }
         robot.clickOn("#domains");
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> !robot.lookup("#domainAlerts")
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> !robot.lookup("#domainAlerts")
                 .queryListView().getItems().isEmpty());
         assertThat(robot.lookup("#domainAlerts").queryListView().getItems().get(0).toString())
                 .contains("down.example", "20 errors in a row");
 
         // The table is redrawn from every snapshot, so a cell found now may be gone or show another domain by
         // the time the pointer reaches it: click until the details show the domain
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> {
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> {
             domainCell(robot, "down.example").ifPresent(cell -> robot.clickOn(cell));
             return robot.lookup("#selectedDomain").queryAs(Label.class).getText().startsWith("down.example");
         });
         WaitForAsyncUtils.waitFor(5, TimeUnit.SECONDS, () -> !robot.lookup("#reviveDomain").queryButton()
                 .isDisabled());
         robot.clickOn("#reviveDomain");
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> !server.governor().domain("down.example")
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> !server.governor().domain("down.example")
                 .orElseThrow().givenUp());
 
         robot.clickOn("#domainMinDelay").write("10");
         robot.clickOn("#setDomainMinDelay");
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> server.governor().domain("down.example")
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> server.governor().domain("down.example")
                 .orElseThrow().minDelayMillis() == 10_000);
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> robot.lookup("#domainActionResult")
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> robot.lookup("#domainActionResult")
                 .queryAs(Label.class).getText().equals("Minimum delay set: down.example"));
 
         robot.interact(() -> robot.lookup("#domainRate").queryAs(TextField.class).setText("fast"));
         robot.clickOn("#setDomainRate");
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> robot.lookup("#domainActionResult")
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> robot.lookup("#domainActionResult")
                 .queryAs(Label.class).getText().contains("requests per second"));
         assertThat(server.state().audit().newestFirst(5).get(0).action()).isEqualTo("domain.min-delay");
     }
@@ -264,7 +264,7 @@ class ConsoleEndToEndTest {
         server.engine().updatePolicy(p -> p.withHitStack(new Policy.HitStack(15, 12)));
         new AdminClient(server.adminUri(), server.adminToken(), "tester").pause(true, null);
         robot.clickOn("#audit");
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> !robot.lookup("#auditList").queryListView()
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> !robot.lookup("#auditList").queryListView()
                 .getItems().isEmpty());
 
         robot.interact(() -> robot.lookup("#auditList").queryListView().getSelectionModel().select(0));

@@ -47,8 +47,8 @@ import org.testfx.util.WaitForAsyncUtils;
  */
 @ExtendWith(ApplicationExtension.class)
 class NetworksEndToEndTest {
-    /** The longest a step waits: a snapshot's round trip, which a loaded CI machine has stretched past 10 s. */
-    private static final long WAIT_SECONDS = 30;
+    /** The longest a step waits, in seconds: a snapshot's round trip, which a loaded CI machine has stretched past 10 s. */
+    private static final long WAIT = 30;
 
     private static final String FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
     private static final int NETWORKS = 10;
@@ -123,7 +123,7 @@ class NetworksEndToEndTest {
         TableView<NetworksViewModel.Row> table = robot.lookup("#networksTable").queryTableView();
         // the whole fleet: a snapshot taken while its last requests were still coming shows the busiest network short
         long fleetHits = (long) HOSTS * NETWORKS * (NETWORKS + 1) / 2;
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> onFx(() -> table.getItems().size() == NETWORKS
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> onFx(() -> table.getItems().size() == NETWORKS
                 && table.getItems().stream().mapToLong(row -> row.network().hits()).sum() == fleetHits));
         List<NetworksViewModel.Row> rows = onFx(() -> List.copyOf(table.getItems()));
         assertThat(rows).extracting(NetworksViewModel.Row::cidr).containsExactly("127.0.10.0/24", "127.0.9.0/24",
@@ -151,7 +151,7 @@ class NetworksEndToEndTest {
         fleet(false);
         robot.interact(live::showNetworks);
         TableView<NetworksViewModel.Row> table = robot.lookup("#networksTable").queryTableView();
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> onFx(() -> table.getItems().size() == NETWORKS));
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> onFx(() -> table.getItems().size() == NETWORKS));
         // from the keyboard: the table's first row (ranked by cost), then the ban's shortcut
         robot.clickOn("#networksTable");
         robot.interact(() -> table.getSelectionModel().clearSelection());
@@ -160,7 +160,7 @@ class NetworksEndToEndTest {
         String member = cidr.replace("0/24", "99"); // an address of the network that sent nothing yet
         robot.press(KeyCode.CONTROL, KeyCode.SHIFT, KeyCode.N).release(KeyCode.N, KeyCode.SHIFT, KeyCode.CONTROL);
 
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> server.engine().policy().bans().stream()
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> server.engine().policy().bans().stream()
                 .anyMatch(b -> b.type() == BanType.IP && b.value().equals(cidr)));
         assertThat(get(member)).as("its next request").isEqualTo(403);
         assertThat(get("127.0.0.99")).as("another network").isEqualTo(200);
@@ -171,14 +171,14 @@ class NetworksEndToEndTest {
             assertThat(entry.get("action").asText()).isEqualTo("ban.add");
             assertThat(entry.get("detail").asText()).contains(cidr);
         });
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> onFx(() -> live.visibleMarks().stream()
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> onFx(() -> live.visibleMarks().stream()
                 .anyMatch(m -> m.kind() == AuditMark.Kind.BAN && m.detail().contains(cidr))));
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> onFx(() -> "BANNED".equals(
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> onFx(() -> "BANNED".equals(
                 live.networks().model().selectedProperty().get().status())));
 
         robot.press(KeyCode.CONTROL, KeyCode.SHIFT, KeyCode.L).release(KeyCode.L, KeyCode.SHIFT, KeyCode.CONTROL);
 
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> server.engine().policy().bans().isEmpty());
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> server.engine().policy().bans().isEmpty());
         assertThat(get(member)).as("its next request, the ban lifted").isEqualTo(200);
         assertThat(admin.audit(1)).singleElement().satisfies(entry -> {
             assertThat(entry.get("operator").asText()).isEqualTo("tester");
@@ -195,7 +195,7 @@ class NetworksEndToEndTest {
         fleet(false);
         robot.interact(live::showNetworks);
         TableView<NetworksViewModel.Row> table = robot.lookup("#networksTable").queryTableView();
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> onFx(() -> table.getItems().size() == NETWORKS));
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> onFx(() -> table.getItems().size() == NETWORKS));
         robot.clickOn("#networksTable");
         robot.interact(() -> table.getSelectionModel().clearSelection());
         robot.type(KeyCode.HOME);
@@ -204,7 +204,7 @@ class NetworksEndToEndTest {
         assertThat(get(member)).as("a quiet day: not asked").isEqualTo(200);
         robot.press(KeyCode.CONTROL, KeyCode.SHIFT, KeyCode.C).release(KeyCode.C, KeyCode.SHIFT, KeyCode.CONTROL);
 
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> server.engine().policy().browserCheck()
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> server.engine().policy().browserCheck()
                 .alwaysChallenge().contains(cidr));
         assertThat(get(member.replace(".98", ".97"))).as("its next page: the interstitial").isEqualTo(403);
         assertThat(get("127.0.0.97")).as("another network").isEqualTo(200);
@@ -214,14 +214,14 @@ class NetworksEndToEndTest {
             assertThat(entry.get("action").asText()).isEqualTo("browser-check.network");
             assertThat(entry.get("detail").asText()).isEqualTo("challenge " + cidr);
         });
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> onFx(() -> live.visibleMarks().stream()
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> onFx(() -> live.visibleMarks().stream()
                 .anyMatch(m -> m.kind() == AuditMark.Kind.CHECK && m.detail().contains(cidr))));
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> onFx(() -> "CHECKED".equals(
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> onFx(() -> "CHECKED".equals(
                 live.networks().model().selectedProperty().get().status())));
 
         robot.press(KeyCode.CONTROL, KeyCode.SHIFT, KeyCode.U).release(KeyCode.U, KeyCode.SHIFT, KeyCode.CONTROL);
 
-        WaitForAsyncUtils.waitFor(WAIT_SECONDS, TimeUnit.SECONDS, () -> server.engine().policy().browserCheck()
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> server.engine().policy().browserCheck()
                 .alwaysChallenge().isEmpty());
         assertThat(get(member.replace(".98", ".96"))).as("asked no more").isEqualTo(200);
     }
