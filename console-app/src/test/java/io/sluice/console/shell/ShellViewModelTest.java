@@ -106,7 +106,7 @@ class ShellViewModelTest {
     void underPressureIsSaid() {
         ShellViewModel model = new ShellViewModel(TestSessions.offline(ui), () -> { });
         Snapshot quiet = snapshot(Policy.Pause.NONE);
-        model.apply(withCheck(quiet, new BrowserCheckCounts(BrowserCheck.Mode.ADAPTIVE, true, 40, 3, 1, 2, 9, 0,
+        model.apply(withCheck(quiet, new BrowserCheckCounts(BrowserCheck.Mode.ADAPTIVE, true, 40, 3, 1, 2, 9, 0, 0,
                 List.of())));
         assertThat(model.browserCheckProperty().get()).isEqualTo("Check adaptive, under pressure: 40 asked, 4 passed");
         assertThat(model.underPressureProperty().get()).isTrue();

@@ -133,7 +133,8 @@ final class SluiceMetrics {
         CounterWithCallback.builder().name("sluice_browser_check_total")
                 .help("The browser check's funnel since start: pages answered with the interstitial (challenged), "
                         + "passes earned (passed, passed_weak: by the no-JavaScript path), answers refused, requests "
-                        + "served on a pass, passes dropped over their limits")
+                        + "served on a pass, passes dropped over their limits, passes withheld (a right answer from a "
+                        + "network waiting out its cooldown after a drop)")
                 .labelNames("step")
                 .callback(cb -> {
                     BrowserCheckCounts check = current.browserCheck();
@@ -144,6 +145,7 @@ final class SluiceMetrics {
                         cb.call(check.answersRefused(), "refused");
                         cb.call(check.servedOnPass(), "served_on_pass");
                         cb.call(check.passesDropped(), "dropped");
+                        cb.call(check.passesWithheld(), "withheld");
                     }
                 })
                 .register(registry);
