@@ -248,6 +248,6 @@ final class BrowserGate {
     io.sluice.engine.telemetry.BrowserCheckCounts counts(BrowserCheck check, long now) {
         return new io.sluice.engine.telemetry.BrowserCheckCounts(check.mode(), underPressure(now), challenged.sum(),
                 passesEarned.sum(), weakPassesEarned.sum(), answersRefused.sum(), onPass.sum(), passesDropped.sum(),
-                passesWithheld.sum(), check.alwaysChallenge());
+                passStacks.tracked(), passesWithheld.sum(), check.alwaysChallenge());
     }
 }

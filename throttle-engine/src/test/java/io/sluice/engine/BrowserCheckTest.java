@@ -122,6 +122,7 @@ class BrowserCheckTest {
             Decision.Admit admit = admitted(engine.decide(page("192.0.2.1", "/a").withPass(pass)));
             assertThat(admit.client().pass()).isEqualTo(ClientInfo.Pass.STRONG);
             assertThat(engine.snapshot().browserCheck().servedOnPass()).isEqualTo(1);
+            assertThat(engine.snapshot().browserCheck().passesInUse()).isEqualTo(1);
         }
 
         @Test

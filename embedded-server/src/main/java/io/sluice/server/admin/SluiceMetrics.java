@@ -149,6 +149,8 @@ final class SluiceMetrics {
                     }
                 })
                 .register(registry);
+        gauge("sluice_browser_check_passes_in_use", "Passes seen lately (each pass's hit stack the engine holds)",
+                () -> current.browserCheck() == null ? 0 : current.browserCheck().passesInUse());
         gauge("sluice_browser_check_under_pressure", "1 while the browser check counts the site as under pressure "
                 + "(adaptive mode then asks every browser claim without a pass)",
                 () -> current.browserCheck() != null && current.browserCheck().underPressure() ? 1 : 0);
