@@ -108,7 +108,8 @@ class ShellViewModelTest {
         Snapshot quiet = snapshot(Policy.Pause.NONE);
         model.apply(withCheck(quiet, new BrowserCheckCounts(BrowserCheck.Mode.ADAPTIVE, true, 40, 3, 1, 2, 9, 0, 3, 0,
                 List.of())));
-        assertThat(model.browserCheckProperty().get()).isEqualTo("Check adaptive, under pressure: 40 asked, 4 passed, 3 in use");
+        assertThat(model.browserCheckProperty().get())
+                .isEqualTo("Check adaptive, under pressure: 40 asked, 4 passed, 3 in use");
         assertThat(model.underPressureProperty().get()).isTrue();
     }
 
