@@ -171,21 +171,13 @@ final class ClientRules {
     /** Rules 3-5 on the pushed hits under the limits this node applies alone, then 7 and 6. */
     <C extends AggregateLink<A>, L, A, M> Decision judge(Pushed<C, L, A, M> pushed, long now) {
         ClientStateStore<C, L> store = pushed.stores().clients();
-        ClientStateStore<A, M> addresses = pushed.stores().addresses();
         Limits limits = pushed.limits();
-        ClientInfo client = pushed.client();
-        ClientKey key = pushed.key();
-        ClientKey addressKey = pushed.addressKey();
-        HitStackState<C> hits = pushed.hits();
-        HitStackState<A> addressHits = pushed.addressHits();
-        HitStackState<?> routeHits = pushed.routeHits();
-        Policy.HitStack route = limits.route(pushed.route().limits());
-        RateLimitStatus rate = rateLimit(limits.client(), hits);
+        RateLimitStatus rate = rateLimit(limits.client(), pushed.hits());
         // 3. crawler spacing: this crawler (its list entry), then any crawler
         CrawlerSlot slot = null;
         CrawlerGate.Turn turn = null;
-        if (client.requestClass() == RequestClass.CRAWLER) {
-            slot = store.reserveCrawler(crawlerIdentity(client), now, limits.perCrawlerMillis());
+        if (pushed.client().requestClass() == RequestClass.CRAWLER) {
+            slot = store.reserveCrawler(crawlerIdentity(pushed.client()), now, limits.perCrawlerMillis());
             if (!slot.granted()) {
                 return refuse(pushed, limits, Reason.CRAWLER_SPACING, slot.waitMillis(), rate, now);
             }
@@ -196,38 +188,58 @@ final class ClientRules {
             }
         }
         // 4. hit stacks: the client's, the route's, the address's
-        Reason refusal = null;
-        long retryMillis = 0;
-        if (hits.hitsInWindow() > limits.client().maxHits()) {
-            refusal = Reason.HIT_STACK;
-            retryMillis = hits.millisUntilBelow();
-        } else if (routeHits != null && routeHits.hitsInWindow() > route.maxHits()) {
-            refusal = Reason.ROUTE_LIMIT;
-            retryMillis = routeHits.millisUntilBelow();
-        } else if (addressHits.hitsInWindow() > limits.address().maxHits()) {
-            refusal = Reason.ADDRESS_HIT_STACK;
-            retryMillis = addressHits.millisUntilBelow();
-        }
-        if (refusal != null) {
+        Reason over = overLimit(pushed, limits);
+        if (over != null) {
             outcomes.giveBackCrawler(store, slot, turn);
-            return refuse(pushed, limits, refusal, retryMillis, rate, now);
+            return refuse(pushed, limits, over, stackOf(over, pushed).millisUntilBelow(), rate, now);
         }
+        return admit(pushed, limits, slot, turn, rate, now);
+    }
+
+    /** Rule 5 (the client's requests in flight, then its address's), then 7 and 6, for a request rules 3-4 passed. */
+    private <C extends AggregateLink<A>, L, A, M> Decision admit(Pushed<C, L, A, M> pushed, Limits limits,
+                                                                 CrawlerSlot slot, CrawlerGate.Turn turn,
+                                                                 RateLimitStatus rate, long now) {
+        ClientStateStore<C, L> store = pushed.stores().clients();
         // 5. concurrency: the client's, the address's
-        L inFlight = store.acquireInFlight(key, hits.client(), limits.maxConcurrent());
+        L inFlight = store.acquireInFlight(pushed.key(), pushed.hits().client(), limits.maxConcurrent());
         if (inFlight == null) {
             outcomes.giveBackCrawler(store, slot, turn);
             return refuse(pushed, limits, Reason.CLIENT_CONCURRENCY, 0, rate, now);
         }
-        M addressInFlight = addresses.acquireInFlight(addressKey, addressHits.client(), limits.addressMaxConcurrent());
+        ClientStateStore<A, M> addresses = pushed.stores().addresses();
+        M addressInFlight = addresses.acquireInFlight(pushed.addressKey(), pushed.addressHits().client(),
+                limits.addressMaxConcurrent());
         if (addressInFlight == null) {
             store.releaseInFlight(inFlight);
             outcomes.giveBackCrawler(store, slot, turn);
             return refuse(pushed, limits, Reason.ADDRESS_CONCURRENCY, 0, rate, now);
         }
-        Pending<L, M> pending = new Pending<>(outcomes, store, client, key, pushed.address(), slot, turn, inFlight,
-                addresses, addressKey, addressInFlight, rate, pushed.route());
+        Pending<L, M> pending = new Pending<>(outcomes, store, pushed.client(), pushed.key(), pushed.address(), slot,
+                turn, inFlight, addresses, pushed.addressKey(), addressInFlight, rate, pushed.route());
         // 7. progressive delay (before 6: see the essay atop ThrottleEngine), 6. load deferral
-        return outcomes.delayOrLoad(pushed.compiled(), pending, hits.hitsInWindow(), limits.nodes(), now);
+        return outcomes.delayOrLoad(pushed.compiled(), pending, pushed.hits().hitsInWindow(), limits.nodes(), now);
+    }
+
+    /** Rule 4: the first of the client's, the route's and the address's hit stacks over its limit; null when none. */
+    private static Reason overLimit(Pushed<?, ?, ?, ?> pushed, Limits limits) {
+        if (pushed.hits().hitsInWindow() > limits.client().maxHits()) {
+            return Reason.HIT_STACK;
+        }
+        HitStackState<?> routeHits = pushed.routeHits();
+        if (routeHits != null && routeHits.hitsInWindow() > limits.route(pushed.route().limits()).maxHits()) {
+            return Reason.ROUTE_LIMIT;
+        }
+        if (pushed.addressHits().hitsInWindow() > limits.address().maxHits()) {
+            return Reason.ADDRESS_HIT_STACK;
+        }
+        return null;
+    }
+
+    /** The hit stack rule 4 refused {@code pushed} for. */
+    private static HitStackState<?> stackOf(Reason over, Pushed<?, ?, ?, ?> pushed) {
+        return over == Reason.HIT_STACK ? pushed.hits()
+                : over == Reason.ROUTE_LIMIT ? pushed.routeHits() : pushed.addressHits();
     }
 
     /**
@@ -237,48 +249,38 @@ final class ClientRules {
      */
     Decision refuse(Pushed<?, ?, ?, ?> pushed, Limits limits, Reason reason, long retryAfterMillis,
                     RateLimitStatus rate, long now) {
-        CompiledPolicy compiled = pushed.compiled();
-        ClientStateStore<?, ?> addresses = pushed.stores().addresses();
-        ClientInfo client = pushed.client();
-        ClientKey key = pushed.key();
-        ClientKey addressKey = pushed.addressKey();
-        Policy.HitStack route = limits.route(pushed.route().limits());
+        String detail = detail(reason, limits, limits.route(pushed.route().limits()));
         long retry = ceilSeconds(retryAfterMillis);
-        String detail;
-        switch (reason) {
-            case CRAWLERS_BUSY:
-                return outcomes.refuse(client, key, reason, retry, rate, now,
-                        "Another crawler was served less than " + limits.allCrawlersMillis() / 1000 + " s ago.");
-            case CRAWLER_SPACING:
-                detail = "This crawler was served less than " + limits.perCrawlerMillis() / 1000 + " s ago.";
-                break;
-            case HIT_STACK:
-                detail = "More than " + limits.client().maxHits() + " requests in "
-                        + limits.client().windowSeconds() + " s.";
-                break;
-            case ROUTE_LIMIT:
-                detail = "More than " + route.maxHits() + " requests to this part of the site in "
-                        + route.windowSeconds() + " s.";
-                break;
-            case ADDRESS_HIT_STACK:
-                addresses.recordLimited(addressKey, now, true);
-                detail = "More than " + limits.address().maxHits() + " requests from this network address in "
-                        + limits.address().windowSeconds() + " s.";
-                break;
-            case CLIENT_CONCURRENCY:
-                retry = compiled.policy().refusal().retryAfterSeconds();
-                detail = "Already " + limits.maxConcurrent() + " requests in progress from this client.";
-                break;
-            case ADDRESS_CONCURRENCY:
-                addresses.recordLimited(addressKey, now, true);
-                retry = compiled.policy().refusal().retryAfterSeconds();
-                detail = "Already " + limits.addressMaxConcurrent()
-                        + " requests in progress from this network address.";
-                break;
-            default:
-                throw new IllegalStateException("rules 3-5 cannot refuse for " + reason);
+        if (reason == Reason.CRAWLERS_BUSY) {
+            return outcomes.refuse(pushed.client(), pushed.key(), reason, retry, rate, now, detail);
         }
-        return outcomes.refuseRule(compiled, client, key, addressKey, reason, retry, rate, now, detail);
+        if (reason == Reason.ADDRESS_HIT_STACK || reason == Reason.ADDRESS_CONCURRENCY) {
+            pushed.stores().addresses().recordLimited(pushed.addressKey(), now, true);
+        }
+        if (reason == Reason.CLIENT_CONCURRENCY || reason == Reason.ADDRESS_CONCURRENCY) {
+            retry = pushed.compiled().policy().refusal().retryAfterSeconds();
+        }
+        return outcomes.refuseRule(pushed.compiled(), pushed.client(), pushed.key(), pushed.addressKey(), reason,
+                retry, rate, now, detail);
+    }
+
+    /** A refusal's words, with the limits it was judged under ({@code route}: the route's, as judged). */
+    private static String detail(Reason reason, Limits limits, Policy.HitStack route) {
+        return switch (reason) {
+            case CRAWLERS_BUSY -> "Another crawler was served less than " + limits.allCrawlersMillis() / 1000
+                    + " s ago.";
+            case CRAWLER_SPACING -> "This crawler was served less than " + limits.perCrawlerMillis() / 1000 + " s ago.";
+            case HIT_STACK -> "More than " + limits.client().maxHits() + " requests in "
+                    + limits.client().windowSeconds() + " s.";
+            case ROUTE_LIMIT -> "More than " + route.maxHits() + " requests to this part of the site in "
+                    + route.windowSeconds() + " s.";
+            case ADDRESS_HIT_STACK -> "More than " + limits.address().maxHits()
+                    + " requests from this network address in " + limits.address().windowSeconds() + " s.";
+            case CLIENT_CONCURRENCY -> "Already " + limits.maxConcurrent() + " requests in progress from this client.";
+            case ADDRESS_CONCURRENCY -> "Already " + limits.addressMaxConcurrent()
+                    + " requests in progress from this network address.";
+            default -> throw new IllegalStateException("rules 3-5 cannot refuse for " + reason);
+        };
     }
 
     /** Rule 3 keys a crawler by its list entry: every address and user agent of one crawler share its gap. */
