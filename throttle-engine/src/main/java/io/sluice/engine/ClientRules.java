@@ -126,8 +126,10 @@ final class ClientRules {
         ClientKey addressKey = addressKey(compiled, address);
         HitStackState<A> addressHits = pushAddress(stores, addressKey, hits, client, limits, route, now);
         HitStackState<?> routeHits = pushRoute(key, address, client, limits, route, now);
-        return judge(new Pushed<>(stores, scaled, client, key, address, addressKey, matched(route), hits, addressHits,
-                routeHits), now);
+        // the parts of a Pushed, not one: a record made here costs 56 bytes per decision, which the JIT does not take
+        // away (the decision is compiled as one method past C2's inlining budget)
+        return judge(stores, scaled, client, key, address, addressKey, matched(route), hits, addressHits, routeHits,
+                now);
     }
 
     /** Exempt from rules 3-7 (allow-listed): admitted, holding a load slot and nothing else. */
@@ -170,76 +172,76 @@ final class ClientRules {
 
     /** Rules 3-5 on the pushed hits under the limits this node applies alone, then 7 and 6. */
     <C extends AggregateLink<A>, L, A, M> Decision judge(Pushed<C, L, A, M> pushed, long now) {
-        ClientStateStore<C, L> store = pushed.stores().clients();
-        Limits limits = pushed.limits();
-        RateLimitStatus rate = rateLimit(limits.client(), pushed.hits());
+        return judge(pushed.stores(), pushed.scaled(), pushed.client(), pushed.key(), pushed.address(),
+                pushed.addressKey(), pushed.route(), pushed.hits(), pushed.addressHits(), pushed.routeHits(), now);
+    }
+
+    /** {@link #judge(Pushed, long)} on a {@link Pushed}'s parts, for the single node's path (see there). */
+    private <C extends AggregateLink<A>, L, A, M> Decision judge(ClientStores<C, L, A, M> stores, Scaled scaled,
+                                                                 ClientInfo client, ClientKey key, IpAddress address,
+                                                                 ClientKey addressKey, RouteTable.Compiled route,
+                                                                 HitStackState<C> hits, HitStackState<A> addressHits,
+                                                                 HitStackState<?> routeHits, long now) {
+        ClientStateStore<C, L> store = stores.clients();
+        ClientStateStore<A, M> addresses = stores.addresses();
+        Limits limits = scaled.alone();
+        CompiledPolicy compiled = scaled.of();
+        Policy.HitStack routeLimits = limits.route(route.limits());
+        RateLimitStatus rate = rateLimit(limits.client(), hits);
         // 3. crawler spacing: this crawler (its list entry), then any crawler
         CrawlerSlot slot = null;
         CrawlerGate.Turn turn = null;
-        if (pushed.client().requestClass() == RequestClass.CRAWLER) {
-            slot = store.reserveCrawler(crawlerIdentity(pushed.client()), now, limits.perCrawlerMillis());
+        if (client.requestClass() == RequestClass.CRAWLER) {
+            slot = store.reserveCrawler(crawlerIdentity(client), now, limits.perCrawlerMillis());
             if (!slot.granted()) {
-                return refuse(pushed, limits, Reason.CRAWLER_SPACING, slot.waitMillis(), rate, now);
+                return refuse(compiled, addresses, client, key, addressKey, limits, routeLimits,
+                        Reason.CRAWLER_SPACING, slot.waitMillis(), rate, now);
             }
             turn = crawlerGate.take(now, limits.allCrawlersMillis());
             if (!turn.granted()) {
                 store.releaseCrawler(slot);
-                return refuse(pushed, limits, Reason.CRAWLERS_BUSY, turn.waitMillis(), rate, now);
+                return refuse(compiled, addresses, client, key, addressKey, limits, routeLimits, Reason.CRAWLERS_BUSY,
+                        turn.waitMillis(), rate, now);
             }
         }
         // 4. hit stacks: the client's, the route's, the address's
-        Reason over = overLimit(pushed, limits);
-        if (over != null) {
-            outcomes.giveBackCrawler(store, slot, turn);
-            return refuse(pushed, limits, over, stackOf(over, pushed).millisUntilBelow(), rate, now);
+        HitStackState<?> over = null;
+        Reason refusal = null;
+        if (hits.hitsInWindow() > limits.client().maxHits()) {
+            over = hits;
+            refusal = Reason.HIT_STACK;
+        } else if (routeHits != null && routeHits.hitsInWindow() > routeLimits.maxHits()) {
+            over = routeHits;
+            refusal = Reason.ROUTE_LIMIT;
+        } else if (addressHits.hitsInWindow() > limits.address().maxHits()) {
+            over = addressHits;
+            refusal = Reason.ADDRESS_HIT_STACK;
         }
-        return admit(pushed, limits, slot, turn, rate, now);
-    }
-
-    /** Rule 5 (the client's requests in flight, then its address's), then 7 and 6, for a request rules 3-4 passed. */
-    private <C extends AggregateLink<A>, L, A, M> Decision admit(Pushed<C, L, A, M> pushed, Limits limits,
-                                                                 CrawlerSlot slot, CrawlerGate.Turn turn,
-                                                                 RateLimitStatus rate, long now) {
-        ClientStateStore<C, L> store = pushed.stores().clients();
         // 5. concurrency: the client's, the address's
-        L inFlight = store.acquireInFlight(pushed.key(), pushed.hits().client(), limits.maxConcurrent());
-        if (inFlight == null) {
-            outcomes.giveBackCrawler(store, slot, turn);
-            return refuse(pushed, limits, Reason.CLIENT_CONCURRENCY, 0, rate, now);
+        L inFlight = null;
+        M addressInFlight = null;
+        if (refusal == null) {
+            inFlight = store.acquireInFlight(key, hits.client(), limits.maxConcurrent());
+            if (inFlight == null) {
+                refusal = Reason.CLIENT_CONCURRENCY;
+            } else {
+                addressInFlight = addresses.acquireInFlight(addressKey, addressHits.client(),
+                        limits.addressMaxConcurrent());
+                if (addressInFlight == null) {
+                    store.releaseInFlight(inFlight);
+                    refusal = Reason.ADDRESS_CONCURRENCY;
+                }
+            }
         }
-        ClientStateStore<A, M> addresses = pushed.stores().addresses();
-        M addressInFlight = addresses.acquireInFlight(pushed.addressKey(), pushed.addressHits().client(),
-                limits.addressMaxConcurrent());
-        if (addressInFlight == null) {
-            store.releaseInFlight(inFlight);
+        if (refusal != null) {
             outcomes.giveBackCrawler(store, slot, turn);
-            return refuse(pushed, limits, Reason.ADDRESS_CONCURRENCY, 0, rate, now);
+            return refuse(compiled, addresses, client, key, addressKey, limits, routeLimits, refusal,
+                    over == null ? 0 : over.millisUntilBelow(), rate, now);
         }
-        Pending<L, M> pending = new Pending<>(outcomes, store, pushed.client(), pushed.key(), pushed.address(), slot,
-                turn, inFlight, addresses, pushed.addressKey(), addressInFlight, rate, pushed.route());
+        Pending<L, M> pending = new Pending<>(outcomes, store, client, key, address, slot, turn, inFlight, addresses,
+                addressKey, addressInFlight, rate, route);
         // 7. progressive delay (before 6: see the essay atop ThrottleEngine), 6. load deferral
-        return outcomes.delayOrLoad(pushed.compiled(), pending, pushed.hits().hitsInWindow(), limits.nodes(), now);
-    }
-
-    /** Rule 4: the first of the client's, the route's and the address's hit stacks over its limit; null when none. */
-    private static Reason overLimit(Pushed<?, ?, ?, ?> pushed, Limits limits) {
-        if (pushed.hits().hitsInWindow() > limits.client().maxHits()) {
-            return Reason.HIT_STACK;
-        }
-        HitStackState<?> routeHits = pushed.routeHits();
-        if (routeHits != null && routeHits.hitsInWindow() > limits.route(pushed.route().limits()).maxHits()) {
-            return Reason.ROUTE_LIMIT;
-        }
-        if (pushed.addressHits().hitsInWindow() > limits.address().maxHits()) {
-            return Reason.ADDRESS_HIT_STACK;
-        }
-        return null;
-    }
-
-    /** The hit stack rule 4 refused {@code pushed} for. */
-    private static HitStackState<?> stackOf(Reason over, Pushed<?, ?, ?, ?> pushed) {
-        return over == Reason.HIT_STACK ? pushed.hits()
-                : over == Reason.ROUTE_LIMIT ? pushed.routeHits() : pushed.addressHits();
+        return outcomes.delayOrLoad(compiled, pending, hits.hitsInWindow(), limits.nodes(), now);
     }
 
     /**
@@ -249,19 +251,25 @@ final class ClientRules {
      */
     Decision refuse(Pushed<?, ?, ?, ?> pushed, Limits limits, Reason reason, long retryAfterMillis,
                     RateLimitStatus rate, long now) {
-        String detail = detail(reason, limits, limits.route(pushed.route().limits()));
+        return refuse(pushed.compiled(), pushed.stores().addresses(), pushed.client(), pushed.key(),
+                pushed.addressKey(), limits, limits.route(pushed.route().limits()), reason, retryAfterMillis, rate, now);
+    }
+
+    private Decision refuse(CompiledPolicy compiled, ClientStateStore<?, ?> addresses, ClientInfo client,
+                            ClientKey key, ClientKey addressKey, Limits limits, Policy.HitStack route, Reason reason,
+                            long retryAfterMillis, RateLimitStatus rate, long now) {
+        String detail = detail(reason, limits, route);
         long retry = ceilSeconds(retryAfterMillis);
         if (reason == Reason.CRAWLERS_BUSY) {
-            return outcomes.refuse(pushed.client(), pushed.key(), reason, retry, rate, now, detail);
+            return outcomes.refuse(client, key, reason, retry, rate, now, detail);
         }
         if (reason == Reason.ADDRESS_HIT_STACK || reason == Reason.ADDRESS_CONCURRENCY) {
-            pushed.stores().addresses().recordLimited(pushed.addressKey(), now, true);
+            addresses.recordLimited(addressKey, now, true);
         }
         if (reason == Reason.CLIENT_CONCURRENCY || reason == Reason.ADDRESS_CONCURRENCY) {
-            retry = pushed.compiled().policy().refusal().retryAfterSeconds();
+            retry = compiled.policy().refusal().retryAfterSeconds();
         }
-        return outcomes.refuseRule(pushed.compiled(), pushed.client(), pushed.key(), pushed.addressKey(), reason,
-                retry, rate, now, detail);
+        return outcomes.refuseRule(compiled, client, key, addressKey, reason, retry, rate, now, detail);
     }
 
     /** A refusal's words, with the limits it was judged under ({@code route}: the route's, as judged). */
