@@ -252,7 +252,8 @@ final class ClientRules {
     Decision refuse(Pushed<?, ?, ?, ?> pushed, Limits limits, Reason reason, long retryAfterMillis,
                     RateLimitStatus rate, long now) {
         return refuse(pushed.compiled(), pushed.stores().addresses(), pushed.client(), pushed.key(),
-                pushed.addressKey(), limits, limits.route(pushed.route().limits()), reason, retryAfterMillis, rate, now);
+                pushed.addressKey(), limits, limits.route(pushed.route().limits()), reason, retryAfterMillis, rate,
+                now);
     }
 
     private Decision refuse(CompiledPolicy compiled, ClientStateStore<?, ?> addresses, ClientInfo client,
