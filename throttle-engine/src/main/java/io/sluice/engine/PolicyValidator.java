@@ -1,5 +1,7 @@
 package io.sluice.engine;
 
+import static io.sluice.engine.policy.Policy.HitStack.MAX_WINDOW_SECONDS;
+
 import io.sluice.engine.internal.CompiledPolicy;
 import io.sluice.engine.internal.RegexBudget;
 import io.sluice.engine.internal.RouteTable;
@@ -29,9 +31,6 @@ import java.util.Set;
  * with no error can be compiled and installed; the engine installs nothing else.
  */
 public final class PolicyValidator {
-
-    /** The longest hit-stack window: the per-client ring keeps one bucket per second for 60 s. */
-    public static final int MAX_WINDOW_SECONDS = 60;
 
     /** The most routes: every request is matched against them in order. */
     public static final int MAX_ROUTES = 64;
