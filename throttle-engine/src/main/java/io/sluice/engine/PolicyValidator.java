@@ -157,7 +157,7 @@ public final class PolicyValidator {
         errors.range("browserCheck.passTtlSeconds", check.passTtlSeconds(), 60, 31_536_000, "seconds");
         errors.range("browserCheck.noScriptWaitSeconds", check.noScriptWaitSeconds(), 1, 60, "seconds");
         errors.range("browserCheck.pressureInFlight", check.pressureInFlight(), 0, 1_000_000,
-                "requests (0: twice load.maxActive)");
+                "requests (0: load.maxActive)");
         errors.range("browserCheck.pressureHoldSeconds", check.pressureHoldSeconds(), 0, 86_400, "seconds");
         hitStack("browserCheck.perPass", check.perPass(), errors);
         BrowserCheck.Networks networks = check.networks();
@@ -165,6 +165,8 @@ public final class PolicyValidator {
         errors.range("browserCheck.networks.ipv6Prefix", networks.ipv6Prefix(), 16, 128, "bits");
         hitStack("browserCheck.networks.withoutPass", networks.withoutPass(), errors);
         hitStack("browserCheck.networks.withPass", networks.withPass(), errors);
+        errors.range("browserCheck.networks.passCooldownSeconds", networks.passCooldownSeconds(), 0, 86_400,
+                "seconds (0: no wait)");
         List<String> exempt = check.exemptPaths();
         if (exempt.size() > MAX_CHECK_ENTRIES) {
             errors.add("browserCheck.exemptPaths", "at most " + MAX_CHECK_ENTRIES + " paths, was " + exempt.size());

@@ -207,7 +207,8 @@ public final class ThrottleEngine {
         this.browserGate = new BrowserGate(passes, load, outcomes,
                 LocalClientStateStore.ofAggregates(networkCapacity, idle, clock),
                 LocalClientStateStore.ofAggregates(networkCapacity, idle, clock),
-                new LocalClientStateStore(networkCapacity, idle, clock));
+                new LocalClientStateStore(networkCapacity, idle, clock), new PassCooldowns(networkCapacity,
+                clock.millis()));
         this.prelude = new Prelude(classifier, new CrawlerVerifier(CrawlerRanges.bundled(), verifier), bans, outcomes,
                 browserGate);
         ClientRules rules = new ClientRules(outcomes, outcomes.crawlerGate(), routeStacks);
@@ -356,9 +357,14 @@ public final class ThrottleEngine {
         return proofOfWork;
     }
 
-    /** The front end handed out a pass for a right answer ({@code weak}: by the no-JavaScript path); counted. */
-    public void passEarned(boolean weak) {
-        browserGate.earned(weak);
+    /**
+     * A right answer from {@code address} ({@code weak}: by the no-JavaScript path): 0 when it earns its pass (counted
+     * as earned), otherwise how many milliseconds its network waits before it may earn one (counted as withheld): a
+     * network one of whose passes was dropped earns new ones only after a cooldown (docs/manual/policy.md, "The
+     * browser check").
+     */
+    public long earnPass(IpAddress address, boolean weak) {
+        return browserGate.earn(current.get().policy().browserCheck(), address, weak, clock.millis());
     }
 
     /** The front end refused an answer to a challenge; counted. */

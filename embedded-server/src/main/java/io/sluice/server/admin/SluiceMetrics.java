@@ -133,7 +133,8 @@ final class SluiceMetrics {
         CounterWithCallback.builder().name("sluice_browser_check_total")
                 .help("The browser check's funnel since start: pages answered with the interstitial (challenged), "
                         + "passes earned (passed, passed_weak: by the no-JavaScript path), answers refused, requests "
-                        + "served on a pass, passes dropped over their limits")
+                        + "served on a pass, passes dropped over their limits, passes withheld (a right answer from a "
+                        + "network waiting out its cooldown after a drop)")
                 .labelNames("step")
                 .callback(cb -> {
                     BrowserCheckCounts check = current.browserCheck();
@@ -144,9 +145,12 @@ final class SluiceMetrics {
                         cb.call(check.answersRefused(), "refused");
                         cb.call(check.servedOnPass(), "served_on_pass");
                         cb.call(check.passesDropped(), "dropped");
+                        cb.call(check.passesWithheld(), "withheld");
                     }
                 })
                 .register(registry);
+        gauge("sluice_browser_check_passes_in_use", "Passes seen lately (each pass's hit stack the engine holds)",
+                () -> current.browserCheck() == null ? 0 : current.browserCheck().passesInUse());
         gauge("sluice_browser_check_under_pressure", "1 while the browser check counts the site as under pressure "
                 + "(adaptive mode then asks every browser claim without a pass)",
                 () -> current.browserCheck() != null && current.browserCheck().underPressure() ? 1 : 0);

@@ -210,7 +210,8 @@ class AdminApiTest {
                 HttpResponse.BodyHandlers.ofString());
         assertThat(metrics.body()).contains("sluice_clients_tracked 1.0", "sluice_policy_version 1.0",
                 "# TYPE sluice_requests_total counter",
-                "sluice_requests_total{class=\"BOT\",outcome=\"ADMITTED\"} 1.0");
+                "sluice_requests_total{class=\"BOT\",outcome=\"ADMITTED\"} 1.0",
+                "sluice_browser_check_total{step=\"withheld\"} 0.0", "sluice_browser_check_passes_in_use 0.0");
 
         HttpResponse<InputStream> stream = http.send(HttpRequest.newBuilder(api("stream"))
                 .header("Authorization", "Bearer " + server.adminToken()).build(),
