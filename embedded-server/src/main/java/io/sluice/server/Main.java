@@ -3,7 +3,6 @@ package io.sluice.server;
 import io.sluice.server.admin.AdminConnections;
 import io.sluice.server.cluster.ClusterOptions;
 import io.sluice.server.cluster.RedisEndpoint;
-import io.sluice.server.demo.Demo;
 import io.sluice.server.config.ConfigCommand;
 import io.sluice.server.config.ConfigException;
 import io.sluice.server.config.ConfigFile;
@@ -13,7 +12,6 @@ import io.sluice.server.config.ConfigValidator;
 import io.sluice.server.config.FileDefaults;
 import io.sluice.server.config.OptionRules;
 import io.sluice.server.config.ReloadSignal;
-import io.sluice.server.demo.DemoClusterCommand;
 import io.sluice.server.front.AccessLog;
 import io.sluice.server.replay.ReplayCommand;
 import io.sluice.server.state.StateException;
@@ -32,6 +30,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -40,9 +39,22 @@ import picocli.CommandLine.Option;
 @Command(name = "sluice-server", mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         subcommands = {TokenCommand.class, PassKeyCommand.class, TlsCommand.class, ReplayCommand.class,
-            DemoClusterCommand.class, ConfigCommand.class},
+            ConfigCommand.class},
         description = "Sluice front end: a throttling reverse proxy with an admin API.")
 public final class Main implements Callable<Integer> {
+    /** What the server jar says to {@code --demo}: the demo is a module of its own (docs/architecture.md). */
+    static final String DEMO_ELSEWHERE = "--demo and --demo-traffic are the demo's, which is not in the server jar: "
+            + "run java -jar demo/target/sluice-demo.jar with the same options (./sluice server --demo does)";
+
+    /**
+     * How a front end is started from its configuration: {@link SluiceServer#start} in the server jar; the demo
+     * module's {@code DemoMain} starts the demo site and traffic it asks for too (the server knows nothing of them).
+     */
+    @FunctionalInterface
+    public interface Starter {
+        SluiceServer start(ServerConfig config) throws Exception;
+    }
+
     @Option(names = "--config", paramLabel = "FILE", description = "Read options from FILE: 'key = value' lines, "
             + "the keys being these options' long names without the dashes. The command line wins over the file, "
             + "the file over the defaults. SIGHUP reads it again (docs/manual/command-line.md).")
@@ -67,7 +79,8 @@ public final class Main implements Callable<Integer> {
             + "directory holds none.")
     Path policy;
 
-    @Option(names = "--demo", description = "Serve the built-in demo site as the upstream.")
+    @Option(names = "--demo", description = "Serve the built-in demo site as the upstream (the demo's jar only: "
+            + "demo/target/sluice-demo.jar).")
     boolean demo;
 
     @Option(names = "--demo-traffic", description = "Also send demo traffic (browsers, crawlers, bots, a site "
@@ -183,6 +196,17 @@ public final class Main implements Callable<Integer> {
     /** The configuration file these values were read with ({@code --config}), once read. */
     private ConfigFile file;
 
+    private final Starter starter;
+
+    /** The server jar's command: the product alone ({@code --demo} refused). */
+    public Main() {
+        this(Main::startProduct);
+    }
+
+    private Main(Starter starter) {
+        this.starter = starter;
+    }
+
     @Override
     public Integer call() throws Exception {
         Main resolved;
@@ -201,12 +225,12 @@ public final class Main implements Callable<Integer> {
             return this;
         }
         return overFile(validator().load(configPath), spec.commandLine().getParseResult().originalArgs(),
-                spec.commandLine());
+                spec.commandLine(), starter);
     }
 
     /** The values of {@code args} over {@code file}'s, printing where {@code like} prints. */
-    private static Main overFile(ConfigFile file, List<String> args, CommandLine like) {
-        CommandLine cli = commandLine();
+    private static Main overFile(ConfigFile file, List<String> args, CommandLine like, Starter starter) {
+        CommandLine cli = commandLine(starter);
         cli.setDefaultValueProvider(new FileDefaults(file));
         cli.setOut(like.getOut());
         cli.setErr(like.getErr());
@@ -218,7 +242,8 @@ public final class Main implements Callable<Integer> {
 
     /** The server configuration {@code file} gives with no command line over it: what {@code config check} checks. */
     public static ServerConfig configuredBy(ConfigFile file) {
-        return overFile(file, List.of(), commandLine()).serverConfig();
+        CommandLine cli = commandLine();
+        return overFile(file, List.of(), cli, ((Main) cli.getCommand()).starter).serverConfig();
     }
 
     /** Checks a configuration file's lines against these options. */
@@ -279,8 +304,8 @@ public final class Main implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         SluiceServer server;
         try {
-            // The demo builds on the server (the server knows nothing of it).
-            server = demo || demoTraffic ? Demo.start(config) : SluiceServer.start(config);
+            // The demo builds on the server (the server knows nothing of it): DemoMain brings its own starter.
+            server = starter.start(config);
         } catch (IOException | UncheckedIOException | IllegalArgumentException
                 | StateException e) {
             err.println("sluice-server: " + e.getMessage());
@@ -364,7 +389,7 @@ public final class Main implements Callable<Integer> {
         return new ConfigReload(new ConfigReload.Settings(config, settings()), () -> {
             ConfigFile read = validator().load(configPath);
             try {
-                Main next = overFile(read, args, spec.commandLine());
+                Main next = overFile(read, args, spec.commandLine(), starter);
                 return new ConfigReload.Settings(next.serverConfig(), next.settings());
             } catch (CommandLine.ParameterException | IllegalArgumentException e) {
                 throw new ConfigException(List.of(new ConfigProblem(configPath, 0, e.getMessage())));
@@ -399,10 +424,18 @@ public final class Main implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
+        runAndExit(args, Main::commandLine);
+    }
+
+    /**
+     * What {@link #main} does with the command line {@code commandLine} makes: the demo module's {@code DemoMain}
+     * runs its own (this one with the demo's starter and {@code demo-cluster}) the same way.
+     */
+    public static void runAndExit(String[] args, Supplier<CommandLine> commandLine) {
         // First: a SIGHUP sent while the server starts (systemctl reload, logrotate) is held, not the JVM's end.
         ReloadSignal signal = ReloadSignal.install();
         hangups = signal;
-        CommandLine cli = commandLine();
+        CommandLine cli = commandLine.get();
         cli.setExecutionStrategy(parsed -> {
             if (parsed.subcommand() != null) {
                 signal.exitOnHangup(); // a subcommand in a terminal ends with it, as any command does
@@ -414,7 +447,20 @@ public final class Main implements Callable<Integer> {
 
     /** The configured command line, shared by {@link #main} and tests. */
     public static CommandLine commandLine() {
-        return new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true);
+        return commandLine(Main::startProduct);
+    }
+
+    /** The command line with front ends started by {@code starter} (the demo's, a test's site behind them). */
+    public static CommandLine commandLine(Starter starter) {
+        return new CommandLine(new Main(starter)).setCaseInsensitiveEnumValuesAllowed(true);
+    }
+
+    /** The server jar's start: the product alone; {@code --demo} is refused, saying where the demo is. */
+    private static SluiceServer startProduct(ServerConfig config) throws Exception {
+        if (config.demo() || config.demoTraffic()) {
+            throw new IllegalArgumentException(DEMO_ELSEWHERE);
+        }
+        return SluiceServer.start(config);
     }
 
     static final class Version implements CommandLine.IVersionProvider {

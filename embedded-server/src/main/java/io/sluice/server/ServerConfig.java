@@ -15,8 +15,9 @@ import java.util.function.Consumer;
  * @param admin           the admin API listener (loopback unless told otherwise)
  * @param stateDir        policy, bans, audit log and admin token
  * @param initialPolicy   a policy file used when the state directory holds none, or null
- * @param demo            serve the built-in demo site as the upstream (read by {@code io.sluice.server.demo.Demo},
- *                        which starts the site and the server in front of it; the server itself needs an upstream)
+ * @param demo            serve the built-in demo site as the upstream (read by {@code io.sluice.server.demo.Demo} in
+ *                        the demo module, which starts the site and the server in front of it; the server itself
+ *                        needs an upstream, and the server jar refuses {@code --demo})
  * @param demoTraffic     also send the demo traffic to the front end (read by the demo too)
  * @param accessLog       {@code "-"} for standard output, a file, or null for none
  * @param upstreamTimeout how long the upstream may take before the client gets a 504
