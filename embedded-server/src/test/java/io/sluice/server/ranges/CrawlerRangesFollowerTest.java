@@ -96,8 +96,8 @@ class CrawlerRangesFollowerTest {
     @Test
     void withoutASourceOrASavedCopyOnlyTheBundledRangesAreUsedAndShown() throws Exception {
         new CrawlerRangesFollower(engine, dir, CrawlerRangesOptions.NONE, clock).tick();
-        assertThat(engine.snapshot().crawlerVerification().ranges()).extracting(CrawlerVerification.RangesSource::source)
-                .containsExactly("bundled");
+        assertThat(engine.snapshot().crawlerVerification().ranges())
+                .extracting(CrawlerVerification.RangesSource::source).containsExactly("bundled");
         assertThat(engine.snapshot().crawlerVerification().ranges().get(0).ageSeconds()).isPositive();
     }
 
