@@ -30,9 +30,9 @@ import java.util.random.RandomGenerator;
 /**
  * The engine of one node and what runs beside it: the crawler classifier, the search-engine verifier and its DNS
  * threads, the follower of the crawlers' published ranges, the live what-if shadow, the policy's one writer (its
- * changes, and the thread that writes automatic bans) and the crawl governor with its settings writer. The standalone server and embedded mode both build it here, so
- * that neither lacks a piece the other has (embedded mode once had no verifier and lost its automatic bans at a
- * restart).
+ * changes, and the thread that writes automatic bans) and the crawl governor with its settings writer. The
+ * standalone server and embedded mode both build it here, so that neither lacks a piece the other has (embedded
+ * mode once had no verifier and lost its automatic bans at a restart).
  */
 public final class NodeEngine implements AutoCloseable {
     private final ThrottleEngine engine;
