@@ -250,7 +250,14 @@ public final class SearchEngineVerifier {
             deferred.increment();
             return;
         }
-        if (inFlight.putIfAbsent(key, now) != null) { // another request started it meanwhile
+        // another request started it meanwhile, or one just ended with its answer
+        if (inFlight.putIfAbsent(key, now) != null) {
+            perCrawler.release(key.crawler());
+            perNetwork.release(network);
+            return;
+        }
+        if (answers.getIfPresent(key) != null) {
+            inFlight.remove(key);
             perCrawler.release(key.crawler());
             perNetwork.release(network);
             return;

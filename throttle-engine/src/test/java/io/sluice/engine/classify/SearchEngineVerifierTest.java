@@ -8,10 +8,17 @@ import io.sluice.engine.ManualExecutor;
 import io.sluice.engine.classify.SearchEngineVerifier.Status;
 import io.sluice.engine.net.IpAddress;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -125,6 +132,45 @@ class SearchEngineVerifierTest {
         // the quotas are free again once the lookups end: a deferred claim is asked at its next request
         bounded.status("Googlebot", GOOGLE_DOMAINS, IpAddress.parse("203.0.113.200"));
         assertThat(bounded.stats().inFlight()).isEqualTo(1);
+    }
+
+    @Test
+    void manyThreadsClaimingAtOnceLeaveNoQuotaHeldOnceTheLookupsEnd() throws Exception {
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(4, 4, 0, TimeUnit.MILLISECONDS,
+                new ArrayBlockingQueue<>(100), new ThreadPoolExecutor.AbortPolicy());
+        try {
+            SearchEngineVerifier shared = new SearchEngineVerifier(fakeDns, pool, clock,
+                    Duration.ofHours(1), Duration.ofMinutes(5), 100_000, Duration.ofSeconds(5),
+                    new SearchEngineVerifier.Bounds(2, 50));
+            ExecutorService claimants = Executors.newFixedThreadPool(8);
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                int thread = t;
+                done.add(claimants.submit(() -> {
+                    for (int i = 0; i < 2_000; i++) {
+                        // 40 networks, each address claimed by two threads
+                        IpAddress address = IpAddress.parse("198.51." + (i % 40) + "." + (thread / 2 * 50 + i % 50));
+                        shared.status(i % 2 == 0 ? "Googlebot" : "bingbot", GOOGLE_DOMAINS, address);
+                    }
+                }));
+            }
+            for (Future<?> claims : done) {
+                claims.get(60, TimeUnit.SECONDS);
+            }
+            claimants.shutdown();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (shared.stats().inFlight() > 0 && System.nanoTime() < deadline) {
+                Thread.onSpinWait(); // waiting for the pool to drain, not for a time
+            }
+            assertThat(shared.stats().inFlight()).isZero();
+            SearchEngineVerifier.Stats stats = shared.stats();
+            assertThat(stats.lookups()).isEqualTo(stats.failed() + stats.unanswered());
+            // every quota was given back: a fresh claim from each network starts its lookup at once
+            shared.status("Googlebot", GOOGLE_DOMAINS, IpAddress.parse("198.51.0.250"));
+            assertThat(shared.stats().lookups()).isEqualTo(stats.lookups() + 1);
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     @Test
