@@ -13,6 +13,8 @@ import io.sluice.server.config.FileDefaults;
 import io.sluice.server.config.OptionRules;
 import io.sluice.server.config.ReloadSignal;
 import io.sluice.server.front.AccessLog;
+import io.sluice.server.ranges.CrawlerRangesOptions;
+import io.sluice.server.ranges.RangesLocation;
 import io.sluice.server.replay.ReplayCommand;
 import io.sluice.server.state.StateException;
 import io.sluice.server.tls.AdminTls;
@@ -39,7 +41,7 @@ import picocli.CommandLine.Option;
 @Command(name = "sluice-server", mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         subcommands = {TokenCommand.class, PassKeyCommand.class, TlsCommand.class, ReplayCommand.class,
-            ConfigCommand.class},
+            ConfigCommand.class, CrawlerRangesCommand.class},
         description = "Sluice front end: a throttling reverse proxy with an admin API.")
 public final class Main implements Callable<Integer> {
     /** What the server jar says to {@code --demo}: the demo is a module of its own (docs/architecture.md). */
@@ -109,6 +111,16 @@ public final class Main implements Callable<Integer> {
     @Option(names = "--crawler-list", paramLabel = "FILE", description = "A newer crawler-user-agents JSON file "
             + "to classify with instead of the bundled one.")
     Path crawlerList;
+
+    @Option(names = "--crawler-ranges", paramLabel = "FILE|URL", description = "A fresher copy of the crawlers' "
+            + "published address ranges (the bundled crawler-ranges.json's format), read at start and every "
+            + "--crawler-ranges-refresh-hours; a copy that fails its checks keeps the last good one "
+            + "(docs/manual/classify.md).")
+    String crawlerRanges;
+
+    @Option(names = "--crawler-ranges-refresh-hours", paramLabel = "N", defaultValue = "24",
+            description = "Hours between two reads of --crawler-ranges (default: ${DEFAULT-VALUE}).")
+    int crawlerRangesRefreshHours;
 
     @Option(names = "--admin-tls", description = "Serve the admin API over HTTPS: with --admin-cert, or else a "
             + "self-signed certificate made at first start in the state directory.")
@@ -271,7 +283,9 @@ public final class Main implements Callable<Integer> {
                 .withFrontPacing(maxConnectionsPerAddress, Duration.ofSeconds(requestHeadTimeoutSeconds), minBodyRate);
         return new ServerConfig(listen, upstream, admin, state, policy, demo, demoTraffic, accessLog,
                 Duration.ofSeconds(upstreamTimeoutSeconds), crawlerList, adminOptions, limits, cluster(),
-                ForwardingPath.parse(frontPath), accessLogFormat);
+                ForwardingPath.parse(frontPath), accessLogFormat, new CrawlerRangesOptions(
+                        crawlerRanges == null ? null : new RangesLocation(crawlerRanges),
+                        Duration.ofHours(crawlerRangesRefreshHours)));
     }
 
     /** {@code --admin-hostname}s, a comma-separated list split (picocli does not split a default value). */

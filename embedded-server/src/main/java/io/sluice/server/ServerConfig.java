@@ -2,6 +2,7 @@ package io.sluice.server;
 
 import io.sluice.server.cluster.ClusterOptions;
 import io.sluice.server.front.AccessLog;
+import io.sluice.server.ranges.CrawlerRangesOptions;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,6 +28,8 @@ import java.util.function.Consumer;
  * @param cluster         {@code --redis} and {@code --node-name}, or null for a node on its own
  * @param frontPath       how the public listener forwards ({@code --front-path}); null: the lean path
  * @param accessLogFormat how access log lines are written ({@code --access-log-format}); null: NCSA
+ * @param crawlerRanges   where the crawlers' published ranges are refreshed from ({@code --crawler-ranges}); null:
+ *                        the state directory's copy only
  */
 public record ServerConfig(
         HostPort listen,
@@ -43,7 +46,8 @@ public record ServerConfig(
         ConnectionLimits limits,
         ClusterOptions cluster,
         ForwardingPath frontPath,
-        AccessLog.Format accessLogFormat) {
+        AccessLog.Format accessLogFormat,
+        CrawlerRangesOptions crawlerRanges) {
 
     public static final Duration DEFAULT_UPSTREAM_TIMEOUT = Duration.ofSeconds(30);
 
@@ -56,6 +60,16 @@ public record ServerConfig(
         limits = limits == null ? ConnectionLimits.DEFAULTS : limits;
         frontPath = frontPath == null ? ForwardingPath.LEAN : frontPath;
         accessLogFormat = accessLogFormat == null ? AccessLog.Format.NCSA : accessLogFormat;
+        crawlerRanges = crawlerRanges == null ? CrawlerRangesOptions.NONE : crawlerRanges;
+    }
+
+    /** Without a source of crawler ranges (the form before they were refreshed at runtime). */
+    public ServerConfig(HostPort listen, URI upstream, HostPort admin, Path stateDir, Path initialPolicy, boolean demo,
+                        boolean demoTraffic, String accessLog, Duration upstreamTimeout, Path crawlerList,
+                        AdminOptions adminOptions, ConnectionLimits limits, ClusterOptions cluster,
+                        ForwardingPath frontPath, AccessLog.Format accessLogFormat) {
+        this(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog, upstreamTimeout,
+                crawlerList, adminOptions, limits, cluster, frontPath, accessLogFormat, null);
     }
 
     /** The default forwarding path (the lean one). */
@@ -106,6 +120,11 @@ public record ServerConfig(
         return with(copy -> copy.accessLogFormat = format);
     }
 
+    /** The same front end, refreshing the crawlers' published ranges as {@code options} say. */
+    public ServerConfig withCrawlerRanges(CrawlerRangesOptions options) {
+        return with(copy -> copy.crawlerRanges = options);
+    }
+
     /** The same node, in the cluster {@code options} describe (null: on its own). */
     public ServerConfig withCluster(ClusterOptions options) {
         return with(copy -> copy.cluster = options);
@@ -135,6 +154,7 @@ public record ServerConfig(
         ClusterOptions cluster;
         ForwardingPath frontPath;
         AccessLog.Format accessLogFormat;
+        CrawlerRangesOptions crawlerRanges;
 
         Copy(ServerConfig from) {
             listen = from.listen();
@@ -152,11 +172,13 @@ public record ServerConfig(
             cluster = from.cluster();
             frontPath = from.frontPath();
             accessLogFormat = from.accessLogFormat();
+            crawlerRanges = from.crawlerRanges();
         }
 
         ServerConfig build() {
             return new ServerConfig(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog,
-                    upstreamTimeout, crawlerList, adminOptions, limits, cluster, frontPath, accessLogFormat);
+                    upstreamTimeout, crawlerList, adminOptions, limits, cluster, frontPath, accessLogFormat,
+                    crawlerRanges);
         }
     }
 }

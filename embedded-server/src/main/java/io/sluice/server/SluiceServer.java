@@ -90,7 +90,8 @@ public final class SluiceServer implements AutoCloseable {
         StateDirectory state = StateDirectory.open(config.stateDir(), config.initialPolicy(),
                 config.adminOptions().auditMaxBytes(), config.adminOptions().auditKeep());
         NodeMode mode = NodeMode.of(config);
-        NodeEngine node = NodeEngine.start(state, config.crawlerList(), null, clock, mode.clientStore());
+        NodeEngine node = NodeEngine.start(state, config.crawlerList(), null, clock, mode.clientStore(),
+                config.crawlerRanges());
         SluiceServer running;
         try {
             running = listen(config, extraAdminRoutes, state, node, mode, clock);

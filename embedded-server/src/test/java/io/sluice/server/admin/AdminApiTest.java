@@ -218,7 +218,15 @@ class AdminApiTest {
         assertThat(metrics.body()).contains("sluice_clients_tracked 1.0", "sluice_policy_version 1.0",
                 "# TYPE sluice_requests_total counter",
                 "sluice_requests_total{class=\"BOT\",outcome=\"ADMITTED\"} 1.0",
-                "sluice_browser_check_total{step=\"withheld\"} 0.0", "sluice_browser_check_passes_in_use 0.0");
+                "sluice_browser_check_total{step=\"withheld\"} 0.0", "sluice_browser_check_passes_in_use 0.0",
+                "sluice_crawler_ranges_age_seconds{source=\"bundled\"}",
+                "sluice_crawler_ranges_kept{source=\"bundled\"} 0.0",
+                "sluice_crawler_dns_lookups_total{result=\"unanswered\"} 0.0");
+        // where the crawlers' ranges come from, and how old they are
+        assertThat(snapshot.get("crawlerVerification").get("ranges").get(0).get("source").asText())
+                .isEqualTo("bundled");
+        assertThat(snapshot.get("crawlerVerification").get("ranges").get(0).get("ageSeconds").asLong())
+                .isNotNegative();
 
         HttpResponse<InputStream> stream = http.send(HttpRequest.newBuilder(api("stream"))
                 .header("Authorization", "Bearer " + server.adminToken()).build(),
