@@ -51,7 +51,8 @@ class PermitClientWaitTest {
     @Test
     void aDomainLimitRefusalIsWaitedOutBeforeTheNextCall() throws Exception {
         PermitClient client = client();
-        answers.add("{\"domain\":\"new.example\",\"granted\":false,\"waitMillis\":3600000,\"reason\":\"DOMAIN_LIMIT\"}");
+        answers.add("{\"domain\":\"new.example\",\"granted\":false,\"waitMillis\":3600000,"
+                + "\"reason\":\"DOMAIN_LIMIT\"}");
         answers.add("{\"domain\":\"new.example\",\"granted\":true}");
 
         client.acquire("new.example");
@@ -63,7 +64,8 @@ class PermitClientWaitTest {
     @Test
     void aFrontierRefusedForTheDomainLimitIsWaitedOutToo() throws Exception {
         PermitClient client = client();
-        answers.add("{\"domain\":\"a.example\",\"granted\":false,\"waitMillis\":5400000,\"reason\":\"DOMAIN_LIMIT\"}");
+        answers.add("{\"domain\":\"a.example\",\"granted\":false,\"waitMillis\":5400000,"
+                + "\"reason\":\"DOMAIN_LIMIT\"}");
         answers.add("{\"domain\":\"b.example\",\"granted\":true}");
 
         assertThat(client.acquireAny(List.of("a.example", "b.example"))).isEqualTo("b.example");
