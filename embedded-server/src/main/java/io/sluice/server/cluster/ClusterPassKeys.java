@@ -49,6 +49,7 @@ public final class ClusterPassKeys implements AutoCloseable {
     private boolean saidUnanswered;
     private String refusedText;
     private boolean saidUnreadableFile;
+    private long rounds;
 
     ClusterPassKeys(String node, RingStore store, Path stateDir, BrowserPasses passes, AuditLog audit,
                     InstantSource clock) {
@@ -100,6 +101,14 @@ public final class ClusterPassKeys implements AutoCloseable {
 
     /** One round: compare this node's ring with the cluster's and act on the difference. */
     synchronized void sync() {
+        try {
+            round();
+        } finally {
+            rounds++;
+        }
+    }
+
+    private void round() {
         PassKeyRing fromFile = fileRing();
         PassKeyRing local = fromFile != null ? fromFile : passes.keys();
         SharedRing shared;
@@ -231,6 +240,11 @@ public final class ClusterPassKeys implements AutoCloseable {
     /** What the last refused ring was refused for, or null: for tests. */
     synchronized String refused() {
         return refusedText;
+    }
+
+    /** How many rounds have ended: for tests. */
+    synchronized long rounds() {
+        return rounds;
     }
 
     /** Whether Redis has answered this node's pass key rounds yet. */
