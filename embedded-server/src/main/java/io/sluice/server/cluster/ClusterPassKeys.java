@@ -35,6 +35,11 @@ import java.util.concurrent.TimeUnit;
 public final class ClusterPassKeys implements AutoCloseable {
     /** How often a node compares its ring with the cluster's. */
     static final Duration PERIOD = Duration.ofSeconds(1);
+    /**
+     * Rounds without an answer before a starting node says Redis does not answer: each waits up to the admin deadline
+     * for the link, and a Redis Cluster's first connection (its topology first) can take longer than one.
+     */
+    static final int UNANSWERED_ROUNDS = 3;
     private static final System.Logger LOG = System.getLogger(ClusterPassKeys.class.getName());
 
     private final String node;
@@ -50,6 +55,7 @@ public final class ClusterPassKeys implements AutoCloseable {
     private String refusedText;
     private boolean saidUnreadableFile;
     private long rounds;
+    private int unansweredRounds;
 
     ClusterPassKeys(String node, RingStore store, Path stateDir, BrowserPasses passes, AuditLog audit,
                     InstantSource clock) {
@@ -213,7 +219,7 @@ public final class ClusterPassKeys implements AutoCloseable {
     }
 
     private void unanswered(RuntimeException e) {
-        if (!answered && !saidUnanswered) {
+        if (!answered && !saidUnanswered && ++unansweredRounds >= UNANSWERED_ROUNDS) {
             saidUnanswered = true;
             LOG.log(System.Logger.Level.WARNING, "cluster: node " + node + ": Redis does not answer ("
                     + e.getMessage() + "); it signs and checks browser passes with its state directory's "
@@ -245,6 +251,11 @@ public final class ClusterPassKeys implements AutoCloseable {
     /** How many rounds have ended: for tests. */
     synchronized long rounds() {
         return rounds;
+    }
+
+    /** Whether this node said, at start, that Redis does not answer: for tests. */
+    synchronized boolean saidRedisDown() {
+        return saidUnanswered;
     }
 
     /** Whether Redis has answered this node's pass key rounds yet. */

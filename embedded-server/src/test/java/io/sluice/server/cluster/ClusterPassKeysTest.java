@@ -169,6 +169,11 @@ class ClusterPassKeysTest {
         PassKeyRing own = b.passes.keys();
 
         b.keys.sync();
+        assertThat(b.keys.saidRedisDown()).isFalse(); // a link still connecting at start is no outage yet
+        for (int round = 1; round < ClusterPassKeys.UNANSWERED_ROUNDS; round++) {
+            b.keys.sync();
+        }
+        assertThat(b.keys.saidRedisDown()).isTrue();
         assertThat(b.keys.answered()).isFalse();
         assertThat(b.passes.keys()).isEqualTo(own).isEqualTo(b.file());
 
