@@ -135,16 +135,17 @@ public final class ClusterPassKeys implements AutoCloseable {
         if (!(step instanceof PassKeyAdoption.Refuse)) {
             refusedText = null; // a ring refused again later is said again
         }
-        act(step, local, fromFile, true);
+        act(step, shared, local, fromFile, true);
     }
 
-    private void act(PassKeyAdoption.Step step, PassKeyRing local, PassKeyRing fromFile, boolean firstTry) {
+    private void act(PassKeyAdoption.Step step, SharedRing shared, PassKeyRing local, PassKeyRing fromFile,
+                     boolean firstTry) {
         if (step instanceof PassKeyAdoption.Keep) {
             install(local); // after a publication whose answer was lost: the cluster has it, so may this engine
         } else if (step instanceof PassKeyAdoption.Refuse refuse) {
             refuse(refuse.reason());
         } else if (step instanceof PassKeyAdoption.Adopt adopt) {
-            adopt(adopt.ring(), fromFile);
+            adopt(adopt.ring(), shared, fromFile);
         } else if (step instanceof PassKeyAdoption.Publish publish) {
             RingStore.Published outcome;
             try {
@@ -166,12 +167,12 @@ public final class ClusterPassKeys implements AutoCloseable {
                             + "here (" + id(local.current().id()) + ") was overtaken by a change of the cluster's "
                             + "ring made on node " + outcome.held().node() + "; this node takes the cluster's");
                 }
-                act(PassKeyAdoption.decide(local, outcome.held()), local, fromFile, false);
+                act(PassKeyAdoption.decide(local, outcome.held()), outcome.held(), local, fromFile, false);
             }
         }
     }
 
-    private void adopt(PassKeyRing cluster, PassKeyRing fromFile) {
+    private void adopt(PassKeyRing cluster, SharedRing shared, PassKeyRing fromFile) {
         boolean written;
         try {
             written = PassKeyFile.replace(stateDir, fromFile, cluster);
@@ -182,7 +183,7 @@ public final class ClusterPassKeys implements AutoCloseable {
             written = true;
         }
         if (!written) {
-            return; // the file changed since it was read (an operator's rotation): judged again at once
+            return; // the file changed since it was read (an operator's rotation): judged at the next round
         }
         PassKeyRing before = passes.keys();
         install(cluster);
@@ -190,11 +191,12 @@ public final class ClusterPassKeys implements AutoCloseable {
             String detail = "took the cluster's browser pass key " + id(cluster.current().id()) + " in place of "
                     + id(before.current().id()) + (cluster.previous() == null ? "" : "; the previous key "
                     + id(cluster.previous().id()) + " is accepted until "
-                    + Instant.ofEpochMilli(cluster.previousAcceptedUntilMillis()));
+                    + Instant.ofEpochMilli(cluster.previousAcceptedUntilMillis())) + " (put into Redis by node "
+                    + shared.node() + " at " + Instant.ofEpochMilli(shared.atMillis()) + ")";
             LOG.log(System.Logger.Level.INFO, "cluster: node " + node + " " + detail);
             try {
-                audit.append(new AuditEntry(clock.instant(), "cluster:" + node, "pass-key.adopt", detail, null,
-                        null));
+                audit.append(new AuditEntry(clock.instant(), "cluster:" + shared.node(), "pass-key.adopt", detail,
+                        null, null));
             } catch (IOException e) {
                 LOG.log(System.Logger.Level.ERROR, "cluster: node " + node + ": the audit log could not record "
                         + "that it " + detail + ": " + e.getMessage());

@@ -78,6 +78,7 @@ class ClusterPassKeysTest {
         assertThat(b.accepts(ownPassOfB, NOW)).isFalse(); // its own first key was never the cluster's
         AuditEntry adopted = b.state.audit().newestFirst(1).get(0);
         assertThat(adopted.action()).isEqualTo("pass-key.adopt");
+        assertThat(adopted.who()).isEqualTo("cluster:a"); // the node that put it into Redis
         assertThat(adopted.detail()).contains(String.format("%08x", ofA.current().id()));
         assertThat(a.state.audit().newestFirst(10)).isEmpty(); // nothing changed on a
     }
