@@ -128,6 +128,11 @@ public final class NodeEngine implements AutoCloseable {
         return shadow;
     }
 
+    /** Follows the state directory's browser pass key file; a cluster node diverts it to the cluster's ring. */
+    public PassKeyFollower passKeyFollower() {
+        return passKeys;
+    }
+
     /** The versions of the policy this node ran, its automatic bans' included: for merging an edit made from one. */
     public PolicyHistory history() {
         return history;
