@@ -10,6 +10,7 @@ import io.sluice.server.config.ConfigFile;
 import io.sluice.server.config.ConfigProblem;
 import io.sluice.server.config.ConfigReload;
 import io.sluice.server.config.ConfigValidator;
+import io.sluice.server.config.ConfigurableCommand;
 import io.sluice.server.config.FileDefaults;
 import io.sluice.server.config.OptionRules;
 import io.sluice.server.config.ReloadSignal;
@@ -42,7 +43,7 @@ import picocli.CommandLine.Option;
         subcommands = {TokenCommand.class, PassKeyCommand.class, TlsCommand.class, ReplayCommand.class,
             DemoClusterCommand.class, ConfigCommand.class},
         description = "Sluice front end: a throttling reverse proxy with an admin API.")
-public final class Main implements Callable<Integer> {
+public final class Main implements Callable<Integer>, ConfigurableCommand {
     @Option(names = "--config", paramLabel = "FILE", description = "Read options from FILE: 'key = value' lines, "
             + "the keys being these options' long names without the dashes. The command line wins over the file, "
             + "the file over the defaults. SIGHUP reads it again (docs/manual/command-line.md).")
@@ -224,6 +225,18 @@ public final class Main implements Callable<Integer> {
     /** Checks a configuration file's lines against these options. */
     public static ConfigValidator validator() {
         return new ConfigValidator(Main::commandLine);
+    }
+
+    /** {@link #validator()}, for {@code config check} (which does not name this class: it is one of its commands). */
+    @Override
+    public ConfigValidator optionsValidator() {
+        return validator();
+    }
+
+    /** {@link #configuredBy}, for {@code config check}. */
+    @Override
+    public ServerConfig serverConfig(ConfigFile file) {
+        return configuredBy(file);
     }
 
     /** What the options say, checked; a ParameterException says what is wrong. */
