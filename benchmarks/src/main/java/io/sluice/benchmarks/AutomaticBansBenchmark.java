@@ -104,7 +104,8 @@ public class AutomaticBansBenchmark {
             throw new IllegalStateException("expected " + ThrottleEngine.MAX_AUTOMATIC_BANS + " automatic bans, got "
                     + engine.pendingAutomaticBans().size());
         }
-        engine.updatePolicy(p -> policy);
+        // the bare engine's own writer (no server here, so no audit: the benchmark measures decisions, not changes)
+        engine.claimPolicyWriter().update(p -> policy);
         return engine;
     }
 

@@ -17,6 +17,7 @@ import io.sluice.engine.policy.Route;
 import io.sluice.engine.telemetry.ClientRow;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.change.PolicyChanges;
 import io.sluice.server.demo.Demo;
 import io.sluice.server.demo.DemoTraffic;
 import java.nio.file.Path;
@@ -46,6 +47,8 @@ import org.testfx.util.WaitForAsyncUtils;
 /** The console's shell and rooms against a real embedded front end with traffic, through the admin API only. */
 @ExtendWith(ApplicationExtension.class)
 class ConsoleEndToEndTest {
+    /** The policy is changed as an operator changes it: through the server's PolicyChanges, audited. */
+    private static final PolicyChanges.Author OPERATOR = new PolicyChanges.Author("admin", "test");
     /** The longest a step waits (s): a snapshot's round trip took over 10 s on a loaded CI machine. */
     private static final long WAIT = 30;
 
@@ -192,7 +195,7 @@ class ConsoleEndToEndTest {
         robot.clickOn("#limits");
         WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> "10".equals(text(robot, "hitStack-maxHits")));
         // Someone else changes the same field meanwhile (a change of another field would be merged).
-        server.engine().updatePolicy(p -> p.withHitStack(new Policy.HitStack(15, 12)));
+        server.policyChanges().edit(OPERATOR, p -> p.withHitStack(new Policy.HitStack(15, 12)));
 
         robot.interact(() -> robot.lookup("#hitStack-maxHits").queryAs(TextField.class).setText("30"));
         robot.clickOn("#applyLimits");
@@ -204,7 +207,7 @@ class ConsoleEndToEndTest {
 
     @Test
     void theBansRoomUnbans(FxRobot robot) throws Exception {
-        server.engine().updatePolicy(p -> p.withBans(List.of(new Ban("b1", BanType.AGENT,
+        server.policyChanges().edit(OPERATOR, p -> p.withBans(List.of(new Ban("b1", BanType.AGENT,
                 "HTTrack", "site copier", "alice", Instant.now(), null))));
         robot.clickOn("#bans");
         WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> !robot.lookup("#banList").queryListView().getItems()
@@ -261,7 +264,7 @@ class ConsoleEndToEndTest {
 
     @Test
     void theAuditRoomShowsWhatAnActionChanged(FxRobot robot) throws Exception {
-        server.engine().updatePolicy(p -> p.withHitStack(new Policy.HitStack(15, 12)));
+        server.policyChanges().edit(OPERATOR, p -> p.withHitStack(new Policy.HitStack(15, 12)));
         new AdminClient(server.adminUri(), server.adminToken(), "tester").pause(true, null);
         robot.clickOn("#audit");
         WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> !robot.lookup("#auditList").queryListView()

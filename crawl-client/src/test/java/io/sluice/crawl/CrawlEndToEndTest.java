@@ -8,6 +8,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.sluice.engine.policy.GovernorPolicy;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.change.PolicyChanges;
 import io.sluice.server.demo.Demo;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -39,6 +40,8 @@ import org.junit.jupiter.api.io.TempDir;
  * the governor's rules themselves are tested on simulated time in the engine.
  */
 class CrawlEndToEndTest {
+    /** The policy is changed as an operator changes it: through the server's PolicyChanges, audited. */
+    private static final PolicyChanges.Author OPERATOR = new PolicyChanges.Author("admin", "test");
     @TempDir
     Path state;
 
@@ -52,7 +55,7 @@ class CrawlEndToEndTest {
         // Fast enough that a test takes seconds: 10 requests per second per domain, no adaptation.
         GovernorPolicy fast = GovernorPolicy.DEFAULTS.withRates(10, 0.05, 10).withIncrease(0, 0)
                 .withLatency(0, 50, 20, 10);
-        sluice.engine().updatePolicy(p -> p.withGovernor(fast));
+        sluice.policyChanges().edit(OPERATOR, p -> p.withGovernor(fast));
     }
 
     @AfterEach

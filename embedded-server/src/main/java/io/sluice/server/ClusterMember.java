@@ -64,7 +64,7 @@ final class ClusterMember implements NodeMode {
                 bound.adminUri().toString(), new EngineLoad(bound.node().engine()), ClusterSettings.DEFAULTS,
                 bound.clock());
         try {
-            joined.policy().follow(new LocalPolicyMirror(bound.node().engine(), bound.state(), bound.clock(),
+            joined.policy().follow(new LocalPolicyMirror(bound.node().policyWriter(), bound.state(), bound.clock(),
                     bound.node().history()));
             joined.shareClientState(clientStore);
             // Permits and feedback go to the cluster's per-domain state in Redis; answers complete on the admin

@@ -9,6 +9,7 @@ import io.sluice.server.config.ConfigFile;
 import io.sluice.server.config.ConfigProblem;
 import io.sluice.server.config.ConfigReload;
 import io.sluice.server.config.ConfigValidator;
+import io.sluice.server.config.ConfigurableCommand;
 import io.sluice.server.config.FileDefaults;
 import io.sluice.server.config.OptionRules;
 import io.sluice.server.config.ReloadSignal;
@@ -43,7 +44,7 @@ import picocli.CommandLine.Option;
         subcommands = {TokenCommand.class, PassKeyCommand.class, TlsCommand.class, ReplayCommand.class,
             ConfigCommand.class, CrawlerRangesCommand.class},
         description = "Sluice front end: a throttling reverse proxy with an admin API.")
-public final class Main implements Callable<Integer> {
+public final class Main implements Callable<Integer>, ConfigurableCommand {
     /** What the server jar says to {@code --demo}: the demo is a module of its own (docs/architecture.md). */
     static final String DEMO_ELSEWHERE = "--demo and --demo-traffic are the demo's, which is not in the server jar: "
             + "run java -jar demo/target/sluice-demo.jar with the same options (./sluice server --demo does)";
@@ -261,6 +262,18 @@ public final class Main implements Callable<Integer> {
     /** Checks a configuration file's lines against these options. */
     public static ConfigValidator validator() {
         return new ConfigValidator(Main::commandLine);
+    }
+
+    /** {@link #validator()}, for {@code config check} (which does not name this class: it is one of its commands). */
+    @Override
+    public ConfigValidator optionsValidator() {
+        return validator();
+    }
+
+    /** {@link #configuredBy}, for {@code config check}. */
+    @Override
+    public ServerConfig serverConfig(ConfigFile file) {
+        return configuredBy(file);
     }
 
     /** What the options say, checked; a ParameterException says what is wrong. */

@@ -1,6 +1,7 @@
 package io.sluice.server;
 
 import io.sluice.engine.EngineConfig;
+import io.sluice.engine.PolicyWriter;
 import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.classify.CrawlerListClassifier;
 import io.sluice.engine.classify.SearchEngineVerifier;
@@ -36,6 +37,8 @@ import java.util.random.RandomGenerator;
  */
 public final class NodeEngine implements AutoCloseable {
     private final ThrottleEngine engine;
+    /** The engine's one policy writer, claimed as it is built: nothing that is handed the engine can write. */
+    private final PolicyWriter writer;
     private final CrawlGovernor governor;
     private final LiveShadow shadow;
     private volatile AutomaticBanWriter automaticBans;
@@ -44,12 +47,13 @@ public final class NodeEngine implements AutoCloseable {
     private final PassKeyFollower passKeys;
     private final CrawlerRangesFollower crawlerRanges;
 
-    private NodeEngine(ThrottleEngine engine, CrawlGovernor governor, LiveShadow shadow, ThreadPoolExecutor dnsLookups,
+    private NodeEngine(PolicyWriter writer, CrawlGovernor governor, LiveShadow shadow, ThreadPoolExecutor dnsLookups,
                        PolicyHistory history, PassKeyFollower passKeys, CrawlerRangesFollower crawlerRanges) {
         this.crawlerRanges = crawlerRanges;
         this.history = history;
         this.passKeys = passKeys;
-        this.engine = engine;
+        this.writer = writer;
+        this.engine = writer.engine();
         this.governor = governor;
         this.shadow = shadow;
         this.dnsLookups = dnsLookups;
@@ -81,6 +85,9 @@ public final class NodeEngine implements AutoCloseable {
                 dnsLookups, clock);
         ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), clock, state.loadPolicy(), classifier,
                 verifier, shared);
+        // Claimed before anything else sees the engine: the policy changes only through PolicyChanges (and a
+        // cluster's mirror of versions other nodes made and audited), never through engine() past the audit.
+        PolicyWriter writer = engine.claimPolicyWriter();
         // the browser check's passes outlive a restart, and a rotation reaches the running server
         PassKeyFollower passKeys = PassKeyFollower.start(state.path(), engine.browserPasses(), new SecureRandom());
         CrawlerRangesFollower crawlerRanges = CrawlerRangesFollower.start(engine, state.path(), ranges, clock);
@@ -90,7 +97,7 @@ public final class NodeEngine implements AutoCloseable {
                 RandomGenerator.of("L64X128MixRandom"), CrawlGovernor.DEFAULT_MAX_DOMAINS, state.loadDomainSettings());
         // An operator's change to a domain (rate, minimum delay, revival) survives a restart.
         governor.onSettingsChanged(new DomainSettingsWriter(state, governor::settings)::save);
-        return new NodeEngine(engine, governor, shadow, dnsLookups, history, passKeys, crawlerRanges);
+        return new NodeEngine(writer, governor, shadow, dnsLookups, history, passKeys, crawlerRanges);
     }
 
     /**
@@ -133,6 +140,14 @@ public final class NodeEngine implements AutoCloseable {
         return passKeys;
     }
 
+    /**
+     * The engine's policy writer, for the cluster's mirror of versions made (and audited) on other nodes; the mode
+     * assemblies of this package only.
+     */
+    PolicyWriter policyWriter() {
+        return writer;
+    }
+
     /** The versions of the policy this node ran, its automatic bans' included: for merging an edit made from one. */
     public PolicyHistory history() {
         return history;
@@ -146,7 +161,7 @@ public final class NodeEngine implements AutoCloseable {
         if (automaticBans != null) {
             throw new IllegalStateException("the policy has one writer: already made");
         }
-        PolicyChanges changes = new PolicyChanges(engine, store, clock);
+        PolicyChanges changes = new PolicyChanges(writer, store, clock);
         automaticBans = AutomaticBanWriter.start(engine, changes);
         return changes;
     }

@@ -6,6 +6,7 @@ import io.sluice.engine.Decision;
 import io.sluice.engine.Request;
 import io.sluice.engine.policy.BrowserCheck;
 import io.sluice.engine.telemetry.BrowserCheckCounts;
+import io.sluice.server.change.PolicyChanges;
 import io.sluice.server.testkit.HeadlessChromium;
 import io.sluice.server.testkit.RealParts;
 import io.sluice.server.testkit.Servers;
@@ -25,6 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @RealParts
 class BrowserCheckChromiumTest {
+    /** The policy is changed as an operator changes it: through the server's PolicyChanges, audited. */
+    private static final PolicyChanges.Author OPERATOR = new PolicyChanges.Author("admin", "test");
 
     private static final int VIRTUAL_MILLIS = 20_000;
 
@@ -42,7 +45,7 @@ class BrowserCheckChromiumTest {
     }
 
     private void check(UnaryOperator<BrowserCheck> change) {
-        server.engine().updatePolicy(p -> p.withBrowserCheck(change.apply(p.browserCheck())));
+        server.policyChanges().edit(OPERATOR, p -> p.withBrowserCheck(change.apply(p.browserCheck())));
     }
 
     private BrowserCheckCounts counts() {

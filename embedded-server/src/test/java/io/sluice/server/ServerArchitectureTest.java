@@ -14,7 +14,13 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.library.dependencies.SliceAssignment;
+import com.tngtech.archunit.library.dependencies.SliceIdentifier;
+import io.sluice.engine.PolicyWriter;
+import io.sluice.engine.ThrottleEngine;
+import io.sluice.server.change.PolicyChanges;
 import io.sluice.server.cluster.ClusterNode;
+import io.sluice.server.cluster.LocalPolicyMirror;
 
 /**
  * The server's composition (docs/architecture.md, "Composition"), as rules: the modes assembled in the top package,
@@ -97,10 +103,58 @@ class ServerArchitectureTest {
 
     @ArchTest
     void theServersPackagesHaveNoCycles(JavaClasses classes) {
-        slices().matching("io.sluice.server.(*)..")
+        slices().assignedFrom(subpackagesAndTopClasses("io.sluice.server"))
                 .should().beFreeOfCycles()
+                // the top package's classes (the composition) work together; a cycle that stays among them is
+                // one package's business, a cycle through a subpackage is what this forbids
+                .ignoreDependency(resideInAPackage("io.sluice.server"), resideInAPackage("io.sluice.server"))
                 .because("each package can then be read, tested and changed from the bottom up; the top package, "
-                        + "the composition, is outside the slices and may use any of them")
+                        + "the composition, may use any of them, and none of them names it back (config check asks "
+                        + "the command line's root for its options, ConfigurableCommand, rather than naming Main)")
                 .check(classes);
+    }
+
+    @ArchTest
+    void onlyThePolicysWritersHoldTheEnginesPolicyWriter(JavaClasses classes) {
+        noClasses().that().doNotBelongToAnyOf(NodeEngine.class, ClusterMember.class, PolicyChanges.class,
+                        LocalPolicyMirror.class)
+                .should().dependOnClassesThat().belongToAnyOf(PolicyWriter.class)
+                .orShould().callMethod(ThrottleEngine.class, "claimPolicyWriter")
+                .because("the policy changes in one place, PolicyChanges (validate, persist, audit, install), and on a "
+                        + "node of a cluster also by the mirror of versions other nodes made and audited; NodeEngine "
+                        + "claims the writer as it builds the engine, so the engine it hands out (SluiceServer.engine, "
+                        + "SluiceThrottle.engine) cannot write past the audit")
+                .check(classes);
+    }
+
+    /**
+     * Each subpackage of {@code top} (with its own subpackages) is one slice, and each class of {@code top} itself
+     * (with its nested classes) is one, so a cycle between the composition and a package shows up too.
+     */
+    private static SliceAssignment subpackagesAndTopClasses(String top) {
+        return new SliceAssignment() {
+            @Override
+            public SliceIdentifier getIdentifierOf(JavaClass type) {
+                String name = type.getPackageName();
+                if (name.equals(top)) {
+                    JavaClass outer = type;
+                    while (outer.getEnclosingClass().isPresent()) {
+                        outer = outer.getEnclosingClass().get();
+                    }
+                    return SliceIdentifier.of(outer.getSimpleName());
+                }
+                if (name.startsWith(top + ".")) {
+                    String rest = name.substring(top.length() + 1);
+                    int dot = rest.indexOf('.');
+                    return SliceIdentifier.of((dot < 0 ? rest : rest.substring(0, dot)) + "/");
+                }
+                return SliceIdentifier.ignore();
+            }
+
+            @Override
+            public String getDescription() {
+                return "the subpackages and the classes of " + top;
+            }
+        };
     }
 }

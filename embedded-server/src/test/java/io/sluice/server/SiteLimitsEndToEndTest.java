@@ -10,6 +10,7 @@ import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.Route;
 import io.sluice.engine.telemetry.ClassCounts;
 import io.sluice.engine.telemetry.ClientRow;
+import io.sluice.server.change.PolicyChanges;
 import io.sluice.server.testkit.HeadlessChromium;
 import io.sluice.server.testkit.RealParts;
 import io.sluice.server.testkit.Servers;
@@ -37,6 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
  * (the real-parts tier).
  */
 class SiteLimitsEndToEndTest {
+    /** The policy is changed as an operator changes it: through the server's PolicyChanges, audited. */
+    private static final PolicyChanges.Author OPERATOR = new PolicyChanges.Author("admin", "test");
     private static final String FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/";
     private static final Duration DEADLINE = Duration.ofSeconds(30);
 
@@ -53,7 +56,7 @@ class SiteLimitsEndToEndTest {
     }
 
     private void policy(UnaryOperator<Policy> change) {
-        server.engine().updatePolicy(change);
+        server.policyChanges().edit(OPERATOR, change);
     }
 
     private HttpResponse<String> get(String path, String userAgent, String... headers) throws Exception {

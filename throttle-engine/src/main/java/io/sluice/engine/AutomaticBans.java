@@ -22,7 +22,12 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class AutomaticBans {
 
-    private static final System.Logger LOG = System.getLogger(ThrottleEngine.class.getName());
+    /** The author of automatic bans (published as {@link ThrottleEngine#AUTOMATIC_BAN_AUTHOR}). */
+    static final String AUTHOR = "sluice";
+    /** The most in force at once (published as {@link ThrottleEngine#MAX_AUTOMATIC_BANS}). */
+    static final int MAX_IN_FORCE = 10_000;
+    /** The engine's logger, by name: the stage never reaches back up to the façade that assembles it. */
+    private static final System.Logger LOG = System.getLogger("io.sluice.engine.ThrottleEngine");
 
     private final EscalationTracker escalations = new EscalationTracker();
     /** Automatic bans in force here and not yet in the policy. */
@@ -114,10 +119,10 @@ final class AutomaticBans {
      * @param target the client's key, or its address's ({@link ClientKey#ofAddress})
      */
     private void banAutomatically(Escalation rule, ClientKey target, String value, long seconds, long now) {
-        if (installedAutomaticBans + pendingBans.size() >= ThrottleEngine.MAX_AUTOMATIC_BANS) {
+        if (installedAutomaticBans + pendingBans.size() >= MAX_IN_FORCE) {
             long dropped = automaticBansDropped.incrementAndGet();
             if (Long.bitCount(dropped) == 1) { // the 1st, 2nd, 4th, 8th...: said, never a line per request
-                LOG.log(System.Logger.Level.WARNING, "escalation: " + ThrottleEngine.MAX_AUTOMATIC_BANS
+                LOG.log(System.Logger.Level.WARNING, "escalation: " + MAX_IN_FORCE
                         + " automatic bans in force; " + value + " is refused by its rule but not banned (" + dropped
                         + " so far)");
             }
@@ -129,7 +134,7 @@ final class AutomaticBans {
         Ban ban = new Ban("auto-" + UUID.randomUUID(), type, value,
                 "escalation: " + rule.refusals() + " refusals within " + rule.withinSeconds() + " s ("
                         + rule.scope().name().toLowerCase(Locale.ROOT) + "), banned for " + seconds + " s",
-                ThrottleEngine.AUTOMATIC_BAN_AUTHOR, at, at.plusSeconds(seconds));
+                AUTHOR, at, at.plusSeconds(seconds));
         if (!pendingBans.add(target, ban, banNow + seconds * 1000L)) {
             return; // banned a moment ago by another thread
         }
@@ -153,7 +158,7 @@ final class AutomaticBans {
     private static int countAutomatic(Policy policy) {
         int count = 0;
         for (Ban ban : policy.bans()) {
-            if (ThrottleEngine.AUTOMATIC_BAN_AUTHOR.equals(ban.author())) {
+            if (AUTHOR.equals(ban.author())) {
                 count++;
             }
         }

@@ -45,7 +45,7 @@ final class Prelude {
     Decision decide(CompiledPolicy compiled, Request request, long now, Next next) {
         Policy policy = compiled.policy();
         IpAddress address = compiled.resolver().resolve(request);
-        String rawAgent = ThrottleEngine.boundedUserAgent(request.userAgent());
+        String rawAgent = UserAgents.bounded(request.userAgent());
         String userAgent = rawAgent == null ? "" : rawAgent;
         UserAgentMatch match = classifier.classify(rawAgent, policy.classification());
         RequestClass cls = verified(match, policy, address);

@@ -30,6 +30,7 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
@@ -47,7 +48,9 @@ import java.util.function.UnaryOperator;
  * in one AtomicReference. A decision reads the reference once and uses that version throughout, so a
  * request never sees half of an edit. Edits are validated whole, then installed by compare-and-set on
  * the reference with version + 1; a replace based on a stale version fails with a conflict rather
- * than silently overwriting another operator's change.
+ * than silently overwriting another operator's change. Only the holder of the engine's one PolicyWriter
+ * (claimPolicyWriter(), handed out once) changes the policy: the engine installs, the holder audits and persists
+ * (the server's PolicyChanges), so nothing that merely holds the engine can write past the audit.
  *
  * The rules run in the order of docs/architecture.md ("Rules") and the first refusal wins:
  *   allow-list lookup, 1 pause, 2 bans, (push the hit), 3 crawler spacing, 4 hit stack,
@@ -129,17 +132,14 @@ import java.util.function.UnaryOperator;
  */
 public final class ThrottleEngine {
 
-    /**
-     * The longest user agent kept: a longer one is cut before it keys, classifies or matches anything. HTTP
-     * header values are ISO-8859-1 on the wire, so this is 512 bytes of the header.
-     */
-    public static final int MAX_USER_AGENT = 512;
     /** The author of automatic bans. */
-    public static final String AUTOMATIC_BAN_AUTHOR = "sluice";
+    public static final String AUTOMATIC_BAN_AUTHOR = AutomaticBans.AUTHOR;
     /** The most automatic bans in force at once; beyond it an offender is only refused, not banned. */
-    public static final int MAX_AUTOMATIC_BANS = 10_000;
+    public static final int MAX_AUTOMATIC_BANS = AutomaticBans.MAX_IN_FORCE;
     private final InstantSource clock;
     private final AtomicReference<CompiledPolicy> current;
+    /** Whether {@link #claimPolicyWriter()} has handed out the policy's one writer. */
+    private final AtomicBoolean writerClaimed = new AtomicBoolean();
     /** Rule 2's bans and the automatic bans (see "Automatic bans" in the essay). */
     private final AutomaticBans bans;
     /** Requests in flight and waiting on this node (rule 6). */
@@ -300,19 +300,6 @@ public final class ThrottleEngine {
         return current.get().policy().forwardedHeader();
     }
 
-    /**
-     * {@code userAgent} cut to {@link #MAX_USER_AGENT} characters (never inside a surrogate pair), so a tracked
-     * client, a ban match and a classification each cost bounded memory and time whatever the header's length.
-     */
-    public static String boundedUserAgent(String userAgent) {
-        if (userAgent == null || userAgent.length() <= MAX_USER_AGENT) {
-            return userAgent;
-        }
-        int end = Character.isHighSurrogate(userAgent.charAt(MAX_USER_AGENT - 1)) ? MAX_USER_AGENT - 1
-                : MAX_USER_AGENT;
-        return userAgent.substring(0, end);
-    }
-
     // ---------------------------------------------------------------- decisions
 
     /**
@@ -398,14 +385,25 @@ public final class ThrottleEngine {
     }
 
     /**
-     * Replaces the live policy with {@code proposed} (its own version is ignored), if the live version
-     * is still {@code expectedVersion}.
+     * Hands out the policy's one writer: the only way to change the live policy after construction, and only once per
+     * engine. The engine validates and installs; it keeps no audit log and writes nothing to disk, so whoever claims
+     * the writer owns those. In Sluice's server (and embedded mode) the server claims it as the engine is built and
+     * its {@code PolicyChanges} validates, persists and audits every change before installing it: an embedder given
+     * {@code engine()} there reads the policy and changes it through the admin API or {@code policyChanges()}, never
+     * past the audit. An embedder of the bare engine claims it for itself; the audit, if any, is then its own.
      *
-     * @return the installed policy, with version = previous version + 1
-     * @throws PolicyValidationException naming every bad field; nothing changed
-     * @throws PolicyConflictException   when the live version is not {@code expectedVersion}; nothing changed
+     * @throws IllegalStateException when the writer was claimed before
      */
-    public Policy replacePolicy(long expectedVersion, Policy proposed) {
+    public PolicyWriter claimPolicyWriter() {
+        if (!writerClaimed.compareAndSet(false, true)) {
+            throw new IllegalStateException("the policy has one writer and it was claimed already: change the policy "
+                    + "through it (in the server: the admin API or PolicyChanges, which audit every change)");
+        }
+        return new PolicyWriter(this);
+    }
+
+    /** {@link PolicyWriter#replace}: the writer's only way in. */
+    Policy replacePolicy(long expectedVersion, Policy proposed) {
         List<FieldError> errors = PolicyValidator.validate(proposed);
         if (!errors.isEmpty()) {
             throw new PolicyValidationException(errors);
@@ -425,13 +423,8 @@ public final class ThrottleEngine {
         }
     }
 
-    /**
-     * Applies {@code change} to the live policy and installs the result with the next version, retrying
-     * if another change got in first ({@code change} may run more than once: keep it free of side effects).
-     *
-     * @throws PolicyValidationException when the result is not valid; nothing changed
-     */
-    public Policy updatePolicy(UnaryOperator<Policy> change) {
+    /** {@link PolicyWriter#update}. */
+    Policy updatePolicy(UnaryOperator<Policy> change) {
         while (true) {
             CompiledPolicy live = current.get();
             long version = live.policy().version();
@@ -449,14 +442,8 @@ public final class ThrottleEngine {
         }
     }
 
-    /**
-     * Installs a version of the cluster's policy exactly as given (its version included), if it is newer than
-     * the live one: how a node takes a change made through another node.
-     *
-     * @return true if installed, false if the live version is already as new
-     * @throws PolicyValidationException when it is not valid; nothing changed
-     */
-    public boolean adoptPolicy(Policy replicated) {
+    /** {@link PolicyWriter#adopt}. */
+    boolean adoptPolicy(Policy replicated) {
         List<FieldError> errors = PolicyValidator.validate(replicated);
         if (!errors.isEmpty()) {
             throw new PolicyValidationException(errors);

@@ -14,6 +14,8 @@ import org.junit.jupiter.api.Test;
 class AdoptPolicyTest {
     private final ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(),
             new ManualClock(Instant.parse("2025-01-01T00:00:00Z")), Policy.defaults(), new FakeClassifier());
+    /** The engine's one writer, as an embedder of the bare engine holds it (no audit: that is the embedder's). */
+    private final PolicyWriter writer = engine.claimPolicyWriter();
 
     private static Policy maxHits(int hits, long version) {
         return Policy.defaults().withHitStack(new Policy.HitStack(15, hits)).withVersion(version);
@@ -21,7 +23,7 @@ class AdoptPolicyTest {
 
     @Test
     void aNewerVersionIsInstalledWithItsOwnVersionNumber() {
-        assertThat(engine.adoptPolicy(maxHits(4, 7))).isTrue();
+        assertThat(writer.adopt(maxHits(4, 7))).isTrue();
 
         assertThat(engine.policy().version()).isEqualTo(7);
         assertThat(engine.policy().hitStack().maxHits()).isEqualTo(4);
@@ -29,16 +31,16 @@ class AdoptPolicyTest {
 
     @Test
     void aVersionAtOrBelowTheLiveOneChangesNothing() {
-        engine.adoptPolicy(maxHits(4, 7));
+        writer.adopt(maxHits(4, 7));
 
-        assertThat(engine.adoptPolicy(maxHits(20, 7))).isFalse();
-        assertThat(engine.adoptPolicy(maxHits(20, 3))).isFalse();
+        assertThat(writer.adopt(maxHits(20, 7))).isFalse();
+        assertThat(writer.adopt(maxHits(20, 3))).isFalse();
         assertThat(engine.policy().hitStack().maxHits()).isEqualTo(4);
     }
 
     @Test
     void anInvalidVersionIsRefusedWhole() {
-        assertThatThrownBy(() -> engine.adoptPolicy(maxHits(-1, 9))).isInstanceOf(PolicyValidationException.class);
+        assertThatThrownBy(() -> writer.adopt(maxHits(-1, 9))).isInstanceOf(PolicyValidationException.class);
         assertThat(engine.policy().version()).isEqualTo(1);
     }
 

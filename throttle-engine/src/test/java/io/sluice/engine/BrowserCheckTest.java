@@ -406,7 +406,8 @@ class BrowserCheckTest {
         void theModeChangesLiveOnTheNextRequest() {
             ThrottleEngine engine = engine(Policy.defaults());
             served(engine.decide(page("192.0.2.1", "/")));
-            engine.updatePolicy(p -> p.withBrowserCheck(p.browserCheck().withMode(BrowserCheck.Mode.ALWAYS)));
+            EngineFixture.changePolicyUnaudited(engine,
+                    p -> p.withBrowserCheck(p.browserCheck().withMode(BrowserCheck.Mode.ALWAYS)));
             refused(engine.decide(page("192.0.2.1", "/")), Reason.CHALLENGE);
             BrowserCheckCounts counts = engine.snapshot().browserCheck();
             assertThat(counts.mode()).isEqualTo(BrowserCheck.Mode.ALWAYS);

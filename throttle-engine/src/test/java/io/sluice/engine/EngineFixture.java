@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.engine.policy.BrowserCheck;
 import io.sluice.engine.policy.Policy;
+import java.util.Collections;
+import java.util.Map;
+import java.util.WeakHashMap;
+import java.util.function.UnaryOperator;
 
 /** Shorthand shared by the rule tests. */
 final class EngineFixture {
@@ -12,7 +16,20 @@ final class EngineFixture {
     static final String BINGBOT = "bingbot/2.0";
     static final String CURL = "curl/8.5.0";
 
+    /** Each engine's one policy writer, claimed by {@link #changePolicyUnaudited} the first time it writes. */
+    private static final Map<ThrottleEngine, PolicyWriter> WRITERS = Collections.synchronizedMap(new WeakHashMap<>());
+
     private EngineFixture() {
+    }
+
+    /**
+     * Changes {@code engine}'s policy as an embedder of the bare engine does, through its one {@link PolicyWriter}
+     * (claimed here the first time): validated and installed, but with no audit entry and nothing written to disk,
+     * which an operator's change through the server always has. For the rule tests, whose subject is what a policy
+     * does, not how it is changed.
+     */
+    static Policy changePolicyUnaudited(ThrottleEngine engine, UnaryOperator<Policy> change) {
+        return WRITERS.computeIfAbsent(engine, ThrottleEngine::claimPolicyWriter).update(change);
     }
 
     static ThrottleEngine engine(ManualClock clock, Policy policy) {

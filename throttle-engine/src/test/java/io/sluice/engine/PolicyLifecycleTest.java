@@ -22,13 +22,15 @@ class PolicyLifecycleTest {
 
     private final ManualClock clock = ManualClock.at("2026-11-22T10:00:00Z");
     private final ThrottleEngine engine = EngineFixture.engine(clock, Policy.defaults());
+    /** The engine's one writer, as an embedder of the bare engine holds it (no audit: that is the embedder's). */
+    private final PolicyWriter writer = engine.claimPolicyWriter();
 
     @Test
     void aReplacedPolicyGetsTheNextVersionAndTheNextDecisionUsesIt() {
         for (int i = 0; i < 5; i++) {
             served(decide(engine, "192.0.2.1", CURL));
         }
-        Policy installed = engine.replacePolicy(1, Policy.defaults().withHitStack(new Policy.HitStack(15, 4))
+        Policy installed = writer.replace(1, Policy.defaults().withHitStack(new Policy.HitStack(15, 4))
                 .withVersion(99));
         assertThat(installed.version()).isEqualTo(2);
         assertThat(engine.policy()).isEqualTo(installed);
@@ -43,17 +45,17 @@ class PolicyLifecycleTest {
         }
         clock.advanceMillis(6_000);
         refused(decide(engine, "192.0.2.1", CURL), Reason.HIT_STACK);
-        engine.updatePolicy(p -> p.withHitStack(new Policy.HitStack(5, 10)));
+        writer.update(p -> p.withHitStack(new Policy.HitStack(5, 10)));
         served(decide(engine, "192.0.2.1", CURL));
         // lengthening it again brings the older hits back into view: history is kept for 60 s
-        engine.updatePolicy(p -> p.withHitStack(new Policy.HitStack(15, 10)));
+        writer.update(p -> p.withHitStack(new Policy.HitStack(15, 10)));
         refused(decide(engine, "192.0.2.1", CURL), Reason.HIT_STACK);
     }
 
     @Test
     void aReplaceBasedOnAnOldVersionIsAConflictAndChangesNothing() {
-        engine.replacePolicy(1, Policy.defaults().withPerClient(new Policy.PerClient(3)));
-        assertThatThrownBy(() -> engine.replacePolicy(1, Policy.defaults()))
+        writer.replace(1, Policy.defaults().withPerClient(new Policy.PerClient(3)));
+        assertThatThrownBy(() -> writer.replace(1, Policy.defaults()))
                 .isInstanceOfSatisfying(PolicyConflictException.class, e -> {
                     assertThat(e.expectedVersion()).isEqualTo(1);
                     assertThat(e.currentVersion()).isEqualTo(2);
@@ -67,7 +69,7 @@ class PolicyLifecycleTest {
                 .withHitStack(new Policy.HitStack(0, -1))
                 .withLoad(new Policy.Load(0, 10, 500))
                 .withBans(List.of(new Ban("b1", BanType.IP, "10.0.0.300", "r", "a", Instant.EPOCH, null)));
-        assertThatThrownBy(() -> engine.replacePolicy(1, bad))
+        assertThatThrownBy(() -> writer.replace(1, bad))
                 .isInstanceOfSatisfying(PolicyValidationException.class, e ->
                         assertThat(e.errors()).extracting(FieldError::field).containsExactly(
                                 "hitStack.windowSeconds", "hitStack.maxHits", "load.maxActive", "bans[0].value"));
@@ -77,7 +79,7 @@ class PolicyLifecycleTest {
     @Test
     void updatePolicyAddsABanThatTheNextRequestSees() {
         served(decide(engine, "192.0.2.1", CURL));
-        Policy after = engine.updatePolicy(p -> p.withBans(List.of(
+        Policy after = writer.update(p -> p.withBans(List.of(
                 new Ban("b1", BanType.AGENT, "curl", "scraper", "alice", clock.instant(), null))));
         assertThat(after.version()).isEqualTo(2);
         refused(decide(engine, "192.0.2.1", CURL), Reason.BANNED);
@@ -86,9 +88,18 @@ class PolicyLifecycleTest {
 
     @Test
     void anInvalidUpdateChangesNothing() {
-        assertThatThrownBy(() -> engine.updatePolicy(p -> p.withPerClient(new Policy.PerClient(0))))
+        assertThatThrownBy(() -> writer.update(p -> p.withPerClient(new Policy.PerClient(0))))
                 .isInstanceOf(PolicyValidationException.class)
                 .hasMessageContaining("perClient.maxConcurrent");
+        assertThat(engine.policy().version()).isEqualTo(1);
+    }
+
+    @Test
+    void thePolicyHasOneWriterHandedOutOnce() {
+        assertThatThrownBy(engine::claimPolicyWriter)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("one writer");
+        assertThat(writer.engine()).isSameAs(engine);
         assertThat(engine.policy().version()).isEqualTo(1);
     }
 
@@ -108,7 +119,7 @@ class PolicyLifecycleTest {
         for (int t = 0; t < threads; t++) {
             workers[t] = new Thread(() -> {
                 for (int i = 0; i < perThread; i++) {
-                    engine.updatePolicy(p -> p.withPerClient(new Policy.PerClient(p.perClient().maxConcurrent() + 1)));
+                    writer.update(p -> p.withPerClient(new Policy.PerClient(p.perClient().maxConcurrent() + 1)));
                 }
             });
             workers[t].start();
@@ -126,7 +137,7 @@ class PolicyLifecycleTest {
         for (int i = 0; i < 4; i++) {
             running.add(EngineFixture.admitted(decide(engine, "192.0.2.1", EngineFixture.BROWSER)));
         }
-        engine.updatePolicy(p -> p.withPerClient(new Policy.PerClient(2)));
+        writer.update(p -> p.withPerClient(new Policy.PerClient(2)));
         refused(decide(engine, "192.0.2.1", EngineFixture.BROWSER), Reason.CLIENT_CONCURRENCY);
         running.remove(0).admission().complete(200, 1);
         running.remove(0).admission().complete(200, 1);
@@ -138,10 +149,10 @@ class PolicyLifecycleTest {
 
     @Test
     void aBanAddedWhileARequestWaitsRefusesItWhenItResumes() {
-        engine.updatePolicy(p -> p.withLoad(new Policy.Load(1, 5, 500)));
+        writer.update(p -> p.withLoad(new Policy.Load(1, 5, 500)));
         Decision.Admit busy = EngineFixture.admitted(decide(engine, "192.0.2.1", CURL));
         Decision.Wait wait = EngineFixture.waiting(decide(engine, "192.0.2.2", CURL), Reason.LOAD);
-        engine.updatePolicy(p -> p.withBans(List.of(
+        writer.update(p -> p.withBans(List.of(
                 new Ban("b1", BanType.IP, "192.0.2.2", "flood", "alice", clock.instant(), null))));
         busy.admission().complete(200, 1);
         refused(wait.deferral().resume(), Reason.BANNED);

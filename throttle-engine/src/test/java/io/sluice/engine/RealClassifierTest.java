@@ -41,10 +41,11 @@ class RealClassifierTest {
 
     @Test
     void aPauseInstalledWhileARequestWaitsRefusesItWhenItResumes() {
-        engine.updatePolicy(p -> p.withLoad(new Policy.Load(1, 5, 500)));
+        EngineFixture.changePolicyUnaudited(engine, p -> p.withLoad(new Policy.Load(1, 5, 500)));
         admitted(decide(engine, "192.0.2.1", "curl/8.5.0"));
         Decision.Wait wait = waiting(decide(engine, "192.0.2.2", "curl/8.5.0"), Reason.LOAD);
-        engine.updatePolicy(p -> p.withPause(new Policy.Pause(false, List.of(RequestClass.BOT))));
+        EngineFixture.changePolicyUnaudited(engine,
+                p -> p.withPause(new Policy.Pause(false, List.of(RequestClass.BOT))));
         refused(wait.deferral().resume(), Reason.PAUSED);
         assertThat(engine.snapshot().load().waiting()).isZero();
     }

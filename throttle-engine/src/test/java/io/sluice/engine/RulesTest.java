@@ -265,9 +265,9 @@ class RulesTest {
                 assertThat(admit.client().allowListed()).isTrue();
             }
             refused(decide(engine, "192.0.2.1", CURL), Reason.LOAD);
-            engine.updatePolicy(p -> p.withPause(new Policy.Pause(true, List.of())));
+            EngineFixture.changePolicyUnaudited(engine, p -> p.withPause(new Policy.Pause(true, List.of())));
             refused(decide(engine, "10.1.2.3", CURL), Reason.PAUSED);
-            engine.updatePolicy(p -> p.withPause(Policy.Pause.NONE)
+            EngineFixture.changePolicyUnaudited(engine, p -> p.withPause(Policy.Pause.NONE)
                     .withBans(List.of(ban("b", BanType.IP, "10.1.2.3", null))));
             refused(decide(engine, "10.1.2.3", CURL), Reason.BANNED);
         }

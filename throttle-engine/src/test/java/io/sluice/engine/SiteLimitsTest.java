@@ -149,7 +149,7 @@ class SiteLimitsTest {
                 served(engine.decide(get("192.0.2.1", BROWSER, "/a.png")));
             }
             refused(engine.decide(get("192.0.2.1", BROWSER, "/a.png")), Reason.HIT_STACK);
-            engine.updatePolicy(p -> p.withRoutes(Route.DEFAULTS));
+            EngineFixture.changePolicyUnaudited(engine, p -> p.withRoutes(Route.DEFAULTS));
             served(engine.decide(get("192.0.2.2", BROWSER, "/a.png")));
 
             Policy bad = Policy.defaults().withRoutes(List.of(
@@ -226,16 +226,16 @@ class SiteLimitsTest {
         @Test
         void userAgentsAreCutTo512CharactersBeforeTheyKeyAnything() {
             ThrottleEngine engine = engine(Policy.defaults());
-            String prefix = "x".repeat(ThrottleEngine.MAX_USER_AGENT);
+            String prefix = "x".repeat(UserAgents.MAX_LENGTH);
             for (int i = 0; i < 10; i++) {
                 Decision decision = decide(engine, "192.0.2.1", prefix + "-tail-" + i + "y".repeat(8_000));
-                assertThat(admitted(decision).client().userAgent()).hasSize(ThrottleEngine.MAX_USER_AGENT);
+                assertThat(admitted(decision).client().userAgent()).hasSize(UserAgents.MAX_LENGTH);
                 admitted(decision).admission().complete(200, 1000);
             }
             // ten different 8 KiB user agents that agree on their first 512 characters are one client
             refused(decide(engine, "192.0.2.1", prefix + "-another"), Reason.HIT_STACK);
             assertThat(engine.snapshot().topClients()).allSatisfy(
-                    row -> assertThat(row.userAgent().length()).isLessThanOrEqualTo(ThrottleEngine.MAX_USER_AGENT));
+                    row -> assertThat(row.userAgent().length()).isLessThanOrEqualTo(UserAgents.MAX_LENGTH));
         }
 
         @Test
@@ -323,7 +323,7 @@ class SiteLimitsTest {
 
         /** What the server's policy writer does with a proposal: a version holding the ban. */
         private void install(ThrottleEngine engine, Ban ban) {
-            engine.updatePolicy(p -> {
+            EngineFixture.changePolicyUnaudited(engine, p -> {
                 List<Ban> bans = new ArrayList<>(p.bans());
                 bans.add(ban);
                 return p.withBans(bans);
@@ -383,7 +383,7 @@ class SiteLimitsTest {
                 clock.advance(Duration.between(ban.createdAt(), ban.expiresAt()).plusSeconds(16));
                 served(decide(engine, "192.0.2.1", CURL)); // the ban expired: no longer matches
                 assertThat(engine.expiredAutomaticBans()).containsExactly(ban);
-                engine.updatePolicy(p -> p.withBans(List.of()));
+                EngineFixture.changePolicyUnaudited(engine, p -> p.withBans(List.of()));
                 clock.advance(Duration.ofSeconds(16));
             }
             assertThat(lengths).containsExactly(600L, 1_200L, 1_500L);
@@ -402,7 +402,8 @@ class SiteLimitsTest {
                 decide(engine, "192.0.2.1", CURL);
             }
             assertThat(proposed).hasSize(2);
-            engine.updatePolicy(p -> p.withPause(new Policy.Pause(false, List.of(RequestClass.CRAWLER))));
+            EngineFixture.changePolicyUnaudited(engine,
+                    p -> p.withPause(new Policy.Pause(false, List.of(RequestClass.CRAWLER))));
             assertThat(engine.pendingAutomaticBans()).as("the expired ban holds nothing").containsExactly(
                     proposed.get(1));
             refused(decide(engine, "192.0.2.1", CURL), Reason.BANNED);
@@ -454,7 +455,7 @@ class SiteLimitsTest {
         @Test
         void refusalsThatAreNotTheClientsDoingDoNotCount() {
             ThrottleEngine engine = escalating(new Escalation(Escalation.Scope.CLIENT, 2, 60, 60, 1.0, 60));
-            engine.updatePolicy(p -> p.withPause(new Policy.Pause(true, List.of())));
+            EngineFixture.changePolicyUnaudited(engine, p -> p.withPause(new Policy.Pause(true, List.of())));
             for (int i = 0; i < 10; i++) {
                 refused(decide(engine, "192.0.2.1", CURL), Reason.PAUSED);
             }

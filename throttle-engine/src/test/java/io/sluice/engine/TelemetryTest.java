@@ -118,7 +118,7 @@ class TelemetryTest {
         assertThat(top.get(2).crawlerName()).isEqualTo("Googlebot");
         running.admission().complete(200, 1000);
 
-        engine.updatePolicy(p -> p.withBans(List.of(
+        EngineFixture.changePolicyUnaudited(engine, p -> p.withBans(List.of(
                 new Ban("b", BanType.IP, "192.0.2.9", "flood", "op", clock.instant(), null))));
         clock.advance(Duration.ofSeconds(6));
         assertThat(engine.snapshot().topClients().get(0).status()).isEqualTo(ClientStatus.BANNED);

@@ -2,6 +2,7 @@ package io.sluice.benchmarks.governor;
 
 import io.sluice.engine.policy.GovernorPolicy;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.change.PolicyChanges;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -44,7 +45,9 @@ public final class FleetRun {
         Path out = options.path("out", Path.of("docs", "governor"));
         options.withPermitApi("sluice-fleet-", (admin, token, sluice) -> {
             if (sluice != null) {
-                sluice.engine().updatePolicy(p -> p.withGovernor(p.governor().withDecreaseFactor(decreaseFactor)));
+                // as an operator would: the run's policy is audited like any other change
+                sluice.policyChanges().edit(new PolicyChanges.Author("fleet-run", null),
+                        p -> p.withGovernor(p.governor().withDecreaseFactor(decreaseFactor)));
             }
             report(FleetTrial.run(settings, admin, token), sluice, out);
             return null;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.engine.policy.GovernorPolicy;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.change.PolicyChanges;
 import io.sluice.server.demo.Demo;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,6 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
  * starved by its backoff, or workers spinning on refused permits.
  */
 class GovernorFleetEndToEndTest {
+    /** The policy is changed as an operator changes it: through the server's PolicyChanges, audited. */
+    private static final PolicyChanges.Author OPERATOR = new PolicyChanges.Author("admin", "test");
     private static final List<Double> CAPACITIES = List.of(1.0, 2.0, 3.0, 5.0);
 
     @TempDir
@@ -30,7 +33,7 @@ class GovernorFleetEndToEndTest {
         FleetTrial.Result result;
         try (SluiceServer sluice = Demo.start(ServerConfig.demo(state))) {
             GovernorPolicy quick = GovernorPolicy.DEFAULTS.withIncrease(GovernorPolicy.DEFAULTS.increasePerSecond(), 2);
-            sluice.engine().updatePolicy(p -> p.withGovernor(quick));
+            sluice.policyChanges().edit(OPERATOR, p -> p.withGovernor(quick));
             result = FleetTrial.run(new FleetTrial.Settings(12, Duration.ofSeconds(10), CAPACITIES, 20, 100, 2_000),
                     sluice.adminUri(), sluice.state().workerToken());
         }

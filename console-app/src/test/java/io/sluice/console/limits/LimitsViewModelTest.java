@@ -10,6 +10,7 @@ import io.sluice.engine.policy.Escalation;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.Route;
 import io.sluice.server.SluiceServer;
+import io.sluice.server.change.PolicyChanges;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,6 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The limits form against a real server, without the toolkit. */
 class LimitsViewModelTest {
+    /** The policy is changed as an operator changes it: through the server's PolicyChanges, audited. */
+    private static final PolicyChanges.Author OPERATOR = new PolicyChanges.Author("admin", "test");
     @TempDir
     Path state;
     private SluiceServer server;
@@ -129,7 +132,7 @@ class LimitsViewModelTest {
 
     @Test
     void aConflictWithAnotherOperatorIsExplained() {
-        server.engine().updatePolicy(p -> p.withHitStack(new Policy.HitStack(15, 12)));
+        server.policyChanges().edit(OPERATOR, p -> p.withHitStack(new Policy.HitStack(15, 12)));
         model.field("hitStack.maxHits").textProperty().set("30");
 
         model.apply().execute();

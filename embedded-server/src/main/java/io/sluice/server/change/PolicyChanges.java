@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sluice.engine.PolicyValidator;
+import io.sluice.engine.PolicyWriter;
 import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.FieldError;
@@ -52,6 +53,8 @@ public final class PolicyChanges {
     static final int ATTEMPTS = 20;
     private static final ObjectMapper JSON = PolicyJson.mapper();
     private final ThrottleEngine engine;
+    /** The engine's one writer: held here, so every change is validated, recorded and audited before it is in force. */
+    private final PolicyWriter writer;
     private final PolicyStore store;
     private final InstantSource clock;
     private final Object lock = new Object();
@@ -65,8 +68,10 @@ public final class PolicyChanges {
     public record Author(String who, String operator) {
     }
 
-    public PolicyChanges(ThrottleEngine engine, PolicyStore store, InstantSource clock) {
-        this.engine = engine;
+    /** @param writer the engine's one policy writer ({@link ThrottleEngine#claimPolicyWriter()}) */
+    public PolicyChanges(PolicyWriter writer, PolicyStore store, InstantSource clock) {
+        this.writer = writer;
+        this.engine = writer.engine();
         this.store = store;
         this.clock = clock;
     }
@@ -120,6 +125,21 @@ public final class PolicyChanges {
     }
 
     /**
+     * An edit of the whole policy computed from the live one, recorded as the admin API's {@code PUT /policy} records
+     * it ({@code policy.replace}, the fields that changed, before and after): for code that holds the server rather
+     * than a token (an embedding site, a test, a benchmark), which changes the policy as an operator does.
+     *
+     * @throws PolicyValidationException naming every bad field; nothing changed
+     * @throws ChangeNotSavedException   when it could not be made durable; nothing changed
+     */
+    public Policy edit(Author author, UnaryOperator<Policy> change) {
+        synchronized (lock) {
+            Policy live = engine.policy();
+            return replace(author, live.version(), change.apply(live));
+        }
+    }
+
+    /**
      * Makes a batch of automatic changes as one version: escalation's bans (a ban whose client or address another
      * ban of escalation already holds is left out, and so is any beyond {@link ThrottleEngine#MAX_AUTOMATIC_BANS})
      * and the removal of expired ones still in the policy; one audit entry per ban, written with the policy in one
@@ -169,7 +189,7 @@ public final class PolicyChanges {
                         + "policy is still version " + live.version(), e);
             }
             if (!store.installs()) {
-                engine.replacePolicy(live.version(), next);
+                writer.replace(live.version(), next);
             }
             return change;
         }
@@ -267,10 +287,10 @@ public final class PolicyChanges {
                     + "); the live policy is still version " + live.version(), e);
         }
         if (store.installs()) {
-            engine.adoptPolicy(next); // false when already in force: this node heard its own change first
+            writer.adopt(next); // false when already in force: this node heard its own change first
             return next;
         }
-        return engine.replacePolicy(live.version(), next);
+        return writer.replace(live.version(), next);
     }
 
     private static JsonNode part(Function<Policy, Object> audited, Policy policy) {

@@ -1,5 +1,6 @@
 package io.sluice.server.cluster;
 
+import io.sluice.engine.PolicyWriter;
 import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.policy.Policy;
 import io.sluice.server.change.BanChange;
@@ -19,17 +20,20 @@ import java.util.Set;
  */
 public final class LocalPolicyMirror implements PolicyListener {
     private final ThrottleEngine engine;
+    /** The engine's one writer: the versions taken here were validated, recorded and audited where they were made. */
+    private final PolicyWriter writer;
     private final StateDirectory state;
     private final InstantSource clock;
     private final PolicyHistory history;
 
-    public LocalPolicyMirror(ThrottleEngine engine, StateDirectory state, InstantSource clock) {
-        this(engine, state, clock, new PolicyHistory(engine.policy()));
+    public LocalPolicyMirror(PolicyWriter writer, StateDirectory state, InstantSource clock) {
+        this(writer, state, clock, new PolicyHistory(writer.policy()));
     }
 
     /** @param history told every version this node takes, so an edit based on it can be merged later */
-    public LocalPolicyMirror(ThrottleEngine engine, StateDirectory state, InstantSource clock, PolicyHistory history) {
-        this.engine = engine;
+    public LocalPolicyMirror(PolicyWriter writer, StateDirectory state, InstantSource clock, PolicyHistory history) {
+        this.writer = writer;
+        this.engine = writer.engine();
         this.state = state;
         this.clock = clock;
         this.history = history;
@@ -58,7 +62,7 @@ public final class LocalPolicyMirror implements PolicyListener {
             return;
         }
         long before = engine.policy().version();
-        if (!engine.adoptPolicy(change.policy())) {
+        if (!writer.adopt(change.policy())) {
             return;
         }
         history.remember(change.policy());
@@ -86,7 +90,7 @@ public final class LocalPolicyMirror implements PolicyListener {
         BanChange made = new BanChange(change.bans().added().stream().filter(ban -> !held.contains(ban.id())).toList(),
                 change.bans().removed().stream().filter(ban -> held.contains(ban.id())).toList());
         Policy next = made.applyTo(live).withVersion(change.version());
-        if (!engine.adoptPolicy(next)) {
+        if (!writer.adopt(next)) {
             return;
         }
         history.rememberAutomatic(next, made);

@@ -1,6 +1,5 @@
 package io.sluice.server.config;
 
-import io.sluice.server.Main;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.state.StateDirectory;
 import io.sluice.server.state.StateException;
@@ -39,7 +38,7 @@ public final class ConfigCommand {
         @Override
         public Integer call() {
             ServiceUser judged = ServiceUser.of(user);
-            List<ConfigProblem> problems = problems(path, judged);
+            List<ConfigProblem> problems = problems(path, judged, server(spec));
             PrintWriter err = spec.commandLine().getErr();
             problems.forEach(err::println);
             judged.notes().forEach(note -> err.println(path + ": note: " + note));
@@ -56,24 +55,33 @@ public final class ConfigCommand {
     private ConfigCommand() {
     }
 
+    /** The command whose options the file sets: the root of the command line this check runs in. */
+    private static ConfigurableCommand server(CommandLine.Model.CommandSpec spec) {
+        if (spec.root().userObject() instanceof ConfigurableCommand root) {
+            return root;
+        }
+        throw new IllegalStateException("config check runs under a command whose options a configuration file sets, "
+                + "not under " + spec.root().name());
+    }
+
     /**
      * Everything wrong with the configuration {@code path} holds, in file order, the state directory judged for
-     * {@code user}; empty when it is fine.
+     * {@code user}, the options being {@code server}'s; empty when it is fine.
      */
-    static List<ConfigProblem> problems(Path path, ServiceUser user) {
+    static List<ConfigProblem> problems(Path path, ServiceUser user, ConfigurableCommand server) {
         ConfigFile file;
         try {
             file = ConfigFile.read(path);
         } catch (ConfigException e) {
             return e.problems();
         }
-        List<ConfigProblem> problems = new ArrayList<>(Main.validator().check(file));
+        List<ConfigProblem> problems = new ArrayList<>(server.optionsValidator().check(file));
         if (!problems.isEmpty()) {
             return problems; // the whole is checked once each line is right
         }
         ServerConfig config;
         try {
-            config = Main.configuredBy(file);
+            config = server.serverConfig(file);
         } catch (CommandLine.ParameterException | IllegalArgumentException e) {
             return List.of(new ConfigProblem(path, 0, e.getMessage()));
         }

@@ -57,6 +57,7 @@ public final class SluiceThrottle extends ContainerLifeCycle {
     private final AccessLog accessLog;
     private final Server admin;
     private final NodeEngine node;
+    private final PolicyChanges changes;
     private final ServerConnector adminConnector;
     private final AdminCertificate adminCertificate;
     private volatile boolean stopped;
@@ -69,7 +70,7 @@ public final class SluiceThrottle extends ContainerLifeCycle {
         this.node = NodeEngine.start(state, builder.crawlerList, builder.dns, clock, null, builder.crawlerRanges);
         this.engine = node.engine();
         this.accessLog = builder.accessLog == null ? null : AccessLog.open(builder.accessLog);
-        PolicyChanges changes = node.policyChanges(new LocalPolicyStore(state, node.history(), clock), clock);
+        this.changes = node.policyChanges(new LocalPolicyStore(state, node.history(), clock), clock);
         AdminListener listener = AdminListener.create(new HostPort(builder.adminHost, builder.adminPort),
                 ConnectionLimits.DEFAULTS, adminCertificate, new AdminHandler(engine, node.governor(), node.shadow(),
                         state, changes, clock, List.of(), Set.of(builder.adminHost)));
@@ -90,9 +91,20 @@ public final class SluiceThrottle extends ContainerLifeCycle {
         return new ThrottleHandler(engine, clock, accessLog, Objects.requireNonNull(site, "site"));
     }
 
-    /** The live engine, for a site that wants to read its snapshot itself. */
+    /**
+     * The live engine, for a site that wants to read its snapshot itself. It cannot change the policy (its one writer
+     * is the throttle's): {@link #policyChanges()} does, with the audit.
+     */
     public ThrottleEngine engine() {
         return engine;
+    }
+
+    /**
+     * The one place the policy changes, as the admin API changes it: validated, written to the state directory's
+     * {@code policy.json} and audit log, then in force ({@link PolicyChanges#edit}, {@link PolicyChanges#apply}).
+     */
+    public PolicyChanges policyChanges() {
+        return changes;
     }
 
     /** Where the console connects, once started. */

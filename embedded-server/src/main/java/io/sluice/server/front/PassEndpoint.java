@@ -1,6 +1,7 @@
 package io.sluice.server.front;
 
 import io.sluice.engine.ThrottleEngine;
+import io.sluice.engine.UserAgents;
 import io.sluice.engine.check.BrowserPasses;
 import io.sluice.engine.check.ProofOfWork;
 import io.sluice.engine.net.IpAddress;
@@ -66,7 +67,7 @@ final class PassEndpoint {
         String returnPath = sameSitePath(back);
         BrowserCheck check = engine.policy().browserCheck();
         long now = clock.millis();
-        String userAgent = ThrottleEngine.boundedUserAgent(request.getHeaders().get(HttpHeader.USER_AGENT));
+        String userAgent = UserAgents.bounded(request.getHeaders().get(HttpHeader.USER_AGENT));
         String agent = userAgent == null ? "" : userAgent;
         long noScriptWait = check.noScript() ? check.noScriptWaitSeconds() * 1000L : -1;
         ProofOfWork.Answer answer = token == null || back == null

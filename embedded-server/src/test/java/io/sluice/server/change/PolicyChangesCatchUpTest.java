@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.engine.EngineConfig;
+import io.sluice.engine.PolicyWriter;
 import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.classify.CrawlerListClassifier;
 import io.sluice.engine.policy.Policy;
@@ -23,6 +24,8 @@ class PolicyChangesCatchUpTest {
 
     private final ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), InstantSource.system(),
             Policy.defaults(), CrawlerListClassifier.bundled());
+    /** The engine's one writer: the changes' and, in the store, the mirror's of a cluster node. */
+    private final PolicyWriter writer = engine.claimPolicyWriter();
     /** Version 2, made through another node: maxHits 7. */
     private final Policy elsewhere = withMaxHits(engine.policy(), 7).withVersion(engine.policy().version() + 1);
 
@@ -49,7 +52,7 @@ class PolicyChangesCatchUpTest {
         public void catchUp(long version) {
             caughtUpTo.add(version);
             if (follows) {
-                engine.adoptPolicy(elsewhere);
+                writer.adopt(elsewhere);
             }
         }
     }
@@ -57,7 +60,7 @@ class PolicyChangesCatchUpTest {
     @Test
     void anEditBasedOnAVersionThisNodeHasNotTakenYetWaitsForItThenApplies() {
         FollowingStore store = new FollowingStore();
-        PolicyChanges changes = new PolicyChanges(engine, store, InstantSource.system());
+        PolicyChanges changes = new PolicyChanges(writer, store, InstantSource.system());
         Policy edited = elsewhere.withHitStack(new Policy.HitStack(30, 7));
 
         Policy installed = changes.replace(ALICE, elsewhere.version(), edited);
@@ -72,7 +75,7 @@ class PolicyChangesCatchUpTest {
     void aVersionNoNodeMadeStaysUnknownA412AndChangesNothing() {
         FollowingStore store = new FollowingStore();
         store.follows = false;
-        PolicyChanges changes = new PolicyChanges(engine, store, InstantSource.system());
+        PolicyChanges changes = new PolicyChanges(writer, store, InstantSource.system());
         Policy before = engine.policy();
 
         assertThatThrownBy(() -> changes.replace(ALICE, before.version() + 5, withMaxHits(before, 3)))
@@ -83,7 +86,7 @@ class PolicyChangesCatchUpTest {
     @Test
     void anEditFromTheLiveVersionDoesNotWait() {
         FollowingStore store = new FollowingStore();
-        PolicyChanges changes = new PolicyChanges(engine, store, InstantSource.system());
+        PolicyChanges changes = new PolicyChanges(writer, store, InstantSource.system());
 
         changes.replace(ALICE, engine.policy().version(), withMaxHits(engine.policy(), 3));
 

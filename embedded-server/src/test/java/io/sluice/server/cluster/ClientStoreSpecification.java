@@ -13,6 +13,7 @@ import io.sluice.engine.policy.AllowType;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.Route;
 import io.sluice.server.testkit.Await;
+import io.sluice.server.testkit.UnauditedPolicy;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -90,7 +91,7 @@ abstract class ClientStoreSpecification {
         stated = change.apply(stated);
         Policy applied = asApplied(stated);
         for (ThrottleEngine node : nodes()) {
-            node.updatePolicy(live -> applied);
+            UnauditedPolicy.change(node, live -> applied);
         }
     }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.engine.Decision;
 import io.sluice.engine.EngineConfig;
+import io.sluice.engine.PolicyWriter;
 import io.sluice.engine.Reason;
 import io.sluice.engine.Request;
 import io.sluice.engine.ThrottleEngine;
@@ -62,8 +63,9 @@ class ClusterAutomaticBansTest extends OneRedisPerClass {
                 CrawlerListClassifier.bundled());
         PolicyHistory history = new PolicyHistory(engine.policy());
         ClusterNode member = cluster.node(name);
-        member.policy().follow(new LocalPolicyMirror(engine, state, clock, history));
-        PolicyChanges changes = new PolicyChanges(engine, new ClusterPolicyStore(member::policy,
+        PolicyWriter writer = engine.claimPolicyWriter(); // the mirror's and the changes', as a node's NodeEngine
+        member.policy().follow(new LocalPolicyMirror(writer, state, clock, history));
+        PolicyChanges changes = new PolicyChanges(writer, new ClusterPolicyStore(member::policy,
                 () -> engine.policy().version(), history), clock);
         writers.add(AutomaticBanWriter.start(engine, changes));
         ClusterFixture.awaitState(member, ClusterState.HEALTHY);

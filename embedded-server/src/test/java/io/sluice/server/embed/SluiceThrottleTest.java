@@ -11,6 +11,7 @@ import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.Escalation;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.telemetry.ClientRow;
+import io.sluice.server.change.PolicyChanges;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
@@ -39,6 +40,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Embedded mode: the throttle inside a site's own Jetty server, the admin API beside it, over real HTTP. */
 class SluiceThrottleTest {
+    /** The policy is changed as an operator changes it: through the server's PolicyChanges, audited. */
+    private static final PolicyChanges.Author OPERATOR = new PolicyChanges.Author("admin", "test");
     private static final String CURL = "curl/8.5.0";
     private static final String GOOGLEBOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
     /** Not in Google's published ranges (as a Googlebot address newer than the shipped ones): only DNS can tell. */
@@ -151,7 +154,7 @@ class SluiceThrottleTest {
 
     @Test
     void anAutomaticBanIsPersistedAndAuditedInTheStateDirectory() throws Exception {
-        sluice.engine().updatePolicy(p -> p.withEscalation(List.of(
+        sluice.policyChanges().edit(OPERATOR, p -> p.withEscalation(List.of(
                 new Escalation(Escalation.Scope.CLIENT, 3, 60, 600, 2.0, 3_600))));
         for (int i = 0; i < 14; i++) {
             get(siteUri, CURL); // the default hit stack refuses the 11th on: three refusals are an offence
@@ -170,7 +173,7 @@ class SluiceThrottleTest {
 
     @Test
     void aSearchEngineWhoseAddressIsConfirmedByDnsIsACrawlerWhenThePolicyAsksForVerification() throws Exception {
-        sluice.engine().updatePolicy(p -> p.withTrustedProxies(List.of("127.0.0.1"))
+        sluice.policyChanges().edit(OPERATOR, p -> p.withTrustedProxies(List.of("127.0.0.1"))
                 .withCrawlers(new Policy.Crawlers(1, 1, true)));
         // the first request starts the lookup, off the request thread; until it is confirmed the claimant is a bot
         await(() -> {

@@ -9,6 +9,7 @@ import io.sluice.engine.check.ProofOfWork;
 import io.sluice.engine.classify.CrawlerListClassifier;
 import io.sluice.engine.policy.BrowserCheck;
 import io.sluice.engine.policy.Policy;
+import io.sluice.server.testkit.UnauditedPolicy;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -190,8 +191,8 @@ class BrowserCheckOverHttpTest {
 
     @Test
     void theNoJavaScriptPathEarnsAWeakPassAfterItsWaitAndNotWhenTurnedOff() throws Exception {
-        engine.updatePolicy(p -> p.withBrowserCheck(new BrowserCheck(BrowserCheck.Mode.ALWAYS, 12, 604_800, true, 1,
-                0, 60, null, null, null, null)));
+        UnauditedPolicy.change(engine, p -> p.withBrowserCheck(new BrowserCheck(BrowserCheck.Mode.ALWAYS, 12, 604_800,
+                true, 1, 0, 60, null, null, null, null)));
         String token = URLDecoder.decode(group(TOKEN, get("/articles/1", "192.0.2.10").getContent()),
                 StandardCharsets.UTF_8);
         now.addAndGet(1_000);
@@ -200,8 +201,8 @@ class BrowserCheckOverHttpTest {
         assertThat(get("/articles/1", "192.0.2.10", "Cookie", cookie(earned)).getStatus()).isEqualTo(200);
         assertThat(engine.snapshot().browserCheck().weakPassesEarned()).isEqualTo(1);
 
-        engine.updatePolicy(p -> p.withBrowserCheck(new BrowserCheck(BrowserCheck.Mode.ALWAYS, 12, 604_800, false, 1,
-                0, 60, null, null, null, null)));
+        UnauditedPolicy.change(engine, p -> p.withBrowserCheck(new BrowserCheck(BrowserCheck.Mode.ALWAYS, 12, 604_800,
+                false, 1, 0, 60, null, null, null, null)));
         String second = URLDecoder.decode(group(TOKEN, get("/articles/2", "192.0.2.11").getContent()),
                 StandardCharsets.UTF_8);
         assertThat(get("/articles/2", "192.0.2.11").getContent()).doesNotContain("http-equiv=\"refresh\"");
@@ -212,8 +213,8 @@ class BrowserCheckOverHttpTest {
 
     @Test
     void anEarlyNoJavaScriptAnswerIsHeldUntilItsWaitIsOverNotTurnedAway() throws Exception {
-        engine.updatePolicy(p -> p.withBrowserCheck(new BrowserCheck(BrowserCheck.Mode.ALWAYS, 12, 604_800, true, 1,
-                0, 60, null, null, null, null)));
+        UnauditedPolicy.change(engine, p -> p.withBrowserCheck(new BrowserCheck(BrowserCheck.Mode.ALWAYS, 12, 604_800,
+                true, 1, 0, 60, null, null, null, null)));
         String token = URLDecoder.decode(group(TOKEN, get("/articles/1", "192.0.2.10").getContent()),
                 StandardCharsets.UTF_8);
         // the clock stands still: held for the wait, then still too early, so refused (once, not held again)

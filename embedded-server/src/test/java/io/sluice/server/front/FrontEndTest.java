@@ -9,6 +9,7 @@ import io.sluice.engine.classify.CrawlerListClassifier;
 import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.BanType;
 import io.sluice.engine.policy.Policy;
+import io.sluice.server.testkit.UnauditedPolicy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -169,7 +170,7 @@ class FrontEndTest {
         URI front = frontFor(echoUpstream(), Policy.defaults());
         assertThat(get(front, "/", CURL, null).getStatus()).isEqualTo(200);
 
-        engine.updatePolicy(p -> p.withBans(List.of(new Ban("b1", BanType.AGENT, "curl", "test", "ops",
+        UnauditedPolicy.change(engine, p -> p.withBans(List.of(new Ban("b1", BanType.AGENT, "curl", "test", "ops",
                 CLOCK.instant(), null))));
 
         assertThat(get(front, "/", CURL, null).getStatus()).isEqualTo(403);

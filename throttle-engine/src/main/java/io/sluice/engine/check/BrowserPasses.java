@@ -1,6 +1,6 @@
 package io.sluice.engine.check;
 
-import io.sluice.engine.ThrottleEngine;
+import io.sluice.engine.UserAgents;
 import io.sluice.engine.net.IpAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
@@ -145,8 +145,8 @@ public final class BrowserPasses {
         if (userAgent == null) {
             return "";
         }
-        return userAgent.length() <= ThrottleEngine.MAX_USER_AGENT
-                ? userAgent : userAgent.substring(0, ThrottleEngine.MAX_USER_AGENT);
+        return userAgent.length() <= UserAgents.MAX_LENGTH
+                ? userAgent : userAgent.substring(0, UserAgents.MAX_LENGTH);
     }
 
     static boolean validId(String passId) {

@@ -1,7 +1,7 @@
 package io.sluice.engine.internal;
 
 import io.sluice.engine.RequestClass;
-import io.sluice.engine.ThrottleEngine;
+import io.sluice.engine.UserAgents;
 import io.sluice.engine.net.Cidr;
 import io.sluice.engine.net.CidrMap;
 import io.sluice.engine.net.CidrSet;
@@ -182,7 +182,7 @@ public final class CompiledPolicy {
 
     /**
      * A regular expression when written {@code /.../}, else a case-insensitive substring. RE2/J: matching takes
-     * time linear in the user agent (itself cut to {@link io.sluice.engine.ThrottleEngine#MAX_USER_AGENT}), so no
+     * time linear in the user agent (itself cut to {@link io.sluice.engine.UserAgents#MAX_LENGTH}), so no
      * pattern can stall a request thread by backtracking; constructs that need backtracking (back-references,
      * look-around) are refused when the policy is validated, and so is a program whose size times that length is
      * too much work for one request ({@link RegexBudget}).
@@ -209,7 +209,7 @@ public final class CompiledPolicy {
     public static ClientKey clientBanKey(String value) {
         int bar = value.indexOf('|');
         return new ClientKey(IpAddress.parse(value.substring(0, bar).strip()),
-                ThrottleEngine.boundedUserAgent(value.substring(bar + 1)));
+                UserAgents.bounded(value.substring(bar + 1)));
     }
 
     /**

@@ -33,7 +33,7 @@ public record RegexBudget(String kind, String input, int maxInstructions, int ma
 
     /**
      * User-agent bans written {@code /.../}: matched once per new user agent (remembered after), against at most
-     * {@link io.sluice.engine.ThrottleEngine#MAX_USER_AGENT} characters: 1,000 instructions are at most 512,000
+     * {@link io.sluice.engine.UserAgents#MAX_LENGTH} characters: 1,000 instructions are at most 512,000
      * steps, and all of them together 1,024,000.
      */
     public static final RegexBudget AGENT = new RegexBudget("user-agent regular expression",
