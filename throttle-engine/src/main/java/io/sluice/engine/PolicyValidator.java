@@ -239,7 +239,7 @@ public final class PolicyValidator {
                         + "them), was '" + path + "'");
             }
             errors.range("agents.trap.seconds", trap.seconds(), 1, MAX_BAN_SECONDS, "seconds");
-        } else if (trap.injectLinks()) {
+        } else if (Boolean.TRUE.equals(trap.injectLinks())) {
             errors.add("agents.trap.injectLinks", "needs agents.trap.path: there is no trap to link to");
         }
     }

@@ -124,15 +124,23 @@ public record Agents(Map<Category, CategoryRule> categories, Robots robots, Trap
      * @param path        the path, starting with '/' (null: no trap)
      * @param action      {@code challenge}: the client's address is challenged (the browser check) on every page
      *                    for {@code seconds}; {@code ban}: the client's address is banned for {@code seconds}
-     * @param seconds     how long the mark or the ban lasts
-     * @param injectLinks whether the front end links the path, invisibly, from the upstream's HTML pages
+     * @param seconds     how long the mark or the ban lasts ({@link #DEFAULT_SECONDS} when absent)
+     * @param injectLinks whether the front end links the path, invisibly, from the upstream's HTML pages (off when
+     *                    absent)
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Trap(String path, TrapAction action, int seconds, boolean injectLinks) {
-        public static final Trap NONE = new Trap(null, null, 0, false);
+    public record Trap(String path, TrapAction action, Integer seconds, Boolean injectLinks) {
+        /** No trap (its JSON form is {@code {}}). */
+        public static final Trap NONE = new Trap(null, null, null, null);
+        /** How long a mark or a ban lasts when the policy does not say. */
+        public static final int DEFAULT_SECONDS = 3_600;
 
         public Trap {
-            action = action == null ? TrapAction.CHALLENGE : action;
+            if (path != null) {
+                action = action == null ? TrapAction.CHALLENGE : action;
+                seconds = seconds == null ? DEFAULT_SECONDS : seconds;
+                injectLinks = injectLinks != null && injectLinks;
+            }
         }
 
         /** Whether a trap is set. */
