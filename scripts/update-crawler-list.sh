@@ -40,4 +40,11 @@ mv "$target/.crawler-user-agents.json.tmp" "$target/crawler-user-agents.json"
 mv "$target/.crawler-user-agents.LICENSE.tmp" "$target/crawler-user-agents.LICENSE"
 mv "$target/.crawler-ranges.json.tmp" "$target/crawler-ranges.json"
 echo "crawler-user-agents $published and the crawlers' address ranges copied to $target"
+# categories (docs/manual/classify.md): an AI assistant the list tags only ai-crawler belongs in Category.ASSISTANTS
+python3 -c 'import json,sys
+for e in json.load(open(sys.argv[1])):
+    tags = e.get("tags") or []
+    if "ai-crawler" in tags and "search-engine" not in tags:
+        print("ai-crawler (ai-training unless listed in Category.ASSISTANTS):", e["pattern"])' \
+    "$target/crawler-user-agents.json"
 echo "next: ./mvnw -q -B -pl throttle-engine verify"

@@ -24,6 +24,7 @@ module io.sluice.engine {
     exports io.sluice.engine.governor;
     exports io.sluice.engine.net;
     exports io.sluice.engine.policy;
+    exports io.sluice.engine.robots;
     exports io.sluice.engine.store;
     exports io.sluice.engine.telemetry;
     exports io.sluice.engine.whatif;

@@ -10,6 +10,7 @@ import io.sluice.server.cluster.ClusterNode;
 import io.sluice.server.front.AccessLog;
 import io.sluice.server.front.ConnectionGuard;
 import io.sluice.server.front.LeanForwarding;
+import io.sluice.server.front.RobotsReader;
 import io.sluice.server.front.ThrottleHandler;
 import io.sluice.server.front.UpstreamErrors;
 import io.sluice.server.front.UpstreamProxy;
@@ -173,8 +174,11 @@ public final class SluiceServer implements AutoCloseable {
         ServerConnector front = Listeners.front(server, config.listen(), config.limits(), lean, engine::policy);
         front.setName("front");
         front.addBean(upstreamErrors, false); // read for /metrics, as the connection guard is
+        // the upstream's robots.txt, read on a timer of its own and started and stopped with the front server
+        RobotsReader robots = new RobotsReader(engine, upstream, RobotsReader.DEFAULT_EVERY, config.upstreamTimeout());
+        server.addBean(robots);
         server.setHandler(new GracefulHandler(new ThrottleHandler(engine, clock, accessLog,
-                UpstreamProxy.to(upstream, config.upstreamTimeout(), upstreamErrors))));
+                UpstreamProxy.to(upstream, config.upstreamTimeout(), upstreamErrors), robots)));
         return front;
     }
 

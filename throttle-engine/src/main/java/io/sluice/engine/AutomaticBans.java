@@ -30,6 +30,8 @@ final class AutomaticBans {
     private static final System.Logger LOG = System.getLogger("io.sluice.engine.ThrottleEngine");
 
     private final EscalationTracker escalations = new EscalationTracker();
+    /** The robots.txt rule's counts, apart: a rule with the same numbers as an escalation rule must not share them. */
+    private final EscalationTracker robotsEscalations = new EscalationTracker();
     /** Automatic bans in force here and not yet in the policy. */
     private final AutomaticBanSet pendingBans = new AutomaticBanSet();
     /** The policy writer automatic bans are proposed to, or null (the engine alone: they stay in memory). */
@@ -98,9 +100,33 @@ final class AutomaticBans {
             if (banSeconds > 0) {
                 String value = byAddress ? addressBanValue(addressKey, compiled.policy().perAddress())
                         : key.ip() + "|" + key.userAgent();
-                banAutomatically(rule, byAddress ? addressKey : key, value, banSeconds, now);
+                banAutomatically(byAddress ? addressKey : key, value, banSeconds, now,
+                        "escalation: " + rule.refusals() + " refusals within " + rule.withinSeconds() + " s ("
+                                + rule.scope().name().toLowerCase(Locale.ROOT) + "), banned for " + banSeconds + " s");
             }
         }
+    }
+
+    /**
+     * A request to a path the crawler's robots.txt group disallows, under the policy's {@code agents.robots.escalation}
+     * rule: the client (or its address) that breaks it {@code refusals} times within {@code withinSeconds} is banned.
+     */
+    void brokeRobots(CompiledPolicy compiled, Escalation rule, ClientKey key, ClientKey addressKey, long now) {
+        boolean byAddress = rule.scope() == Escalation.Scope.ADDRESS;
+        long banSeconds = robotsEscalations.refused(rule, byAddress ? addressKey : key, now);
+        if (banSeconds > 0) {
+            String value = byAddress ? addressBanValue(addressKey, compiled.policy().perAddress())
+                    : key.ip() + "|" + key.userAgent();
+            banAutomatically(byAddress ? addressKey : key, value, banSeconds, now,
+                    "robots.txt: " + rule.refusals() + " disallowed fetches within " + rule.withinSeconds() + " s ("
+                            + rule.scope().name().toLowerCase(Locale.ROOT) + "), banned for " + banSeconds + " s");
+        }
+    }
+
+    /** The trap path was fetched and the policy bans for it: the client's address is banned for {@code seconds}. */
+    void trapped(CompiledPolicy compiled, ClientKey addressKey, int seconds, long now) {
+        banAutomatically(addressKey, addressBanValue(addressKey, compiled.policy().perAddress()), seconds, now,
+                "trap: fetched the trap path that robots.txt disallows, banned for " + seconds + " s");
     }
 
     /** The {@code ip} ban value of an address aggregate: the address, or the prefix when it is shorter. */
@@ -118,7 +144,7 @@ final class AutomaticBans {
      *
      * @param target the client's key, or its address's ({@link ClientKey#ofAddress})
      */
-    private void banAutomatically(Escalation rule, ClientKey target, String value, long seconds, long now) {
+    private void banAutomatically(ClientKey target, String value, long seconds, long now, String reason) {
         if (installedAutomaticBans + pendingBans.size() >= MAX_IN_FORCE) {
             long dropped = automaticBansDropped.incrementAndGet();
             if (Long.bitCount(dropped) == 1) { // the 1st, 2nd, 4th, 8th...: said, never a line per request
@@ -131,10 +157,7 @@ final class AutomaticBans {
         long banNow = banMillis(now);
         Instant at = Instant.ofEpochMilli(banNow);
         BanType type = target.isAggregate() ? BanType.IP : BanType.CLIENT;
-        Ban ban = new Ban("auto-" + UUID.randomUUID(), type, value,
-                "escalation: " + rule.refusals() + " refusals within " + rule.withinSeconds() + " s ("
-                        + rule.scope().name().toLowerCase(Locale.ROOT) + "), banned for " + seconds + " s",
-                AUTHOR, at, at.plusSeconds(seconds));
+        Ban ban = new Ban("auto-" + UUID.randomUUID(), type, value, reason, AUTHOR, at, at.plusSeconds(seconds));
         if (!pendingBans.add(target, ban, banNow + seconds * 1000L)) {
             return; // banned a moment ago by another thread
         }

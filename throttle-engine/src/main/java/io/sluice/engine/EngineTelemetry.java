@@ -1,5 +1,6 @@
 package io.sluice.engine;
 
+import io.sluice.engine.classify.Category;
 import io.sluice.engine.internal.ClientSample;
 import io.sluice.engine.internal.ClientStateStore;
 import io.sluice.engine.internal.CompiledPolicy;
@@ -19,6 +20,7 @@ import io.sluice.engine.telemetry.ClientRow;
 import io.sluice.engine.telemetry.ClientStatus;
 import io.sluice.engine.telemetry.ClientTableStats;
 import io.sluice.engine.telemetry.ClusterStatus;
+import io.sluice.engine.telemetry.AgentsView;
 import io.sluice.engine.telemetry.CrawlerIdentity;
 import io.sluice.engine.telemetry.LoadState;
 import io.sluice.engine.telemetry.SecondCounts;
@@ -98,7 +100,8 @@ final class EngineTelemetry {
      */
     Snapshot snapshot(Instant nowInstant, CompiledPolicy compiled, List<Ban> pendingBans, DecisionTap shadow,
                       ClusterStatus cluster,
-                      BrowserCheckCounts browserCheck, CrawlerVerification crawlerVerification) {
+                      BrowserCheckCounts browserCheck, CrawlerVerification crawlerVerification,
+                      AgentsView agents) {
         long now = nowInstant.toEpochMilli();
         Policy policy = compiled.policy();
         List<ClientRow> rows = new ArrayList<>();
@@ -157,7 +160,7 @@ final class EngineTelemetry {
                 costs.networks(clients, address -> ClientKey.ofAddress(address, perAddress.ipv4Prefix(),
                         perAddress.ipv6Prefix()), config.topClients(), now),
                 costs.stats(), costs.lastMinuteByClass(now), costs.totalsByClass(), costs.summary(now), browserCheck,
-                crawlerVerification);
+                crawlerVerification, agents);
     }
 
     /**
@@ -187,7 +190,18 @@ final class EngineTelemetry {
                 sample.requestClass(), isAddress ? null : sample.crawlerName(), sample.hitsInWindow(),
                 sample.inFlight(), sample.hitsPerSecond(), sample.refusedPerSecond(), status,
                 Instant.ofEpochMilli(sample.lastSeenMillis()), isAddress,
-                isAddress ? null : crawlerIdentity(sample, compiled.policy()), sample.cost().cost());
+                isAddress ? null : crawlerIdentity(sample, compiled.policy()), sample.cost().cost(),
+                isAddress ? null : category(sample, compiled.policy()));
+    }
+
+    /** The category of a row whose user agent names a list entry (a cache hit: only for the heatmap's rows). */
+    private Category category(ClientSample sample, Policy policy) {
+        if (sample.crawlerName() == null) {
+            return null;
+        }
+        String userAgent = sample.key().userAgent();
+        return Category.of(sample.crawlerName(),
+                classifier.classify(userAgent.isEmpty() ? null : userAgent, policy.classification()).tags());
     }
 
     /**

@@ -117,6 +117,13 @@ final class Outcomes {
         return new Decision.Refuse(client, reason, reason.httpStatus(), retryAfterSeconds, rate, detail);
     }
 
+    /** A refusal with a status of its own (a category refused with 402 where the operator says so). */
+    Decision refuse(ClientInfo client, ClientKey key, Reason reason, int status, String detail, long now) {
+        telemetry.refused(client.requestClass(), reason, now);
+        clients.recordLimited(key, now, true);
+        return new Decision.Refuse(client, reason, status, -1, null, detail);
+    }
+
     /**
      * The browser check's interstitial instead of the page ({@link Reason#CHALLENGE}): counted as a refusal by its
      * reason, never towards escalation (a person behind a busy network is asked, not punished).

@@ -2,11 +2,13 @@ package io.sluice.engine;
 
 import static io.sluice.engine.policy.Policy.HitStack.MAX_WINDOW_SECONDS;
 
+import io.sluice.engine.classify.Category;
 import io.sluice.engine.internal.CompiledPolicy;
 import io.sluice.engine.internal.RegexBudget;
 import io.sluice.engine.internal.RouteTable;
 import io.sluice.engine.net.Cidr;
 import io.sluice.engine.net.IpAddress;
+import io.sluice.engine.policy.Agents;
 import io.sluice.engine.policy.AllowEntry;
 import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.BrowserCheck;
@@ -136,6 +138,7 @@ public final class PolicyValidator {
         }
         validateEscalation(policy.escalation(), errors);
         validateBrowserCheck(policy.browserCheck(), errors);
+        validateAgents(policy.agents(), errors);
         return errors.list;
     }
 
@@ -192,6 +195,58 @@ public final class PolicyValidator {
                 errors.cidr("browserCheck.alwaysChallenge[" + i + "]", always.get(i));
             }
         }
+    }
+
+    /** The longest path of the trap. */
+    static final int MAX_TRAP_PATH = 200;
+
+    private static void validateAgents(Agents agents, Errors errors) {
+        for (Map.Entry<Category, Agents.CategoryRule> entry : agents.categories().entrySet()) {
+            if (entry.getKey() == null) {
+                errors.add("agents.categories", "a category is missing: one of " + Category.names());
+                continue;
+            }
+            String path = "agents.categories." + entry.getKey().wire();
+            Agents.CategoryRule rule = entry.getValue();
+            if (!errors.required(path, rule)) {
+                continue;
+            }
+            errors.required(path + ".action", rule.action());
+            if (rule.status() != null && rule.status() != 403 && rule.status() != 402) {
+                errors.add(path + ".status", "must be 403 (Forbidden) or 402 (Payment Required), was " + rule.status());
+            }
+            boolean refuses = rule.action() == Agents.Action.REFUSE || rule.unverified() == Agents.Action.REFUSE;
+            if (rule.status() != null && !refuses) {
+                errors.add(path + ".status", "is the status of a refusal: the rule refuses no one (action "
+                        + wire(rule.action()) + ")");
+            }
+            if (rule.message() != null && (rule.message().isBlank() || rule.message().length() > 1_000)) {
+                errors.add(path + ".message", "must be 1 to 1000 characters, was " + rule.message().length());
+            }
+        }
+        Escalation robots = agents.robots().escalation();
+        if (robots != null) {
+            escalationRule("agents.robots.escalation", robots, errors);
+        }
+        Agents.Trap trap = agents.trap();
+        if (trap.path() != null) {
+            String path = trap.path();
+            if (!path.startsWith("/") || path.length() < 2 || path.length() > MAX_TRAP_PATH || path.contains("*")
+                    || path.contains("$") || path.contains("?") || path.chars().anyMatch(c -> c <= ' ' || c >= 127)) {
+                errors.add("agents.trap.path", "must be a path starting with '/' and more than '/' (at most "
+                        + MAX_TRAP_PATH + " printable characters, no '*', '$' or '?'), was '" + path + "'");
+            } else if ("/robots.txt".startsWith(path) || path.startsWith("/.well-known")) {
+                errors.add("agents.trap.path", "must not cover /robots.txt nor /.well-known/ (every agent may fetch "
+                        + "them), was '" + path + "'");
+            }
+            errors.range("agents.trap.seconds", trap.seconds(), 1, MAX_BAN_SECONDS, "seconds");
+        } else if (Boolean.TRUE.equals(trap.injectLinks())) {
+            errors.add("agents.trap.injectLinks", "needs agents.trap.path: there is no trap to link to");
+        }
+    }
+
+    private static String wire(Agents.Action action) {
+        return action == null ? "missing" : action.name().toLowerCase(Locale.ROOT);
     }
 
     private static void hitStack(String field, Policy.HitStack limits, Errors errors) {
@@ -285,14 +340,18 @@ public final class PolicyValidator {
             if (!errors.required(path, rule)) {
                 continue;
             }
-            errors.required(path + ".scope", rule.scope());
-            errors.range(path + ".refusals", rule.refusals(), 1, 100, "refusals");
-            errors.range(path + ".withinSeconds", rule.withinSeconds(), 1, 86_400, "seconds");
-            errors.range(path + ".banSeconds", rule.banSeconds(), 1, MAX_BAN_SECONDS, "seconds");
-            errors.range(path + ".growth", rule.growth(), 1, 100, "times");
-            errors.range(path + ".maxBanSeconds", rule.maxBanSeconds(), Math.max(1, rule.banSeconds()),
-                    MAX_BAN_SECONDS, "seconds (at least banSeconds)");
+            escalationRule(path, rule, errors);
         }
+    }
+
+    private static void escalationRule(String path, Escalation rule, Errors errors) {
+        errors.required(path + ".scope", rule.scope());
+        errors.range(path + ".refusals", rule.refusals(), 1, 100, "refusals");
+        errors.range(path + ".withinSeconds", rule.withinSeconds(), 1, 86_400, "seconds");
+        errors.range(path + ".banSeconds", rule.banSeconds(), 1, MAX_BAN_SECONDS, "seconds");
+        errors.range(path + ".growth", rule.growth(), 1, 100, "times");
+        errors.range(path + ".maxBanSeconds", rule.maxBanSeconds(), Math.max(1, rule.banSeconds()),
+                MAX_BAN_SECONDS, "seconds (at least banSeconds)");
     }
 
     /** An HTTP token (RFC 9110): a header name, a method. */

@@ -1,9 +1,11 @@
 package io.sluice.engine;
 
+import io.sluice.engine.classify.Category;
 import io.sluice.engine.classify.CrawlerVerifier;
 import io.sluice.engine.internal.CompiledPolicy;
 import io.sluice.engine.internal.RouteTable;
 import io.sluice.engine.net.IpAddress;
+import io.sluice.engine.policy.Agents;
 import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.store.ClientKey;
@@ -12,7 +14,8 @@ import io.sluice.engine.store.ClientKey;
  * The decision's first stage, the same on a single node and on a node of a cluster: who the client is (its address
  * through the trusted proxies, its user agent bounded, its class, its crawler claim verified), whether the
  * allow-list exempts it, then rule 1 (pause) and rule 2 (bans). A request that passes goes on, with its route,
- * through the browser check ({@link BrowserGate}) to the client rules the engine was built with ({@link Next}).
+ * through the agent rule ({@link AgentRules}: categories, robots.txt, the trap) and the browser check
+ * ({@link BrowserGate}) to the client rules the engine was built with ({@link Next}).
  */
 final class Prelude {
 
@@ -32,14 +35,16 @@ final class Prelude {
     private final AutomaticBans bans;
     private final Outcomes outcomes;
     private final BrowserGate browserGate;
+    private final AgentRules agentRules;
 
     Prelude(UserAgentClassifier classifier, CrawlerVerifier crawlerVerifier, AutomaticBans bans, Outcomes outcomes,
-            BrowserGate browserGate) {
+            BrowserGate browserGate, AgentRules agentRules) {
         this.classifier = classifier;
         this.crawlerVerifier = crawlerVerifier;
         this.bans = bans;
         this.outcomes = outcomes;
         this.browserGate = browserGate;
+        this.agentRules = agentRules;
     }
 
     Decision decide(CompiledPolicy compiled, Request request, long now, Next next) {
@@ -49,6 +54,7 @@ final class Prelude {
         String userAgent = rawAgent == null ? "" : rawAgent;
         UserAgentMatch match = classifier.classify(rawAgent, policy.classification());
         RequestClass cls = verified(match, policy, address);
+        AgentRules.Claim claim = claim(match, cls, policy, address);
         CompiledPolicy.Allowance allowance = compiled.allowance(address, userAgent);
         boolean allowListed = allowance != CompiledPolicy.Allowance.NONE;
         ClientKey key = new ClientKey(address, userAgent);
@@ -66,8 +72,35 @@ final class Prelude {
         }
         RouteTable.Compiled route = compiled.routes().match(request.method(), request.path(), request.query(),
                 request.secFetchDest(), cls);
-        // the browser check: a browser claim may have to prove itself before the client rules count it
-        return browserGate.decide(compiled, request, client, key, address, route, now, next);
+        // the agent rule (categories, robots.txt, the trap), then the browser check: a browser claim may have to
+        // prove itself before the client rules count it
+        return agentRules.decide(compiled, request, client, key, address, claim, route, now,
+                judged -> browserGate.decide(compiled, request, judged, key, address, route, now, next));
+    }
+
+    /**
+     * The request's agent claim, for the agent rule: null when no list entry matched. Verified when the prelude made
+     * it a {@code CRAWLER} (its claim verified, or verification off); a claim the classification makes a {@code BOT}
+     * (a feed reader, a monitor) is verified only when its category's rule tells verified from unverified, so the
+     * common case asks the verifier nothing more than today.
+     */
+    private AgentRules.Claim claim(UserAgentMatch match, RequestClass cls, Policy policy, IpAddress address) {
+        if (match.crawlerName() == null) {
+            return null;
+        }
+        Category category = Category.of(match.crawlerName(), match.tags());
+        boolean verified;
+        if (cls == RequestClass.CRAWLER) {
+            verified = true;
+        } else if (match.requestClass() == RequestClass.CRAWLER) {
+            verified = false; // a crawler claim that failed verification just now
+        } else {
+            Agents.CategoryRule rule = policy.agents().rule(category);
+            verified = rule.actionFor(true) != rule.actionFor(false)
+                    && (!policy.crawlers().verifySearchEngines() || crawlerVerifier.verify(match.crawlerName(),
+                            address, policy.crawlers()) == CrawlerVerifier.Verdict.VERIFIED);
+        }
+        return new AgentRules.Claim(match.crawlerName(), category, verified);
     }
 
     /**

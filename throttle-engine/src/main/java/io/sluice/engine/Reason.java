@@ -27,6 +27,13 @@ public enum Reason {
     PASS_REQUIRED(403),
     /** The browser check: a network's budget for browser claims without a pass is spent (and it is not a page). */
     NETWORK_BUDGET(503),
+    /**
+     * The agent's category is refused by the policy ({@code agents.categories}); the refusal carries 403, or 402 where
+     * the operator's rule says so.
+     */
+    CATEGORY(403),
+    /** The client fetched the trap path ({@code agents.trap}), which robots.txt disallows for every agent. */
+    TRAP(403),
     /** Progressive delay: the request was held back, not refused. */
     DELAYED(200);
 

@@ -14,6 +14,7 @@ import io.sluice.engine.internal.CrawlerGate;
 import io.sluice.engine.internal.LoadGate;
 import io.sluice.engine.internal.LocalClientStateStore;
 import io.sluice.engine.net.IpAddress;
+import io.sluice.engine.robots.RobotsTxt;
 import io.sluice.engine.store.SharedClientStore;
 import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.FieldError;
@@ -58,6 +59,9 @@ import java.util.function.UnaryOperator;
  * A decision is a short pipeline, one class a stage, each rule written once:
  *   Prelude        classification (the crawler's claim verified), allow-list, 1 pause, 2 bans; the same
  *                  on a single node and on a node of a cluster.
+ *   AgentRules     a named agent's category and its action (crawl, refuse, challenge, allow), robots.txt kept or
+ *                  broken (counted, escalated to a ban), the trap path; after the bans so a ban always wins, before
+ *                  the browser check and the client rules so a refused agent is counted against nothing.
  *   BrowserGate    the browser check: a browser claim's pass checked (a signature, no shared state), and while
  *                  the check asks (always, under pressure, a network over budget, a marked route) a page without
  *                  a pass answered with the interstitial. A pass is an identity with a hit stack of its own.
@@ -159,6 +163,8 @@ public final class ThrottleEngine {
     private final BrowserPasses passes;
     private final ProofOfWork proofOfWork;
     private final BrowserGate browserGate;
+    /** Categories, robots.txt compliance and the trap (between rule 2 and the browser check). */
+    private final AgentRules agentRules;
 
     /**
      * An engine without reverse DNS: with {@code crawlers.verifySearchEngines} on (the default), a crawler's claim is
@@ -213,7 +219,8 @@ public final class ThrottleEngine {
                 new LocalClientStateStore(networkCapacity, idle, clock), new PassCooldowns(networkCapacity,
                 clock.millis()));
         this.crawlerVerifier = new CrawlerVerifier(CrawlerRanges.bundled(), verifier);
-        this.prelude = new Prelude(classifier, crawlerVerifier, bans, outcomes, browserGate);
+        this.agentRules = new AgentRules(outcomes, bans, passes);
+        this.prelude = new Prelude(classifier, crawlerVerifier, bans, outcomes, browserGate, agentRules);
         ClientRules rules = new ClientRules(outcomes, outcomes.crawlerGate(), routeStacks);
         this.clientRules = next(ClientStores.local(clients, aggregates), rules,
                 shared == null ? null : new SharedRules<>(shared, rules, outcomes, clock));
@@ -377,6 +384,17 @@ public final class ThrottleEngine {
         return browserGate.underPressure(clock.millis());
     }
 
+    // ---------------------------------------------------------------- agents
+
+    /**
+     * Installs the upstream's robots.txt, as the front end last read it (off the request path): from the next request
+     * on, each named agent's requests to paths its group disallows are counted (and escalated under
+     * {@code agents.robots.escalation}). Null forgets it: nothing is counted until one is installed again.
+     */
+    public void robotsTxt(RobotsTxt robots) {
+        agentRules.robots(robots, clock.instant());
+    }
+
     // ---------------------------------------------------------------- policy
 
     /** The live policy. */
@@ -498,7 +516,8 @@ public final class ThrottleEngine {
         List<Ban> pendingBans = bans.pending(now.toEpochMilli());
         CompiledPolicy compiled = current.get();
         return telemetry.snapshot(now, compiled, pendingBans, tap, clusterStatus.get(),
-                browserGate.counts(compiled.policy().browserCheck(), now.toEpochMilli()), crawlerVerifier.state(now));
+                browserGate.counts(compiled.policy().browserCheck(), now.toEpochMilli()), crawlerVerifier.state(now),
+                agentRules.view(compiled.policy().agents(), now.toEpochMilli()));
     }
 
     /**

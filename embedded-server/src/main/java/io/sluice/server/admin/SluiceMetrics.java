@@ -9,6 +9,7 @@ import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.governor.BreakerState;
 import io.sluice.engine.governor.DomainView;
 import io.sluice.engine.governor.GovernorSnapshot;
+import io.sluice.engine.telemetry.AgentRow;
 import io.sluice.engine.telemetry.BrowserCheckCounts;
 import io.sluice.engine.telemetry.ClassCounts;
 import io.sluice.engine.telemetry.ClientTableStats;
@@ -152,6 +153,25 @@ final class SluiceMetrics {
                 .register(registry);
         gauge("sluice_browser_check_passes_in_use", "Passes seen lately (each pass's hit stack the engine holds)",
                 () -> current.browserCheck() == null ? 0 : current.browserCheck().passesInUse());
+        // Per named agent: bounded by the crawler list (the snapshot carries the busiest 200), never by clients.
+        CounterWithCallback.builder().name("sluice_agent_requests_total")
+                .help("Requests of each named agent (a crawler-list entry) that passed pause and bans, since start, "
+                        + "by category")
+                .labelNames("agent", "category")
+                .callback(cb -> agentRows().forEach(row -> cb.call(row.requests(), row.name(),
+                        row.category().wire())))
+                .register(registry);
+        CounterWithCallback.builder().name("sluice_robots_disallowed_total")
+                .help("Requests of each named agent to a path the upstream's robots.txt disallows for its group (the "
+                        + "trap path included), since start: 0 for an agent that keeps robots.txt")
+                .labelNames("agent", "category")
+                .callback(cb -> agentRows().forEach(row -> cb.call(row.disallowed(), row.name(),
+                        row.category().wire())))
+                .register(registry);
+        CounterWithCallback.builder().name("sluice_trap_fetches_total")
+                .help("Requests to the trap path (agents.trap.path), since start")
+                .callback(cb -> cb.call(current.agents() == null ? 0 : current.agents().trapFetches()))
+                .register(registry);
         gauge("sluice_browser_check_under_pressure", "1 while the browser check counts the site as under pressure "
                 + "(adaptive mode then asks every browser claim without a pass)",
                 () -> current.browserCheck() != null && current.browserCheck().underPressure() ? 1 : 0);
@@ -288,6 +308,10 @@ final class SluiceMetrics {
 
     private ClientTableStats networkTable() {
         return current.networkTable() == null ? new ClientTableStats(0, 0, 0) : current.networkTable();
+    }
+
+    private List<AgentRow> agentRows() {
+        return current.agents() == null ? List.of() : current.agents().agents();
     }
 
     private void gauge(String name, String help, Supplier<Number> value) {

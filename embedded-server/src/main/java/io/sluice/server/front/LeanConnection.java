@@ -323,8 +323,9 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
         if (uri.hasViolations() || uri.getCanonicalPath() == null || uri.getPath() == null) {
             return false;
         }
-        // Sluice's own pages (the browser check's pass) are answered by Jetty's path, never forwarded
-        if (uri.getCanonicalPath().startsWith(PassEndpoint.PREFIX)) {
+        // Sluice's own pages (the browser check's pass, robots.txt) are answered by Jetty's path, never forwarded
+        String canonical = uri.getCanonicalPath();
+        if (canonical.startsWith(PassEndpoint.PREFIX) || RobotsReader.PATH.equals(canonical)) {
             return false;
         }
         bodyOffset = in.position() - requestStart;

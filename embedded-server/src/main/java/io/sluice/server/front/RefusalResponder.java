@@ -39,7 +39,9 @@ final class RefusalResponder {
             Map.entry(Reason.LOAD, "Server busy"),
             Map.entry(Reason.CHALLENGE, "Checking your browser"),
             Map.entry(Reason.PASS_REQUIRED, "Load a page first"),
-            Map.entry(Reason.NETWORK_BUDGET, "Too many requests from your network"));
+            Map.entry(Reason.NETWORK_BUDGET, "Too many requests from your network"),
+            Map.entry(Reason.CATEGORY, "Not served to agents of this kind"),
+            Map.entry(Reason.TRAP, "Disallowed by robots.txt"));
 
     private final Supplier<String> infoUrl;
     private final ThrottleEngine engine;

@@ -34,9 +34,18 @@ public final class ThrottleHandler extends Handler.Wrapper {
     private final InstantSource clock;
     private final AccessLog accessLog;
     private final PassEndpoint passes;
+    /** Answers /robots.txt from the upstream's copy (with the trap), or null: forwarded like any path. */
+    private final RobotsReader robots;
 
     public ThrottleHandler(ThrottleEngine engine, InstantSource clock, AccessLog accessLog, Handler next) {
+        this(engine, clock, accessLog, next, null);
+    }
+
+    /** @param robots reads the upstream's robots.txt and answers it, or null */
+    public ThrottleHandler(ThrottleEngine engine, InstantSource clock, AccessLog accessLog, Handler next,
+                           RobotsReader robots) {
         super(next);
+        this.robots = robots;
         this.engine = engine;
         this.clock = clock;
         this.accessLog = accessLog;
@@ -55,6 +64,12 @@ public final class ThrottleHandler extends Handler.Wrapper {
         }
         if (PassEndpoint.PATH.equals(request.getHttpURI().getCanonicalPath())) {
             passes.answer(request, response, new CompleteOnce(callback), this::log);
+            return true;
+        }
+        // robots.txt is every agent's to read, and cheap: answered from Sluice's copy before any rule
+        if (robots != null && robots.answers(request.getHttpURI().getCanonicalPath())) {
+            robots.answer(request, response, new CompleteOnce(callback));
+            log(request, response, 200, Request.getRemoteAddr(request), "ROBOTS");
             return true;
         }
         io.sluice.engine.Request question = EngineRequests.of(Request.getRemoteAddr(request), request.getHeaders(),

@@ -34,6 +34,8 @@ import java.util.Map;
  * @param escalation       automatic bans for repeat offenders; none when absent
  * @param browserCheck     when a browser claim must prove itself, and the budgets of networks;
  *                         {@link BrowserCheck#DEFAULTS} when absent
+ * @param agents           an action per crawler category, robots.txt compliance and the trap path;
+ *                         {@link Agents#DEFAULTS} (every category crawled, as before categories) when absent
  */
 public record Policy(
         long version,
@@ -53,7 +55,8 @@ public record Policy(
         List<Route> routes,
         String forwardedHeader,
         List<Escalation> escalation,
-        BrowserCheck browserCheck) {
+        BrowserCheck browserCheck,
+        Agents agents) {
 
     public Policy {
         // Optional so that a policy file written before the crawl governor existed still loads.
@@ -70,6 +73,17 @@ public record Policy(
         forwardedHeader = forwardedHeader == null ? X_FORWARDED_FOR : forwardedHeader;
         escalation = immutable(escalation);
         browserCheck = browserCheck == null ? BrowserCheck.DEFAULTS : browserCheck;
+        agents = agents == null ? Agents.DEFAULTS : agents;
+    }
+
+    /** A policy without agent rules (the form before categories existed). */
+    public Policy(long version, HitStack hitStack, Crawlers crawlers, Load load, PerClient perClient,
+                  Map<RequestClass, ProgressiveDelay> progressiveDelay, Pause pause, List<Ban> bans,
+                  List<AllowEntry> allow, List<String> trustedProxies, Classification classification,
+                  Refusal refusal, GovernorPolicy governor, PerAddress perAddress, List<Route> routes,
+                  String forwardedHeader, List<Escalation> escalation, BrowserCheck browserCheck) {
+        this(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow, trustedProxies,
+                classification, refusal, governor, perAddress, routes, forwardedHeader, escalation, browserCheck, null);
     }
 
     /** A policy with the default browser check (the form before the check existed). */
@@ -113,112 +127,122 @@ public record Policy(
                 Route.DEFAULTS,
                 X_FORWARDED_FOR,
                 List.of(),
-                BrowserCheck.DEFAULTS);
+                BrowserCheck.DEFAULTS,
+                Agents.DEFAULTS);
     }
 
     public Policy withVersion(long newVersion) {
         return new Policy(newVersion, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
                 trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation,
-                browserCheck);
+                browserCheck, agents);
     }
 
     public Policy withPause(Pause newPause) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, newPause, bans, allow,
                 trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation,
-                browserCheck);
+                browserCheck, agents);
     }
 
     public Policy withBans(List<Ban> newBans) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, newBans, allow,
                 trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation,
-                browserCheck);
+                browserCheck, agents);
     }
 
     public Policy withHitStack(HitStack value) {
         return new Policy(version, value, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
                 trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation,
-                browserCheck);
+                browserCheck, agents);
     }
 
     public Policy withCrawlers(Crawlers value) {
         return new Policy(version, hitStack, value, load, perClient, progressiveDelay, pause, bans, allow,
                 trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation,
-                browserCheck);
+                browserCheck, agents);
     }
 
     public Policy withLoad(Load value) {
         return new Policy(version, hitStack, crawlers, value, perClient, progressiveDelay, pause, bans, allow,
                 trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation,
-                browserCheck);
+                browserCheck, agents);
     }
 
     public Policy withPerClient(PerClient value) {
         return new Policy(version, hitStack, crawlers, load, value, progressiveDelay, pause, bans, allow,
                 trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation,
-                browserCheck);
+                browserCheck, agents);
     }
 
     public Policy withProgressiveDelay(Map<RequestClass, ProgressiveDelay> value) {
         return new Policy(version, hitStack, crawlers, load, perClient, value, pause, bans, allow, trustedProxies,
-                classification, refusal, governor, perAddress, routes, forwardedHeader, escalation, browserCheck);
+                classification, refusal, governor, perAddress, routes, forwardedHeader, escalation, browserCheck,
+                agents);
     }
 
     public Policy withAllow(List<AllowEntry> value) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, value,
                 trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation,
-                browserCheck);
+                browserCheck, agents);
     }
 
     public Policy withTrustedProxies(List<String> value) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow, value,
-                classification, refusal, governor, perAddress, routes, forwardedHeader, escalation, browserCheck);
+                classification, refusal, governor, perAddress, routes, forwardedHeader, escalation, browserCheck,
+                agents);
     }
 
     public Policy withClassification(Classification value) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
                 trustedProxies, value, refusal, governor, perAddress, routes, forwardedHeader, escalation,
-                browserCheck);
+                browserCheck, agents);
     }
 
     public Policy withRefusal(Refusal value) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
                 trustedProxies, classification, value, governor, perAddress, routes, forwardedHeader, escalation,
-                browserCheck);
+                browserCheck, agents);
     }
 
     public Policy withGovernor(GovernorPolicy value) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
                 trustedProxies, classification, refusal, value, perAddress, routes, forwardedHeader, escalation,
-                browserCheck);
+                browserCheck, agents);
     }
 
     public Policy withPerAddress(PerAddress value) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
                 trustedProxies, classification, refusal, governor, value, routes, forwardedHeader, escalation,
-                browserCheck);
+                browserCheck, agents);
     }
 
     public Policy withRoutes(List<Route> value) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
                 trustedProxies, classification, refusal, governor, perAddress, value, forwardedHeader, escalation,
-                browserCheck);
+                browserCheck, agents);
     }
 
     public Policy withForwardedHeader(String value) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
-                trustedProxies, classification, refusal, governor, perAddress, routes, value, escalation, browserCheck);
+                trustedProxies, classification, refusal, governor, perAddress, routes, value, escalation, browserCheck,
+                agents);
     }
 
     public Policy withEscalation(List<Escalation> value) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
                 trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, value,
-                browserCheck);
+                browserCheck, agents);
     }
 
     public Policy withBrowserCheck(BrowserCheck value) {
         return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
                 trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation,
-                value);
+                value, agents);
+    }
+
+    public Policy withAgents(Agents value) {
+        return new Policy(version, hitStack, crawlers, load, perClient, progressiveDelay, pause, bans, allow,
+                trustedProxies, classification, refusal, governor, perAddress, routes, forwardedHeader, escalation,
+                browserCheck, value);
     }
 
     /** Rule 4: refuse when a client has more than {@code maxHits} hits in the last {@code windowSeconds}. */

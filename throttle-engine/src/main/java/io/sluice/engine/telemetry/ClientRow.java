@@ -1,6 +1,7 @@
 package io.sluice.engine.telemetry;
 
 import io.sluice.engine.RequestClass;
+import io.sluice.engine.classify.Category;
 import java.time.Instant;
 
 /**
@@ -23,6 +24,8 @@ import java.time.Instant;
  *                         any other row (and from a server older than the field)
  * @param cost             what its requests cost the upstream over the last minute; null from a server older than
  *                         the field
+ * @param category         for a client whose user agent names a crawler-list entry: the entry's category; null for
+ *                         any other row (and from a server older than the field)
  */
 public record ClientRow(
         String ip,
@@ -37,7 +40,16 @@ public record ClientRow(
         Instant lastSeen,
         boolean address,
         CrawlerIdentity crawlerIdentity,
-        Cost cost) {
+        Cost cost,
+        Category category) {
+
+    /** A row without a category (the form before categories). */
+    public ClientRow(String ip, String userAgent, RequestClass requestClass, String crawlerName, int hitsInWindow,
+                     int inFlight, int[] hitsPerSecond, int[] refusedPerSecond, ClientStatus status, Instant lastSeen,
+                     boolean address, CrawlerIdentity crawlerIdentity, Cost cost) {
+        this(ip, userAgent, requestClass, crawlerName, hitsInWindow, inFlight, hitsPerSecond, refusedPerSecond, status,
+                lastSeen, address, crawlerIdentity, cost, null);
+    }
 
     /** A row without costs (the form before they were counted). */
     public ClientRow(String ip, String userAgent, RequestClass requestClass, String crawlerName, int hitsInWindow,

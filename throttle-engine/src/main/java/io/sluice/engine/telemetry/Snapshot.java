@@ -35,6 +35,8 @@ import java.util.Map;
  * @param browserCheck    the browser check's mode, pressure and funnel; null from a server older than the check
  * @param crawlerVerification where the crawlers' published ranges come from and how old each source is, and what
  *                        reverse DNS has done; null from a server older than the field
+ * @param agents          the named agents seen, by category, with their robots.txt compliance, and the trap's counts;
+ *                        null from a server older than categories
  */
 public record Snapshot(
         Instant takenAt,
@@ -56,7 +58,8 @@ public record Snapshot(
         Map<RequestClass, Cost> costTotals,
         CostSummary costSummary,
         BrowserCheckCounts browserCheck,
-        CrawlerVerification crawlerVerification) {
+        CrawlerVerification crawlerVerification,
+        AgentsView agents) {
 
     public Snapshot {
         cluster = cluster == null ? ClusterStatus.standalone(load == null ? 0 : load.inFlight()) : cluster;
@@ -67,7 +70,7 @@ public record Snapshot(
         costSummary = costSummary == null ? CostSummary.NONE : costSummary;
     }
 
-    /** A snapshot without the crawler verification's state (the form before it was shown). */
+    /** A snapshot without the crawler verification's state and agents (the form before they were shown). */
     public Snapshot(Instant takenAt, long policyVersion, Policy.Pause pause, List<SecondCounts> seconds,
                     LoadState load, LatencySummary upstreamLatency, List<ClientRow> topClients,
                     ClientTableStats clients, List<Ban> bans, Map<RequestClass, ClassCounts> totals,
@@ -76,7 +79,7 @@ public record Snapshot(
                     Map<RequestClass, Cost> costTotals, CostSummary costSummary, BrowserCheckCounts browserCheck) {
         this(takenAt, policyVersion, pause, seconds, load, upstreamLatency, topClients, clients, bans, totals, shadow,
                 cluster, costliestClients, networks, networkTable, costLastMinute, costTotals, costSummary,
-                browserCheck, null);
+                browserCheck, null, null);
     }
 
     /** A snapshot without the browser check (the form before it existed). */
@@ -88,7 +91,7 @@ public record Snapshot(
                     Map<RequestClass, Cost> costTotals, CostSummary costSummary) {
         this(takenAt, policyVersion, pause, seconds, load, upstreamLatency, topClients, clients, bans, totals, shadow,
                 cluster, costliestClients, networks, networkTable, costLastMinute, costTotals, costSummary, null,
-                null);
+                null, null);
     }
 
     /** A snapshot without costs (the form before they were counted). */
@@ -97,7 +100,7 @@ public record Snapshot(
                     ClientTableStats clients, List<Ban> bans, Map<RequestClass, ClassCounts> totals,
                     ShadowSummary shadow, ClusterStatus cluster) {
         this(takenAt, policyVersion, pause, seconds, load, upstreamLatency, topClients, clients, bans, totals, shadow,
-                cluster, null, null, null, null, null, null, null, null);
+                cluster, null, null, null, null, null, null, null, null, null);
     }
 
     /** A standalone node's snapshot without a shadow policy (the form before what-if and cluster mode). */
