@@ -19,7 +19,7 @@ class AgentsModelTest {
 
     private static Snapshot snapshot(List<AgentRow> agents) {
         return new Snapshot(Instant.EPOCH, 1, null, List.of(), null, null, List.of(), null, List.of(), Map.of(),
-                null, null, null, null, null, null, null, null, null,
+                null, null, null, null, null, null, null, null, null, null,
                 new AgentsView(agents, null, 0, 0, 0));
     }
 

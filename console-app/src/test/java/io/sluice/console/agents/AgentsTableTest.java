@@ -32,7 +32,7 @@ class AgentsTableTest {
         table = new AgentsTable();
         table.setOnAction((category, action) -> sent.add(category.wire() + "=" + action));
         Snapshot snapshot = new Snapshot(Instant.EPOCH, 1, null, List.of(), null, null, List.of(), null, List.of(),
-                Map.of(), null, null, null, null, null, null, null, null, null, new AgentsView(List.of(
+                Map.of(), null, null, null, null, null, null, null, null, null, null, new AgentsView(List.of(
                         new AgentRow("GPTBot", Category.AI_TRAINING, Agents.Action.CRAWL, 12, 12, 0, 3)),
                         null, 0, 0, 0));
         table.show(snapshot, Policy.defaults());
