@@ -1,5 +1,6 @@
 package io.sluice.server;
 
+import io.sluice.server.botauth.SignedAgentOptions;
 import io.sluice.server.cluster.ClusterOptions;
 import io.sluice.server.front.AccessLog;
 import java.net.URI;
@@ -26,6 +27,7 @@ import java.util.function.Consumer;
  * @param cluster         {@code --redis} and {@code --node-name}, or null for a node on its own
  * @param frontPath       how the public listener forwards ({@code --front-path}); null: the lean path
  * @param accessLogFormat how access log lines are written ({@code --access-log-format}); null: NCSA
+ * @param signedAgents    Web Bot Auth ({@code --signed-agents*}, {@code --signature-agent-key}); null: the defaults
  */
 public record ServerConfig(
         HostPort listen,
@@ -42,7 +44,8 @@ public record ServerConfig(
         ConnectionLimits limits,
         ClusterOptions cluster,
         ForwardingPath frontPath,
-        AccessLog.Format accessLogFormat) {
+        AccessLog.Format accessLogFormat,
+        SignedAgentOptions signedAgents) {
 
     public static final Duration DEFAULT_UPSTREAM_TIMEOUT = Duration.ofSeconds(30);
 
@@ -55,6 +58,16 @@ public record ServerConfig(
         limits = limits == null ? ConnectionLimits.DEFAULTS : limits;
         frontPath = frontPath == null ? ForwardingPath.LEAN : frontPath;
         accessLogFormat = accessLogFormat == null ? AccessLog.Format.NCSA : accessLogFormat;
+        signedAgents = signedAgents == null ? SignedAgentOptions.DEFAULTS : signedAgents;
+    }
+
+    /** The options before Web Bot Auth had its own. */
+    public ServerConfig(HostPort listen, URI upstream, HostPort admin, Path stateDir, Path initialPolicy, boolean demo,
+                        boolean demoTraffic, String accessLog, Duration upstreamTimeout, Path crawlerList,
+                        AdminOptions adminOptions, ConnectionLimits limits, ClusterOptions cluster,
+                        ForwardingPath frontPath, AccessLog.Format accessLogFormat) {
+        this(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog, upstreamTimeout,
+                crawlerList, adminOptions, limits, cluster, frontPath, accessLogFormat, null);
     }
 
     /** The default forwarding path (the lean one). */
@@ -105,6 +118,11 @@ public record ServerConfig(
         return with(copy -> copy.accessLogFormat = format);
     }
 
+    /** The same front end, verifying signed agents (and publishing its fleet's key) as {@code options} say. */
+    public ServerConfig withSignedAgents(SignedAgentOptions options) {
+        return with(copy -> copy.signedAgents = options);
+    }
+
     /** The same node, in the cluster {@code options} describe (null: on its own). */
     public ServerConfig withCluster(ClusterOptions options) {
         return with(copy -> copy.cluster = options);
@@ -134,6 +152,7 @@ public record ServerConfig(
         ClusterOptions cluster;
         ForwardingPath frontPath;
         AccessLog.Format accessLogFormat;
+        SignedAgentOptions signedAgents;
 
         Copy(ServerConfig from) {
             listen = from.listen();
@@ -151,11 +170,12 @@ public record ServerConfig(
             cluster = from.cluster();
             frontPath = from.frontPath();
             accessLogFormat = from.accessLogFormat();
+            signedAgents = from.signedAgents();
         }
 
         ServerConfig build() {
             return new ServerConfig(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog,
-                    upstreamTimeout, crawlerList, adminOptions, limits, cluster, frontPath, accessLogFormat);
+                    upstreamTimeout, crawlerList, adminOptions, limits, cluster, frontPath, accessLogFormat, signedAgents);
         }
     }
 }
