@@ -6,7 +6,6 @@ import io.sluice.engine.SignedMessage;
 import io.sluice.engine.classify.SignedAgents;
 import java.nio.charset.StandardCharsets;
 import java.time.InstantSource;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -181,10 +180,5 @@ public final class WebBotAuthVerifier implements SignedAgents {
     /** The directories this verifier asks. */
     KeyDirectories directories() {
         return directories;
-    }
-
-    /** For tests: the components of a signature, parsed. */
-    static List<StructuredFields.Item> components(String signatureInput, String label) {
-        return StructuredFields.dictionary(signatureInput).get(label).items();
     }
 }
