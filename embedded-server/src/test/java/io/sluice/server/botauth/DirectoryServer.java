@@ -28,6 +28,7 @@ final class DirectoryServer {
     DirectoryServer(String directory) throws Exception {
         this.directory = directory;
         connector.setHost("127.0.0.1");
+        server.setStopTimeout(1_000);
         server.addConnector(connector);
         server.setHandler(new Handler.Abstract() {
             @Override
