@@ -4,9 +4,11 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.sluice.engine.SignedMessage;
 import io.sluice.engine.classify.SignedAgents;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.InstantSource;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -49,6 +51,21 @@ public final class WebBotAuthVerifier implements SignedAgents {
         this.nonces = Caffeine.newBuilder().maximumSize(options.maxNonces())
                 .expireAfterWrite(options.maxWindow().toMillis() + options.maxSkew().toMillis(), TimeUnit.MILLISECONDS)
                 .ticker(() -> clock.millis() * 1_000_000L).build();
+    }
+
+    /**
+     * A verifier whose directories are the given JSON documents by fetch URL (answered at once, never from the
+     * network): for benchmarks and for a deployment that pins its agents' keys. A URL not in the map is a failed
+     * fetch.
+     */
+    public static WebBotAuthVerifier withDirectories(Map<URI, String> directories, SignedAgentOptions options,
+                                                     InstantSource clock) {
+        Map<URI, String> copy = Map.copyOf(directories);
+        DirectoryFetcher pinned = uri -> copy.containsKey(uri)
+                ? CompletableFuture.completedFuture(new DirectoryFetcher.Fetched(
+                        copy.get(uri).getBytes(StandardCharsets.UTF_8), null))
+                : CompletableFuture.failedFuture(new IllegalStateException("not a pinned directory: " + uri));
+        return new WebBotAuthVerifier(new KeyDirectories(pinned, clock, options), options, clock);
     }
 
     @Override
