@@ -175,7 +175,8 @@ public record ServerConfig(
 
         ServerConfig build() {
             return new ServerConfig(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog,
-                    upstreamTimeout, crawlerList, adminOptions, limits, cluster, frontPath, accessLogFormat, signedAgents);
+                    upstreamTimeout, crawlerList, adminOptions, limits, cluster, frontPath, accessLogFormat,
+                    signedAgents);
         }
     }
 }

@@ -9,7 +9,8 @@ import java.util.List;
  * Which addresses a key directory may be fetched from (the draft's SSRF considerations): a client names the URL, so
  * without this a request could make the front end fetch from the site's own network. Public addresses are allowed;
  * loopback, private, link-local, shared (CGNAT), unique-local, multicast, unspecified and reserved ranges are refused
- * unless the operator lists them (an IPv4-mapped IPv6 address is judged as the IPv4 one: the JDK reads it so) ({@code --signed-agents-allow}). Checked on the address the fetch connects to, after
+ * unless the operator lists them ({@code --signed-agents-allow}); an IPv4-mapped IPv6 address is judged as the IPv4
+ * one (the JDK reads it so). Checked on the address the fetch connects to, after
  * resolution, so a name that resolves to a refused address (DNS rebinding included) is refused too.
  */
 final class AddressPolicy {

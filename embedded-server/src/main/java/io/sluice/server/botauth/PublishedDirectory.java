@@ -58,7 +58,8 @@ public final class PublishedDirectory {
                 pem.indexOf("-----END")).replaceAll("\\s", "");
         byte[] der = Base64.getDecoder().decode(base64);
         byte[] prefix = "PUBLIC".equals(type) ? SPKI_PREFIX : PKCS8_PREFIX;
-        if (der.length != prefix.length + 32 || !ByteBuffer.wrap(der, 0, prefix.length).equals(ByteBuffer.wrap(prefix))) {
+        if (der.length != prefix.length + 32
+                || !ByteBuffer.wrap(der, 0, prefix.length).equals(ByteBuffer.wrap(prefix))) {
             throw new IllegalArgumentException("not an Ed25519 key");
         }
         byte[] raw = new byte[32];

@@ -128,7 +128,8 @@ public final class WebBotAuthVerifier implements SignedAgents {
         Map<String, Object> params = member.params();
         Object alg = params.get("alg");
         if ((alg != null && !"ed25519".equals(alg)) || !(params.get("keyid") instanceof String)
-                || !(params.get("created") instanceof Long created) || !(params.get("expires") instanceof Long expires)) {
+                || !(params.get("created") instanceof Long created)
+                || !(params.get("expires") instanceof Long expires)) {
             return null;
         }
         long createdMillis = created * 1000;

@@ -53,8 +53,9 @@ final class Signer {
                 + ";tag=\"web-bot-auth\"";
         headers.put("signature-input", "sig1=" + params);
         SignedMessage unsigned = new SignedMessage("GET", "https", authority, path, null, headers);
-        headers.put("signature", "sig1=:" + Base64.getEncoder().encodeToString(signature(
-                SignatureBase.of(unsigned, StructuredFields.dictionary("sig1=" + params).get("sig1").items(), params))) + ":");
+        String base = SignatureBase.of(unsigned, StructuredFields.dictionary("sig1=" + params).get("sig1").items(),
+                params);
+        headers.put("signature", "sig1=:" + Base64.getEncoder().encodeToString(signature(base)) + ":");
         return new SignedMessage("GET", "https", authority, path, null, headers);
     }
 
