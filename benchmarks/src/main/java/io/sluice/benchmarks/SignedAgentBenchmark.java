@@ -56,8 +56,9 @@ public class SignedAgentBenchmark {
         byte[] spki = pair.getPublic().getEncoded();
         String x = Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOfRange(spki, spki.length - 32,
                 spki.length));
+        String jwk = "{\"crv\":\"Ed25519\",\"kty\":\"OKP\",\"x\":\"" + x + "\"}";
         String keyid = Base64.getUrlEncoder().withoutPadding().encodeToString(MessageDigest.getInstance("SHA-256")
-                .digest(("{\"crv\":\"Ed25519\",\"kty\":\"OKP\",\"x\":\"" + x + "\"}").getBytes(StandardCharsets.UTF_8)));
+                .digest(jwk.getBytes(StandardCharsets.UTF_8)));
         verifier = WebBotAuthVerifier.withDirectories(Map.of(DIRECTORY, "{\"keys\":[{\"kty\":\"OKP\",\"crv\":"
                 + "\"Ed25519\",\"x\":\"" + x + "\"}]}"), SignedAgentOptions.DEFAULTS,
                 InstantSource.fixed(Instant.ofEpochSecond(NOW)));

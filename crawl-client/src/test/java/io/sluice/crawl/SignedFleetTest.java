@@ -56,7 +56,8 @@ class SignedFleetTest {
     private Path fleetKey() throws Exception {
         KeyPair pair = KeyPairGenerator.getInstance("Ed25519").generateKeyPair();
         return Files.writeString(keys.resolve("fleet.pem"), "-----BEGIN PRIVATE KEY-----\n"
-                + Base64.getMimeEncoder().encodeToString(pair.getPrivate().getEncoded()) + "\n-----END PRIVATE KEY-----\n",
+                + Base64.getMimeEncoder().encodeToString(pair.getPrivate().getEncoded())
+                + "\n-----END PRIVATE KEY-----\n",
                 StandardCharsets.US_ASCII);
     }
 
