@@ -10,6 +10,10 @@ crawler's operator publishes its addresses. This script downloads every URL, rep
     update-crawler-ranges.py RESOURCE --from DIR   # read each URL's file from DIR (named by the URL's last
                                                    # path segment), for a machine that cannot reach them
 
+Every block is checked: one wider than /8 (IPv4) or /16 (IPv6), such as a /0 from a broken or hostile source, would
+make every address a verified crawler, so it refuses the whole update (nothing is changed), as Sluice itself refuses
+such a file (CrawlerRanges).
+
 Formats: "prefixes" is the form Google, Bing, Apple, OpenAI, Common Crawl, DuckDuckGo, Perplexity and Anthropic
 use ({"prefixes": [{"ipv4Prefix": ...} | {"ipv6Prefix": ...}]}); "ips" is Ahrefs' ({"ips": [{"ip_address": ...}]}).
 """
@@ -22,6 +26,8 @@ import urllib.request
 
 TIMEOUT_SECONDS = 30
 MAX_BYTES = 16 * 1024 * 1024
+# the widest block a crawler's ranges may hold, as Sluice checks it (CrawlerRanges.MIN_IPV4_PREFIX, MIN_IPV6_PREFIX)
+WIDEST_PREFIX = {4: 8, 6: 16}
 
 
 def read_source(url, from_dir):
@@ -47,7 +53,15 @@ def networks(url, fmt, body):
     out = [ipaddress.ip_network(t.strip(), strict=False) for t in texts if t]
     if not out:
         raise ValueError(f"{url}: no addresses found (format {fmt!r})")
+    check_widths(url, out)
     return out, data.get("creationTime")
+
+
+def check_widths(where, nets):
+    for net in nets:
+        widest = WIDEST_PREFIX[net.version]
+        if net.prefixlen < widest:
+            raise ValueError(f"{where}: {net} is wider than /{widest}, the widest block a crawler's ranges may hold")
 
 
 def merged(nets):
@@ -71,10 +85,15 @@ def main(argv):
             try:
                 got, created = networks(source["url"], source["format"], read_source(source["url"], from_dir))
             except (OSError, ValueError) as e:
-                sys.exit(f"{entry['operator']}: cannot read {source['url']}: {e}; nothing was changed")
+                sys.exit(f"{entry['operator']}: cannot use {source['url']}: {e}; nothing was changed")
             nets.extend(got)
             source["published"] = created
             source["fetched"] = fetched
+        try:
+            # merging adjacent blocks could make one wider than the limit: Sluice would refuse the file
+            check_widths(entry["operator"] + " (merged)", [ipaddress.ip_network(p) for p in merged(nets)])
+        except ValueError as e:
+            sys.exit(f"{e}; nothing was changed")
         entry["prefixes"] = merged(nets)
         print(f"{entry['operator']}: {len(entry['prefixes'])} prefixes")
     temporary = resource + ".tmp"

@@ -35,8 +35,10 @@ read -r -a CFLAGS <<<"${CANDIDATE_FLAGS:-}"
 for tool in wrk nginx; do
   command -v "$tool" >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk nginx >/dev/null; }
 done
-[[ -f embedded-server/target/sluice-server.jar ]] || ./mvnw -q -B -DskipTests package
+[[ -f embedded-server/target/sluice-server.jar && -f demo/target/sluice-demo.jar ]] || ./mvnw -q -B -DskipTests package
 JAR=embedded-server/target/sluice-server.jar
+# The plain Jetty proxy and the byte relay are the demo module's (not in the server jar).
+BENCH_JAR=demo/target/sluice-demo.jar
 # The upstream's 1 KiB file, in a directory nginx's worker (another user) can read.
 SITE=$(mktemp -d); chmod 755 "$SITE"
 head -c 1024 /dev/zero | tr '\0' 'x' >"$SITE/index.html"; chmod 644 "$SITE/index.html"
@@ -65,8 +67,8 @@ start_cluster_node() {
 }
 
 taskset -c 0 nginx -c "$SITE/nginx.conf" & pids+=($!)
-taskset -c 0 java -Xmx1g "${JVM[@]}" -cp "$JAR" io.sluice.server.bench.PlainProxy 19002 http://127.0.0.1:19001 >/dev/null 2>&1 & pids+=($!)
-taskset -c 0 java -Xmx1g "${JVM[@]}" -cp "$JAR" io.sluice.server.bench.ByteRelay 19008 127.0.0.1 19001 >/dev/null 2>&1 & pids+=($!)
+taskset -c 0 java -Xmx1g "${JVM[@]}" -cp "$BENCH_JAR" io.sluice.server.bench.PlainProxy 19002 http://127.0.0.1:19001 >/dev/null 2>&1 & pids+=($!)
+taskset -c 0 java -Xmx1g "${JVM[@]}" -cp "$BENCH_JAR" io.sluice.server.bench.ByteRelay 19008 127.0.0.1 19001 >/dev/null 2>&1 & pids+=($!)
 PIDS=([19001]=${pids[0]} [19004]=${pids[0]} [19002]=${pids[1]} [19008]=${pids[2]})
 NAMES=([19001]="upstream direct (nginx static)" [19002]="plain Jetty proxy" [19004]="nginx proxy + limit_req" [19003]="Sluice (admit-all, many clients)" [19008]="byte relay (JVM floor, no HTTP)")
 PORTS=(19001 19002 19004)

@@ -11,6 +11,8 @@ module io.sluice.engine {
     requires transitive com.fasterxml.jackson.databind;
     requires com.fasterxml.jackson.datatype.jsr310;
     requires com.github.benmanes.caffeine;
+    // the system resolver of crawler verification asks DNS through the JDK's naming provider (SystemDns)
+    requires java.naming;
     requires org.jctools.core;
     // Neither jar names its module: the names derived from their files (re2j-1.8.jar, HdrHistogram-2.2.2.jar).
     requires re2j;

@@ -46,7 +46,7 @@ import org.testfx.util.WaitForAsyncUtils;
 /** The console's shell and rooms against a real embedded front end with traffic, through the admin API only. */
 @ExtendWith(ApplicationExtension.class)
 class ConsoleEndToEndTest {
-    /** The longest a step waits, in seconds: a snapshot's round trip, which a loaded CI machine has stretched past 10 s. */
+    /** The longest a step waits (s): a snapshot's round trip took over 10 s on a loaded CI machine. */
     private static final long WAIT = 30;
 
     @TempDir

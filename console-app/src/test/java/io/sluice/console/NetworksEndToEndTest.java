@@ -47,7 +47,7 @@ import org.testfx.util.WaitForAsyncUtils;
  */
 @ExtendWith(ApplicationExtension.class)
 class NetworksEndToEndTest {
-    /** The longest a step waits, in seconds: a snapshot's round trip, which a loaded CI machine has stretched past 10 s. */
+    /** The longest a step waits (s): a snapshot's round trip took over 10 s on a loaded CI machine. */
     private static final long WAIT = 30;
 
     private static final String FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";

@@ -6,6 +6,7 @@ import io.sluice.server.change.PolicyStore;
 import io.sluice.server.cluster.ClusterHandler;
 import io.sluice.server.cluster.ClusterNode;
 import io.sluice.server.cluster.ClusterOptions;
+import io.sluice.server.cluster.ClusterPassKeys;
 import io.sluice.server.cluster.ClusterPolicyStore;
 import io.sluice.server.cluster.ClusterSettings;
 import io.sluice.server.cluster.EngineLoad;
@@ -26,6 +27,7 @@ final class ClusterMember implements NodeMode {
     private final ClusterOptions options;
     private final RedisClientStateStore clientStore;
     private volatile ClusterNode node;
+    private volatile ClusterPassKeys passKeys;
 
     /** @param upstreamTimeout a lease outlives a dead node's requests by this and a margin */
     ClusterMember(ClusterOptions options, Duration upstreamTimeout) {
@@ -70,6 +72,10 @@ final class ClusterMember implements NodeMode {
             bound.node().governor().shareWith(RedisDomainLedger.of(joined, ClusterSettings.DEFAULTS,
                     bound.adminThreads()));
             bound.node().engine().reportClusterStatus(joined::status);
+            // one browser pass key ring for the cluster: a pass made through this node is good on every node
+            passKeys = ClusterPassKeys.start(joined, ClusterSettings.DEFAULTS, bound.state().path(),
+                    bound.node().engine().browserPasses(), bound.state().audit(), bound.node().passKeyFollower(),
+                    bound.clock());
         } catch (RuntimeException | Error e) {
             joined.close();
             throw e;
@@ -84,6 +90,10 @@ final class ClusterMember implements NodeMode {
 
     @Override
     public void close() {
+        ClusterPassKeys keys = passKeys;
+        if (keys != null) {
+            keys.close();
+        }
         ClusterNode joined = node;
         if (joined != null) {
             joined.close();

@@ -5,7 +5,6 @@ import io.sluice.server.admin.AdminConnections;
 import io.sluice.server.botauth.SignedAgentOptions;
 import io.sluice.server.cluster.ClusterOptions;
 import io.sluice.server.cluster.RedisEndpoint;
-import io.sluice.server.demo.Demo;
 import io.sluice.server.config.ConfigCommand;
 import io.sluice.server.config.ConfigException;
 import io.sluice.server.config.ConfigFile;
@@ -15,8 +14,9 @@ import io.sluice.server.config.ConfigValidator;
 import io.sluice.server.config.FileDefaults;
 import io.sluice.server.config.OptionRules;
 import io.sluice.server.config.ReloadSignal;
-import io.sluice.server.demo.DemoClusterCommand;
 import io.sluice.server.front.AccessLog;
+import io.sluice.server.ranges.CrawlerRangesOptions;
+import io.sluice.server.ranges.RangesLocation;
 import io.sluice.server.replay.ReplayCommand;
 import io.sluice.server.state.StateException;
 import io.sluice.server.tls.AdminTls;
@@ -34,6 +34,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -42,9 +43,22 @@ import picocli.CommandLine.Option;
 @Command(name = "sluice-server", mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         subcommands = {TokenCommand.class, PassKeyCommand.class, TlsCommand.class, ReplayCommand.class,
-            DemoClusterCommand.class, ConfigCommand.class},
+            ConfigCommand.class, CrawlerRangesCommand.class},
         description = "Sluice front end: a throttling reverse proxy with an admin API.")
 public final class Main implements Callable<Integer> {
+    /** What the server jar says to {@code --demo}: the demo is a module of its own (docs/architecture.md). */
+    static final String DEMO_ELSEWHERE = "--demo and --demo-traffic are the demo's, which is not in the server jar: "
+            + "run java -jar demo/target/sluice-demo.jar with the same options (./sluice server --demo does)";
+
+    /**
+     * How a front end is started from its configuration: {@link SluiceServer#start} in the server jar; the demo
+     * module's {@code DemoMain} starts the demo site and traffic it asks for too (the server knows nothing of them).
+     */
+    @FunctionalInterface
+    public interface Starter {
+        SluiceServer start(ServerConfig config) throws Exception;
+    }
+
     @Option(names = "--config", paramLabel = "FILE", description = "Read options from FILE: 'key = value' lines, "
             + "the keys being these options' long names without the dashes. The command line wins over the file, "
             + "the file over the defaults. SIGHUP reads it again (docs/manual/command-line.md).")
@@ -69,7 +83,8 @@ public final class Main implements Callable<Integer> {
             + "directory holds none.")
     Path policy;
 
-    @Option(names = "--demo", description = "Serve the built-in demo site as the upstream.")
+    @Option(names = "--demo", description = "Serve the built-in demo site as the upstream (the demo's jar only: "
+            + "demo/target/sluice-demo.jar).")
     boolean demo;
 
     @Option(names = "--demo-traffic", description = "Also send demo traffic (browsers, crawlers, bots, a site "
@@ -98,6 +113,16 @@ public final class Main implements Callable<Integer> {
     @Option(names = "--crawler-list", paramLabel = "FILE", description = "A newer crawler-user-agents JSON file "
             + "to classify with instead of the bundled one.")
     Path crawlerList;
+
+    @Option(names = "--crawler-ranges", paramLabel = "FILE|URL", description = "A fresher copy of the crawlers' "
+            + "published address ranges (the bundled crawler-ranges.json's format), read at start and every "
+            + "--crawler-ranges-refresh-hours; a copy that fails its checks keeps the last good one "
+            + "(docs/manual/classify.md).")
+    String crawlerRanges;
+
+    @Option(names = "--crawler-ranges-refresh-hours", paramLabel = "N", defaultValue = "24",
+            description = "Hours between two reads of --crawler-ranges (default: ${DEFAULT-VALUE}).")
+    int crawlerRangesRefreshHours;
 
     @Option(names = "--admin-tls", description = "Serve the admin API over HTTPS: with --admin-cert, or else a "
             + "self-signed certificate made at first start in the state directory.")
@@ -204,6 +229,17 @@ public final class Main implements Callable<Integer> {
     /** The configuration file these values were read with ({@code --config}), once read. */
     private ConfigFile file;
 
+    private final Starter starter;
+
+    /** The server jar's command: the product alone ({@code --demo} refused). */
+    public Main() {
+        this(Main::startProduct);
+    }
+
+    private Main(Starter starter) {
+        this.starter = starter;
+    }
+
     @Override
     public Integer call() throws Exception {
         Main resolved;
@@ -222,12 +258,12 @@ public final class Main implements Callable<Integer> {
             return this;
         }
         return overFile(validator().load(configPath), spec.commandLine().getParseResult().originalArgs(),
-                spec.commandLine());
+                spec.commandLine(), starter);
     }
 
     /** The values of {@code args} over {@code file}'s, printing where {@code like} prints. */
-    private static Main overFile(ConfigFile file, List<String> args, CommandLine like) {
-        CommandLine cli = commandLine();
+    private static Main overFile(ConfigFile file, List<String> args, CommandLine like, Starter starter) {
+        CommandLine cli = commandLine(starter);
         cli.setDefaultValueProvider(new FileDefaults(file));
         cli.setOut(like.getOut());
         cli.setErr(like.getErr());
@@ -239,7 +275,8 @@ public final class Main implements Callable<Integer> {
 
     /** The server configuration {@code file} gives with no command line over it: what {@code config check} checks. */
     public static ServerConfig configuredBy(ConfigFile file) {
-        return overFile(file, List.of(), commandLine()).serverConfig();
+        CommandLine cli = commandLine();
+        return overFile(file, List.of(), cli, ((Main) cli.getCommand()).starter).serverConfig();
     }
 
     /** Checks a configuration file's lines against these options. */
@@ -267,7 +304,9 @@ public final class Main implements Callable<Integer> {
                 .withFrontPacing(maxConnectionsPerAddress, Duration.ofSeconds(requestHeadTimeoutSeconds), minBodyRate);
         return new ServerConfig(listen, upstream, admin, state, policy, demo, demoTraffic, accessLog,
                 Duration.ofSeconds(upstreamTimeoutSeconds), crawlerList, adminOptions, limits, cluster(),
-                ForwardingPath.parse(frontPath), accessLogFormat).withSignedAgents(signedAgentOptions());
+                ForwardingPath.parse(frontPath), accessLogFormat, new CrawlerRangesOptions(
+                        crawlerRanges == null ? null : new RangesLocation(crawlerRanges),
+                        Duration.ofHours(crawlerRangesRefreshHours))).withSignedAgents(signedAgentOptions());
     }
 
     /** {@code --signed-agents*} and {@code --signature-agent-key}. */
@@ -323,8 +362,8 @@ public final class Main implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         SluiceServer server;
         try {
-            // The demo builds on the server (the server knows nothing of it).
-            server = demo || demoTraffic ? Demo.start(config) : SluiceServer.start(config);
+            // The demo builds on the server (the server knows nothing of it): DemoMain brings its own starter.
+            server = starter.start(config);
         } catch (IOException | UncheckedIOException | IllegalArgumentException
                 | StateException e) {
             err.println("sluice-server: " + e.getMessage());
@@ -408,7 +447,7 @@ public final class Main implements Callable<Integer> {
         return new ConfigReload(new ConfigReload.Settings(config, settings()), () -> {
             ConfigFile read = validator().load(configPath);
             try {
-                Main next = overFile(read, args, spec.commandLine());
+                Main next = overFile(read, args, spec.commandLine(), starter);
                 return new ConfigReload.Settings(next.serverConfig(), next.settings());
             } catch (CommandLine.ParameterException | IllegalArgumentException e) {
                 throw new ConfigException(List.of(new ConfigProblem(configPath, 0, e.getMessage())));
@@ -443,10 +482,18 @@ public final class Main implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
+        runAndExit(args, Main::commandLine);
+    }
+
+    /**
+     * What {@link #main} does with the command line {@code commandLine} makes: the demo module's {@code DemoMain}
+     * runs its own (this one with the demo's starter and {@code demo-cluster}) the same way.
+     */
+    public static void runAndExit(String[] args, Supplier<CommandLine> commandLine) {
         // First: a SIGHUP sent while the server starts (systemctl reload, logrotate) is held, not the JVM's end.
         ReloadSignal signal = ReloadSignal.install();
         hangups = signal;
-        CommandLine cli = commandLine();
+        CommandLine cli = commandLine.get();
         cli.setExecutionStrategy(parsed -> {
             if (parsed.subcommand() != null) {
                 signal.exitOnHangup(); // a subcommand in a terminal ends with it, as any command does
@@ -458,7 +505,20 @@ public final class Main implements Callable<Integer> {
 
     /** The configured command line, shared by {@link #main} and tests. */
     public static CommandLine commandLine() {
-        return new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true);
+        return commandLine(Main::startProduct);
+    }
+
+    /** The command line with front ends started by {@code starter} (the demo's, a test's site behind them). */
+    public static CommandLine commandLine(Starter starter) {
+        return new CommandLine(new Main(starter)).setCaseInsensitiveEnumValuesAllowed(true);
+    }
+
+    /** The server jar's start: the product alone; {@code --demo} is refused, saying where the demo is. */
+    private static SluiceServer startProduct(ServerConfig config) throws Exception {
+        if (config.demo() || config.demoTraffic()) {
+            throw new IllegalArgumentException(DEMO_ELSEWHERE);
+        }
+        return SluiceServer.start(config);
     }
 
     static final class Version implements CommandLine.IVersionProvider {

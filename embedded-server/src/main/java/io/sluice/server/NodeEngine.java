@@ -11,6 +11,8 @@ import io.sluice.server.change.AutomaticBanWriter;
 import io.sluice.server.change.PolicyChanges;
 import io.sluice.server.change.PolicyHistory;
 import io.sluice.server.change.PolicyStore;
+import io.sluice.server.ranges.CrawlerRangesFollower;
+import io.sluice.server.ranges.CrawlerRangesOptions;
 import io.sluice.server.state.DomainSettingsWriter;
 import io.sluice.server.state.PassKeyFollower;
 import io.sluice.server.state.StateDirectory;
@@ -27,10 +29,10 @@ import java.util.random.RandomGenerator;
 
 /**
  * The engine of one node and what runs beside it: the crawler classifier, the search-engine verifier and its DNS
- * threads, the live what-if shadow, the policy's one writer (its changes, and the thread that writes automatic bans)
- * and the crawl governor with its settings writer. The standalone server and embedded mode both build it here, so
- * that neither lacks a piece the other has (embedded mode once had no verifier and lost its automatic bans at a
- * restart).
+ * threads, the follower of the crawlers' published ranges, the live what-if shadow, the policy's one writer (its
+ * changes, and the thread that writes automatic bans) and the crawl governor with its settings writer. The
+ * standalone server and embedded mode both build it here, so that neither lacks a piece the other has (embedded
+ * mode once had no verifier and lost its automatic bans at a restart).
  */
 public final class NodeEngine implements AutoCloseable {
     private final ThrottleEngine engine;
@@ -40,9 +42,11 @@ public final class NodeEngine implements AutoCloseable {
     private final ThreadPoolExecutor dnsLookups;
     private final PolicyHistory history;
     private final PassKeyFollower passKeys;
+    private final CrawlerRangesFollower crawlerRanges;
 
     private NodeEngine(ThrottleEngine engine, CrawlGovernor governor, LiveShadow shadow, ThreadPoolExecutor dnsLookups,
-                       PolicyHistory history, PassKeyFollower passKeys) {
+                       PolicyHistory history, PassKeyFollower passKeys, CrawlerRangesFollower crawlerRanges) {
+        this.crawlerRanges = crawlerRanges;
         this.history = history;
         this.passKeys = passKeys;
         this.engine = engine;
@@ -59,6 +63,17 @@ public final class NodeEngine implements AutoCloseable {
      */
     public static NodeEngine start(StateDirectory state, Path crawlerList, SearchEngineVerifier.Resolver dns,
                                    InstantSource clock, SharedClientStore<?> shared) throws IOException {
+        return start(state, crawlerList, dns, clock, shared, CrawlerRangesOptions.NONE);
+    }
+
+    /**
+     * @param ranges where the crawlers' published ranges are refreshed from, and how often; without a source, the
+     *               state directory's copy is still followed
+     * @throws IOException the crawler list cannot be read
+     */
+    public static NodeEngine start(StateDirectory state, Path crawlerList, SearchEngineVerifier.Resolver dns,
+                                   InstantSource clock, SharedClientStore<?> shared, CrawlerRangesOptions ranges)
+            throws IOException {
         CrawlerListClassifier classifier = crawlerList == null ? CrawlerListClassifier.bundled()
                 : CrawlerListClassifier.fromFile(crawlerList);
         ThreadPoolExecutor dnsLookups = dnsLookups();
@@ -68,30 +83,33 @@ public final class NodeEngine implements AutoCloseable {
                 verifier, shared);
         // the browser check's passes outlive a restart, and a rotation reaches the running server
         PassKeyFollower passKeys = PassKeyFollower.start(state.path(), engine.browserPasses(), new SecureRandom());
+        CrawlerRangesFollower crawlerRanges = CrawlerRangesFollower.start(engine, state.path(), ranges, clock);
         LiveShadow shadow = new LiveShadow(engine, EngineConfig.defaults(), classifier, verifier, clock);
         PolicyHistory history = new PolicyHistory(engine.policy());
         CrawlGovernor governor = new CrawlGovernor(clock, () -> engine.policy().governor(),
                 RandomGenerator.of("L64X128MixRandom"), CrawlGovernor.DEFAULT_MAX_DOMAINS, state.loadDomainSettings());
         // An operator's change to a domain (rate, minimum delay, revival) survives a restart.
         governor.onSettingsChanged(new DomainSettingsWriter(state, governor::settings)::save);
-        return new NodeEngine(engine, governor, shadow, dnsLookups, history, passKeys);
+        return new NodeEngine(engine, governor, shadow, dnsLookups, history, passKeys, crawlerRanges);
     }
 
     /**
      * Forward-confirmed reverse DNS for clients claiming a major search engine, consulted only while the policy's
-     * {@code crawlers.verifySearchEngines} is on. Off the request path: two lookup threads, at most 1,000 lookups
-     * queued (a claimant beyond that is unverified for now), 5 s per lookup, answers kept a day (failures an hour)
-     * for up to 100,000 (engine, address) pairs.
+     * {@code crawlers.verifySearchEngines} is on. Off the request path: four lookup threads, at most 1,000 lookups
+     * queued, two at a time per network (IPv4 /24, IPv6 /64: below the thread count, so one network whose DNS
+     * hangs cannot hold every thread) and 100 per claimed crawler; a lookup queued for over 5 s is dropped unasked.
+     * Real answers are kept a day (failures an hour) for up to 100,000 (crawler, address) pairs; no answer is not
+     * yet known, asked again after 10 s to 2 min (docs/manual/classify.md, "Reverse DNS").
      */
     private static SearchEngineVerifier searchEngineVerifier(SearchEngineVerifier.Resolver dns,
                                                              ThreadPoolExecutor lookups, InstantSource clock) {
         return new SearchEngineVerifier(dns, lookups, clock, Duration.ofDays(1), Duration.ofHours(1), 100_000,
-                Duration.ofSeconds(5));
+                Duration.ofSeconds(5), new SearchEngineVerifier.Bounds(2, 100));
     }
 
     private static ThreadPoolExecutor dnsLookups() {
         AtomicInteger count = new AtomicInteger();
-        return new ThreadPoolExecutor(2, 2, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(1_000), runnable -> {
+        return new ThreadPoolExecutor(4, 4, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(1_000), runnable -> {
             Thread thread = new Thread(runnable, "sluice-dns-" + count.incrementAndGet());
             thread.setDaemon(true);
             return thread;
@@ -108,6 +126,11 @@ public final class NodeEngine implements AutoCloseable {
 
     public LiveShadow shadow() {
         return shadow;
+    }
+
+    /** Follows the state directory's browser pass key file; a cluster node diverts it to the cluster's ring. */
+    public PassKeyFollower passKeyFollower() {
+        return passKeys;
     }
 
     /** The versions of the policy this node ran, its automatic bans' included: for merging an edit made from one. */
@@ -128,7 +151,10 @@ public final class NodeEngine implements AutoCloseable {
         return changes;
     }
 
-    /** Writes the automatic bans still queued, then stops the DNS lookups, the shadow and the key follower. */
+    /**
+     * Writes the automatic bans still queued, then stops the DNS lookups, the shadow, the key follower and the
+     * ranges' follower.
+     */
     @Override
     public void close() {
         AutomaticBanWriter writer = automaticBans;
@@ -138,5 +164,6 @@ public final class NodeEngine implements AutoCloseable {
         dnsLookups.shutdownNow();
         shadow.close();
         passKeys.close();
+        crawlerRanges.close();
     }
 }

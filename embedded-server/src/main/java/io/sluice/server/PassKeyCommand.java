@@ -19,7 +19,8 @@ import picocli.CommandLine.Option;
 /**
  * {@code sluice-server pass-key rotate}: a new key for the browser check's passes and challenges, in the state
  * directory's {@code browser-pass.key}; the key it replaces is still accepted for one pass lifetime. A running
- * server reads the file again when it changes.
+ * server reads the file again when it changes; a running node of a cluster puts the rotated ring into Redis, and
+ * every node takes it (cluster/ClusterPassKeys).
  */
 @Command(name = "pass-key", mixinStandardHelpOptions = true,
         description = "Rotate the key that signs browser passes.", subcommands = PassKeyCommand.Rotate.class)
@@ -65,7 +66,8 @@ final class PassKeyCommand {
                     out.printf("the key before it, %s, is retired: passes it signed are refused and their holders "
                             + "checked again%n", id(before.previous().id()));
                 }
-                out.println("a running server uses the new key within " + PassKeyFollower.PERIOD_SECONDS + " s");
+                out.println("a running server uses the new key within " + PassKeyFollower.PERIOD_SECONDS + " s; a "
+                        + "running node of a cluster gives it to every node (docs/manual/cluster.md)");
                 out.flush();
                 return audit(spec, "pass-key.rotate", "browser pass key rotated: new key " + id(after.current().id())
                         + ", the previous accepted until " + Instant.ofEpochMilli(after.previousAcceptedUntilMillis()));

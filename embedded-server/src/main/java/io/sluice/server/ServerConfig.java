@@ -3,6 +3,7 @@ package io.sluice.server;
 import io.sluice.server.botauth.SignedAgentOptions;
 import io.sluice.server.cluster.ClusterOptions;
 import io.sluice.server.front.AccessLog;
+import io.sluice.server.ranges.CrawlerRangesOptions;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,8 +17,9 @@ import java.util.function.Consumer;
  * @param admin           the admin API listener (loopback unless told otherwise)
  * @param stateDir        policy, bans, audit log and admin token
  * @param initialPolicy   a policy file used when the state directory holds none, or null
- * @param demo            serve the built-in demo site as the upstream (read by {@code io.sluice.server.demo.Demo},
- *                        which starts the site and the server in front of it; the server itself needs an upstream)
+ * @param demo            serve the built-in demo site as the upstream (read by {@code io.sluice.server.demo.Demo} in
+ *                        the demo module, which starts the site and the server in front of it; the server itself
+ *                        needs an upstream, and the server jar refuses {@code --demo})
  * @param demoTraffic     also send the demo traffic to the front end (read by the demo too)
  * @param accessLog       {@code "-"} for standard output, a file, or null for none
  * @param upstreamTimeout how long the upstream may take before the client gets a 504
@@ -27,6 +29,8 @@ import java.util.function.Consumer;
  * @param cluster         {@code --redis} and {@code --node-name}, or null for a node on its own
  * @param frontPath       how the public listener forwards ({@code --front-path}); null: the lean path
  * @param accessLogFormat how access log lines are written ({@code --access-log-format}); null: NCSA
+ * @param crawlerRanges   where the crawlers' published ranges are refreshed from ({@code --crawler-ranges}); null:
+ *                        the state directory's copy only
  * @param signedAgents    Web Bot Auth ({@code --signed-agents*}, {@code --signature-agent-key}); null: the defaults
  */
 public record ServerConfig(
@@ -45,6 +49,7 @@ public record ServerConfig(
         ClusterOptions cluster,
         ForwardingPath frontPath,
         AccessLog.Format accessLogFormat,
+        CrawlerRangesOptions crawlerRanges,
         SignedAgentOptions signedAgents) {
 
     public static final Duration DEFAULT_UPSTREAM_TIMEOUT = Duration.ofSeconds(30);
@@ -58,6 +63,7 @@ public record ServerConfig(
         limits = limits == null ? ConnectionLimits.DEFAULTS : limits;
         frontPath = frontPath == null ? ForwardingPath.LEAN : frontPath;
         accessLogFormat = accessLogFormat == null ? AccessLog.Format.NCSA : accessLogFormat;
+        crawlerRanges = crawlerRanges == null ? CrawlerRangesOptions.NONE : crawlerRanges;
         signedAgents = signedAgents == null ? SignedAgentOptions.DEFAULTS : signedAgents;
     }
 
@@ -65,9 +71,19 @@ public record ServerConfig(
     public ServerConfig(HostPort listen, URI upstream, HostPort admin, Path stateDir, Path initialPolicy, boolean demo,
                         boolean demoTraffic, String accessLog, Duration upstreamTimeout, Path crawlerList,
                         AdminOptions adminOptions, ConnectionLimits limits, ClusterOptions cluster,
+                        ForwardingPath frontPath, AccessLog.Format accessLogFormat,
+                        CrawlerRangesOptions crawlerRanges) {
+        this(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog, upstreamTimeout,
+                crawlerList, adminOptions, limits, cluster, frontPath, accessLogFormat, crawlerRanges, null);
+    }
+
+    /** Without a source of crawler ranges (the form before they were refreshed at runtime). */
+    public ServerConfig(HostPort listen, URI upstream, HostPort admin, Path stateDir, Path initialPolicy, boolean demo,
+                        boolean demoTraffic, String accessLog, Duration upstreamTimeout, Path crawlerList,
+                        AdminOptions adminOptions, ConnectionLimits limits, ClusterOptions cluster,
                         ForwardingPath frontPath, AccessLog.Format accessLogFormat) {
         this(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog, upstreamTimeout,
-                crawlerList, adminOptions, limits, cluster, frontPath, accessLogFormat, null);
+                crawlerList, adminOptions, limits, cluster, frontPath, accessLogFormat, null, null);
     }
 
     /** The default forwarding path (the lean one). */
@@ -118,6 +134,11 @@ public record ServerConfig(
         return with(copy -> copy.accessLogFormat = format);
     }
 
+    /** The same front end, refreshing the crawlers' published ranges as {@code options} say. */
+    public ServerConfig withCrawlerRanges(CrawlerRangesOptions options) {
+        return with(copy -> copy.crawlerRanges = options);
+    }
+
     /** The same front end, verifying signed agents (and publishing its fleet's key) as {@code options} say. */
     public ServerConfig withSignedAgents(SignedAgentOptions options) {
         return with(copy -> copy.signedAgents = options);
@@ -152,6 +173,7 @@ public record ServerConfig(
         ClusterOptions cluster;
         ForwardingPath frontPath;
         AccessLog.Format accessLogFormat;
+        CrawlerRangesOptions crawlerRanges;
         SignedAgentOptions signedAgents;
 
         Copy(ServerConfig from) {
@@ -170,13 +192,14 @@ public record ServerConfig(
             cluster = from.cluster();
             frontPath = from.frontPath();
             accessLogFormat = from.accessLogFormat();
+            crawlerRanges = from.crawlerRanges();
             signedAgents = from.signedAgents();
         }
 
         ServerConfig build() {
             return new ServerConfig(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog,
                     upstreamTimeout, crawlerList, adminOptions, limits, cluster, frontPath, accessLogFormat,
-                    signedAgents);
+                    crawlerRanges, signedAgents);
         }
     }
 }

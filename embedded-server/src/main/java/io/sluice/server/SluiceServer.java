@@ -43,8 +43,8 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  * A running front end: the public listener (throttle handler, then the reverse proxy) and the admin API on its own
  * listener (its own server: threads, connection limit, TLS; see {@link Listeners}), for a node on its own or a node
  * of a cluster ({@link NodeMode}). This is the composition root of the standalone server (docs/architecture.md,
- * "Composition"); the demo builds on it from {@code io.sluice.server.demo}, never the reverse. Closing it stops
- * gracefully: requests in flight finish (up to a timeout) before the listeners close.
+ * "Composition"); the demo (module demo, {@code io.sluice.server.demo}) builds on it, never the reverse. Closing it
+ * stops gracefully: requests in flight finish (up to a timeout) before the listeners close.
  */
 public final class SluiceServer implements AutoCloseable {
     private static final long STOP_TIMEOUT_MILLIS = 10_000;
@@ -84,7 +84,8 @@ public final class SluiceServer implements AutoCloseable {
 
     /**
      * @param extraAdminRoutes another room's endpoints, served by the admin API behind its own checks
-     * @throws IllegalArgumentException no upstream (the demo site is started by {@code io.sluice.server.demo.Demo}),
+     * @throws IllegalArgumentException no upstream (the demo site is started by the demo module's
+     *                                  {@code io.sluice.server.demo.Demo}),
      *                                  or plain HTTP for the admin API on an address other than loopback
      */
     public static SluiceServer start(ServerConfig config, List<Route> extraAdminRoutes) throws Exception {
@@ -93,7 +94,8 @@ public final class SluiceServer implements AutoCloseable {
         StateDirectory state = StateDirectory.open(config.stateDir(), config.initialPolicy(),
                 config.adminOptions().auditMaxBytes(), config.adminOptions().auditKeep());
         NodeMode mode = NodeMode.of(config);
-        NodeEngine node = NodeEngine.start(state, config.crawlerList(), null, clock, mode.clientStore());
+        NodeEngine node = NodeEngine.start(state, config.crawlerList(), null, clock, mode.clientStore(),
+                config.crawlerRanges());
         SluiceServer running;
         SignedAgentService signedAgents = null;
         try {
@@ -126,8 +128,8 @@ public final class SluiceServer implements AutoCloseable {
                     + "if something in front of it encrypts the traffic");
         }
         if (config.upstream() == null) {
-            throw new IllegalArgumentException("no upstream to protect: give one (the demo site is served by "
-                    + "io.sluice.server.demo.Demo, which starts it and then this server in front of it)");
+            throw new IllegalArgumentException("no upstream to protect: give one (the demo site is served by the "
+                    + "demo module's io.sluice.server.demo.Demo, which starts it and then this server in front of it)");
         }
     }
 

@@ -6,10 +6,10 @@ import io.sluice.engine.Decision;
 import io.sluice.engine.Request;
 import io.sluice.engine.policy.BrowserCheck;
 import io.sluice.engine.telemetry.BrowserCheckCounts;
-import io.sluice.server.demo.DemoSite;
 import io.sluice.server.testkit.HeadlessChromium;
 import io.sluice.server.testkit.RealParts;
 import io.sluice.server.testkit.Servers;
+import io.sluice.server.testkit.TestSite;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.function.UnaryOperator;
@@ -55,7 +55,7 @@ class BrowserCheckChromiumTest {
         HeadlessChromium chromium = new HeadlessChromium(browserDir);
 
         String gallery = chromium.dumpDom(server.frontUri().resolve("/gallery"), true, VIRTUAL_MILLIS);
-        assertThat(gallery).contains("images " + DemoSite.GALLERY_IMAGES + "/" + DemoSite.GALLERY_IMAGES
+        assertThat(gallery).contains("images " + TestSite.GALLERY_IMAGES + "/" + TestSite.GALLERY_IMAGES
                 + " stylesheet true");
         assertThat(counts().challenged()).isEqualTo(1);
         assertThat(counts().passesEarned()).isEqualTo(1);
@@ -63,7 +63,7 @@ class BrowserCheckChromiumTest {
         String next = chromium.dumpDom(server.frontUri().resolve("/page/2"), true, VIRTUAL_MILLIS);
         assertThat(next).doesNotContain("sluice-check");
         assertThat(counts().challenged()).as("the second page came on the pass").isEqualTo(1);
-        assertThat(counts().servedOnPass()).isGreaterThanOrEqualTo(1 + DemoSite.GALLERY_IMAGES);
+        assertThat(counts().servedOnPass()).isGreaterThanOrEqualTo(1 + TestSite.GALLERY_IMAGES);
     }
 
     @Test
@@ -81,7 +81,7 @@ class BrowserCheckChromiumTest {
         try {
             String page = new HeadlessChromium(browserDir.resolve("second")).dumpDom(
                     server.frontUri().resolve("/gallery"), true, VIRTUAL_MILLIS);
-            assertThat(page).contains("images " + DemoSite.GALLERY_IMAGES + "/" + DemoSite.GALLERY_IMAGES);
+            assertThat(page).contains("images " + TestSite.GALLERY_IMAGES + "/" + TestSite.GALLERY_IMAGES);
             assertThat(counts().challenged()).isEqualTo(1);
             assertThat(counts().passesEarned()).isEqualTo(1);
         } finally {

@@ -29,6 +29,16 @@ class MainTest {
     }
 
     @Test
+    void theServerJarSaysWhereTheDemoIsAndStartsNothing(@TempDir Path state) {
+        for (String flag : new String[] {"--demo", "--demo-traffic"}) {
+            assertThat(run(flag, "--upstream", "http://127.0.0.1:9/", "--listen", "127.0.0.1:0", "--admin",
+                    "127.0.0.1:0", "--state", state.toString())).as(flag).isEqualTo(1);
+        }
+        assertThat(cli.err()).contains("demo/target/sluice-demo.jar");
+        assertThat(state).isEmptyDirectory();
+    }
+
+    @Test
     void anUpstreamThatIsNotAnHttpUrlIsRefused() {
         assertThat(run("--upstream", "ftp://example.com/")).isEqualTo(2);
         assertThat(cli.err()).contains("--upstream must be an http:// or https:// URL");
@@ -40,8 +50,8 @@ class MainTest {
             taken.bind(new InetSocketAddress("127.0.0.1", 0));
             int port = taken.getLocalPort();
 
-            int exit = run("--demo", "--listen", "127.0.0.1:" + port, "--admin", "127.0.0.1:0",
-                    "--state", state.toString());
+            int exit = run("--upstream", "http://127.0.0.1:9/", "--listen", "127.0.0.1:" + port,
+                    "--admin", "127.0.0.1:0", "--state", state.toString());
 
             assertThat(exit).isEqualTo(1);
             assertThat(cli.err()).contains("cannot listen on 127.0.0.1:" + port);
@@ -53,7 +63,7 @@ class MainTest {
         Path file = dir.resolve("not-a-dir");
         Files.writeString(file, "x");
 
-        int exit = run("--demo", "--listen", "127.0.0.1:0", "--admin", "127.0.0.1:0",
+        int exit = run("--upstream", "http://127.0.0.1:9/", "--listen", "127.0.0.1:0", "--admin", "127.0.0.1:0",
                 "--state", file.resolve("state").toString());
 
         assertThat(exit).isEqualTo(1);

@@ -3,9 +3,13 @@ package io.sluice.server;
 import static com.tngtech.archunit.base.DescribedPredicate.not;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.belongToAnyOf;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.simpleNameStartingWith;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
@@ -14,20 +18,36 @@ import io.sluice.server.cluster.ClusterNode;
 
 /**
  * The server's composition (docs/architecture.md, "Composition"), as rules: the modes assembled in the top package,
- * the demo built on the server, the admin API and the front end apart, the cluster behind its seams.
+ * the demo built on the server in a module of its own, the admin API and the front end apart, the cluster behind its
+ * seams.
  */
 @AnalyzeClasses(packages = "io.sluice.server", importOptions = ImportOption.DoNotIncludeTests.class)
 class ServerArchitectureTest {
 
+    /** The demo module's classes: the demo, the benchmark relays and the throwaway Redis launchers. */
+    private static final DescribedPredicate<JavaClass> DEMO_MODULE =
+            resideInAnyPackage("io.sluice.server.demo..", "io.sluice.server.bench..")
+                    .or(resideInAPackage("io.sluice.server.cluster").and(simpleNameStartingWith("LocalRedis")))
+                    .as("the demo module's (io.sluice.server.demo, io.sluice.server.bench, cluster.LocalRedis*)");
+
     @ArchTest
     void productionCodeKnowsNoDemo(JavaClasses classes) {
         noClasses().that().resideInAPackage("io.sluice.server..")
-                .and().resideOutsideOfPackage("io.sluice.server.demo..")
-                .and().doNotBelongToAnyOf(Main.class)
-                .should().dependOnClassesThat().resideInAPackage("io.sluice.server.demo..")
-                .because("the demo (its site, traffic, crawler fleet and cluster) builds on the server, never the "
+                .should().dependOnClassesThat(DEMO_MODULE)
+                .because("the demo (its site, traffic, crawler fleet and cluster), the throwaway Redis launchers and "
+                        + "the benchmark relays live in the demo module, which builds on the server, never the "
                         + "reverse: a production node carries no demo wiring, and the demo changes without touching "
-                        + "the server; the command line alone offers the demo's options and command")
+                        + "the server; the demo's jar (DemoMain) adds its starter and command to the command line")
+                .check(classes);
+    }
+
+    @ArchTest
+    void theServerJarHoldsNoDemoClass(JavaClasses classes) {
+        noClasses().that().resideInAPackage("io.sluice.server..")
+                .should().resideInAnyPackage("io.sluice.server.demo..", "io.sluice.server.bench..")
+                .orShould().haveSimpleNameStartingWith("LocalRedis")
+                .because("the server jar (and its .deb) holds the product: what shows, launches or measures it goes "
+                        + "in the demo module")
                 .check(classes);
     }
 
@@ -54,13 +74,12 @@ class ServerArchitectureTest {
     void theClusterStaysBehindItsSeams(JavaClasses classes) {
         noClasses().that().resideInAPackage("io.sluice.server..")
                 .and().resideOutsideOfPackages("io.sluice.server", "io.sluice.server.cluster..",
-                        "io.sluice.server.demo..", "io.sluice.server.config..")
+                        "io.sluice.server.config..")
                 .should().dependOnClassesThat().resideInAPackage("io.sluice.server.cluster..")
                 .because("the rest of the server meets the cluster only through seams it does not own (the engine's "
                         + "SharedClientStore, the governor's ledger, PolicyStore); the mode assemblies in the top "
                         + "package plug Redis in, so a node on its own and an embedded one carry none of it (the "
-                        + "demo starts a local Redis for its cluster; the command line and its configuration file "
-                        + "read --redis)")
+                        + "command line and its configuration file read --redis)")
                 .check(classes);
     }
 

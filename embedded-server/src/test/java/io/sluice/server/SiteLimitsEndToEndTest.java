@@ -10,10 +10,10 @@ import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.Route;
 import io.sluice.engine.telemetry.ClassCounts;
 import io.sluice.engine.telemetry.ClientRow;
-import io.sluice.server.demo.DemoSite;
 import io.sluice.server.testkit.HeadlessChromium;
 import io.sluice.server.testkit.RealParts;
 import io.sluice.server.testkit.Servers;
+import io.sluice.server.testkit.TestSite;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -75,7 +75,7 @@ class SiteLimitsEndToEndTest {
     void aBrowserLoadingAPageWithAStylesheetAScriptAndTwentyFourImagesIsServedInFull() throws Exception {
         // the default policy's browser check is adaptive: on a quiet day it asks no one, Chromium included
         String dom = new HeadlessChromium(state).dumpDom(server.frontUri().resolve("/gallery"), true, 10_000);
-        assertThat(dom).contains("images " + DemoSite.GALLERY_IMAGES + "/" + DemoSite.GALLERY_IMAGES
+        assertThat(dom).contains("images " + TestSite.GALLERY_IMAGES + "/" + TestSite.GALLERY_IMAGES
                 + " stylesheet true");
         // whichever class headless Chromium's user agent falls in: every request it made was admitted
         long admitted = 0;
@@ -83,7 +83,7 @@ class SiteLimitsEndToEndTest {
             admitted += counts.admitted();
             assertThat(counts.refused()).isEmpty();
         }
-        assertThat(admitted).isGreaterThanOrEqualTo(1 + 2 + DemoSite.GALLERY_IMAGES);
+        assertThat(admitted).isGreaterThanOrEqualTo(1 + 2 + TestSite.GALLERY_IMAGES);
     }
 
     @Test

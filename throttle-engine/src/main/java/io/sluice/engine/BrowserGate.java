@@ -26,8 +26,10 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>What a pass buys: it is checked here with no shared state (a signature over the client's network, user agent
  * and expiry), and it is an identity: its requests share one hit stack whatever address they come from, and its
- * network has a budget of its own for requests on a pass. Over either, the pass is dropped and its holder
- * challenged again (harder while the site is under pressure). A browser with a strong pass is served whatever the
+ * network has a budget of its own for requests on a pass. Over either, the pass is dropped: while the check asks, its
+ * holder is challenged again (harder while the site is under pressure), and its network earns its next pass only
+ * after a cooldown ({@link PassCooldowns}), so a dropped pass is not replaced in the milliseconds a native solver
+ * needs; on a quiet day the client's own limits judge it. A browser with a strong pass is served whatever the
  * load, as browsers always were; a weak pass (the no-JavaScript path) and a browser claim without a pass that the
  * check lets by (not a page, so not challenged) wait behind the load gate like bots ({@link ClientInfo.Pass}).
  *
@@ -60,15 +62,18 @@ final class BrowserGate {
     private final LongAdder passesEarned = new LongAdder();
     private final LongAdder weakPassesEarned = new LongAdder();
     private final LongAdder answersRefused = new LongAdder();
+    private final LongAdder passesWithheld = new LongAdder();
+    private final PassCooldowns cooldowns;
 
     BrowserGate(BrowserPasses passes, LoadGate load, Outcomes outcomes, ClientStateStore<?, ?> claimsWithoutPass,
-                ClientStateStore<?, ?> requestsOnPass, ClientStateStore<?, ?> passStacks) {
+                ClientStateStore<?, ?> requestsOnPass, ClientStateStore<?, ?> passStacks, PassCooldowns cooldowns) {
         this.passes = passes;
         this.load = load;
         this.outcomes = outcomes;
         this.claimsWithoutPass = claimsWithoutPass;
         this.requestsOnPass = requestsOnPass;
         this.passStacks = passStacks;
+        this.cooldowns = cooldowns;
     }
 
     Decision decide(CompiledPolicy compiled, Request request, ClientInfo client, ClientKey key, IpAddress address,
@@ -88,28 +93,33 @@ final class BrowserGate {
             HitStackState<?> own = passStacks.pushHit(passKey(pass), client, now, check.perPass(), weight);
             HitStackState<?> shared = requestsOnPass.pushHit(network, client, now,
                     budgets.withPass(), weight);
-            boolean spent = own.hitsInWindow() > check.perPass().maxHits()
-                    || shared.hitsInWindow() > budgets.withPass().maxHits();
-            if (!spent) {
+            boolean overPace = own.hitsInWindow() > check.perPass().maxHits();
+            boolean overBudget = shared.hitsInWindow() > budgets.withPass().maxHits();
+            if (!overPace && !overBudget) {
                 onPass.increment();
                 ClientInfo passed = client.withPass(pass.weak() ? ClientInfo.Pass.WEAK : ClientInfo.Pass.STRONG);
                 return next.afterPrelude(compiled, passed, key, address, route, now);
             }
             passesDropped.increment();
-            if (navigation(request, route)) {
+            // the request that took the pass (or its network) over is the drop the network is remembered for; the
+            // fleet behind a shared pass keeps sending it, and each of those is not another drop
+            if (weight > 0 && (overPace && own.hitsInWindow() - weight <= check.perPass().maxHits()
+                    || overBudget && shared.hitsInWindow() - weight <= budgets.withPass().maxHits())) {
+                cooldowns.dropped(network, now);
+            }
+            if (navigation(request, route) && asking(check, compiled, address, route, pressure)) {
                 int bits = Math.min(MAX_BITS, check.difficulty() + (pressure ? HARDER_BITS : 0));
-                return challenge(client, key, bits, true, now, own.hitsInWindow() > check.perPass().maxHits()
+                return challenge(client, key, bits, true, now, overPace
                         ? "This pass was used faster than one person browses: prove again that this is a browser."
                         : "This network asked for more pages than its budget: prove again that this is a browser.");
             }
+            // not asked (a quiet day): the pass buys nothing more, and the client's own limits judge it
             return next.afterPrelude(compiled, client.withPass(ClientInfo.Pass.MISSING), key, address, route, now);
         }
         HitStackState<?> claims = claimsWithoutPass.pushHit(network, client, now,
                 budgets.withoutPass(), weight);
         boolean overBudget = claims.hitsInWindow() > budgets.withoutPass().maxHits();
-        boolean asking = check.mode() == BrowserCheck.Mode.ALWAYS || pressure || overBudget
-                || route.route() != null && route.route().challenges() || compiled.alwaysChallenges(address);
-        if (!asking) {
+        if (!overBudget && !asking(check, compiled, address, route, pressure)) {
             return next.afterPrelude(compiled, client, key, address, route, now);
         }
         if (!isRead(request.method())) {
@@ -129,6 +139,29 @@ final class BrowserGate {
         return next.afterPrelude(compiled, client.withPass(ClientInfo.Pass.MISSING), key, address, route, now);
     }
 
+    /** Whether the check asks for a pass here, whatever the network's budget: see the class comment. */
+    private static boolean asking(BrowserCheck check, CompiledPolicy compiled, IpAddress address,
+                                  RouteTable.Compiled route, boolean pressure) {
+        return check.mode() == BrowserCheck.Mode.ALWAYS || pressure
+                || route.route() != null && route.route().challenges() || compiled.alwaysChallenges(address);
+    }
+
+    /**
+     * Whether the network of {@code address} may earn a pass now: 0 when it may (counted as earned), otherwise how
+     * long it waits ({@link PassCooldowns}; counted as withheld).
+     */
+    long earn(BrowserCheck check, IpAddress address, boolean weak, long now) {
+        BrowserCheck.Networks budgets = check.networks();
+        long wait = cooldowns.earn(ClientKey.ofAddress(address, budgets.ipv4Prefix(), budgets.ipv6Prefix()),
+                budgets.passCooldownSeconds(), now);
+        if (wait > 0) {
+            passesWithheld.increment();
+        } else {
+            (weak ? weakPassesEarned : passesEarned).increment();
+        }
+        return wait;
+    }
+
     private Decision challenge(ClientInfo client, ClientKey key, int bits, boolean dropPass, long now, String detail) {
         challenged.increment();
         return outcomes.challenge(client, key, bits, dropPass, now, detail);
@@ -139,7 +172,7 @@ final class BrowserGate {
      * threshold, and for {@code pressureHoldSeconds} after the last time they did.
      */
     private boolean underPressure(BrowserCheck check, Policy.Load limits, long now) {
-        int threshold = check.pressureInFlight() > 0 ? check.pressureInFlight() : 2 * limits.maxActive();
+        int threshold = check.pressureInFlight() > 0 ? check.pressureInFlight() : limits.maxActive();
         if ((long) load.inFlight() + load.elsewhere() >= threshold) {
             long until = now + check.pressureHoldSeconds() * 1000L;
             if (until > pressureUntil.get()) {
@@ -206,11 +239,6 @@ final class BrowserGate {
         return new ClientKey(IpAddress.ofIpv6(PASS_PREFIX, hash), "");
     }
 
-    /** A pass was earned at the pass endpoint ({@code weak}: by the no-JavaScript path). */
-    void earned(boolean weak) {
-        (weak ? weakPassesEarned : passesEarned).increment();
-    }
-
     /** An answer to a challenge was refused at the pass endpoint. */
     void refusedAnswer() {
         answersRefused.increment();
@@ -220,6 +248,6 @@ final class BrowserGate {
     io.sluice.engine.telemetry.BrowserCheckCounts counts(BrowserCheck check, long now) {
         return new io.sluice.engine.telemetry.BrowserCheckCounts(check.mode(), underPressure(now), challenged.sum(),
                 passesEarned.sum(), weakPassesEarned.sum(), answersRefused.sum(), onPass.sum(), passesDropped.sum(),
-                check.alwaysChallenge());
+                passStacks.tracked(), passesWithheld.sum(), check.alwaysChallenge());
     }
 }

@@ -58,6 +58,34 @@ final class ClientRules {
     record Scaled(CompiledPolicy of, Limits whole, Limits alone) {
     }
 
+    /**
+     * A request's hits as pushed on this node's stacks, and all that judging them by rules 3-5 needs: a single node
+     * judges it at once, a node of a cluster keeps it until the shared store answers (and judges it alone if that
+     * store cannot).
+     *
+     * @param scaled      the live policy's limits; the hits were pushed under {@link Scaled#alone}
+     * @param addressKey  the key of the client's address aggregate
+     * @param route       the route matched ({@link RouteTable#NONE} when none: see {@link #matched})
+     * @param hits        the client's hit stack after the push
+     * @param addressHits its address's
+     * @param routeHits   the client's on the route's own stack, or null when the route has no limits
+     */
+    record Pushed<C extends AggregateLink<A>, L, A, M>(ClientStores<C, L, A, M> stores, Scaled scaled,
+                                                       ClientInfo client, ClientKey key, IpAddress address,
+                                                       ClientKey addressKey, RouteTable.Compiled route,
+                                                       HitStackState<C> hits, HitStackState<A> addressHits,
+                                                       HitStackState<?> routeHits) {
+
+        CompiledPolicy compiled() {
+            return scaled.of();
+        }
+
+        /** The limits this node judges by alone (the policy's on a single node). */
+        Limits limits() {
+            return scaled.alone();
+        }
+    }
+
     private final Outcomes outcomes;
     private final CrawlerGate crawlerGate;
     /** Route limits: one hit stack per (client, route), keyed by the client with the route's id appended. */
@@ -89,17 +117,19 @@ final class ClientRules {
     <C extends AggregateLink<A>, L, A, M> Decision judge(ClientStores<C, L, A, M> stores, CompiledPolicy compiled,
                                                          ClientInfo client, ClientKey key, IpAddress address,
                                                          RouteTable.Compiled route, long now) {
-        Limits limits = scaled(compiled, 1).alone();
+        Scaled scaled = scaled(compiled, 1);
+        Limits limits = scaled.alone();
         HitStackState<C> hits = pushClient(stores, key, client, limits, route, now);
-        RateLimitStatus rate = rateLimit(limits.client(), hits);
         if (client.allowListed()) {
-            return admitExempt(stores, client, key, address, route, rate, now);
+            return admitExempt(stores, client, key, address, route, rateLimit(limits.client(), hits), now);
         }
         ClientKey addressKey = addressKey(compiled, address);
         HitStackState<A> addressHits = pushAddress(stores, addressKey, hits, client, limits, route, now);
         HitStackState<?> routeHits = pushRoute(key, address, client, limits, route, now);
-        return judge(stores, compiled, limits, client, key, address, addressKey, hits, addressHits, routeHits,
-                matched(route), rate, now);
+        // the parts of a Pushed, not one: a record made here costs 56 bytes per decision, which the JIT does not take
+        // away (the decision is compiled as one method past C2's inlining budget)
+        return judge(stores, scaled, client, key, address, addressKey, matched(route), hits, addressHits, routeHits,
+                now);
     }
 
     /** Exempt from rules 3-7 (allow-listed): admitted, holding a load slot and nothing else. */
@@ -140,117 +170,126 @@ final class ClientRules {
                         limits.route(route.limits()), Math.max(1, route.weight()));
     }
 
-    /**
-     * Rules 3-5 on the pushed hits under {@code limits}, then 7 and 6; {@code matched}'s limits are the route's
-     * whole limits (scaled here).
-     */
-    <C extends AggregateLink<A>, L, A, M> Decision judge(ClientStores<C, L, A, M> stores, CompiledPolicy compiled,
-                                                         Limits limits, ClientInfo client, ClientKey key,
-                                                         IpAddress address, ClientKey addressKey,
-                                                         HitStackState<C> hits, HitStackState<A> addressHits,
-                                                         HitStackState<?> routeHits, RouteTable.Compiled matched,
-                                                         RateLimitStatus rate, long now) {
+    /** Rules 3-5 on the pushed hits under the limits this node applies alone, then 7 and 6. */
+    <C extends AggregateLink<A>, L, A, M> Decision judge(Pushed<C, L, A, M> pushed, long now) {
+        return judge(pushed.stores(), pushed.scaled(), pushed.client(), pushed.key(), pushed.address(),
+                pushed.addressKey(), pushed.route(), pushed.hits(), pushed.addressHits(), pushed.routeHits(), now);
+    }
+
+    /** {@link #judge(Pushed, long)} on a {@link Pushed}'s parts, for the single node's path (see there). */
+    private <C extends AggregateLink<A>, L, A, M> Decision judge(ClientStores<C, L, A, M> stores, Scaled scaled,
+                                                                 ClientInfo client, ClientKey key, IpAddress address,
+                                                                 ClientKey addressKey, RouteTable.Compiled route,
+                                                                 HitStackState<C> hits, HitStackState<A> addressHits,
+                                                                 HitStackState<?> routeHits, long now) {
         ClientStateStore<C, L> store = stores.clients();
         ClientStateStore<A, M> addresses = stores.addresses();
-        Policy.HitStack route = limits.route(matched.limits());
+        Limits limits = scaled.alone();
+        CompiledPolicy compiled = scaled.of();
+        Policy.HitStack routeLimits = limits.route(route.limits());
+        RateLimitStatus rate = rateLimit(limits.client(), hits);
         // 3. crawler spacing: this crawler (its list entry), then any crawler
         CrawlerSlot slot = null;
         CrawlerGate.Turn turn = null;
         if (client.requestClass() == RequestClass.CRAWLER) {
             slot = store.reserveCrawler(crawlerIdentity(client), now, limits.perCrawlerMillis());
             if (!slot.granted()) {
-                return refuse(compiled, addresses, client, key, addressKey, limits, route, Reason.CRAWLER_SPACING,
-                        slot.waitMillis(), rate, now);
+                return refuse(compiled, addresses, client, key, addressKey, limits, routeLimits,
+                        Reason.CRAWLER_SPACING, slot.waitMillis(), rate, now);
             }
             turn = crawlerGate.take(now, limits.allCrawlersMillis());
             if (!turn.granted()) {
                 store.releaseCrawler(slot);
-                return refuse(compiled, addresses, client, key, addressKey, limits, route, Reason.CRAWLERS_BUSY,
+                return refuse(compiled, addresses, client, key, addressKey, limits, routeLimits, Reason.CRAWLERS_BUSY,
                         turn.waitMillis(), rate, now);
             }
         }
         // 4. hit stacks: the client's, the route's, the address's
+        HitStackState<?> over = null;
         Reason refusal = null;
-        long retryMillis = 0;
         if (hits.hitsInWindow() > limits.client().maxHits()) {
+            over = hits;
             refusal = Reason.HIT_STACK;
-            retryMillis = hits.millisUntilBelow();
-        } else if (routeHits != null && routeHits.hitsInWindow() > route.maxHits()) {
+        } else if (routeHits != null && routeHits.hitsInWindow() > routeLimits.maxHits()) {
+            over = routeHits;
             refusal = Reason.ROUTE_LIMIT;
-            retryMillis = routeHits.millisUntilBelow();
         } else if (addressHits.hitsInWindow() > limits.address().maxHits()) {
+            over = addressHits;
             refusal = Reason.ADDRESS_HIT_STACK;
-            retryMillis = addressHits.millisUntilBelow();
+        }
+        // 5. concurrency: the client's, the address's
+        L inFlight = null;
+        M addressInFlight = null;
+        if (refusal == null) {
+            inFlight = store.acquireInFlight(key, hits.client(), limits.maxConcurrent());
+            if (inFlight == null) {
+                refusal = Reason.CLIENT_CONCURRENCY;
+            } else {
+                addressInFlight = addresses.acquireInFlight(addressKey, addressHits.client(),
+                        limits.addressMaxConcurrent());
+                if (addressInFlight == null) {
+                    store.releaseInFlight(inFlight);
+                    refusal = Reason.ADDRESS_CONCURRENCY;
+                }
+            }
         }
         if (refusal != null) {
             outcomes.giveBackCrawler(store, slot, turn);
-            return refuse(compiled, addresses, client, key, addressKey, limits, route, refusal, retryMillis, rate,
-                    now);
-        }
-        // 5. concurrency: the client's, the address's
-        L inFlight = store.acquireInFlight(key, hits.client(), limits.maxConcurrent());
-        if (inFlight == null) {
-            outcomes.giveBackCrawler(store, slot, turn);
-            return refuse(compiled, addresses, client, key, addressKey, limits, route, Reason.CLIENT_CONCURRENCY, 0,
-                    rate, now);
-        }
-        M addressInFlight = addresses.acquireInFlight(addressKey, addressHits.client(), limits.addressMaxConcurrent());
-        if (addressInFlight == null) {
-            store.releaseInFlight(inFlight);
-            outcomes.giveBackCrawler(store, slot, turn);
-            return refuse(compiled, addresses, client, key, addressKey, limits, route, Reason.ADDRESS_CONCURRENCY, 0,
-                    rate, now);
+            return refuse(compiled, addresses, client, key, addressKey, limits, routeLimits, refusal,
+                    over == null ? 0 : over.millisUntilBelow(), rate, now);
         }
         Pending<L, M> pending = new Pending<>(outcomes, store, client, key, address, slot, turn, inFlight, addresses,
-                addressKey, addressInFlight, rate, matched);
+                addressKey, addressInFlight, rate, route);
         // 7. progressive delay (before 6: see the essay atop ThrottleEngine), 6. load deferral
         return outcomes.delayOrLoad(compiled, pending, hits.hitsInWindow(), limits.nodes(), now);
     }
 
     /**
-     * The refusal for a rule of 3-5, in its words, with the limits it was judged under ({@code route}: the route's,
-     * as judged); whether this node judged it or the cluster's store did. A refusal the client brought on itself
-     * counts towards escalation; another crawler's turn does not.
+     * The refusal for a rule of 3-5 of {@code pushed}, in its words, with the limits it was judged under (this node's
+     * alone, or the whole policy's when the cluster's store judged it). A refusal the client brought on itself counts
+     * towards escalation; another crawler's turn does not.
      */
-    Decision refuse(CompiledPolicy compiled, ClientStateStore<?, ?> addresses, ClientInfo client, ClientKey key,
-                    ClientKey addressKey, Limits limits, Policy.HitStack route, Reason reason, long retryAfterMillis,
+    Decision refuse(Pushed<?, ?, ?, ?> pushed, Limits limits, Reason reason, long retryAfterMillis,
                     RateLimitStatus rate, long now) {
+        return refuse(pushed.compiled(), pushed.stores().addresses(), pushed.client(), pushed.key(),
+                pushed.addressKey(), limits, limits.route(pushed.route().limits()), reason, retryAfterMillis, rate,
+                now);
+    }
+
+    private Decision refuse(CompiledPolicy compiled, ClientStateStore<?, ?> addresses, ClientInfo client,
+                            ClientKey key, ClientKey addressKey, Limits limits, Policy.HitStack route, Reason reason,
+                            long retryAfterMillis, RateLimitStatus rate, long now) {
+        String detail = detail(reason, limits, route);
         long retry = ceilSeconds(retryAfterMillis);
-        String detail;
-        switch (reason) {
-            case CRAWLERS_BUSY:
-                return outcomes.refuse(client, key, reason, retry, rate, now,
-                        "Another crawler was served less than " + limits.allCrawlersMillis() / 1000 + " s ago.");
-            case CRAWLER_SPACING:
-                detail = "This crawler was served less than " + limits.perCrawlerMillis() / 1000 + " s ago.";
-                break;
-            case HIT_STACK:
-                detail = "More than " + limits.client().maxHits() + " requests in "
-                        + limits.client().windowSeconds() + " s.";
-                break;
-            case ROUTE_LIMIT:
-                detail = "More than " + route.maxHits() + " requests to this part of the site in "
-                        + route.windowSeconds() + " s.";
-                break;
-            case ADDRESS_HIT_STACK:
-                addresses.recordLimited(addressKey, now, true);
-                detail = "More than " + limits.address().maxHits() + " requests from this network address in "
-                        + limits.address().windowSeconds() + " s.";
-                break;
-            case CLIENT_CONCURRENCY:
-                retry = compiled.policy().refusal().retryAfterSeconds();
-                detail = "Already " + limits.maxConcurrent() + " requests in progress from this client.";
-                break;
-            case ADDRESS_CONCURRENCY:
-                addresses.recordLimited(addressKey, now, true);
-                retry = compiled.policy().refusal().retryAfterSeconds();
-                detail = "Already " + limits.addressMaxConcurrent()
-                        + " requests in progress from this network address.";
-                break;
-            default:
-                throw new IllegalStateException("rules 3-5 cannot refuse for " + reason);
+        if (reason == Reason.CRAWLERS_BUSY) {
+            return outcomes.refuse(client, key, reason, retry, rate, now, detail);
+        }
+        if (reason == Reason.ADDRESS_HIT_STACK || reason == Reason.ADDRESS_CONCURRENCY) {
+            addresses.recordLimited(addressKey, now, true);
+        }
+        if (reason == Reason.CLIENT_CONCURRENCY || reason == Reason.ADDRESS_CONCURRENCY) {
+            retry = compiled.policy().refusal().retryAfterSeconds();
         }
         return outcomes.refuseRule(compiled, client, key, addressKey, reason, retry, rate, now, detail);
+    }
+
+    /** A refusal's words, with the limits it was judged under ({@code route}: the route's, as judged). */
+    private static String detail(Reason reason, Limits limits, Policy.HitStack route) {
+        return switch (reason) {
+            case CRAWLERS_BUSY -> "Another crawler was served less than " + limits.allCrawlersMillis() / 1000
+                    + " s ago.";
+            case CRAWLER_SPACING -> "This crawler was served less than " + limits.perCrawlerMillis() / 1000 + " s ago.";
+            case HIT_STACK -> "More than " + limits.client().maxHits() + " requests in "
+                    + limits.client().windowSeconds() + " s.";
+            case ROUTE_LIMIT -> "More than " + route.maxHits() + " requests to this part of the site in "
+                    + route.windowSeconds() + " s.";
+            case ADDRESS_HIT_STACK -> "More than " + limits.address().maxHits()
+                    + " requests from this network address in " + limits.address().windowSeconds() + " s.";
+            case CLIENT_CONCURRENCY -> "Already " + limits.maxConcurrent() + " requests in progress from this client.";
+            case ADDRESS_CONCURRENCY -> "Already " + limits.addressMaxConcurrent()
+                    + " requests in progress from this network address.";
+            default -> throw new IllegalStateException("rules 3-5 cannot refuse for " + reason);
+        };
     }
 
     /** Rule 3 keys a crawler by its list entry: every address and user agent of one crawler share its gap. */

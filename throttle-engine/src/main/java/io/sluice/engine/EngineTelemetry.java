@@ -14,6 +14,7 @@ import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.store.ClientKey;
 import io.sluice.engine.telemetry.BrowserCheckCounts;
+import io.sluice.engine.telemetry.CrawlerVerification;
 import io.sluice.engine.telemetry.ClientRow;
 import io.sluice.engine.telemetry.ClientStatus;
 import io.sluice.engine.telemetry.ClientTableStats;
@@ -97,7 +98,7 @@ final class EngineTelemetry {
      */
     Snapshot snapshot(Instant nowInstant, CompiledPolicy compiled, List<Ban> pendingBans, DecisionTap shadow,
                       ClusterStatus cluster,
-                      BrowserCheckCounts browserCheck) {
+                      BrowserCheckCounts browserCheck, CrawlerVerification crawlerVerification) {
         long now = nowInstant.toEpochMilli();
         Policy policy = compiled.policy();
         List<ClientRow> rows = new ArrayList<>();
@@ -155,7 +156,8 @@ final class EngineTelemetry {
                 shadow == null ? null : shadow.summary(now), cluster, List.copyOf(costliest),
                 costs.networks(clients, address -> ClientKey.ofAddress(address, perAddress.ipv4Prefix(),
                         perAddress.ipv6Prefix()), config.topClients(), now),
-                costs.stats(), costs.lastMinuteByClass(now), costs.totalsByClass(), costs.summary(now), browserCheck);
+                costs.stats(), costs.lastMinuteByClass(now), costs.totalsByClass(), costs.summary(now), browserCheck,
+                crawlerVerification);
     }
 
     /**

@@ -1,5 +1,7 @@
 package io.sluice.engine;
 
+import static io.sluice.engine.policy.Policy.HitStack.MAX_WINDOW_SECONDS;
+
 import io.sluice.engine.internal.CompiledPolicy;
 import io.sluice.engine.internal.RegexBudget;
 import io.sluice.engine.internal.RouteTable;
@@ -29,9 +31,6 @@ import java.util.Set;
  * with no error can be compiled and installed; the engine installs nothing else.
  */
 public final class PolicyValidator {
-
-    /** The longest hit-stack window: the per-client ring keeps one bucket per second for 60 s. */
-    public static final int MAX_WINDOW_SECONDS = 60;
 
     /** The most routes: every request is matched against them in order. */
     public static final int MAX_ROUTES = 64;
@@ -157,7 +156,7 @@ public final class PolicyValidator {
         errors.range("browserCheck.passTtlSeconds", check.passTtlSeconds(), 60, 31_536_000, "seconds");
         errors.range("browserCheck.noScriptWaitSeconds", check.noScriptWaitSeconds(), 1, 60, "seconds");
         errors.range("browserCheck.pressureInFlight", check.pressureInFlight(), 0, 1_000_000,
-                "requests (0: twice load.maxActive)");
+                "requests (0: load.maxActive)");
         errors.range("browserCheck.pressureHoldSeconds", check.pressureHoldSeconds(), 0, 86_400, "seconds");
         hitStack("browserCheck.perPass", check.perPass(), errors);
         BrowserCheck.Networks networks = check.networks();
@@ -165,6 +164,8 @@ public final class PolicyValidator {
         errors.range("browserCheck.networks.ipv6Prefix", networks.ipv6Prefix(), 16, 128, "bits");
         hitStack("browserCheck.networks.withoutPass", networks.withoutPass(), errors);
         hitStack("browserCheck.networks.withPass", networks.withPass(), errors);
+        errors.range("browserCheck.networks.passCooldownSeconds", networks.passCooldownSeconds(), 0, 86_400,
+                "seconds (0: no wait)");
         List<String> exempt = check.exemptPaths();
         if (exempt.size() > MAX_CHECK_ENTRIES) {
             errors.add("browserCheck.exemptPaths", "at most " + MAX_CHECK_ENTRIES + " paths, was " + exempt.size());

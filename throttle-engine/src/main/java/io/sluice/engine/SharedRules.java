@@ -45,15 +45,6 @@ final class SharedRules<S> {
         this.clock = clock;
     }
 
-    /** What a shared decision carries from the request to the store's answer. */
-    private record Asked<C extends AggregateLink<A>, L, A, M>(ClientStores<C, L, A, M> stores, CompiledPolicy compiled,
-                                                              ClientRules.Scaled scaled, ClientInfo client,
-                                                              ClientKey key, IpAddress address, ClientKey addressKey,
-                                                              RouteTable.Compiled route, HitStackState<C> hits,
-                                                              HitStackState<A> addressHits, HitStackState<?> routeHits,
-                                                              SharedClientStore.Ask ask) {
-    }
-
     <C extends AggregateLink<A>, L, A, M> Decision judge(ClientStores<C, L, A, M> stores, CompiledPolicy compiled,
                                                          ClientInfo client, ClientKey key, IpAddress address,
                                                          RouteTable.Compiled route, long now) {
@@ -73,8 +64,9 @@ final class SharedRules<S> {
         }
         HitStackState<A> addressHits = rules.pushAddress(stores, addressKey, hits, client, alone, route, now);
         HitStackState<?> routeHits = rules.pushRoute(key, address, client, alone, route, now);
-        Asked<C, L, A, M> asked = new Asked<>(stores, compiled, scaled, client, key, address, addressKey,
-                ClientRules.matched(route), hits, addressHits, routeHits, ask);
+        // what the decision carries from the request to the store's answer
+        ClientRules.Pushed<C, L, A, M> asked = new ClientRules.Pushed<>(stores, scaled, client, key, address,
+                addressKey, ClientRules.matched(route), hits, addressHits, routeHits);
         if (!shared.available()) {
             return decideAlone(asked, now);
         }
@@ -103,7 +95,7 @@ final class SharedRules<S> {
     }
 
     /** The store answered (or failed to): the decision from there on. Never throws. */
-    private <C extends AggregateLink<A>, L, A, M> Decision settle(Asked<C, L, A, M> asked,
+    private <C extends AggregateLink<A>, L, A, M> Decision settle(ClientRules.Pushed<C, L, A, M> asked,
                                                                   SharedClientStore.Verdict<S> verdict,
                                                                   Throwable failure, long now) {
         if (failure != null || verdict == null) {
@@ -113,9 +105,8 @@ final class SharedRules<S> {
         RateLimitStatus rate = new RateLimitStatus(limits.maxHits(), Math.max(0, limits.maxHits()
                 - verdict.hitsInWindow()), Outcomes.ceilSeconds(verdict.millisUntilReset()), limits.windowSeconds());
         if (!verdict.admitted()) {
-            return rules.refuse(asked.compiled(), asked.stores().addresses(), asked.client(), asked.key(),
-                    asked.addressKey(), asked.scaled().whole(), asked.route().limits(), verdict.refusal(),
-                    verdict.retryAfterMillis(), rate, now);
+            return rules.refuse(asked, asked.scaled().whole(), verdict.refusal(), verdict.retryAfterMillis(), rate,
+                    now);
         }
         try {
             ClientStateStore<C, L> store = asked.stores().clients();
@@ -139,10 +130,8 @@ final class SharedRules<S> {
      * crawler gaps multiplied by them, while the shared store cannot answer: the single node's rules
      * ({@link ClientRules}). The hits were pushed with those limits already.
      */
-    private <C extends AggregateLink<A>, L, A, M> Decision decideAlone(Asked<C, L, A, M> asked, long now) {
-        ClientRules.Limits alone = asked.scaled().alone();
-        return rules.judge(asked.stores(), asked.compiled(), alone, asked.client(), asked.key(), asked.address(),
-                asked.addressKey(), asked.hits(), asked.addressHits(), asked.routeHits(), asked.route(),
-                ClientRules.rateLimit(alone.client(), asked.hits()), now);
+    private <C extends AggregateLink<A>, L, A, M> Decision decideAlone(ClientRules.Pushed<C, L, A, M> asked,
+                                                                       long now) {
+        return rules.judge(asked, now);
     }
 }

@@ -22,6 +22,7 @@ import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.PolicyConflictException;
 import io.sluice.engine.policy.PolicyValidationException;
 import io.sluice.engine.telemetry.ClusterStatus;
+import io.sluice.engine.telemetry.CrawlerVerification;
 import io.sluice.engine.telemetry.SecondCounts;
 import io.sluice.engine.telemetry.Snapshot;
 import java.security.SecureRandom;
@@ -151,6 +152,8 @@ public final class ThrottleEngine {
     private volatile Supplier<ClusterStatus> clusterStatus = () -> ClusterStatus.standalone(load.inFlight());
     /** Classification, allow-list, rules 1 and 2: the same on a single node and in a cluster. */
     private final Prelude prelude;
+    /** Whether a crawler's claim is true: its published ranges (replaceable at runtime) and reverse DNS. */
+    private final CrawlerVerifier crawlerVerifier;
     /** What follows the prelude: rules 3-5 on this node's stores or the cluster's, then 7 and 6. */
     private final Prelude.Next clientRules;
     /** The browser check's passes: signed and checked with the key ring the front end installs. */
@@ -208,9 +211,10 @@ public final class ThrottleEngine {
         this.browserGate = new BrowserGate(passes, load, outcomes,
                 LocalClientStateStore.ofAggregates(networkCapacity, idle, clock),
                 LocalClientStateStore.ofAggregates(networkCapacity, idle, clock),
-                new LocalClientStateStore(networkCapacity, idle, clock));
-        this.prelude = new Prelude(classifier, new CrawlerVerifier(CrawlerRanges.bundled(), verifier), bans, outcomes,
-                browserGate);
+                new LocalClientStateStore(networkCapacity, idle, clock), new PassCooldowns(networkCapacity,
+                clock.millis()));
+        this.crawlerVerifier = new CrawlerVerifier(CrawlerRanges.bundled(), verifier);
+        this.prelude = new Prelude(classifier, crawlerVerifier, bans, outcomes, browserGate);
         ClientRules rules = new ClientRules(outcomes, outcomes.crawlerGate(), routeStacks);
         this.clientRules = next(ClientStores.local(clients, aggregates), rules,
                 shared == null ? null : new SharedRules<>(shared, rules, outcomes, clock));
@@ -366,9 +370,14 @@ public final class ThrottleEngine {
         return proofOfWork;
     }
 
-    /** The front end handed out a pass for a right answer ({@code weak}: by the no-JavaScript path); counted. */
-    public void passEarned(boolean weak) {
-        browserGate.earned(weak);
+    /**
+     * A right answer from {@code address} ({@code weak}: by the no-JavaScript path): 0 when it earns its pass (counted
+     * as earned), otherwise how many milliseconds its network waits before it may earn one (counted as withheld): a
+     * network one of whose passes was dropped earns new ones only after a cooldown (docs/manual/policy.md, "The
+     * browser check").
+     */
+    public long earnPass(IpAddress address, boolean weak) {
+        return browserGate.earn(current.get().policy().browserCheck(), address, weak, clock.millis());
     }
 
     /** The front end refused an answer to a challenge; counted. */
@@ -512,6 +521,19 @@ public final class ThrottleEngine {
         List<Ban> pendingBans = bans.pending(now.toEpochMilli());
         CompiledPolicy compiled = current.get();
         return telemetry.snapshot(now, compiled, pendingBans, tap, clusterStatus.get(),
-                browserGate.counts(compiled.policy().browserCheck(), now.toEpochMilli()));
+                browserGate.counts(compiled.policy().browserCheck(), now.toEpochMilli()), crawlerVerifier.state(now));
+    }
+
+    /**
+     * Verifies crawlers' claims by {@code ranges} from the next request on (an operator's fresher copy of the
+     * published ranges over the bundled one, checked by the caller), reporting {@code sources} in the snapshot.
+     */
+    public void useCrawlerRanges(CrawlerRanges ranges, List<CrawlerVerification.RangesSource> sources) {
+        crawlerVerifier.use(ranges, sources);
+    }
+
+    /** The published ranges crawlers' claims are verified by now. */
+    public CrawlerRanges crawlerRanges() {
+        return crawlerVerifier.published();
     }
 }

@@ -122,6 +122,7 @@ class BrowserCheckTest {
             Decision.Admit admit = admitted(engine.decide(page("192.0.2.1", "/a").withPass(pass)));
             assertThat(admit.client().pass()).isEqualTo(ClientInfo.Pass.STRONG);
             assertThat(engine.snapshot().browserCheck().servedOnPass()).isEqualTo(1);
+            assertThat(engine.snapshot().browserCheck().passesInUse()).isEqualTo(1);
         }
 
         @Test
@@ -182,11 +183,11 @@ class BrowserCheckTest {
     class UnderPressure {
 
         @Test
-        void browsersPastTwiceMaxActiveInFlightPutTheSiteUnderPressure() {
+        void browsersAtMaxActiveInFlightPutTheSiteUnderPressure() {
             ThrottleEngine engine = engine(Policy.defaults());
             int maxActive = Policy.defaults().load().maxActive();
             List<Decision.Admit> running = new ArrayList<>();
-            for (int i = 0; i < 2 * maxActive; i++) {
+            for (int i = 0; i < maxActive; i++) {
                 running.add(admitted(engine.decide(page("10.0." + i + ".1", "/slow"))));
             }
             refused(engine.decide(page("10.1.0.1", "/")), Reason.CHALLENGE);
@@ -236,7 +237,7 @@ class BrowserCheckTest {
         @Test
         void aPassDroppedUnderPressureIsAskedHarder() {
             ThrottleEngine engine = engine(Policy.defaults());
-            for (int i = 0; i < 2 * Policy.defaults().load().maxActive(); i++) {
+            for (int i = 0; i < Policy.defaults().load().maxActive(); i++) {
                 admitted(engine.decide(page("10.0." + i + ".1", "/slow")));
             }
             String pass = passFor(engine, "192.0.2.1", false);
@@ -247,6 +248,97 @@ class BrowserCheckTest {
                     Reason.CHALLENGE);
             assertThat(again.challengeBits()).isEqualTo(BrowserCheck.DEFAULTS.difficulty()
                     + BrowserGate.HARDER_BITS);
+        }
+    }
+
+    @Nested
+    class ADroppedPassCoolsItsNetworkDown {
+
+        private final ThrottleEngine engine = engine(withMode(BrowserCheck.Mode.ALWAYS));
+        private final long cooldown = BrowserCheck.DEFAULTS.networks().passCooldownSeconds() * 1000L;
+
+        /** Uses {@code pass} from the addresses of 192.0.2.0/24 until it is dropped, then {@code extra} times more. */
+        private void wearOut(String pass, int extra) {
+            int perPass = BrowserCheck.DEFAULTS.perPass().maxHits();
+            for (int i = 0; i < perPass; i++) {
+                served(engine.decide(page("192.0.2." + (i + 1), "/p/" + i).withPass(pass)));
+            }
+            for (int i = 0; i <= extra; i++) {
+                refused(engine.decide(page("192.0.2." + (i + 100), "/p/x").withPass(pass)), Reason.CHALLENGE);
+            }
+        }
+
+        @Test
+        void aNetworkThatNeverLostAPassEarnsAsManyAsItsPeopleAsk() {
+            for (int i = 0; i < 500; i++) {
+                assertThat(engine.earnPass(IpAddress.parse("192.0.2." + (i % 250 + 1)), false)).isZero();
+            }
+            assertThat(engine.snapshot().browserCheck().passesEarned()).isEqualTo(500);
+        }
+
+        @Test
+        void afterADropItsNextPassWaitsTheCooldownWhileOtherNetworksDoNot() {
+            wearOut(passFor(engine, "192.0.2.1", false), 0);
+            assertThat(engine.earnPass(IpAddress.parse("192.0.2.77"), false)).isEqualTo(cooldown);
+            assertThat(engine.earnPass(IpAddress.parse("192.0.3.77"), false)).isZero();
+            clock.advanceMillis(cooldown - 1);
+            assertThat(engine.earnPass(IpAddress.parse("192.0.2.77"), false)).isEqualTo(1);
+            clock.advanceMillis(1);
+            assertThat(engine.earnPass(IpAddress.parse("192.0.2.77"), false)).isZero();
+            assertThat(engine.earnPass(IpAddress.parse("192.0.2.78"), true)).as("one pass per cooldown")
+                    .isEqualTo(cooldown);
+            BrowserCheckCounts counts = engine.snapshot().browserCheck();
+            assertThat(counts.passesEarned()).isEqualTo(2);
+            assertThat(counts.passesWithheld()).isEqualTo(3);
+        }
+
+        @Test
+        void aSharedPassKeptInUseAfterItsDropIsOneDropNotMany() {
+            wearOut(passFor(engine, "192.0.2.1", false), 40);
+            assertThat(engine.snapshot().browserCheck().passesDropped()).isEqualTo(41);
+            assertThat(engine.earnPass(IpAddress.parse("192.0.2.77"), false)).isEqualTo(cooldown);
+        }
+
+        @Test
+        void eachFurtherDropDoublesTheWaitAndAQuietHourForgetsThem() {
+            wearOut(passFor(engine, "192.0.2.1", false), 0);
+            clock.advanceMillis(cooldown);
+            assertThat(engine.earnPass(IpAddress.parse("192.0.2.5"), false)).isZero();
+            clock.advanceMillis(15_000); // the first pass's stack has emptied; the second is worn out as fast
+            wearOut(passFor(engine, "192.0.2.5", false), 0);
+            assertThat(engine.earnPass(IpAddress.parse("192.0.2.5"), false)).isEqualTo(2 * cooldown - 15_000);
+            clock.advanceMillis(PassCooldowns.FORGET.toMillis());
+            assertThat(engine.earnPass(IpAddress.parse("192.0.2.5"), false)).isZero();
+            assertThat(engine.earnPass(IpAddress.parse("192.0.2.6"), false)).isZero();
+        }
+
+        @Test
+        void aCooldownOfZeroNeverMakesANetworkWait() {
+            BrowserCheck check = BrowserCheck.DEFAULTS.withMode(BrowserCheck.Mode.ALWAYS);
+            BrowserCheck.Networks n = check.networks();
+            ThrottleEngine noWait = engine(Policy.defaults().withBrowserCheck(new BrowserCheck(check.mode(),
+                    check.difficulty(), check.passTtlSeconds(), check.noScript(), check.noScriptWaitSeconds(),
+                    check.pressureInFlight(), check.pressureHoldSeconds(), check.perPass(), new BrowserCheck.Networks(
+                    n.ipv4Prefix(), n.ipv6Prefix(), n.withoutPass(), n.withPass(), 0), check.exemptPaths(),
+                    check.alwaysChallenge())));
+            String pass = passFor(noWait, "192.0.2.1", false);
+            for (int i = 0; i <= BrowserCheck.DEFAULTS.perPass().maxHits(); i++) {
+                noWait.decide(page("192.0.2." + (i + 1), "/p/" + i).withPass(pass));
+            }
+            assertThat(noWait.snapshot().browserCheck().passesDropped()).isEqualTo(1);
+            assertThat(noWait.earnPass(IpAddress.parse("192.0.2.77"), false)).isZero();
+        }
+
+        @Test
+        void onAQuietDayADroppedPassIsNotAskedAgainButJudgedByTheClientsOwnLimits() {
+            ThrottleEngine quiet = engine(Policy.defaults());
+            String pass = passFor(quiet, "192.0.2.1", false);
+            for (int i = 0; i < BrowserCheck.DEFAULTS.perPass().maxHits(); i++) {
+                served(quiet.decide(page("192.0.2." + (i + 1), "/p/" + i).withPass(pass)));
+            }
+            Decision.Admit admit = admitted(quiet.decide(page("192.0.2.99", "/p/x").withPass(pass)));
+            assertThat(admit.client().pass()).isEqualTo(ClientInfo.Pass.MISSING);
+            assertThat(quiet.snapshot().browserCheck().challenged()).isZero();
         }
     }
 
@@ -296,7 +388,7 @@ class BrowserCheckTest {
         void badNumbersAreNamedAndNothingChanges() {
             ThrottleEngine engine = engine(Policy.defaults());
             BrowserCheck bad = new BrowserCheck(BrowserCheck.Mode.ALWAYS, 40, 10, true, 0, -1, -1,
-                    new Policy.HitStack(0, 0), new BrowserCheck.Networks(4, 200, null, null),
+                    new Policy.HitStack(0, 0), new BrowserCheck.Networks(4, 200, null, null, -1),
                     List.of("relative", ""), List.of("not-a-cidr"));
             List<String> fields = PolicyValidator.validate(Policy.defaults().withBrowserCheck(bad)).stream()
                     .map(FieldError::field).toList();
@@ -304,7 +396,8 @@ class BrowserCheckTest {
                     "browserCheck.noScriptWaitSeconds", "browserCheck.pressureInFlight",
                     "browserCheck.pressureHoldSeconds", "browserCheck.perPass.windowSeconds",
                     "browserCheck.perPass.maxHits", "browserCheck.networks.ipv4Prefix",
-                    "browserCheck.networks.ipv6Prefix", "browserCheck.exemptPaths[0]", "browserCheck.exemptPaths[1]",
+                    "browserCheck.networks.ipv6Prefix", "browserCheck.networks.passCooldownSeconds",
+                    "browserCheck.exemptPaths[0]", "browserCheck.exemptPaths[1]",
                     "browserCheck.alwaysChallenge[0]");
             assertThat(engine.policy().browserCheck()).isEqualTo(BrowserCheck.DEFAULTS);
         }

@@ -132,6 +132,43 @@ class CrawlerIdentityTest {
     }
 
     @Test
+    void twoThousandFakeYandexClaimsFromOneSlash64LeaveTheRealYandexACrawlerOnceDnsAnswers() {
+        ManualExecutor lookups = new ManualExecutor(); // runs nothing until DNS answers
+        SearchEngineVerifier dns = new SearchEngineVerifier(new SearchEngineVerifier.Resolver() {
+            @Override
+            public List<String> reverse(IpAddress address) {
+                return address.toString().equals("127.0.0.7") ? List.of("127-0-0-7.spider.yandex.com.") : List.of();
+            }
+
+            @Override
+            public List<IpAddress> forward(String hostName) {
+                return hostName.equals("127-0-0-7.spider.yandex.com") ? List.of(IpAddress.parse("127.0.0.7"))
+                        : List.of();
+            }
+        }, lookups, clock, Duration.ofDays(1), Duration.ofHours(1), 100_000);
+        ThrottleEngine engine = new ThrottleEngine(EngineConfig.defaults(), clock, Policy.defaults(),
+                CrawlerListClassifier.bundled(), dns);
+        for (int i = 0; i < 2_000; i++) {
+            Decision fake = decide(engine, "2001:db8:bad:1::" + Integer.toHexString(i + 1), YANDEX);
+            if (fake instanceof Decision.Admit admit) {
+                assertThat(admit.client().requestClass()).isEqualTo(RequestClass.BOT);
+                admit.admission().complete(200, 1_000);
+            }
+        }
+        Decision.Admit meanwhile = admitted(decide(engine, "127.0.0.7", YANDEX));
+        assertThat(meanwhile.client().requestClass()).isEqualTo(RequestClass.BOT); // not known yet
+        meanwhile.admission().complete(200, 1_000);
+        // the /64 held two lookups; the rest were deferred, and the snapshot says so
+        assertThat(engine.snapshot().crawlerVerification().lookups().inFlight()).isEqualTo(3);
+        assertThat(engine.snapshot().crawlerVerification().lookups().deferred()).isEqualTo(1_998);
+
+        lookups.runAll(); // DNS answers
+        clock.advance(Duration.ofSeconds(3));
+        assertThat(admitted(decide(engine, "127.0.0.7", YANDEX)).client().requestClass())
+                .isEqualTo(RequestClass.CRAWLER);
+    }
+
+    @Test
     void thePolicysOwnRangesVerifyAndTurningVerificationOffBelievesEveryClaim() {
         Policy ownRanges = Policy.defaults().withCrawlers(
                 new Policy.Crawlers(30, 2, true, Map.of("Googlebot", List.of("127.0.0.2"))));

@@ -7,6 +7,7 @@ import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
 import io.sluice.server.cluster.ClusterOptions;
 import io.sluice.server.cluster.LocalRedis;
+import io.sluice.server.cluster.LocalRedisCluster;
 import io.sluice.server.cluster.RedisEndpoint;
 import io.sluice.server.demo.Demo;
 import java.net.URI;
@@ -39,9 +40,14 @@ import java.util.function.Predicate;
  * seen each other (what an operator's first edit after a rolling restart meets), and reported apart; then
  * {@code --warmup} unrecorded changes, then the recorded ones.
  *
+ * <p>{@code --from-start} (issue 50's measure): no early, no warm-up; the recorded changes begin with the first one
+ * after start, made as soon as every node says it is healthy, and that first one is also reported alone.
+ * {@code --redis-cluster N} starts a local Redis Cluster of {@code N} masters instead of one {@code redis-server}.
+ *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.sluice.benchmarks.cluster.ChangePropagation \
- *      [--kind ban|policy] [--changes 500] [--nodes 3] [--early 5] [--warmup 50] [--redis redis://127.0.0.1:6379/15]
+ *      [--kind ban|policy] [--changes 500] [--nodes 3] [--early 5] [--warmup 50] [--from-start]
+ *      [--redis redis://127.0.0.1:6379/15 | --redis-cluster 3]
  * </pre>
  * Polls every node's policy every 20 microseconds, so figures are exact to about that, plus the loaded
  * machine's scheduling.
@@ -75,6 +81,12 @@ public final class ChangePropagation {
         int early = intArg(args, "--early", 5);
         int warmup = intArg(args, "--warmup", 50);
         String redisUrl = stringArg(args, "--redis", null);
+        int clusterMasters = intArg(args, "--redis-cluster", 0);
+        boolean fromStart = List.of(args).contains("--from-start");
+        if (fromStart) {
+            early = 0;
+            warmup = 0;
+        }
         if (!kind.equals("ban") && !kind.equals("policy")) {
             throw new IllegalArgumentException("--kind is ban or policy");
         }
@@ -82,8 +94,10 @@ public final class ChangePropagation {
             throw new IllegalArgumentException("--changes must be positive, --nodes at least 2, --early and "
                     + "--warmup not negative");
         }
-        LocalRedis local = redisUrl == null ? LocalRedis.start() : null;
-        RedisEndpoint endpoint = local != null ? local.endpoint()
+        LocalRedisCluster localCluster = redisUrl == null && clusterMasters > 0
+                ? LocalRedisCluster.start(clusterMasters) : null;
+        LocalRedis local = redisUrl == null && localCluster == null ? LocalRedis.start() : null;
+        RedisEndpoint endpoint = local != null ? local.endpoint() : localCluster != null ? localCluster.endpoint()
                 : RedisEndpoint.parse(redisUrl, System.getenv(RedisEndpoint.PASSWORD_VARIABLE));
         List<SluiceServer> nodes = new ArrayList<>();
         try {
@@ -104,7 +118,9 @@ public final class ChangePropagation {
                 System.out.printf(Locale.ROOT, "%d changes as soon as every node was healthy:%n", early);
                 report(first, nodes);
             }
-            run.awaitCluster();
+            if (!fromStart) {
+                run.awaitCluster();
+            }
             for (int i = 0; i < warmup; i++) {
                 run.change("warmup-" + i);
             }
@@ -112,13 +128,22 @@ public final class ChangePropagation {
             for (int i = 0; i < changes; i++) {
                 samples.add(run.change("probe-" + i));
             }
-            System.out.printf(Locale.ROOT, "%d changes after %d unrecorded, once the nodes had met:%n", changes,
-                    warmup);
+            if (fromStart) {
+                System.out.printf(Locale.ROOT, "the first change after start (every node healthy): in force on every"
+                        + " node after %.2f ms%n", samples.get(0).everywhere() / 1e6);
+                System.out.printf(Locale.ROOT, "%d changes from the first after start:%n", changes);
+            } else {
+                System.out.printf(Locale.ROOT, "%d changes after %d unrecorded, once the nodes had met:%n", changes,
+                        warmup);
+            }
             report(samples, nodes);
         } finally {
             nodes.forEach(SluiceServer::close);
             if (local != null) {
                 local.close();
+            }
+            if (localCluster != null) {
+                localCluster.close();
             }
         }
     }

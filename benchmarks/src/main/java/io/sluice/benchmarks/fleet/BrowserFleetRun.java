@@ -96,7 +96,7 @@ public final class BrowserFleetRun {
                     + "flight, per pass %d in %d s, per /24 %d in %d s without a pass and %d in %d s on passes%n",
                     sluice.frontUri(), settings.policy == null ? "default policy" : "policy " + settings.policy,
                     check.mode(), check.difficulty(), check.pressureInFlight() > 0
-                            ? check.pressureInFlight() : 2 * sluice.engine().policy().load().maxActive(),
+                            ? check.pressureInFlight() : sluice.engine().policy().load().maxActive(),
                     check.perPass().maxHits(), check.perPass().windowSeconds(),
                     check.networks().withoutPass().maxHits(), check.networks().withoutPass().windowSeconds(),
                     check.networks().withPass().maxHits(), check.networks().withPass().windowSeconds());

@@ -101,7 +101,7 @@ public final class ShellViewModel {
             underPressure.set(check.underPressure());
             browserCheck.set("Check " + label(check.mode()) + (check.underPressure() ? ", under pressure" : "")
                     + ": " + check.challenged() + " asked, " + (check.passesEarned() + check.weakPassesEarned())
-                    + " passed");
+                    + " passed, " + check.passesInUse() + " in use");
         }
     }
 

@@ -90,7 +90,7 @@ class ShellViewModelTest {
             session.snapshots().start();
             session.snapshots().refreshSoon();
             assertThat(model.checkModeProperty().get()).isEqualTo(BrowserCheck.Mode.ADAPTIVE);
-            assertThat(model.browserCheckProperty().get()).isEqualTo("Check adaptive: 0 asked, 0 passed");
+            assertThat(model.browserCheckProperty().get()).isEqualTo("Check adaptive: 0 asked, 0 passed, 0 in use");
             assertThat(model.applyCheckMode().executableProperty().get()).as("nothing to change").isFalse();
 
             model.checkModeProperty().set(BrowserCheck.Mode.ALWAYS);
@@ -106,9 +106,10 @@ class ShellViewModelTest {
     void underPressureIsSaid() {
         ShellViewModel model = new ShellViewModel(TestSessions.offline(ui), () -> { });
         Snapshot quiet = snapshot(Policy.Pause.NONE);
-        model.apply(withCheck(quiet, new BrowserCheckCounts(BrowserCheck.Mode.ADAPTIVE, true, 40, 3, 1, 2, 9, 0,
+        model.apply(withCheck(quiet, new BrowserCheckCounts(BrowserCheck.Mode.ADAPTIVE, true, 40, 3, 1, 2, 9, 0, 3, 0,
                 List.of())));
-        assertThat(model.browserCheckProperty().get()).isEqualTo("Check adaptive, under pressure: 40 asked, 4 passed");
+        assertThat(model.browserCheckProperty().get())
+                .isEqualTo("Check adaptive, under pressure: 40 asked, 4 passed, 3 in use");
         assertThat(model.underPressureProperty().get()).isTrue();
     }
 

@@ -14,6 +14,7 @@ import io.sluice.engine.telemetry.ClassCounts;
 import io.sluice.engine.telemetry.ClientTableStats;
 import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.engine.telemetry.Cost;
+import io.sluice.engine.telemetry.CrawlerVerification;
 import io.sluice.engine.telemetry.SecondCounts;
 import io.sluice.engine.telemetry.Snapshot;
 import java.io.ByteArrayOutputStream;
@@ -133,7 +134,8 @@ final class SluiceMetrics {
         CounterWithCallback.builder().name("sluice_browser_check_total")
                 .help("The browser check's funnel since start: pages answered with the interstitial (challenged), "
                         + "passes earned (passed, passed_weak: by the no-JavaScript path), answers refused, requests "
-                        + "served on a pass, passes dropped over their limits")
+                        + "served on a pass, passes dropped over their limits, passes withheld (a right answer from a "
+                        + "network waiting out its cooldown after a drop)")
                 .labelNames("step")
                 .callback(cb -> {
                     BrowserCheckCounts check = current.browserCheck();
@@ -144,12 +146,59 @@ final class SluiceMetrics {
                         cb.call(check.answersRefused(), "refused");
                         cb.call(check.servedOnPass(), "served_on_pass");
                         cb.call(check.passesDropped(), "dropped");
+                        cb.call(check.passesWithheld(), "withheld");
                     }
                 })
                 .register(registry);
+        gauge("sluice_browser_check_passes_in_use", "Passes seen lately (each pass's hit stack the engine holds)",
+                () -> current.browserCheck() == null ? 0 : current.browserCheck().passesInUse());
         gauge("sluice_browser_check_under_pressure", "1 while the browser check counts the site as under pressure "
                 + "(adaptive mode then asks every browser claim without a pass)",
                 () -> current.browserCheck() != null && current.browserCheck().underPressure() ? 1 : 0);
+        GaugeWithCallback.builder().name("sluice_crawler_ranges_age_seconds")
+                .help("Age of each source of the crawlers' published ranges in use: seconds since the copy was "
+                        + "taken from the crawlers' publishers (its oldest fetched date, else when Sluice read it); "
+                        + "source is bundled or operator (--crawler-ranges, or crawler-ranges update)")
+                .labelNames("source")
+                .callback(cb -> {
+                    for (CrawlerVerification.RangesSource source : rangesSources()) {
+                        if (source.ageSeconds() >= 0) {
+                            cb.call(source.ageSeconds(), source.source());
+                        }
+                    }
+                })
+                .register(registry);
+        GaugeWithCallback.builder().name("sluice_crawler_ranges_kept")
+                .help("1 while a source's last read was not used (it failed, or its copy was refused: a block wider "
+                        + "than /8 or /16, or shrunk by more than half) and its last good copy is kept")
+                .labelNames("source")
+                .callback(cb -> {
+                    for (CrawlerVerification.RangesSource source : rangesSources()) {
+                        cb.call(source.problem() == null ? 0 : 1, source.source());
+                    }
+                })
+                .register(registry);
+        CounterWithCallback.builder().name("sluice_crawler_dns_lookups_total")
+                .help("Reverse-DNS checks of crawler claims since start, by result: verified, failed (DNS answered "
+                        + "and did not confirm), unanswered (no answer: asked again soon, never remembered as a "
+                        + "failure), deferred (not started: the claim's network or crawler had its quota in flight), "
+                        + "refused (the lookup queue was full)")
+                .labelNames("result")
+                .callback(cb -> {
+                    CrawlerVerification.Lookups lookups = current.crawlerVerification() == null ? null
+                            : current.crawlerVerification().lookups();
+                    if (lookups != null) {
+                        cb.call(lookups.verified(), "verified");
+                        cb.call(lookups.failed(), "failed");
+                        cb.call(lookups.unanswered(), "unanswered");
+                        cb.call(lookups.deferred(), "deferred");
+                        cb.call(lookups.refused(), "refused");
+                    }
+                })
+                .register(registry);
+        gauge("sluice_crawler_dns_lookups_in_flight", "Reverse-DNS checks of crawler claims queued or running",
+                () -> current.crawlerVerification() == null || current.crawlerVerification().lookups() == null ? 0
+                        : current.crawlerVerification().lookups().inFlight());
         gauge("sluice_policy_version", "Version of the live policy", () -> current.policyVersion());
         gauge("sluice_bans", "Bans in force", () -> current.bans().size());
         gauge("sluice_paused", "1 when the whole service is paused", () -> current.pause().all() ? 1 : 0);
@@ -231,6 +280,10 @@ final class SluiceMetrics {
                     }
                 })
                 .register(registry);
+    }
+
+    private List<CrawlerVerification.RangesSource> rangesSources() {
+        return current.crawlerVerification() == null ? List.of() : current.crawlerVerification().ranges();
     }
 
     private ClientTableStats networkTable() {

@@ -13,6 +13,8 @@ import java.util.function.Consumer;
  * Starting never waits for Redis: a node whose Redis is down starts degraded and joins when it answers.
  */
 public final class ClusterNode implements AutoCloseable {
+    /** The health's reason while Redis answers but the node has not caught up with the cluster's policy yet. */
+    static final String JOINING = "joining: Redis answers; reading the cluster's policy";
     private final String name;
     private final RedisEndpoint endpoint;
     private final RedisResources resources;
@@ -73,8 +75,12 @@ public final class ClusterNode implements AutoCloseable {
         return policy;
     }
 
+    /**
+     * HEALTHY when Redis answers and, once the node follows the cluster's policy, it has caught up with it: a node
+     * that says it is healthy takes the next change within the propagation goal (docs/manual/cluster.md).
+     */
     public ClusterState state() {
-        return monitor.state();
+        return policy.joining() ? ClusterState.DEGRADED : monitor.state();
     }
 
     /** Calls {@code listener} with each change of state (HEALTHY, DEGRADED), on the cluster's thread. */
@@ -105,7 +111,7 @@ public final class ClusterNode implements AutoCloseable {
 
     /** For the snapshot: this node, its state, the nodes it last saw and their requests in flight. */
     public ClusterStatus status() {
-        return new ClusterStatus(name, monitor.state(), registry.reachableNodes(),
+        return new ClusterStatus(name, state(), registry.reachableNodes(),
                 load.inFlight() + registry.othersInFlight());
     }
 
@@ -121,6 +127,10 @@ public final class ClusterNode implements AutoCloseable {
 
     public Health health() {
         ConnectionMonitor.Change current = monitor.current();
+        if (current.state() == ClusterState.HEALTHY && policy.joining()) {
+            return new Health(name, ClusterState.DEGRADED, JOINING, current.at(), endpoint.toString(),
+                    registry.reachableNodes());
+        }
         return new Health(name, current.state(), current.reason(), current.at(), endpoint.toString(),
                 registry.reachableNodes());
     }

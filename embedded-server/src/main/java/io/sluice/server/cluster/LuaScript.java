@@ -159,6 +159,21 @@ final class LuaScript {
         return CompletableFuture.allOf(cached, loadLibrary(link));
     }
 
+    /**
+     * Caches the script on every master this link reaches ({@code SCRIPT LOAD} on each; on one Redis, on it), which
+     * also opens the link's connection to each: for a script called rarely whose first call should cost what the
+     * others do. A failure is no harm (the call falls back to {@code EVAL}); completes either way.
+     */
+    CompletableFuture<Void> cacheOnEveryMaster(RedisLink link) {
+        return link.onEveryMaster(commands -> commands.scriptLoad(source)).handle((loaded, failure) -> {
+            if (failure != null) {
+                LOG.log(System.Logger.Level.DEBUG, () -> link + ": " + this + " not cached ahead: "
+                        + cause(failure).getMessage());
+            }
+            return null;
+        });
+    }
+
     /** Loads the library on every master; {@code REPLACE}, so a master that has it already answers as one without. */
     private CompletableFuture<Void> loadLibrary(RedisLink link) {
         return link.onEveryMaster(commands -> commands.functionLoad(library, true)).handle((loaded, failure) -> {

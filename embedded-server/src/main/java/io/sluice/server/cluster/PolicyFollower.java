@@ -41,6 +41,8 @@ final class PolicyFollower implements AutoCloseable {
     private String cursor = START;
     private String epoch;
     private boolean catchUp = true;
+    /** Completes at the end of the first catch-up: from then on this node runs the cluster's version and follows. */
+    private final CompletableFuture<Void> caughtUp = new CompletableFuture<>();
 
     PolicyFollower(SharedPolicy shared, RedisLink link, ClusterSettings settings, ScheduledExecutorService scheduler) {
         this.shared = shared;
@@ -107,7 +109,10 @@ final class PolicyFollower implements AutoCloseable {
                         cursor = START;
                     }
                     return drain().thenCompose(ignored -> takeDocumentIfAhead(Long.parseLong(version)))
-                            .thenRun(() -> catchUp = false);
+                            .thenRun(() -> {
+                                catchUp = false;
+                                caughtUp.complete(null);
+                            });
                 }, scheduler);
     }
 
@@ -192,6 +197,11 @@ final class PolicyFollower implements AutoCloseable {
                     + e.getMessage());
             return null;
         }
+    }
+
+    /** Completes once this node has caught up with the cluster's policy for the first time (never fails). */
+    CompletableFuture<Void> caughtUp() {
+        return caughtUp;
     }
 
     @Override

@@ -111,7 +111,7 @@ public final class SharedPolicy implements AutoCloseable {
     private final String[] keys;
     private final Object applyLock = new Object();
     private volatile PolicyListener listener;
-    private PolicyFollower follower;
+    private volatile PolicyFollower follower;
 
     /**
      * @param link       the link for operators' changes (deadline: {@link ClusterSettings#adminDeadline()})
@@ -297,7 +297,24 @@ public final class SharedPolicy implements AutoCloseable {
         }
         this.listener = newListener;
         this.follower = new PolicyFollower(this, followLink, settings, scheduler);
+        // Once caught up, ready the operator's link for the first change as for the next ones: its connection to
+        // every master open and the change scripts cached there, so the first edit after start is one EVALSHA on an
+        // open connection like any other, not a connect, a NOSCRIPT and an EVAL (issue 50, item 5).
+        follower.caughtUp().thenRun(() -> {
+            CAS.cacheOnEveryMaster(link);
+            BANS.cacheOnEveryMaster(link);
+        });
         follower.start();
+    }
+
+    /**
+     * True from {@link #follow} until the follower's first catch-up has ended: this node may not run the cluster's
+     * version yet, nor read its log, so a change made now would reach it late. The node does not say it is healthy
+     * meanwhile ({@link ClusterNode#state}). False when not following at all.
+     */
+    public boolean joining() {
+        PolicyFollower following = follower;
+        return following != null && !following.caughtUp().isDone();
     }
 
     /**

@@ -2,6 +2,7 @@ package io.sluice.server.config;
 
 import io.sluice.server.ForwardingPath;
 import io.sluice.server.cluster.RedisEndpoint;
+import io.sluice.server.ranges.RangesLocation;
 import java.net.URI;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -40,6 +41,15 @@ public final class OptionRules {
             positive("admin-head-timeout"),
             positive("audit-max-mb"),
             positive("audit-keep"),
+            new Rule("crawler-ranges", value -> {
+                try {
+                    new RangesLocation((String) value);
+                    return null;
+                } catch (IllegalArgumentException e) {
+                    return e.getMessage();
+                }
+            }),
+            positive("crawler-ranges-refresh-hours"),
             new Rule("redis", value -> {
                 try {
                     RedisEndpoint.parse((String) value, null);

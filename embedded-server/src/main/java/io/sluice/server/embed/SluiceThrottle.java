@@ -11,6 +11,8 @@ import io.sluice.server.change.LocalPolicyStore;
 import io.sluice.server.change.PolicyChanges;
 import io.sluice.server.front.AccessLog;
 import io.sluice.server.front.ThrottleHandler;
+import io.sluice.server.ranges.CrawlerRangesOptions;
+import io.sluice.server.ranges.RangesLocation;
 import io.sluice.server.state.StateDirectory;
 import io.sluice.server.tls.AdminCertificate;
 import io.sluice.server.tls.AdminTls;
@@ -18,6 +20,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Objects;
@@ -63,7 +66,7 @@ public final class SluiceThrottle extends ContainerLifeCycle {
         this.state = StateDirectory.open(builder.stateDirectory, builder.initialPolicy);
         this.adminCertificate = builder.adminTls == null ? null
                 : AdminTls.load(builder.adminTls, state.path(), builder.adminHost, Set.of());
-        this.node = NodeEngine.start(state, builder.crawlerList, builder.dns, clock, null);
+        this.node = NodeEngine.start(state, builder.crawlerList, builder.dns, clock, null, builder.crawlerRanges);
         this.engine = node.engine();
         this.accessLog = builder.accessLog == null ? null : AccessLog.open(builder.accessLog);
         PolicyChanges changes = node.policyChanges(new LocalPolicyStore(state, node.history(), clock), clock);
@@ -146,6 +149,7 @@ public final class SluiceThrottle extends ContainerLifeCycle {
         private AdminTls.Settings adminTls;
         private InstantSource clock = InstantSource.system();
         private SearchEngineVerifier.Resolver dns;
+        private CrawlerRangesOptions crawlerRanges = CrawlerRangesOptions.NONE;
 
         private Builder() {
         }
@@ -165,6 +169,18 @@ public final class SluiceThrottle extends ContainerLifeCycle {
         /** A newer crawler-user-agents JSON file than the bundled one. */
         public Builder crawlerList(Path file) {
             this.crawlerList = file;
+            return this;
+        }
+
+        /**
+         * A fresher copy of the crawlers' published ranges, a file or an http(s) URL, read at start and every
+         * {@code refresh}, as the server's {@code --crawler-ranges} (docs/manual/classify.md, "Ranges at runtime").
+         *
+         * @throws IllegalArgumentException {@code source} is neither a file nor an http(s) URL, or {@code refresh}
+         *                                  is not positive
+         */
+        public Builder crawlerRanges(String source, Duration refresh) {
+            this.crawlerRanges = new CrawlerRangesOptions(new RangesLocation(source), refresh);
             return this;
         }
 

@@ -73,6 +73,12 @@ final class PassEndpoint {
                 ? new ProofOfWork.Rejected(ProofOfWork.Why.MALFORMED)
                 : engine.proofOfWork().check(token, nonce, back, address, agent, now, noScriptWait);
         if (answer instanceof ProofOfWork.Solved solved) {
+            long wait = engine.earnPass(address, solved.weak());
+            if (wait > 0) {
+                withhold(request, response, callback, returnPath, wait);
+                log.log(request, response, HttpStatus.TOO_MANY_REQUESTS_429, address.toString(), "PASS_WITHHELD");
+                return;
+            }
             long ttl = check.passTtlSeconds();
             String pass = engine.browserPasses().mint(solved.passId(), solved.weak(), address, agent,
                     now + ttl * 1000L);
@@ -80,7 +86,6 @@ final class PassEndpoint {
                     + ttl + "; HttpOnly; SameSite=Lax" + (request.isSecure() ? "; Secure" : ""));
             response.getHeaders().put(HttpHeader.LOCATION, returnPath);
             response.setStatus(HttpStatus.SEE_OTHER_303);
-            engine.passEarned(solved.weak());
             callback.succeeded();
             log.log(request, response, HttpStatus.SEE_OTHER_303, address.toString(),
                     solved.weak() ? "PASS_WEAK" : "PASS");
@@ -105,6 +110,26 @@ final class PassEndpoint {
             case MALFORMED -> "The check's answer is incomplete.";
         });
         log.log(request, response, HttpStatus.FORBIDDEN_403, address.toString(), "PASS_REFUSED:" + why);
+    }
+
+    /**
+     * A right answer from a network waiting out its cooldown (a pass of it was dropped: shared by more addresses than
+     * one person has, or over the network's budget): no pass yet, and a page that goes back to the one asked for once
+     * the wait is over, where the check is asked again.
+     */
+    private static void withhold(Request request, Response response, Callback callback, String back, long waitMillis) {
+        long seconds = Math.max(1, (waitMillis + 999) / 1000);
+        response.setStatus(HttpStatus.TOO_MANY_REQUESTS_429);
+        response.getHeaders().put(HttpHeader.RETRY_AFTER, Long.toString(seconds));
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/html;charset=utf-8");
+        String escaped = RefusalResponder.htmlEscape(back);
+        String page = "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"robots\" "
+                + "content=\"noindex\"><meta http-equiv=\"refresh\" content=\"" + seconds + ";url=" + escaped
+                + "\"><title>One moment</title></head><body><h1>One moment</h1><p>Browsers on this network were "
+                + "checked many times in a short while. This page goes back in " + seconds + " s.</p><p><a href=\""
+                + escaped + "\">Go back now</a></p></body></html>";
+        org.eclipse.jetty.io.Content.Sink.write(response, true, "HEAD".equals(request.getMethod()) ? "" : page,
+                callback);
     }
 
     private static void write(Request request, Response response, Callback callback, int status, String back,

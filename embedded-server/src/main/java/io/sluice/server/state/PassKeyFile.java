@@ -18,6 +18,7 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * The keys that sign browser passes and proof-of-work challenges (issue 46): {@code browser-pass.key} in the
@@ -116,8 +117,34 @@ public final class PassKeyFile {
         });
     }
 
-    /** The file's text for a ring. */
-    static String format(PassKeyRing ring) {
+    /**
+     * Writes {@code next} if the file still holds {@code expected} (or, with {@code expected} null, if there is no
+     * file or it cannot be parsed): a cluster node adopting the cluster's ring never overwrites a rotation an
+     * operator made meanwhile with {@code sluice-server pass-key rotate}.
+     *
+     * @return whether it was written
+     * @throws StateException when the file cannot be written, or is open to others
+     */
+    public static boolean replace(Path stateDir, PassKeyRing expected, PassKeyRing next) {
+        boolean[] written = {false};
+        locked(stateDir, () -> {
+            PassKeyRing now;
+            try {
+                now = load(stateDir);
+            } catch (StateException unreadable) {
+                now = null;
+            }
+            if (Objects.equals(now, expected)) {
+                write(stateDir.resolve(FILE), next);
+                written[0] = true;
+            }
+            return next;
+        });
+        return written[0];
+    }
+
+    /** The file's text for a ring; the same ring always gives the same text. */
+    public static String format(PassKeyRing ring) {
         Base64.Encoder base64 = Base64.getEncoder();
         StringBuilder text = new StringBuilder();
         text.append("# Sluice browser pass keys: secret, owner-only. Rotate with: sluice-server pass-key rotate\n");
@@ -131,6 +158,22 @@ public final class PassKeyFile {
     }
 
     static PassKeyRing parse(Path file, String text) {
+        try {
+            return parse(text);
+        } catch (IllegalArgumentException e) {
+            throw corrupt(file, e.getMessage());
+        }
+    }
+
+    /**
+     * A ring from the text {@link #format} writes (a cluster's ring travels in this form through Redis).
+     *
+     * @throws IllegalArgumentException saying what is wrong with it
+     */
+    public static PassKeyRing parse(String text) {
+        if (text.length() > MAX_BYTES) {
+            throw new IllegalArgumentException("larger than " + MAX_BYTES + " characters");
+        }
         Map<String, String> values = new LinkedHashMap<>();
         String[] lines = text.split("\n", -1);
         for (int i = 0; i < lines.length; i++) {
@@ -141,41 +184,42 @@ public final class PassKeyFile {
             int equals = line.indexOf('=');
             String name = equals < 0 ? line : line.substring(0, equals).strip();
             if (equals < 0 || !NAMES.contains(name)) {
-                throw corrupt(file, "line " + (i + 1) + " is not one of " + String.join("=, ", NAMES) + "=");
+                throw new IllegalArgumentException("line " + (i + 1) + " is not one of " + String.join("=, ", NAMES)
+                        + "=");
             }
             if (values.put(name, line.substring(equals + 1).strip()) != null) {
-                throw corrupt(file, name + " is given twice");
+                throw new IllegalArgumentException(name + " is given twice");
             }
         }
         if (!values.containsKey(CURRENT)) {
-            throw corrupt(file, "no current key");
+            throw new IllegalArgumentException("no current key");
         }
         if (values.containsKey(PREVIOUS) != values.containsKey(UNTIL)) {
-            throw corrupt(file, PREVIOUS + " and " + UNTIL + " go together");
+            throw new IllegalArgumentException(PREVIOUS + " and " + UNTIL + " go together");
         }
-        PassKey current = key(file, CURRENT, values.get(CURRENT));
+        PassKey current = key(CURRENT, values.get(CURRENT));
         if (!values.containsKey(PREVIOUS)) {
             return PassKeyRing.of(current);
         }
-        PassKey previous = key(file, PREVIOUS, values.get(PREVIOUS));
+        PassKey previous = key(PREVIOUS, values.get(PREVIOUS));
         long until;
         try {
             until = Instant.parse(values.get(UNTIL)).toEpochMilli();
         } catch (DateTimeParseException | ArithmeticException e) {
-            throw corrupt(file, UNTIL + " is not an instant such as 2026-11-29T10:00:00Z");
+            throw new IllegalArgumentException(UNTIL + " is not an instant such as 2026-11-29T10:00:00Z");
         }
         return new PassKeyRing(current, previous, until);
     }
 
-    private static PassKey key(Path file, String name, String value) {
+    private static PassKey key(String name, String value) {
         byte[] secret;
         try {
             secret = Base64.getDecoder().decode(value);
         } catch (IllegalArgumentException e) {
-            throw corrupt(file, name + " is not base64");
+            throw new IllegalArgumentException(name + " is not base64");
         }
         if (secret.length != PassKey.LENGTH) {
-            throw corrupt(file, name + " has " + secret.length + " bytes, not " + PassKey.LENGTH);
+            throw new IllegalArgumentException(name + " has " + secret.length + " bytes, not " + PassKey.LENGTH);
         }
         return new PassKey(secret);
     }

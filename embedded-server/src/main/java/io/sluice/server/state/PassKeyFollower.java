@@ -25,6 +25,8 @@ public final class PassKeyFollower implements AutoCloseable {
     private final BrowserPasses passes;
     private final ScheduledExecutorService timer;
     private FileTime seen;
+    /** Set in cluster mode: the file's changes go there instead of into the engine. */
+    private volatile Runnable diverted;
 
     private PassKeyFollower(Path stateDir, BrowserPasses passes) {
         this.stateDir = stateDir;
@@ -51,6 +53,12 @@ public final class PassKeyFollower implements AutoCloseable {
         if (now == null || now.equals(seen)) {
             return;
         }
+        Runnable divert = diverted;
+        if (divert != null) {
+            seen = now;
+            divert.run();
+            return;
+        }
         try {
             passes.keys(PassKeyFile.load(stateDir));
             seen = now;
@@ -60,6 +68,14 @@ public final class PassKeyFollower implements AutoCloseable {
             LOG.log(System.Logger.Level.ERROR, "browser pass keys not read again, the ones in use kept: "
                     + e.getMessage());
         }
+    }
+
+    /**
+     * From now on a changed file is not installed but reported to {@code onChange}: a node of a cluster takes the
+     * cluster's ring, and a rotation made in its file goes to the cluster first (cluster/ClusterPassKeys).
+     */
+    public void divert(Runnable onChange) {
+        this.diverted = onChange;
     }
 
     private FileTime modified() {

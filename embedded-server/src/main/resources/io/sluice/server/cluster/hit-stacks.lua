@@ -1,5 +1,7 @@
 -- Hit stacks in Redis, shared by the scripts that push hits (client-admit.lua, client-flush.lua); LuaScript puts
--- this text ahead of theirs, after locals.lua (docs/architecture-cluster.md, "Keys").
+-- this text ahead of theirs, after locals.lua (docs/architecture-cluster.md, "Keys"). What a push answers (measure,
+-- push) is the engine's HitRing's arithmetic: both are held to one table of golden cases (the engine's
+-- hit-stack-cases.json; the server's HitStackGoldenCasesTest runs them here).
 -- A stack is one string of little-endian 32-bit numbers: a header, then KEEP slots of (epoch second s, the weighted
 -- hits of s) in slot s % KEEP. A slot holding another second than the one its place stands for is stale: it counts
 -- nothing, so nothing is ever zeroed. The header holds the last second written L and L's hits (L's slot is written
@@ -20,7 +22,8 @@ local function readClock()
   now = tonumber(t[1]) * 1000 + floor(tonumber(t[2]) / 1000)
   second = floor(now / 1000)
 end
--- The last 60 s whatever the window (a window is at most 60 s), as the local store keeps.
+-- The last 60 s whatever the window: the longest window a policy may set, as the engine's ring keeps
+-- (Policy.HitStack.MAX_WINDOW_SECONDS; HitStackGoldenCasesTest checks this against it).
 local KEEP = 60
 local HEADER = '<I4I4I4I4I4I4I4I4'
 local HEADER_BYTES = 32
@@ -190,4 +193,47 @@ local function addHitsKeepingWindow(stack, weight)
   end
   local total, oldest = windowOf(stack, window)
   addHits(stack, weight, window, total, oldest)
+end
+
+-- What a stack (as read) holds once weight is pushed on it, over a window of `window` s: hits in the window, ms
+-- until fewer than maxHits remain, ms until the oldest leaves; then the window's hits and its oldest second before the
+-- push.
+local function measure(stack, weight, window, maxHits)
+  local total, oldest = windowOf(stack, window)
+  local before, oldestBefore = total, oldest
+  if weight > 0 then
+    total = total + weight
+    if oldest == 0 then
+      oldest = second
+    end
+  end
+  local below = 0
+  if total >= maxHits then
+    -- a refusal (or the last hit allowed): when enough of the window's hits have left it
+    local remaining = total
+    for s = second - window + 1, second do
+      if s == second then
+        remaining = remaining - weight
+      end
+      remaining = remaining - hitsAt(stack, s)
+      if remaining < maxHits then
+        below = max(0, (s + window) * 1000 - now)
+        break
+      end
+    end
+  end
+  local reset = 0
+  if oldest ~= 0 then
+    reset = max(0, (oldest + window) * 1000 - now)
+  end
+  return total, below, reset, before, oldestBefore
+end
+
+-- Pushes weight on a hit stack (as read); returns the first three of what measure does.
+local function push(stack, weight, window, maxHits)
+  local total, below, reset, before, oldestBefore = measure(stack, weight, window, maxHits)
+  if weight > 0 then
+    addHits(stack, weight, window, before, oldestBefore)
+  end
+  return total, below, reset
 end

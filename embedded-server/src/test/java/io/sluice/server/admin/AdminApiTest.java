@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sluice.engine.RequestClass;
 import io.sluice.engine.policy.PolicyJson;
 import io.sluice.server.ServerConfig;
@@ -122,13 +123,19 @@ class AdminApiTest {
         assertThat(send("POST", "pause", "{\"class\":\"ROBOT\"}", null).statusCode()).isEqualTo(400);
     }
 
+    /** {@code policy} with its {@code section}'s {@code field} set to {@code value}, as an operator's editor would. */
+    private static String edited(String policy, String section, String field, int value) throws Exception {
+        ObjectNode tree = (ObjectNode) PolicyJson.mapper().readTree(policy);
+        ((ObjectNode) tree.get(section)).put(field, value);
+        return PolicyJson.mapper().writeValueAsString(tree);
+    }
+
     @Test
     void policyPutNeedsTheCurrentVersionAndValidatesEveryField() throws Exception {
         HttpResponse<String> current = send("GET", "policy", null, null);
         assertThat(current.headers().firstValue("ETag")).hasValue("\"1\"");
-        String raised = current.body().replace("\"maxHits\":10}", "\"maxHits\":50}");
-        String broken = current.body().replace("\"maxHits\":10}", "\"maxHits\":0}")
-                .replace("\"maxActive\":15", "\"maxActive\":-1");
+        String raised = edited(current.body(), "hitStack", "maxHits", 50);
+        String broken = edited(edited(current.body(), "hitStack", "maxHits", 0), "load", "maxActive", -1);
 
         HttpResponse<String> invalid = send("PUT", "policy", broken, "\"1\"");
         assertThat(invalid.statusCode()).isEqualTo(400);
@@ -141,7 +148,7 @@ class AdminApiTest {
         assertThat(applied.headers().firstValue("ETag")).hasValue("\"2\"");
         assertThat(server.engine().policy().hitStack().maxHits()).isEqualTo(50);
 
-        String otherwiseRaised = current.body().replace("\"maxHits\":10", "\"maxHits\":70");
+        String otherwiseRaised = edited(current.body(), "hitStack", "maxHits", 70);
         HttpResponse<String> stale = send("PUT", "policy", otherwiseRaised, "\"1\"");
         assertThat(stale.statusCode()).as("the same field, edited from version 1 meanwhile").isEqualTo(412);
         assertThat(stale.body()).contains("\"currentVersion\":2", "\"conflicts\":[\"hitStack.maxHits\"]");
@@ -210,7 +217,16 @@ class AdminApiTest {
                 HttpResponse.BodyHandlers.ofString());
         assertThat(metrics.body()).contains("sluice_clients_tracked 1.0", "sluice_policy_version 1.0",
                 "# TYPE sluice_requests_total counter",
-                "sluice_requests_total{class=\"BOT\",outcome=\"ADMITTED\"} 1.0");
+                "sluice_requests_total{class=\"BOT\",outcome=\"ADMITTED\"} 1.0",
+                "sluice_browser_check_total{step=\"withheld\"} 0.0", "sluice_browser_check_passes_in_use 0.0",
+                "sluice_crawler_ranges_age_seconds{source=\"bundled\"}",
+                "sluice_crawler_ranges_kept{source=\"bundled\"} 0.0",
+                "sluice_crawler_dns_lookups_total{result=\"unanswered\"} 0.0");
+        // where the crawlers' ranges come from, and how old they are
+        assertThat(snapshot.get("crawlerVerification").get("ranges").get(0).get("source").asText())
+                .isEqualTo("bundled");
+        assertThat(snapshot.get("crawlerVerification").get("ranges").get(0).get("ageSeconds").asLong())
+                .isNotNegative();
 
         HttpResponse<InputStream> stream = http.send(HttpRequest.newBuilder(api("stream"))
                 .header("Authorization", "Bearer " + server.adminToken()).build(),

@@ -1,6 +1,7 @@
 package io.sluice.server.cluster;
 
 import io.sluice.server.testkit.Await;
+import io.sluice.server.testkit.FreePorts;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -78,7 +79,7 @@ final class TestRedis implements RedisUnderTest {
         IllegalStateException last = null;
         // A free port found by binding port 0 can be taken by someone else before redis binds it: try again.
         for (int attempt = 0; attempt < 5; attempt++) {
-            int port = clusterNode ? LocalRedis.freePortWithClusterBus() : LocalRedis.freePortForAProcess();
+            int port = clusterNode ? FreePorts.withClusterBus() : FreePorts.forAProcess();
             TestRedis redis = new TestRedis(dir, port, options);
             try {
                 redis.launch();

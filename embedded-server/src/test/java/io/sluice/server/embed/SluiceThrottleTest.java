@@ -16,6 +16,7 @@ import java.net.ConnectException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -190,6 +191,24 @@ class SluiceThrottleTest {
 
     private static boolean contains(Path file, String text) throws IOException {
         return Files.exists(file) && Files.readString(file).contains(text);
+    }
+
+    @Test
+    void aFresherCopyOfTheCrawlersRangesIsReadAndSavedInTheStateDirectory(@TempDir Path dir) throws Exception {
+        Path source = dir.resolve("ranges.json");
+        Files.writeString(source, "{\"crawlers\": [{\"names\": [\"PartnerBot\"], \"prefixes\": [\"192.0.2.0/24\"]}]}");
+        SluiceThrottle embedded = SluiceThrottle.builder().stateDirectory(dir.resolve("state")).admin("127.0.0.1", 0)
+                .crawlerRanges(source.toString(), Duration.ofHours(1)).build();
+        embedded.start();
+        try {
+            await(() -> embedded.engine().crawlerRanges().inRanges("PartnerBot", IpAddress.parse("192.0.2.9")),
+                    "the operator's copy of the ranges in use");
+            assertThat(dir.resolve("state").resolve("crawler-ranges.json")).exists();
+        } finally {
+            embedded.stop();
+        }
+        assertThatThrownBy(() -> SluiceThrottle.builder().crawlerRanges("ftp://example/r.json", Duration.ofHours(1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("a file or an http(s) URL");
     }
 
     @Test

@@ -143,6 +143,39 @@ class BrowserCheckOverHttpTest {
         assertThat(engine.snapshot().browserCheck().passesEarned()).isEqualTo(1);
     }
 
+    /** Asks for {@code path} from {@code from} without a pass and answers its challenge as a native solver would. */
+    private HttpTester.Response solveFrom(String from, String path) throws Exception {
+        HttpTester.Response challenge = get(path, from);
+        assertThat(challenge.getStatus()).isEqualTo(403);
+        String token = URLDecoder.decode(group(TOKEN, challenge.getContent()), StandardCharsets.UTF_8);
+        int bits = Integer.parseInt(group(BITS, challenge.getContent()));
+        return get(passPath(token, solve(token, bits), path), from);
+    }
+
+    @Test
+    void aPassSharedByAFleetIsDroppedAndItsNetworkWaitsOutACooldownForTheNext() throws Exception {
+        String pass = cookie(solveFrom("192.0.2.10", "/p/0"));
+        int perPass = BrowserCheck.DEFAULTS.perPass().maxHits();
+        for (int i = 1; i <= perPass; i++) {
+            assertThat(get("/p/" + i, "192.0.2." + i, "Cookie", pass).getStatus()).isEqualTo(200);
+        }
+        assertThat(get("/p/more", "192.0.2.40", "Cookie", pass).getStatus()).as("one person's pace, passed")
+                .isEqualTo(403);
+        HttpTester.Response again = solveFrom("192.0.2.50", "/p/next");
+        assertThat(again.getStatus()).isEqualTo(429);
+        long cooldown = BrowserCheck.DEFAULTS.networks().passCooldownSeconds();
+        assertThat(again.get(HttpHeader.RETRY_AFTER)).isEqualTo(Long.toString(cooldown));
+        assertThat(again.get(HttpHeader.SET_COOKIE)).isNull();
+        assertThat(again.getContent()).contains("http-equiv=\"refresh\" content=\"" + cooldown + ";url=/p/next\"");
+        assertThat(solveFrom("192.0.3.50", "/p/next").getStatus()).as("another network").isEqualTo(303);
+
+        now.addAndGet(cooldown * 1000);
+        HttpTester.Response earned = solveFrom("192.0.2.50", "/p/next");
+        assertThat(earned.getStatus()).isEqualTo(303);
+        assertThat(get("/p/next", "192.0.2.50", "Cookie", cookie(earned)).getStatus()).isEqualTo(200);
+        assertThat(engine.snapshot().browserCheck().passesWithheld()).isEqualTo(1);
+    }
+
     @Test
     void anAnswerReplayedForAnotherPageOrNetworkIsRefused() throws Exception {
         String token = URLDecoder.decode(group(TOKEN, get("/articles/1", "192.0.2.10").getContent()),

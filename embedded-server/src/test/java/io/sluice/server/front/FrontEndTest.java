@@ -9,7 +9,6 @@ import io.sluice.engine.classify.CrawlerListClassifier;
 import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.BanType;
 import io.sluice.engine.policy.Policy;
-import io.sluice.server.demo.DemoSite;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -295,16 +294,6 @@ class FrontEndTest {
         assertThat(proxied.getInvocationType()).isEqualTo(Invocable.InvocationType.NON_BLOCKING);
         assertThat(blockingSite.getInvocationType()).as("a site that may block is declared so")
                 .isEqualTo(Invocable.InvocationType.BLOCKING);
-    }
-
-    @Test
-    void theDemoSiteServesPagesAnApiAndAFeed() throws Exception {
-        URI site = upstream(new DemoSite());
-
-        assertThat(get(site, "/page/3", FIREFOX, null).getContentAsString()).contains("Demo page 3");
-        assertThat(get(site, "/api/items", CURL, null).getMediaType()).isEqualTo("application/json");
-        assertThat(get(site, "/feed.xml", CURL, null).getContentAsString()).contains("<rss");
-        assertThat(get(site, "/nope", CURL, null).getStatus()).isEqualTo(404);
     }
 
     /**

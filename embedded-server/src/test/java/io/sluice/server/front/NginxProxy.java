@@ -1,7 +1,7 @@
 package io.sluice.server.front;
 
-import io.sluice.server.cluster.LocalRedis;
 import io.sluice.server.testkit.Await;
+import io.sluice.server.testkit.FreePorts;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -35,7 +35,7 @@ final class NginxProxy implements AutoCloseable {
     }
 
     static NginxProxy start(Path dir, int upstreamPort) throws IOException, InterruptedException {
-        int port = LocalRedis.freePortForAProcess();
+        int port = FreePorts.forAProcess();
         String d = dir.toAbsolutePath().toString();
         String conf = """
                 daemon off;

@@ -41,7 +41,9 @@ final class ServerProcess implements AutoCloseable {
     static ServerProcess start(Path state, Path log, List<String> args) throws Exception {
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
-                "-cp", System.getProperty("java.class.path"), "io.sluice.server.Main", "--state", state.toString()));
+                // sluice-server with the tests' site behind it for --demo (the server jar refuses --demo)
+                "-cp", System.getProperty("java.class.path"), "io.sluice.server.testkit.TestSiteServer",
+                "--state", state.toString()));
         command.addAll(args);
         Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()))
                 .start();

@@ -2,7 +2,7 @@ package io.sluice.server.ops;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.sluice.server.cluster.LocalRedis;
+import io.sluice.server.testkit.FreePorts;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -63,7 +63,7 @@ final class LocalPrometheus implements AutoCloseable {
                 "    static_configs:",
                 "      - targets: [\"" + target + "\"]",
                 ""));
-        int port = LocalRedis.freePortForAProcess();
+        int port = FreePorts.forAProcess();
         Path log = dir.resolve("prometheus.log");
         Process process = new ProcessBuilder(PROMETHEUS.toString(), "--config.file=" + config,
                 "--storage.tsdb.path=" + dir.resolve("data"), "--web.listen-address=127.0.0.1:" + port)

@@ -2,8 +2,8 @@ package io.sluice.server.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.server.cluster.LocalRedis;
 import io.sluice.server.testkit.Await;
+import io.sluice.server.testkit.FreePorts;
 import io.sluice.server.testkit.RealParts;
 import java.io.IOException;
 import java.io.StringReader;
@@ -117,8 +117,8 @@ class ServerPackageLaunchTest {
      */
     private Map<String, String> launch(Path root, Map<String, String> shipped, boolean last) throws Exception {
         Map<String, String> config = new TreeMap<>(shipped);
-        config.put("listen", "127.0.0.1:" + LocalRedis.freePortForAProcess());
-        config.put("admin", "127.0.0.1:" + LocalRedis.freePortForAProcess());
+        config.put("listen", "127.0.0.1:" + FreePorts.forAProcess());
+        config.put("admin", "127.0.0.1:" + FreePorts.forAProcess());
         Files.writeString(root.resolve("etc/sluice/sluice.conf"), asProperties(config));
         List<String> command = new ArrayList<>(List.of(root.resolve("usr/bin/sluice-server").toString()));
         // as the unit starts it: everything from the configuration file

@@ -70,6 +70,40 @@ class PassKeyFileTest {
     }
 
     @Test
+    void aRingFromRedisIsParsedByTheSameRulesAndADamagedOneIsAnErrorSayingWhat() {
+        PassKeyRing ring = new PassKeyRing(PassKey.random(random), PassKey.random(random), NOW);
+        assertThat(PassKeyFile.parse(PassKeyFile.format(ring))).isEqualTo(ring);
+        assertThat(PassKeyFile.format(ring)).isEqualTo(PassKeyFile.format(PassKeyFile.parse(PassKeyFile.format(ring))));
+        String[][] cases = {{"", "no current key"}, {"current=abc", "current has 2 bytes"},
+            {"hello", "line 1 is not one of"}, {"current=" + "A".repeat(5000), "larger than"}};
+        for (String[] damaged : cases) {
+            assertThatThrownBy(() -> PassKeyFile.parse(damaged[0])).as(damaged[1])
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(damaged[1]);
+        }
+    }
+
+    @Test
+    void aReplacementIsWrittenOnlyOverTheRingItWasJudgedFrom() throws Exception {
+        PassKeyRing first = PassKeyFile.loadOrCreate(state, random);
+        PassKeyRing cluster = PassKeyRing.of(PassKey.random(random));
+        PassKeyRing rotated = PassKeyFile.rotate(state, NOW, WEEK, random); // an operator's rotation meanwhile
+
+        assertThat(PassKeyFile.replace(state, first, cluster)).isFalse();
+        assertThat(PassKeyFile.load(state)).isEqualTo(rotated);
+        assertThat(PassKeyFile.replace(state, rotated, cluster)).isTrue();
+        assertThat(PassKeyFile.load(state)).isEqualTo(cluster);
+        if (AtomicFiles.posix()) {
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(state.resolve(PassKeyFile.FILE))))
+                    .isEqualTo("rw-------");
+        }
+        // a damaged file holds no rotation to keep: the cluster's ring puts it right
+        Files.writeString(state.resolve(PassKeyFile.FILE), "damaged");
+        assertThat(PassKeyFile.replace(state, cluster, first)).isFalse();
+        assertThat(PassKeyFile.replace(state, null, first)).isTrue();
+        assertThat(PassKeyFile.load(state)).isEqualTo(first);
+    }
+
+    @Test
     void aDamagedFileIsAClearErrorNeverANewKey() throws Exception {
         PassKeyFile.loadOrCreate(state, random);
         Path file = state.resolve(PassKeyFile.FILE);

@@ -48,4 +48,18 @@ class PassKeyFollowerTest {
             assertThat(passes.keys()).isEqualTo(inUse);
         }
     }
+
+    @Test
+    void aDivertedFollowerReportsAChangedFileAndInstallsNothing() {
+        try (PassKeyFollower follower = PassKeyFollower.start(state, passes, random)) {
+            PassKeyRing inUse = passes.keys();
+            int[] reported = {0};
+            follower.divert(() -> reported[0]++);
+            PassKeyFile.rotate(state, NOW, 604_800_000L, random);
+            follower.refresh();
+            follower.refresh(); // the same file again: reported once
+            assertThat(reported[0]).isEqualTo(1);
+            assertThat(passes.keys()).isEqualTo(inUse);
+        }
+    }
 }

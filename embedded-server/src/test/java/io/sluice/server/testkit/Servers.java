@@ -2,7 +2,6 @@ package io.sluice.server.testkit;
 
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
-import io.sluice.server.demo.Demo;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import org.junit.jupiter.api.extension.AfterAllCallback;
@@ -16,16 +15,16 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * <p>{@code @RegisterExtension final Servers servers = new Servers();} closes after each test what the test (or its
  * {@code @BeforeEach}) started. Registered on a {@code static} field, what {@code @BeforeAll} started is closed after
  * the class, and what a test started still after that test. {@link #add} takes anything else that must close with
- * them (a Redis, a server started without the demo's upstream); registered before the servers, it closes after them.
+ * them (a Redis, a server started without the test site); registered before the servers, it closes after them.
  */
 public final class Servers implements BeforeEachCallback, AfterEachCallback, AfterAllCallback {
     private final Deque<AutoCloseable> forTheClass = new ArrayDeque<>();
     private final Deque<AutoCloseable> forTheTest = new ArrayDeque<>();
     private boolean inTest;
 
-    /** A server with the demo's upstream when the configuration names none ({@link Demo#start}). */
+    /** A server; for {@link ServerConfig#demo} with the {@link TestSite} as its upstream ({@link TestSiteServer}). */
     public SluiceServer start(ServerConfig config) throws Exception {
-        return add(Demo.start(config));
+        return add(TestSiteServer.start(config));
     }
 
     /** Closes {@code resource} with the servers, in reverse order of adding. */

@@ -3,13 +3,20 @@ package io.sluice.engine.classify;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.engine.net.Cidr;
 import io.sluice.engine.net.CidrSet;
 import io.sluice.engine.net.IpAddress;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -20,8 +27,10 @@ import java.util.Set;
  * verification"). The bundled copy is {@code crawler-ranges.json} beside the crawler list, with its sources in
  * {@code crawler-ranges.NOTICE}, refreshed by {@code scripts/update-crawler-list.sh}.
  *
- * <p>Loading is all or nothing, like the crawler list: a bad block, a missing name or a name in two entries
- * rejects the file with a message naming the entry. Immutable and thread-safe.
+ * <p>Loading is all or nothing, like the crawler list: a bad block, a block wider than an operator could own (a
+ * prefix shorter than {@link #MIN_IPV4_PREFIX} for IPv4 or {@link #MIN_IPV6_PREFIX} for IPv6: a {@code /0} would
+ * make every address Googlebot), a missing name or a name in two entries rejects the file with a message naming the
+ * entry. Immutable and thread-safe.
  */
 public final class CrawlerRanges {
 
@@ -41,12 +50,19 @@ public final class CrawlerRanges {
         }
     }
 
+    /** The widest IPv4 block a crawler's published ranges may hold: /8. */
+    public static final int MIN_IPV4_PREFIX = 8;
+    /** The widest IPv6 block a crawler's published ranges may hold: /16. */
+    public static final int MIN_IPV6_PREFIX = 16;
+
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Map<String, Published> byName;
+    private final Instant asOf;
 
-    private CrawlerRanges(Map<String, Published> byName) {
+    private CrawlerRanges(Map<String, Published> byName, Instant asOf) {
         this.byName = Map.copyOf(byName);
+        this.asOf = asOf;
     }
 
     /** The copy shipped with Sluice, read once per class loader (its blocks are shared by every engine). */
@@ -56,7 +72,7 @@ public final class CrawlerRanges {
 
     /** Nothing published for anyone: every claim fails (tests, or a deployment that wants only its policy's). */
     public static CrawlerRanges none() {
-        return new CrawlerRanges(Map.of());
+        return new CrawlerRanges(Map.of(), null);
     }
 
     /**
@@ -78,6 +94,7 @@ public final class CrawlerRanges {
             throw new IllegalArgumentException("crawler ranges " + source + " must have a \"crawlers\" array");
         }
         Map<String, Published> byName = new HashMap<>();
+        Instant oldest = null;
         for (int i = 0; i < crawlers.size(); i++) {
             JsonNode entry = crawlers.get(i);
             String where = "crawler ranges " + source + ", entry " + i;
@@ -86,12 +103,7 @@ public final class CrawlerRanges {
             if (names.isEmpty()) {
                 throw new IllegalArgumentException(where + ": names are missing");
             }
-            CidrSet ranges;
-            try {
-                ranges = CidrSet.parse(strings(entry.get("prefixes"), where, "prefixes"));
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(where + ": " + e.getMessage(), e);
-            }
+            CidrSet ranges = ranges(strings(entry.get("prefixes"), where, "prefixes"), where);
             String operatorName = operator != null && operator.isTextual() ? operator.asText() : names.get(0);
             Published published = new Published(operatorName, ranges, strings(entry.get("reverseDns"), where,
                     "reverseDns"));
@@ -100,8 +112,88 @@ public final class CrawlerRanges {
                     throw new IllegalArgumentException(where + ": " + name + " is named by an earlier entry too");
                 }
             }
+            Instant fetched = oldestFetched(entry.get("sources"));
+            if (fetched != null && (oldest == null || fetched.isBefore(oldest))) {
+                oldest = fetched;
+            }
         }
-        return new CrawlerRanges(byName);
+        return new CrawlerRanges(byName, oldest);
+    }
+
+    /** The blocks, each checked: well formed, host bits clear, and no wider than an operator could own. */
+    private static CidrSet ranges(List<String> texts, String where) {
+        List<Cidr> blocks = new ArrayList<>(texts.size());
+        for (String text : texts) {
+            Cidr block;
+            try {
+                block = Cidr.parse(text);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(where + ": " + e.getMessage(), e);
+            }
+            int widest = block.network().isIpv4() ? MIN_IPV4_PREFIX : MIN_IPV6_PREFIX;
+            if (block.prefixLength() < widest) {
+                throw new IllegalArgumentException(where + ": " + block + " is wider than /" + widest + ", the widest "
+                        + "block a crawler's published ranges may hold");
+            }
+            blocks.add(block);
+        }
+        return CidrSet.of(blocks);
+    }
+
+    /**
+     * The oldest date the update script wrote as a source's {@code fetched} ({@code 2026-11-25}, perhaps followed by
+     * a note), at midnight UTC; null when no source has one.
+     */
+    private static Instant oldestFetched(JsonNode sources) {
+        Instant oldest = null;
+        if (sources == null || !sources.isArray()) {
+            return null;
+        }
+        for (JsonNode source : sources) {
+            JsonNode fetched = source.get("fetched");
+            if (fetched == null || !fetched.isTextual() || fetched.asText().length() < 10) {
+                continue;
+            }
+            try {
+                Instant day = LocalDate.parse(fetched.asText().substring(0, 10)).atStartOfDay(ZoneOffset.UTC)
+                        .toInstant();
+                oldest = oldest == null || day.isBefore(oldest) ? day : oldest;
+            } catch (DateTimeParseException notADate) {
+                // a note for people, not a date: no age from it
+            }
+        }
+        return oldest;
+    }
+
+    /**
+     * These ranges with {@code newer}'s entries in place of this one's for every name {@code newer} publishes
+     * something for (an operator's fresher copy over the bundled one); dated as the older of the two.
+     */
+    public CrawlerRanges overlay(CrawlerRanges newer) {
+        Map<String, Published> merged = new HashMap<>(byName);
+        merged.putAll(newer.byName);
+        Instant date = asOf == null ? newer.asOf : newer.asOf == null || asOf.isBefore(newer.asOf) ? asOf
+                : newer.asOf;
+        return new CrawlerRanges(merged, date);
+    }
+
+    /**
+     * When this copy was taken from its publishers: the oldest {@code fetched} date of its sources (what
+     * {@code scripts/update-crawler-ranges.py} writes), or null when the file carries none.
+     */
+    public Instant asOf() {
+        return asOf;
+    }
+
+    /** Blocks published in all, each entry counted once however many names it verifies. */
+    public int prefixCount() {
+        Set<Published> entries = Collections.newSetFromMap(new IdentityHashMap<>());
+        entries.addAll(byName.values());
+        int count = 0;
+        for (Published entry : entries) {
+            count += entry.ranges().size();
+        }
+        return count;
     }
 
     /** What is published for the crawler-list entry named {@code crawlerName}, or null when nothing is. */

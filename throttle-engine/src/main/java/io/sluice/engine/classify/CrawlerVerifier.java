@@ -3,6 +3,8 @@ package io.sluice.engine.classify;
 import io.sluice.engine.net.CidrSet;
 import io.sluice.engine.net.IpAddress;
 import io.sluice.engine.policy.Policy;
+import io.sluice.engine.telemetry.CrawlerVerification;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,8 +23,8 @@ import java.util.Objects;
  * </ol>
  * The first two cost a hash lookup and a prefix-map probe on the request thread; DNS never runs there.
  *
- * <p>Thread-safe: immutable but for a memo of the policy's ranges, compiled once per {@link Policy.Crawlers}
- * value (a race compiles them twice, harmlessly).
+ * <p>Thread-safe: the published ranges are replaced whole at runtime ({@link #use}: an operator's fresher copy), and
+ * the policy's ranges are compiled once per {@link Policy.Crawlers} value (a race compiles them twice, harmlessly).
  */
 public final class CrawlerVerifier {
 
@@ -36,8 +38,8 @@ public final class CrawlerVerifier {
         NOT_VERIFIED
     }
 
-    private final CrawlerRanges published;
     private final SearchEngineVerifier reverseDns;
+    private volatile InUse published;
     private volatile Memo memo = new Memo(Map.of(), Map.of());
 
     /**
@@ -46,8 +48,10 @@ public final class CrawlerVerifier {
      *                   names is never verified)
      */
     public CrawlerVerifier(CrawlerRanges published, SearchEngineVerifier reverseDns) {
-        this.published = Objects.requireNonNull(published, "published");
+        Objects.requireNonNull(published, "published");
         this.reverseDns = reverseDns;
+        this.published = new InUse(published, List.of(new CrawlerVerification.RangesSource("bundled",
+                CrawlerRanges.RESOURCE, published.asOf(), -1, null, published.prefixCount(), null)));
     }
 
     /**
@@ -64,7 +68,7 @@ public final class CrawlerVerifier {
         if (own != null && own.contains(address)) {
             return Verdict.VERIFIED;
         }
-        CrawlerRanges.Published operator = published.of(crawlerName);
+        CrawlerRanges.Published operator = published.ranges().of(crawlerName);
         if (operator == null) {
             return Verdict.NOT_VERIFIED;
         }
@@ -81,9 +85,29 @@ public final class CrawlerVerifier {
         };
     }
 
-    /** The operators' published ranges this verifier uses. */
+    /** The operators' published ranges this verifier uses now. */
     public CrawlerRanges published() {
-        return published;
+        return published.ranges();
+    }
+
+    /**
+     * Uses {@code ranges} from the next claim on, and reports {@code sources} as where they come from (each source's
+     * age is computed at each {@link #state}).
+     */
+    public void use(CrawlerRanges ranges, List<CrawlerVerification.RangesSource> sources) {
+        published = new InUse(Objects.requireNonNull(ranges, "ranges"), List.copyOf(sources));
+    }
+
+    /** Where the ranges in use come from, with their ages at {@code now}, and the reverse-DNS lookups' counts. */
+    public CrawlerVerification state(Instant now) {
+        List<CrawlerVerification.RangesSource> sources = published.sources().stream().map(s -> s.at(now)).toList();
+        CrawlerVerification.Lookups lookups = null;
+        if (reverseDns != null) {
+            SearchEngineVerifier.Stats stats = reverseDns.stats();
+            lookups = new CrawlerVerification.Lookups(stats.lookups(), stats.verified(), stats.failed(),
+                    stats.unanswered(), stats.deferred(), stats.refused(), stats.inFlight());
+        }
+        return new CrawlerVerification(sources, lookups);
     }
 
     private Map<String, CidrSet> policyRanges(Policy.Crawlers crawlers) {
@@ -98,6 +122,10 @@ public final class CrawlerVerifier {
         Memo fresh = new Memo(source, Map.copyOf(compiled));
         memo = fresh;
         return fresh.compiled;
+    }
+
+    /** The published ranges in use and their sources, replaced together. */
+    private record InUse(CrawlerRanges ranges, List<CrawlerVerification.RangesSource> sources) {
     }
 
     private record Memo(Map<String, List<String>> source, Map<String, CidrSet> compiled) {

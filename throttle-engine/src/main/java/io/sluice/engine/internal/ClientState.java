@@ -7,14 +7,12 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * One tracked client: its key (the state is its own table key, see {@link ClientKey}), per-second hit
- * counts (the hit stack and the heatmap row in one), refusals per second, and its requests in flight
+ * One tracked client: its key (the state is its own table key, see {@link ClientKey}), its hit stack
+ * ({@link HitRing}: per-second hit counts, the heatmap row as well), refusals per second, and its requests in flight
  * (rule 5). The same state serves an address aggregate (all user agents of one address or /64).
  *
  * <p>Hit stack and refusals are guarded by the object's own monitor: one client's requests
- * rarely race, so the lock is nearly always uncontended. Per-second buckets make the window slide a second
- * at a time: a hit made at 0.9 s leaves a 15 s window at 15.0 s. Counts saturate at 65,535 per second (a
- * char each).
+ * rarely race, so the lock is nearly always uncontended.
  *
  * <p>Requests in flight are one atomic int, taken and given back by compare-and-set without the monitor.
  * Its sign bit means <em>detached</em>: the table evicted this client. A detached state refuses new slots
@@ -22,15 +20,10 @@ import java.lang.invoke.VarHandle;
  * keeps a detached state that still has requests in flight aside and puts it back in the table if the
  * client returns, so a running request is never forgotten (see {@link LocalClientStateStore}).
  *
- * <p>Memory. Most clients of a spray are seen in one second only, so a client starts in "single
- * second" form (one count in a field, no array) and gets its 60-bucket ring (136 bytes) only when it
- * comes back in another second while earlier hits still count. The refusal ring is allocated on the
- * first refusal.
+ * <p>Memory. The hit ring is allocated when a client comes back in another second while earlier hits still count
+ * (see {@link HitRing}); the refusal ring on the first refusal.
  */
-final class ClientState extends ClientKey implements AggregateLink<ClientState> {
-    /** Ring length: the heatmap row and the longest window allowed (see PolicyValidator). */
-    static final int RING = 60;
-
+final class ClientState extends HitRing implements AggregateLink<ClientState> {
     /** {@link #tryAcquire}: a slot was taken. */
     static final int ACQUIRED = 0;
     /** {@link #tryAcquire}: the client already has {@code max} in flight. */
@@ -67,18 +60,8 @@ final class ClientState extends ClientKey implements AggregateLink<ClientState> 
     @SuppressWarnings("unused")
     private volatile int inFlight;
 
-    /** Hits in the seconds before {@link #newestSecond}; null while none of them still counts. */
-    private char[] hits;
+    /** Refusals in each of the hit ring's seconds (its slots); null until the first. */
     private char[] refusals;
-    /** Hits in {@link #newestSecond} (kept out of the ring so that requests within a second never read it). */
-    private char newestCount;
-    private long newestSecond = Long.MIN_VALUE;
-    /** The window length {@link #olderInWindow} was summed for; 0 when it must be summed again. */
-    private byte olderWindow;
-    /** Age in seconds of the oldest second before the newest with hits in that window (when it has any). */
-    private byte oldestOlderAge;
-    /** Hits in that window's seconds before the newest. */
-    private int olderInWindow;
     private long lastSeenMillis;
     private long lastLimitedMillis = Long.MIN_VALUE;
     private RequestClass requestClass;
@@ -193,10 +176,7 @@ final class ClientState extends ClientKey implements AggregateLink<ClientState> 
     private void foldIn(ClientState first, long nowMillis) {
         synchronized (first) {
             first.solePrefix = NOT_SOLE;
-            hits = first.hits == null ? null : first.hits.clone();
-            newestCount = first.newestCount;
-            newestSecond = first.newestSecond;
-            olderWindow = 0;
+            copyHits(first);
         }
         CostWindow firstCosts = first.costs;
         if (firstCosts != null) {
@@ -387,11 +367,8 @@ final class ClientState extends ClientKey implements AggregateLink<ClientState> 
      * counted, everything else starts afresh, as for any client the table had forgotten.
      */
     synchronized void reattach() {
-        hits = null;
+        clearHits();
         refusals = null;
-        newestCount = 0;
-        newestSecond = Long.MIN_VALUE;
-        olderWindow = 0;
         lastSeenMillis = 0;
         lastLimitedMillis = Long.MIN_VALUE;
         reportedHits = 0;
@@ -432,8 +409,8 @@ final class ClientState extends ClientKey implements AggregateLink<ClientState> 
     /** Pushes a hit of {@code weight} (0: the request costs nothing, it is only seen). */
     synchronized HitStackState<ClientState> push(long nowMillis, RequestClass cls, String crawler, boolean allowed,
                                                  int windowSeconds, int maxHits, int weight) {
-        advance(Math.floorDiv(nowMillis, 1000));
-        newestCount = (char) Math.min(Character.MAX_VALUE, newestCount + weight);
+        moveTo(secondOf(nowMillis));
+        add(weight);
         lastSeenMillis = nowMillis;
         // References are stored only when they change: the state of a busy client lives in the old generation,
         // where each reference store costs a collector write barrier (G1 marks and queues the card)
@@ -449,107 +426,35 @@ final class ClientState extends ClientKey implements AggregateLink<ClientState> 
 
     /** The window ending now, no hit pushed (for an aggregate answered for by this client, whose hit is in). */
     synchronized HitStackState<ClientState> window(long nowMillis, int windowSeconds, int maxHits) {
-        advance(Math.floorDiv(nowMillis, 1000));
+        moveTo(secondOf(nowMillis));
         return state(nowMillis, windowSeconds, maxHits);
     }
 
-    /** Hits in {@code second}, one of the last {@link #RING} seconds up to {@link #newestSecond}. */
-    private int count(long second) {
-        if (second == newestSecond) {
-            return newestCount;
-        }
-        return hits == null ? 0 : hits[index(second)];
-    }
-
-    /**
-     * The window ending at {@link #newestSecond}. The seconds before the newest are summed once per second (or
-     * window length), not per request, so a client's further requests in the same second read no ring.
-     */
+    /** The window ending at the newest second, as rule 4 reads it. */
     private HitStackState<ClientState> state(long nowMillis, int windowSeconds, int maxHits) {
-        if (olderWindow != windowSeconds) {
-            sumOlder(windowSeconds);
-        }
-        int total = olderInWindow + newestCount;
-        long untilBelow = 0;
-        if (total >= maxHits) {
-            int remaining = total;
-            for (long s = newestSecond - windowSeconds + 1; s <= newestSecond; s++) {
-                remaining -= count(s);
-                if (remaining < maxHits) {
-                    untilBelow = Math.max(0, (s + windowSeconds) * 1000 - nowMillis);
-                    break;
-                }
-            }
-        }
-        long oldestNonEmpty = olderInWindow > 0 ? newestSecond - oldestOlderAge
-                : newestCount > 0 ? newestSecond : Long.MIN_VALUE;
-        long untilReset = oldestNonEmpty == Long.MIN_VALUE ? 0
-                : Math.max(0, (oldestNonEmpty + windowSeconds) * 1000 - nowMillis);
-        return new HitStackState<>(total, untilBelow, untilReset, this);
+        return new HitStackState<>(windowHits(windowSeconds), millisUntilBelow(nowMillis, windowSeconds, maxHits),
+                millisUntilReset(nowMillis, windowSeconds), this);
     }
 
-    /** Sums the window's seconds before the newest and finds the oldest with hits. */
-    private void sumOlder(int windowSeconds) {
-        int total = 0;
-        int oldestAge = 0;
-        if (hits != null) {
-            for (int age = windowSeconds - 1; age >= 1; age--) {
-                int n = hits[index(newestSecond - age)];
-                if (n > 0 && total == 0) {
-                    oldestAge = age;
-                }
-                total += n;
+    /** Moves the hit ring to {@code second}, and clears the refusals of the seconds that went by. */
+    private void moveTo(long second) {
+        int gone = advance(second);
+        if (gone > 0 && refusals != null) {
+            long newest = newestSecond();
+            for (int i = 0; i < gone; i++) {
+                refusals[slot(newest - i)] = 0;
             }
         }
-        olderInWindow = total;
-        oldestOlderAge = (byte) oldestAge;
-        olderWindow = (byte) windowSeconds;
-    }
-
-    /**
-     * Moves to {@code second}: the newest second's count goes into the ring (allocated the first time a client
-     * comes back in a later second while its hits still count), and the seconds that went by are cleared. A
-     * clock going back counts as now.
-     */
-    private void advance(long second) {
-        if (newestSecond == Long.MIN_VALUE) {
-            newestSecond = second;
-            return;
-        }
-        if (second <= newestSecond) {
-            return;
-        }
-        long gone = Math.min(second - newestSecond, RING);
-        if (newestCount > 0 && gone < RING) {
-            if (hits == null) {
-                hits = new char[RING];
-            }
-            hits[index(newestSecond)] = newestCount;
-        }
-        if (hits != null || refusals != null) {
-            for (long i = 1; i <= gone; i++) {
-                int slot = index(newestSecond + i);
-                if (hits != null) {
-                    hits[slot] = 0;
-                }
-                if (refusals != null) {
-                    refusals[slot] = 0;
-                }
-            }
-        }
-        newestSecond = second;
-        newestCount = 0;
-        olderWindow = 0;
     }
 
     synchronized void limited(long nowMillis, boolean refused) {
-        advance(Math.floorDiv(nowMillis, 1000));
+        moveTo(secondOf(nowMillis));
         lastLimitedMillis = nowMillis;
         if (refused) {
             if (refusals == null) {
-                refusals = new char[RING];
+                refusals = new char[SECONDS];
             }
-            int slot = index(newestSecond);
+            int slot = slot(newestSecond());
             if (refusals[slot] < Character.MAX_VALUE) {
                 refusals[slot]++;
             }
@@ -562,13 +467,9 @@ final class ClientState extends ClientKey implements AggregateLink<ClientState> 
      * state to a later second, and the window must not slide for one state of a snapshot and not for another.
      */
     synchronized int hitsInWindow(long nowMillis, int windowSeconds) {
-        long end = Math.floorDiv(nowMillis, 1000);
-        advance(end);
-        int total = 0;
-        for (long s = end - windowSeconds + 1; s <= end; s++) {
-            total += countAt(s);
-        }
-        return total;
+        long end = secondOf(nowMillis);
+        moveTo(end);
+        return hitsInWindowEndingAt(end, windowSeconds);
     }
 
     /**
@@ -577,19 +478,16 @@ final class ClientState extends ClientKey implements AggregateLink<ClientState> 
      * (the address is read first: see EngineTelemetry).
      */
     synchronized ClientSample sample(ClientKey key, long nowMillis, int windowSeconds) {
-        long end = Math.floorDiv(nowMillis, 1000);
-        advance(end);
-        int[] hitRow = new int[RING];
-        int[] refusedRow = new int[RING];
-        for (int i = 0; i < RING; i++) {
-            long second = end - RING + 1 + i;
-            hitRow[i] = countAt(second);
+        long end = secondOf(nowMillis);
+        moveTo(end);
+        int[] hitRow = new int[SECONDS];
+        int[] refusedRow = new int[SECONDS];
+        for (int i = 0; i < SECONDS; i++) {
+            long second = end - SECONDS + 1 + i;
+            hitRow[i] = hitsAt(second);
             refusedRow[i] = refusals == null ? 0 : refusedAt(second);
         }
-        int total = 0;
-        for (long s = end - windowSeconds + 1; s <= end; s++) {
-            total += countAt(s);
-        }
+        int total = hitsInWindowEndingAt(end, windowSeconds);
         CostWindow window = costs;
         return new ClientSample(key, requestClass, crawlerName, allowListed, total, hitRow, refusedRow,
                 lastSeenMillis, lastLimitedMillis, inFlight(),
@@ -607,31 +505,17 @@ final class ClientState extends ClientKey implements AggregateLink<ClientState> 
             if (requestClass == null) {
                 return;
             }
-            long end = Math.floorDiv(nowMillis, 1000);
-            advance(end);
+            long end = secondOf(nowMillis);
+            moveTo(end);
             for (long s = end - windowSeconds + 1; s <= end; s++) {
-                total += countAt(s);
+                total += hitsAt(s);
                 refused += refusals == null ? 0 : refusedAt(s);
             }
         }
         tally.count(this, total, refused);
     }
 
-    /** Hits in {@code second}; 0 for a second the ring no longer (or not yet) holds. */
-    private int countAt(long second) {
-        return held(second) ? count(second) : 0;
-    }
-
     private int refusedAt(long second) {
-        return held(second) ? refusals[index(second)] : 0;
-    }
-
-    /** Whether {@code second} is one of the {@link #RING} seconds up to {@link #newestSecond}. */
-    private boolean held(long second) {
-        return second <= newestSecond && second > newestSecond - RING;
-    }
-
-    private static int index(long second) {
-        return (int) Math.floorMod(second, (long) RING);
+        return held(second) ? refusals[slot(second)] : 0;
     }
 }

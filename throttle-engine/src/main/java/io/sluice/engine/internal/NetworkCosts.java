@@ -168,7 +168,7 @@ public final class NetworkCosts {
     public List<NetworkRow> networks(ClientStateStore<?, ?> clients, Function<IpAddress, ClientKey> addressOf,
                                      int limit, long nowMillis) {
         Map<ClientKey, Tally> tallies = new HashMap<>();
-        clients.tally(nowMillis, ClientState.RING, (key, hits, refused) -> {
+        clients.tally(nowMillis, HitRing.SECONDS, (key, hits, refused) -> {
             IpAddress address = key.address();
             if (address == null) {
                 return;

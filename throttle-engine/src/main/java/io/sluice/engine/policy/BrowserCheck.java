@@ -19,8 +19,9 @@ import java.util.List;
  *                            whatever the load
  * @param noScriptWaitSeconds how long the no-JavaScript path makes a browser wait
  * @param pressureInFlight    requests in flight at which the site is under pressure (adaptive mode challenges every
- *                            browser claim without a pass); 0 for twice {@code load.maxActive}: the load gate holds
- *                            crawlers and bots to {@code maxActive}, so only browser claims take it past that
+ *                            browser claim without a pass); 0 for {@code load.maxActive}: the load the site was
+ *                            said to take is reached (measured: at twice that, a fleet's first 10 s took 5.7% of
+ *                            the site instead of 2.0%; docs/BENCHMARKS.md)
  * @param pressureHoldSeconds how long the site counts as under pressure after it last was, so the check does not
  *                            flap off the moment it worked
  * @param perPass             the hit stack of one pass, whatever address it comes from: a pass shared by fifty
@@ -52,6 +53,12 @@ public record BrowserCheck(
         @JsonProperty("always") ALWAYS
     }
 
+    /**
+     * One person's pace, as the hit stack holds a browser without a pass: 10 pages in 15 s (assets weigh nothing). A
+     * pass shared by a fleet's addresses is over it within a second.
+     */
+    public static final Policy.HitStack PER_PASS = new Policy.HitStack(15, 10);
+
     /** What is never challenged by default: feeds, robots.txt, sitemaps and the well-known files. */
     public static final List<String> DEFAULT_EXEMPT_PATHS = List.of("/robots.txt", "/sitemap", "/.well-known/",
             "/favicon.ico", "/feed", "*.rss", "*.atom", "*.xml");
@@ -62,11 +69,11 @@ public record BrowserCheck(
      * by being an identity with one person's pace.
      */
     public static final BrowserCheck DEFAULTS = new BrowserCheck(Mode.ADAPTIVE, 12, 604_800, true, 5, 0, 60,
-            new Policy.HitStack(15, 20), Networks.DEFAULTS, DEFAULT_EXEMPT_PATHS, List.of());
+            PER_PASS, Networks.DEFAULTS, DEFAULT_EXEMPT_PATHS, List.of());
 
     public BrowserCheck {
         mode = mode == null ? Mode.ADAPTIVE : mode;
-        perPass = perPass == null ? new Policy.HitStack(15, 20) : perPass;
+        perPass = perPass == null ? PER_PASS : perPass;
         networks = networks == null ? Networks.DEFAULTS : networks;
         exemptPaths = exemptPaths == null ? DEFAULT_EXEMPT_PATHS : Policy.immutable(exemptPaths);
         alwaysChallenge = Policy.immutable(alwaysChallenge);
@@ -91,17 +98,27 @@ public record BrowserCheck(
      *
      * @param ipv4Prefix  the prefix length of an IPv4 network
      * @param ipv6Prefix  the prefix length of an IPv6 network
-     * @param withoutPass the hit stack of the network's browser claims without a pass
-     * @param withPass    the hit stack of the network's requests on a pass
+     * @param withoutPass         the hit stack of the network's browser claims without a pass
+     * @param withPass            the hit stack of the network's requests on a pass
+     * @param passCooldownSeconds once one of the network's passes was dropped, it earns at most one new pass per this
+     *                            many seconds, doubled by each further drop (16 times at the most) until an hour
+     *                            goes by without one; 0 turns the wait off. Absent, {@link #PASS_COOLDOWN_SECONDS}
      */
-    public record Networks(int ipv4Prefix, int ipv6Prefix, Policy.HitStack withoutPass, Policy.HitStack withPass) {
+    public record Networks(int ipv4Prefix, int ipv6Prefix, Policy.HitStack withoutPass, Policy.HitStack withPass,
+                           Integer passCooldownSeconds) {
+        /**
+         * A minute: a person whose pass was dropped waits that long once; a fleet behind one pass per network gets a
+         * pass's worth of pages a minute, then less.
+         */
+        public static final int PASS_COOLDOWN_SECONDS = 60;
         /** A few hundred people of one network arriving without passes at once; five times that on passes. */
         public static final Networks DEFAULTS = new Networks(24, 48, new Policy.HitStack(15, 200),
-                new Policy.HitStack(15, 1_000));
+                new Policy.HitStack(15, 1_000), PASS_COOLDOWN_SECONDS);
 
         public Networks {
             withoutPass = withoutPass == null ? new Policy.HitStack(15, 200) : withoutPass;
             withPass = withPass == null ? new Policy.HitStack(15, 1_000) : withPass;
+            passCooldownSeconds = passCooldownSeconds == null ? PASS_COOLDOWN_SECONDS : passCooldownSeconds;
         }
     }
 }

@@ -223,6 +223,12 @@ public record Policy(
 
     /** Rule 4: refuse when a client has more than {@code maxHits} hits in the last {@code windowSeconds}. */
     public record HitStack(int windowSeconds, int maxHits) {
+
+        /**
+         * The longest window, in seconds: a hit stack keeps one count per second for this many seconds, in the engine
+         * (its ring) and in Redis (hit-stacks.lua's {@code KEEP}, checked against this by the server's tests).
+         */
+        public static final int MAX_WINDOW_SECONDS = 60;
     }
 
     /**

@@ -15,12 +15,16 @@ import java.util.List;
  * @param answersRefused    answers refused (forged, expired, wrong, too early, or the no-JavaScript path off)
  * @param servedOnPass      requests that came with a valid pass within its limits
  * @param passesDropped     requests whose pass was over its own limits or its network's budget on a pass
+ * @param passesInUse       passes seen lately (each pass's hit stack the engine holds: a pass unused for the client
+ *                          table's idle time is no longer counted)
+ * @param passesWithheld    right answers that earned no pass: their network was waiting out a cooldown after one of
+ *                          its passes was dropped
  * @param alwaysChallenge   the networks the policy asks whenever the check is not off (the console's per-network
  *                          switch shows them)
  */
 public record BrowserCheckCounts(BrowserCheck.Mode mode, boolean underPressure, long challenged, long passesEarned,
                                  long weakPassesEarned, long answersRefused, long servedOnPass, long passesDropped,
-                                 List<String> alwaysChallenge) {
+                                 long passesInUse, long passesWithheld, List<String> alwaysChallenge) {
 
     public BrowserCheckCounts {
         alwaysChallenge = alwaysChallenge == null ? List.of() : List.copyOf(alwaysChallenge);

@@ -33,6 +33,8 @@ import java.util.Map;
  * @param costSummary     "what is costing us?": the class, network and route of the largest share of the
  *                        upstream's time over the last minute, and whether it is rising
  * @param browserCheck    the browser check's mode, pressure and funnel; null from a server older than the check
+ * @param crawlerVerification where the crawlers' published ranges come from and how old each source is, and what
+ *                        reverse DNS has done; null from a server older than the field
  */
 public record Snapshot(
         Instant takenAt,
@@ -53,7 +55,8 @@ public record Snapshot(
         Map<RequestClass, Cost> costLastMinute,
         Map<RequestClass, Cost> costTotals,
         CostSummary costSummary,
-        BrowserCheckCounts browserCheck) {
+        BrowserCheckCounts browserCheck,
+        CrawlerVerification crawlerVerification) {
 
     public Snapshot {
         cluster = cluster == null ? ClusterStatus.standalone(load == null ? 0 : load.inFlight()) : cluster;
@@ -64,6 +67,18 @@ public record Snapshot(
         costSummary = costSummary == null ? CostSummary.NONE : costSummary;
     }
 
+    /** A snapshot without the crawler verification's state (the form before it was shown). */
+    public Snapshot(Instant takenAt, long policyVersion, Policy.Pause pause, List<SecondCounts> seconds,
+                    LoadState load, LatencySummary upstreamLatency, List<ClientRow> topClients,
+                    ClientTableStats clients, List<Ban> bans, Map<RequestClass, ClassCounts> totals,
+                    ShadowSummary shadow, ClusterStatus cluster, List<ClientRow> costliestClients,
+                    List<NetworkRow> networks, ClientTableStats networkTable, Map<RequestClass, Cost> costLastMinute,
+                    Map<RequestClass, Cost> costTotals, CostSummary costSummary, BrowserCheckCounts browserCheck) {
+        this(takenAt, policyVersion, pause, seconds, load, upstreamLatency, topClients, clients, bans, totals, shadow,
+                cluster, costliestClients, networks, networkTable, costLastMinute, costTotals, costSummary,
+                browserCheck, null);
+    }
+
     /** A snapshot without the browser check (the form before it existed). */
     public Snapshot(Instant takenAt, long policyVersion, Policy.Pause pause, List<SecondCounts> seconds,
                     LoadState load, LatencySummary upstreamLatency, List<ClientRow> topClients,
@@ -72,7 +87,8 @@ public record Snapshot(
                     List<NetworkRow> networks, ClientTableStats networkTable, Map<RequestClass, Cost> costLastMinute,
                     Map<RequestClass, Cost> costTotals, CostSummary costSummary) {
         this(takenAt, policyVersion, pause, seconds, load, upstreamLatency, topClients, clients, bans, totals, shadow,
-                cluster, costliestClients, networks, networkTable, costLastMinute, costTotals, costSummary, null);
+                cluster, costliestClients, networks, networkTable, costLastMinute, costTotals, costSummary, null,
+                null);
     }
 
     /** A snapshot without costs (the form before they were counted). */
@@ -81,7 +97,7 @@ public record Snapshot(
                     ClientTableStats clients, List<Ban> bans, Map<RequestClass, ClassCounts> totals,
                     ShadowSummary shadow, ClusterStatus cluster) {
         this(takenAt, policyVersion, pause, seconds, load, upstreamLatency, topClients, clients, bans, totals, shadow,
-                cluster, null, null, null, null, null, null, null);
+                cluster, null, null, null, null, null, null, null, null);
     }
 
     /** A standalone node's snapshot without a shadow policy (the form before what-if and cluster mode). */

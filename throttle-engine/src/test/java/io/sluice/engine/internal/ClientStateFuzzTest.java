@@ -48,8 +48,8 @@ class ClientStateFuzzTest {
                 if (random.nextInt(20) == 0) {
                     ClientSample sample = state.sample(new ClientKey(null, ""), now, window);
                     assertThat(sample.hitsInWindow()).as(where).isEqualTo(inWindow.size());
-                    for (int i = 0; i < ClientState.RING; i++) {
-                        long second = nowSecond - ClientState.RING + 1 + i;
+                    for (int i = 0; i < HitRing.SECONDS; i++) {
+                        long second = nowSecond - HitRing.SECONDS + 1 + i;
                         long expected = naive.stream().filter(t -> Math.floorDiv(t, 1000) == second).count();
                         long refused = refusals.stream().filter(t -> Math.floorDiv(t, 1000) == second).count();
                         assertThat(sample.hitsPerSecond()[i]).as(where + " row " + i).isEqualTo((int) expected);

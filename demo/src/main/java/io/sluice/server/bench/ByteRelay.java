@@ -16,7 +16,7 @@ import java.nio.channels.SocketChannel;
  * parsing, no headers, no throttling, no pooling). Whatever a JVM front end does per request costs at least this
  * much; the harness measures it beside nginx and Sluice (docs/BENCHMARKS.md). Not part of the product, and not a
  * proxy anyone should run: it trusts the upstream and the visitor alike.
- * Usage: {@code java -cp sluice-server.jar io.sluice.server.bench.ByteRelay PORT UPSTREAM_HOST UPSTREAM_PORT}.
+ * Usage: {@code java -cp sluice-demo.jar io.sluice.server.bench.ByteRelay PORT UPSTREAM_HOST UPSTREAM_PORT}.
  */
 public final class ByteRelay {
     private static final int BUFFER_BYTES = 16 * 1024;

@@ -9,7 +9,7 @@ import org.eclipse.jetty.server.ServerConnector;
 /**
  * The load harness's baseline: a stock Jetty {@link ProxyHandler.Reverse} with no throttling, so the
  * benchmark measures what Sluice adds on top of Jetty's own proxy. Not part of the product.
- * Usage: {@code java -cp sluice-server.jar io.sluice.server.bench.PlainProxy PORT UPSTREAM_URL}.
+ * Usage: {@code java -cp sluice-demo.jar io.sluice.server.bench.PlainProxy PORT UPSTREAM_URL}.
  */
 public final class PlainProxy {
     private PlainProxy() {
