@@ -27,11 +27,21 @@ public final class PoliteFetcher implements AutoCloseable {
     private final HttpClient http;
     private final InstantSource clock;
     private final String userAgent;
+    private final RequestSigner signer;
     private final AtomicLong fetched = new AtomicLong();
     private final AtomicLong fromCache = new AtomicLong();
 
     public PoliteFetcher(PermitClient permits, SlidingWindowGovernor governor, ResponseCache cache, HttpClient http,
             InstantSource clock, String userAgent) {
+        this(permits, governor, cache, http, clock, userAgent, null);
+    }
+
+    /**
+     * @param signer signs every request as the fleet (Web Bot Auth, {@link RequestSigner}), or null for unsigned
+     */
+    public PoliteFetcher(PermitClient permits, SlidingWindowGovernor governor, ResponseCache cache, HttpClient http,
+            InstantSource clock, String userAgent, RequestSigner signer) {
+        this.signer = signer;
         this.permits = permits;
         this.governor = governor;
         this.cache = cache;
@@ -79,8 +89,12 @@ public final class PoliteFetcher implements AutoCloseable {
         long started = System.nanoTime();
         HttpResponse<byte[]> response;
         try {
-            response = http.send(HttpRequest.newBuilder(uri).timeout(REQUEST_TIMEOUT)
-                    .header("User-Agent", userAgent).GET().build(), HttpResponse.BodyHandlers.ofByteArray());
+            HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(REQUEST_TIMEOUT)
+                    .header("User-Agent", userAgent).GET();
+            if (signer != null) {
+                signer.headers("GET", uri).forEach(request::header);
+            }
+            response = http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
         } catch (IOException e) {
             permits.report(new Feedback(domain, 0, null, -1, null));
             throw e;

@@ -1,6 +1,8 @@
 package io.sluice.server;
 
+import io.sluice.engine.net.CidrSet;
 import io.sluice.server.admin.AdminConnections;
+import io.sluice.server.botauth.SignedAgentOptions;
 import io.sluice.server.cluster.ClusterOptions;
 import io.sluice.server.cluster.RedisEndpoint;
 import io.sluice.server.config.ConfigCommand;
@@ -200,6 +202,25 @@ public final class Main implements Callable<Integer>, ConfigurableCommand {
             + "(default: host name:front-end port).")
     String nodeName;
 
+    @Option(names = "--signed-agents", paramLabel = "on|off", defaultValue = "on", arity = "1",
+            description = "Verify Web Bot Auth signatures (HTTP message signatures): a request signed with a key its "
+                    + "agent's key directory publishes is a verified crawler under the directory's name; directories "
+                    + "are fetched in the background, public addresses only (default: ${DEFAULT-VALUE}).")
+    String signedAgents;
+
+    @Option(names = "--signed-agents-allow", paramLabel = "CIDR", description = "An address or CIDR a key directory "
+            + "may be fetched from although loopback or private (repeatable, or comma-separated).")
+    List<String> signedAgentsAllow = new ArrayList<>();
+
+    @Option(names = "--signed-agents-http", description = "Also accept key directories over plain http:// (a lab "
+            + "or a test; the draft requires https).")
+    boolean signedAgentsHttp;
+
+    @Option(names = "--signature-agent-key", paramLabel = "FILE", description = "The Ed25519 key (PEM, public or "
+            + "private) a governed crawler fleet signs with: its key directory is served at "
+            + "/.well-known/http-message-signatures-directory on the front end.")
+    Path signatureAgentKey;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -298,7 +319,30 @@ public final class Main implements Callable<Integer>, ConfigurableCommand {
                 Duration.ofSeconds(upstreamTimeoutSeconds), crawlerList, adminOptions, limits, cluster(),
                 ForwardingPath.parse(frontPath), accessLogFormat, new CrawlerRangesOptions(
                         crawlerRanges == null ? null : new RangesLocation(crawlerRanges),
-                        Duration.ofHours(crawlerRangesRefreshHours)));
+                        Duration.ofHours(crawlerRangesRefreshHours))).withSignedAgents(signedAgentOptions());
+    }
+
+    /** {@code --signed-agents*} and {@code --signature-agent-key}. */
+    private SignedAgentOptions signedAgentOptions() {
+        if (!"on".equals(signedAgents) && !"off".equals(signedAgents)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--signed-agents is on or off, not '"
+                    + signedAgents + "'");
+        }
+        List<String> allowed = new ArrayList<>();
+        for (String given : signedAgentsAllow) {
+            for (String cidr : given.split(",")) {
+                if (!cidr.isBlank()) {
+                    allowed.add(cidr.strip());
+                }
+            }
+        }
+        try {
+            CidrSet.parse(allowed);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--signed-agents-allow: " + e.getMessage());
+        }
+        return SignedAgentOptions.DEFAULTS.withEnabled("on".equals(signedAgents))
+                .withAllowed(allowed, signedAgentsHttp).withPublishKey(signatureAgentKey);
     }
 
     /** {@code --admin-hostname}s, a comma-separated list split (picocli does not split a default value). */

@@ -1,5 +1,6 @@
 package io.sluice.server;
 
+import io.sluice.server.botauth.SignedAgentOptions;
 import io.sluice.server.cluster.ClusterOptions;
 import io.sluice.server.front.AccessLog;
 import io.sluice.server.ranges.CrawlerRangesOptions;
@@ -30,6 +31,7 @@ import java.util.function.Consumer;
  * @param accessLogFormat how access log lines are written ({@code --access-log-format}); null: NCSA
  * @param crawlerRanges   where the crawlers' published ranges are refreshed from ({@code --crawler-ranges}); null:
  *                        the state directory's copy only
+ * @param signedAgents    Web Bot Auth ({@code --signed-agents*}, {@code --signature-agent-key}); null: the defaults
  */
 public record ServerConfig(
         HostPort listen,
@@ -47,7 +49,8 @@ public record ServerConfig(
         ClusterOptions cluster,
         ForwardingPath frontPath,
         AccessLog.Format accessLogFormat,
-        CrawlerRangesOptions crawlerRanges) {
+        CrawlerRangesOptions crawlerRanges,
+        SignedAgentOptions signedAgents) {
 
     public static final Duration DEFAULT_UPSTREAM_TIMEOUT = Duration.ofSeconds(30);
 
@@ -61,6 +64,17 @@ public record ServerConfig(
         frontPath = frontPath == null ? ForwardingPath.LEAN : frontPath;
         accessLogFormat = accessLogFormat == null ? AccessLog.Format.NCSA : accessLogFormat;
         crawlerRanges = crawlerRanges == null ? CrawlerRangesOptions.NONE : crawlerRanges;
+        signedAgents = signedAgents == null ? SignedAgentOptions.DEFAULTS : signedAgents;
+    }
+
+    /** The options before Web Bot Auth had its own. */
+    public ServerConfig(HostPort listen, URI upstream, HostPort admin, Path stateDir, Path initialPolicy, boolean demo,
+                        boolean demoTraffic, String accessLog, Duration upstreamTimeout, Path crawlerList,
+                        AdminOptions adminOptions, ConnectionLimits limits, ClusterOptions cluster,
+                        ForwardingPath frontPath, AccessLog.Format accessLogFormat,
+                        CrawlerRangesOptions crawlerRanges) {
+        this(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog, upstreamTimeout,
+                crawlerList, adminOptions, limits, cluster, frontPath, accessLogFormat, crawlerRanges, null);
     }
 
     /** Without a source of crawler ranges (the form before they were refreshed at runtime). */
@@ -69,7 +83,7 @@ public record ServerConfig(
                         AdminOptions adminOptions, ConnectionLimits limits, ClusterOptions cluster,
                         ForwardingPath frontPath, AccessLog.Format accessLogFormat) {
         this(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog, upstreamTimeout,
-                crawlerList, adminOptions, limits, cluster, frontPath, accessLogFormat, null);
+                crawlerList, adminOptions, limits, cluster, frontPath, accessLogFormat, null, null);
     }
 
     /** The default forwarding path (the lean one). */
@@ -125,6 +139,11 @@ public record ServerConfig(
         return with(copy -> copy.crawlerRanges = options);
     }
 
+    /** The same front end, verifying signed agents (and publishing its fleet's key) as {@code options} say. */
+    public ServerConfig withSignedAgents(SignedAgentOptions options) {
+        return with(copy -> copy.signedAgents = options);
+    }
+
     /** The same node, in the cluster {@code options} describe (null: on its own). */
     public ServerConfig withCluster(ClusterOptions options) {
         return with(copy -> copy.cluster = options);
@@ -155,6 +174,7 @@ public record ServerConfig(
         ForwardingPath frontPath;
         AccessLog.Format accessLogFormat;
         CrawlerRangesOptions crawlerRanges;
+        SignedAgentOptions signedAgents;
 
         Copy(ServerConfig from) {
             listen = from.listen();
@@ -173,12 +193,13 @@ public record ServerConfig(
             frontPath = from.frontPath();
             accessLogFormat = from.accessLogFormat();
             crawlerRanges = from.crawlerRanges();
+            signedAgents = from.signedAgents();
         }
 
         ServerConfig build() {
             return new ServerConfig(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog,
                     upstreamTimeout, crawlerList, adminOptions, limits, cluster, frontPath, accessLogFormat,
-                    crawlerRanges);
+                    crawlerRanges, signedAgents);
         }
     }
 }

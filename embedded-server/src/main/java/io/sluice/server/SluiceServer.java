@@ -5,6 +5,9 @@ import io.sluice.engine.governor.CrawlGovernor;
 import io.sluice.server.admin.AdminHandler;
 import io.sluice.server.admin.Route;
 import io.sluice.server.admin.ServerCounters;
+import io.sluice.server.botauth.DirectoryHandler;
+import io.sluice.server.botauth.PublishedDirectory;
+import io.sluice.server.botauth.SignedAgentService;
 import io.sluice.server.change.PolicyChanges;
 import io.sluice.server.cluster.ClusterNode;
 import io.sluice.server.front.AccessLog;
@@ -31,6 +34,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
+import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.GracefulHandler;
@@ -94,9 +98,16 @@ public final class SluiceServer implements AutoCloseable {
         NodeEngine node = NodeEngine.start(state, config.crawlerList(), null, clock, mode.clientStore(),
                 config.crawlerRanges());
         SluiceServer running;
+        SignedAgentService signedAgents = null;
         try {
-            running = listen(config, extraAdminRoutes, state, node, mode, clock);
+            signedAgents = SignedAgentService.start(config.signedAgents(), clock);
+            node.engine().verifySignedAgentsWith(signedAgents.verifier());
+            running = listen(config, extraAdminRoutes, state, node, mode, clock, signedAgents.published());
+            running.closeLast(signedAgents);
         } catch (Exception | Error e) {
+            if (signedAgents != null) {
+                signedAgents.close();
+            }
             node.close();
             throw e;
         }
@@ -125,7 +136,8 @@ public final class SluiceServer implements AutoCloseable {
 
     /** The policy's writer, both listeners, started: the admin API first. */
     private static SluiceServer listen(ServerConfig config, List<Route> extraAdminRoutes, StateDirectory state,
-                                       NodeEngine node, NodeMode mode, InstantSource clock) throws Exception {
+                                       NodeEngine node, NodeMode mode, InstantSource clock,
+                                       PublishedDirectory fleetKeys) throws Exception {
         PolicyChanges changes = node.policyChanges(mode.policyStore(state, node, clock), clock);
         AccessLog accessLog = config.accessLog() == null ? null : AccessLog.open(config.accessLog(),
                 config.accessLogFormat());
@@ -133,7 +145,7 @@ public final class SluiceServer implements AutoCloseable {
         threads.setName("sluice");
         Server server = new Server(threads);
         server.setStopTimeout(STOP_TIMEOUT_MILLIS);
-        ServerConnector front = front(server, config, node.engine(), clock, accessLog);
+        ServerConnector front = front(server, config, node.engine(), clock, accessLog, fleetKeys);
 
         AdminOptions adminOptions = config.adminOptions();
         AdminCertificate certificate = adminOptions.tls() ? AdminTls.load(adminOptions.certificate(),
@@ -162,7 +174,7 @@ public final class SluiceServer implements AutoCloseable {
 
     /** The public listener: the throttle, then the upstream (on the lean path or through Jetty's proxy). */
     private static ServerConnector front(Server server, ServerConfig config, ThrottleEngine engine,
-                                         InstantSource clock, AccessLog accessLog) {
+                                         InstantSource clock, AccessLog accessLog, PublishedDirectory fleetKeys) {
         URI upstream = config.upstream();
         // The lean path forwards to plain-HTTP upstreams; an https:// one is served by the proxy path alone.
         LeanForwarding lean = config.frontPath() == ForwardingPath.LEAN && LeanForwarding.supports(upstream)
@@ -177,8 +189,11 @@ public final class SluiceServer implements AutoCloseable {
         // the upstream's robots.txt, read on a timer of its own and started and stopped with the front server
         RobotsReader robots = new RobotsReader(engine, upstream, RobotsReader.DEFAULT_EVERY, config.upstreamTimeout());
         server.addBean(robots);
-        server.setHandler(new GracefulHandler(new ThrottleHandler(engine, clock, accessLog,
-                UpstreamProxy.to(upstream, config.upstreamTimeout(), upstreamErrors), robots)));
+        Handler throttle = new ThrottleHandler(engine, clock, accessLog,
+                UpstreamProxy.to(upstream, config.upstreamTimeout(), upstreamErrors), robots);
+        // the fleet's key directory, when published, is answered before the throttle (verifiers must reach it)
+        server.setHandler(new GracefulHandler(fleetKeys == null ? throttle : new DirectoryHandler(fleetKeys,
+                throttle)));
         return front;
     }
 

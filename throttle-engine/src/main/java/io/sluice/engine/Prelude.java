@@ -2,6 +2,7 @@ package io.sluice.engine;
 
 import io.sluice.engine.classify.Category;
 import io.sluice.engine.classify.CrawlerVerifier;
+import io.sluice.engine.classify.SignedAgents;
 import io.sluice.engine.internal.CompiledPolicy;
 import io.sluice.engine.internal.RouteTable;
 import io.sluice.engine.net.IpAddress;
@@ -36,6 +37,8 @@ final class Prelude {
     private final Outcomes outcomes;
     private final BrowserGate browserGate;
     private final AgentRules agentRules;
+    /** Web Bot Auth: the front end installs its verifier ({@link ThrottleEngine#verifySignedAgentsWith}). */
+    private volatile SignedAgents signedAgents = SignedAgents.NONE;
 
     Prelude(UserAgentClassifier classifier, CrawlerVerifier crawlerVerifier, AutomaticBans bans, Outcomes outcomes,
             BrowserGate browserGate, AgentRules agentRules) {
@@ -54,11 +57,17 @@ final class Prelude {
         String userAgent = rawAgent == null ? "" : rawAgent;
         UserAgentMatch match = classifier.classify(rawAgent, policy.classification());
         RequestClass cls = verified(match, policy, address);
+        String crawlerName = match.crawlerName();
+        String agent = signedAgent(request, now);
+        if (agent != null) {
+            cls = RequestClass.CRAWLER;
+            crawlerName = agent;
+        }
         AgentRules.Claim claim = claim(match, cls, policy, address);
         CompiledPolicy.Allowance allowance = compiled.allowance(address, userAgent);
         boolean allowListed = allowance != CompiledPolicy.Allowance.NONE;
         ClientKey key = new ClientKey(address, userAgent);
-        ClientInfo client = new ClientInfo(address.toString(), userAgent, cls, match.crawlerName(), allowListed);
+        ClientInfo client = new ClientInfo(address.toString(), userAgent, cls, crawlerName, allowListed);
 
         // 1. pause
         if (compiled.pauses(cls) && allowance != CompiledPolicy.Allowance.EXEMPT_INCLUDING_PAUSE) {
@@ -101,6 +110,19 @@ final class Prelude {
                             address, policy.crawlers()) == CrawlerVerifier.Verdict.VERIFIED);
         }
         return new AgentRules.Claim(match.crawlerName(), category, verified);
+    }
+
+    void signedAgents(SignedAgents agents) {
+        signedAgents = agents == null ? SignedAgents.NONE : agents;
+    }
+
+    /**
+     * The agent a valid Web Bot Auth signature names (docs/manual/signed-agents.md), or null: another way for a
+     * request to be a verified crawler, whatever its user agent says, under the name its key directory gives (so
+     * rule 3 spaces it as that agent, and a copy of its user agent without its key takes nothing from it).
+     */
+    private String signedAgent(Request request, long now) {
+        return request.signed() == null ? null : signedAgents.verifiedAgent(request.signed(), now);
     }
 
     /**

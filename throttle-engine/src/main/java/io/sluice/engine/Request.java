@@ -19,6 +19,9 @@ package io.sluice.engine;
  * @param accept       the {@code Accept} header, or null
  * @param pass         the browser check's pass (the value of the cookie
  *                     {@link io.sluice.engine.check.BrowserPasses#COOKIE}), or null: a claim until checked
+ * @param signed       what an HTTP message signature may cover, when the request carries one
+ *                     ({@code Signature-Input}), or null: a claim until the engine's
+ *                     {@link io.sluice.engine.classify.SignedAgents} verifies it
  */
 public record Request(
         String peerAddress,
@@ -30,7 +33,15 @@ public record Request(
         String secFetchDest,
         String secFetchMode,
         String accept,
-        String pass) {
+        String pass,
+        SignedMessage signed) {
+
+    /** A request without a message signature. */
+    public Request(String peerAddress, String userAgent, String forwardedFor, String method, String path,
+                   String query, String secFetchDest, String secFetchMode, String accept, String pass) {
+        this(peerAddress, userAgent, forwardedFor, method, path, query, secFetchDest, secFetchMode, accept, pass,
+                null);
+    }
 
     /** A request without the headers the browser check reads (the form before the check existed). */
     public Request(String peerAddress, String userAgent, String forwardedFor, String method, String path,
@@ -43,6 +54,12 @@ public record Request(
         return new Request(peerAddress, userAgent, null, "GET", "/", null, null);
     }
 
+    /** The same request carrying the signed parts {@code message} (null: unsigned). */
+    public Request withSigned(SignedMessage message) {
+        return new Request(peerAddress, userAgent, forwardedFor, method, path, query, secFetchDest, secFetchMode,
+                accept, pass, message);
+    }
+
     /** A direct {@code GET} of {@code path} from {@code peerAddress}. */
     public static Request get(String peerAddress, String userAgent, String path) {
         return new Request(peerAddress, userAgent, null, "GET", path, null, null);
@@ -50,18 +67,19 @@ public record Request(
 
     /** The same request as forwarded by a proxy at {@code peer} that set the forwarding header to {@code header}. */
     public Request via(String peer, String header) {
-        return new Request(peer, userAgent, header, method, path, query, secFetchDest, secFetchMode, accept, pass);
+        return new Request(peer, userAgent, header, method, path, query, secFetchDest, secFetchMode, accept, pass,
+                signed);
     }
 
     /** The same request carrying {@code passValue} as its browser-check pass. */
     public Request withPass(String passValue) {
         return new Request(peerAddress, userAgent, forwardedFor, method, path, query, secFetchDest, secFetchMode,
-                accept, passValue);
+                accept, passValue, signed);
     }
 
     /** The same request with the headers a browser sends when it navigates ({@code Sec-Fetch-*}, {@code Accept}). */
     public Request asNavigation() {
         return new Request(peerAddress, userAgent, forwardedFor, method, path, query, "document", "navigate",
-                "text/html,application/xhtml+xml,*/*;q=0.8", pass);
+                "text/html,application/xhtml+xml,*/*;q=0.8", pass, signed);
     }
 }

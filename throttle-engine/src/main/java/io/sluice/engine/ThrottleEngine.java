@@ -7,6 +7,7 @@ import io.sluice.engine.check.ProofOfWork;
 import io.sluice.engine.classify.CrawlerRanges;
 import io.sluice.engine.classify.CrawlerVerifier;
 import io.sluice.engine.classify.SearchEngineVerifier;
+import io.sluice.engine.classify.SignedAgents;
 import io.sluice.engine.internal.AggregateLink;
 import io.sluice.engine.internal.ClientStores;
 import io.sluice.engine.internal.CompiledPolicy;
@@ -300,6 +301,15 @@ public final class ThrottleEngine {
         if (now >= seen.nextBanExpiryMillis()) {
             current.compareAndSet(seen, new CompiledPolicy(seen.policy(), now));
         }
+    }
+
+    /**
+     * Verifies Web Bot Auth signatures with {@code agents} from the next request on (docs/manual/signed-agents.md):
+     * a request it answers for is a verified {@code CRAWLER} under the agent's name. Null: believe none (the
+     * default).
+     */
+    public void verifySignedAgentsWith(SignedAgents agents) {
+        prelude.signedAgents(agents);
     }
 
     /** The header trusted proxies set with the client's address, as the live policy names it. */

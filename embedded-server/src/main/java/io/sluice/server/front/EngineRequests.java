@@ -33,6 +33,17 @@ final class EngineRequests {
                 headers.get(HttpHeader.ACCEPT), pass(headers));
     }
 
+    /**
+     * The same, with what an HTTP message signature may cover when the request carries one
+     * ({@link SignedMessages}): the request as sent (its raw path, its authority, the scheme it came by).
+     */
+    static Request of(String peer, HttpFields headers, String forwardedHeader, String method, String canonicalPath,
+                      String query, String rawPath, String authority, boolean secure) {
+        Request request = of(peer, headers, forwardedHeader, method, canonicalPath, query);
+        return headers.contains(SignedMessages.SIGNATURE_INPUT)
+                ? request.withSigned(SignedMessages.of(headers, method, secure, authority, rawPath, query)) : request;
+    }
+
     /** The value of the pass cookie, or null: the first one found in any {@code Cookie} header. */
     static String pass(HttpFields headers) {
         for (HttpField field : headers) {

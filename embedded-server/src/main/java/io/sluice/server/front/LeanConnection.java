@@ -1,6 +1,7 @@
 package io.sluice.server.front;
 
 import io.sluice.engine.Decision;
+import io.sluice.server.botauth.PublishedDirectory;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -323,9 +324,11 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
         if (uri.hasViolations() || uri.getCanonicalPath() == null || uri.getPath() == null) {
             return false;
         }
-        // Sluice's own pages (the browser check's pass, robots.txt) are answered by Jetty's path, never forwarded
+        // Sluice's own pages (the browser check's pass, robots.txt, the fleet's key directory) are answered by Jetty's
+        // path, never forwarded
         String canonical = uri.getCanonicalPath();
-        if (canonical.startsWith(PassEndpoint.PREFIX) || RobotsReader.PATH.equals(canonical)) {
+        if (canonical.startsWith(PassEndpoint.PREFIX) || RobotsReader.PATH.equals(canonical)
+                || PublishedDirectory.PATH.equals(canonical)) {
             return false;
         }
         bodyOffset = in.position() - requestStart;
@@ -335,7 +338,8 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
     /** A whole common request has arrived: the engine decides, and it is forwarded or handed over. */
     private void dispatch() {
         Decision decision = forwarding.engine().decide(EngineRequests.of(peer, fields,
-                forwarding.engine().forwardedHeader(), method, uri.getCanonicalPath(), uri.getQuery()));
+                forwarding.engine().forwardedHeader(), method, uri.getCanonicalPath(), uri.getQuery(), uri.getPath(),
+                null, false));
         if (decision instanceof Decision.Pending pending) {
             CompletableFuture<Decision> answer = pending.decision().toCompletableFuture();
             if (!answer.isDone()) {

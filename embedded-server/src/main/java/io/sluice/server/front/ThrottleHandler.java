@@ -74,7 +74,8 @@ public final class ThrottleHandler extends Handler.Wrapper {
         }
         io.sluice.engine.Request question = EngineRequests.of(Request.getRemoteAddr(request), request.getHeaders(),
                 engine.forwardedHeader(), request.getMethod(), request.getHttpURI().getCanonicalPath(),
-                request.getHttpURI().getQuery());
+                request.getHttpURI().getQuery(), request.getHttpURI().getPath(), request.getHttpURI().getAuthority(),
+                request.isSecure());
         act(engine.decide(question), request, response, new CompleteOnce(callback), false);
         return true;
     }
