@@ -3,7 +3,7 @@ package io.sluice.engine;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.sluice.engine.check.BrowserPasses;
-import io.sluice.engine.classify.Category;
+import io.sluice.engine.policy.Category;
 import io.sluice.engine.internal.CompiledPolicy;
 import io.sluice.engine.internal.RouteTable;
 import io.sluice.engine.net.IpAddress;

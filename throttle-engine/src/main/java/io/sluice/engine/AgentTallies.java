@@ -1,6 +1,6 @@
 package io.sluice.engine;
 
-import io.sluice.engine.classify.Category;
+import io.sluice.engine.policy.Category;
 import io.sluice.engine.policy.Agents;
 import io.sluice.engine.telemetry.AgentRow;
 import io.sluice.engine.telemetry.AgentsView;

@@ -2,7 +2,7 @@ package io.sluice.engine;
 
 import static io.sluice.engine.policy.Policy.HitStack.MAX_WINDOW_SECONDS;
 
-import io.sluice.engine.classify.Category;
+import io.sluice.engine.policy.Category;
 import io.sluice.engine.internal.CompiledPolicy;
 import io.sluice.engine.internal.RegexBudget;
 import io.sluice.engine.internal.RouteTable;

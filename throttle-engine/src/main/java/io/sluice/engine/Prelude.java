@@ -1,6 +1,6 @@
 package io.sluice.engine;
 
-import io.sluice.engine.classify.Category;
+import io.sluice.engine.policy.Category;
 import io.sluice.engine.classify.CrawlerVerifier;
 import io.sluice.engine.classify.SignedAgents;
 import io.sluice.engine.internal.CompiledPolicy;

@@ -4,7 +4,7 @@ import static io.sluice.engine.EngineFixture.admitted;
 import static io.sluice.engine.EngineFixture.refused;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.engine.classify.Category;
+import io.sluice.engine.policy.Category;
 import io.sluice.engine.classify.CrawlerListClassifier;
 import io.sluice.engine.policy.Agents;
 import io.sluice.engine.policy.Ban;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.sluice.engine.classify.Category;
+import io.sluice.engine.policy.Category;
 import io.sluice.engine.policy.Agents;
 import io.sluice.engine.policy.Escalation;
 import io.sluice.engine.policy.FieldError;

@@ -1,6 +1,6 @@
 package io.sluice.console.agents;
 
-import io.sluice.engine.classify.Category;
+import io.sluice.engine.policy.Category;
 import io.sluice.engine.policy.Agents;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.telemetry.AgentRow;

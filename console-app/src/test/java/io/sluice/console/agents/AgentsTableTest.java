@@ -2,7 +2,7 @@ package io.sluice.console.agents;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.engine.classify.Category;
+import io.sluice.engine.policy.Category;
 import io.sluice.engine.policy.Agents;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.telemetry.AgentRow;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.engine.EngineConfig;
 import io.sluice.engine.ThrottleEngine;
-import io.sluice.engine.classify.Category;
+import io.sluice.engine.policy.Category;
 import io.sluice.engine.classify.CrawlerListClassifier;
 import io.sluice.engine.policy.Agents;
 import io.sluice.engine.policy.Escalation;

@@ -2,7 +2,6 @@ package io.sluice.engine.policy;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
-import io.sluice.engine.classify.Category;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;

@@ -1,6 +1,6 @@
 package io.sluice.engine.telemetry;
 
-import io.sluice.engine.classify.Category;
+import io.sluice.engine.policy.Category;
 import io.sluice.engine.policy.Agents;
 
 /**

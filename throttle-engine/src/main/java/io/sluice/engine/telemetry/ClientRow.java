@@ -1,7 +1,7 @@
 package io.sluice.engine.telemetry;
 
 import io.sluice.engine.RequestClass;
-import io.sluice.engine.classify.Category;
+import io.sluice.engine.policy.Category;
 import java.time.Instant;
 
 /**

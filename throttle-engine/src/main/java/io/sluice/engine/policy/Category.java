@@ -1,4 +1,4 @@
-package io.sluice.engine.classify;
+package io.sluice.engine.policy;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
