@@ -97,14 +97,22 @@ final class AutomaticBans {
         for (Escalation rule : rules) {
             boolean byAddress = rule.scope() == Escalation.Scope.ADDRESS;
             long banSeconds = escalations.refused(rule, byAddress ? addressKey : key, now);
-            if (banSeconds > 0) {
-                String value = byAddress ? addressBanValue(addressKey, compiled.policy().perAddress())
-                        : key.ip() + "|" + key.userAgent();
-                banAutomatically(byAddress ? addressKey : key, value, banSeconds, now,
-                        "escalation: " + rule.refusals() + " refusals within " + rule.withinSeconds() + " s ("
-                                + rule.scope().name().toLowerCase(Locale.ROOT) + "), banned for " + banSeconds + " s");
-            }
+            escalate(compiled, rule, key, addressKey, banSeconds, now, "escalation", "refusals");
         }
+    }
+
+    /** Bans the client or its address ({@code rule}'s scope) when its count ran over: {@code banSeconds > 0}. */
+    private void escalate(CompiledPolicy compiled, Escalation rule, ClientKey key, ClientKey addressKey,
+                          long banSeconds, long now, String why, String counted) {
+        if (banSeconds <= 0) {
+            return;
+        }
+        boolean byAddress = rule.scope() == Escalation.Scope.ADDRESS;
+        String value = byAddress ? addressBanValue(addressKey, compiled.policy().perAddress())
+                : key.ip() + "|" + key.userAgent();
+        banAutomatically(byAddress ? addressKey : key, value, banSeconds, now,
+                why + ": " + rule.refusals() + " " + counted + " within " + rule.withinSeconds() + " s ("
+                        + rule.scope().name().toLowerCase(Locale.ROOT) + "), banned for " + banSeconds + " s");
     }
 
     /**
@@ -114,13 +122,7 @@ final class AutomaticBans {
     void brokeRobots(CompiledPolicy compiled, Escalation rule, ClientKey key, ClientKey addressKey, long now) {
         boolean byAddress = rule.scope() == Escalation.Scope.ADDRESS;
         long banSeconds = robotsEscalations.refused(rule, byAddress ? addressKey : key, now);
-        if (banSeconds > 0) {
-            String value = byAddress ? addressBanValue(addressKey, compiled.policy().perAddress())
-                    : key.ip() + "|" + key.userAgent();
-            banAutomatically(byAddress ? addressKey : key, value, banSeconds, now,
-                    "robots.txt: " + rule.refusals() + " disallowed fetches within " + rule.withinSeconds() + " s ("
-                            + rule.scope().name().toLowerCase(Locale.ROOT) + "), banned for " + banSeconds + " s");
-        }
+        escalate(compiled, rule, key, addressKey, banSeconds, now, "robots.txt", "disallowed fetches");
     }
 
     /** The trap path was fetched and the policy bans for it: the client's address is banned for {@code seconds}. */
