@@ -3,6 +3,7 @@ package io.sluice.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sluice.server.front.wire.RawMessage;
 import io.sluice.server.front.wire.RawUpstream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -55,7 +56,7 @@ class ServerCompanionsTest {
         CompletableFuture<Void> arrived = new CompletableFuture<>();
         // a site that never answers: the request stays in flight through the whole graceful stop
         try (RawUpstream silentSite = new RawUpstream((connection, index) -> {
-            if (connection.readRequest() != null) {
+            if (isPage(connection)) {
                 arrived.complete(null);
                 connection.readRequest(); // until the front closes the connection
             }
@@ -80,7 +81,7 @@ class ServerCompanionsTest {
         CompletableFuture<Void> arrived = new CompletableFuture<>();
         // a slow site: it answers 3 s after the request comes, well within the stop's 10 s of grace
         try (RawUpstream slowSite = new RawUpstream((connection, index) -> {
-            if (connection.readRequest() != null) {
+            if (isPage(connection)) {
                 arrived.complete(null);
                 try {
                     Thread.sleep(3_000);
@@ -112,6 +113,19 @@ class ServerCompanionsTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("no upstream").hasMessageContaining("io.sluice.server.demo.Demo");
         assertThat(Files.exists(state)).as("no state directory made").isFalse();
+    }
+
+    /**
+     * Whether the connection's request is the page the test sent, not the front end's own read of the site's
+     * robots.txt at start (answered 404 here, so the site's script waits for the page).
+     */
+    private static boolean isPage(RawUpstream.Connection connection) throws IOException {
+        RawMessage request = connection.readRequest();
+        if (request != null && request.target().equals("/robots.txt")) {
+            connection.write("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+            return false;
+        }
+        return request != null;
     }
 
     private SluiceServer startBefore(RawUpstream site) throws Exception {
