@@ -4,7 +4,6 @@ import io.sluice.engine.check.BrowserPasses;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.FileTime;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -12,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * Keeps a running server's browser passes on the state directory's key ring: {@code sluice-server pass-key rotate}
  * writes the file, and the server takes the new ring within a few seconds, without a restart. One daemon thread
- * looks at the file's modification time every {@link #PERIOD_SECONDS} and reads it only when it changed; a file it
+ * reads the file (a few hundred bytes) every {@link #PERIOD_SECONDS} and installs it only when it changed; a file it
  * cannot read keeps the ring in use (said in the log), since a server that lost its key would refuse every pass.
  */
 public final class PassKeyFollower implements AutoCloseable {
@@ -24,14 +23,18 @@ public final class PassKeyFollower implements AutoCloseable {
     private final Path stateDir;
     private final BrowserPasses passes;
     private final ScheduledExecutorService timer;
-    private FileTime seen;
+    /**
+     * The file's text as last taken, compared whole: a modification time misses a rotation made within the file
+     * system's clock tick of the last write (seen in CI).
+     */
+    private String seen;
     /** Set in cluster mode: the file's changes go there instead of into the engine. */
     private volatile Runnable diverted;
 
     private PassKeyFollower(Path stateDir, BrowserPasses passes) {
         this.stateDir = stateDir;
         this.passes = passes;
-        this.seen = modified();
+        this.seen = text();
         this.timer = Executors.newSingleThreadScheduledExecutor(task -> {
             Thread thread = new Thread(task, "sluice-pass-keys");
             thread.setDaemon(true);
@@ -49,7 +52,7 @@ public final class PassKeyFollower implements AutoCloseable {
 
     /** Reads the file again if it changed since it was last read; the thread's task, and a reload's. */
     public synchronized void refresh() {
-        FileTime now = modified();
+        String now = text();
         if (now == null || now.equals(seen)) {
             return;
         }
@@ -78,9 +81,9 @@ public final class PassKeyFollower implements AutoCloseable {
         this.diverted = onChange;
     }
 
-    private FileTime modified() {
+    private String text() {
         try {
-            return Files.getLastModifiedTime(stateDir.resolve(PassKeyFile.FILE));
+            return Files.readString(stateDir.resolve(PassKeyFile.FILE));
         } catch (IOException e) {
             return null;
         }
