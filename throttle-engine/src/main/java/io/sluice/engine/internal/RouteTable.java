@@ -19,9 +19,9 @@ import java.util.Locale;
  */
 public final class RouteTable {
 
-    /** The request weighs 1 and no route limit applies. */
     /** The {@link Compiled#label} of requests no route matched. */
     public static final String NO_ROUTE = "(no route)";
+    /** The request weighs 1 and no route limit applies. */
     public static final Compiled NONE = new Compiled(null, 1, null, path -> true);
 
     private final Compiled[] routes;
