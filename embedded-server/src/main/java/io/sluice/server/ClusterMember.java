@@ -8,6 +8,7 @@ import io.sluice.server.cluster.ClusterNode;
 import io.sluice.server.cluster.ClusterOptions;
 import io.sluice.server.cluster.ClusterPassKeys;
 import io.sluice.server.cluster.ClusterPolicyStore;
+import io.sluice.server.cluster.AdvertisedAddress;
 import io.sluice.server.cluster.ClusterSettings;
 import io.sluice.server.cluster.EngineLoad;
 import io.sluice.server.cluster.LocalPolicyMirror;
@@ -61,7 +62,8 @@ final class ClusterMember implements NodeMode {
     @Override
     public void join(Bound bound) {
         ClusterNode joined = ClusterNode.start(options.nodeNameOr(bound.frontPort()), options.redis(),
-                bound.adminUri().toString(), new EngineLoad(bound.node().engine()), ClusterSettings.DEFAULTS,
+                AdvertisedAddress.of(bound.adminListening(), options.redis()).toString(),
+                new EngineLoad(bound.node().engine()), ClusterSettings.DEFAULTS,
                 bound.clock());
         try {
             joined.policy().follow(new LocalPolicyMirror(bound.node().policyWriter(), bound.state(), bound.clock(),

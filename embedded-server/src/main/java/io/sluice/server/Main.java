@@ -403,8 +403,8 @@ public final class Main implements Callable<Integer>, ConfigurableCommand {
         out.printf("sluice-server: connect the console with: %s%n", AdminListener.consoleCommand(server.adminUri(),
                 state.resolve("admin-token"), server.adminCertificate()));
         if (server.cluster() != null) {
-            out.printf("sluice-server: node %s of the cluster on %s%n", server.cluster().name(),
-                    config.cluster().redis());
+            out.printf("sluice-server: node %s of the cluster on %s; the fleet is told its admin API is at %s%n",
+                    server.cluster().name(), config.cluster().redis(), server.cluster().adminAddress());
         }
         onHangup(server, config, out);
         out.flush();

@@ -49,9 +49,11 @@ interface NodeMode extends AutoCloseable {
     /**
      * A node whose listeners are bound.
      *
-     * @param adminThreads the admin server's threads (where the workers' API answers complete)
+     * @param adminListening the admin listener's URI with the host it is bound to, {@code 0.0.0.0} or {@code [::]}
+     *                       included (what to advertise is the mode's to decide)
+     * @param adminThreads   the admin server's threads (where the workers' API answers complete)
      */
-    record Bound(NodeEngine node, StateDirectory state, int frontPort, URI adminUri, Executor adminThreads,
+    record Bound(NodeEngine node, StateDirectory state, int frontPort, URI adminListening, Executor adminThreads,
                  InstantSource clock) {
     }
 }

@@ -112,7 +112,7 @@ public final class SluiceServer implements AutoCloseable {
             throw e;
         }
         try {
-            mode.join(new NodeMode.Bound(node, state, running.frontConnector.getLocalPort(), running.adminUri(),
+            mode.join(new NodeMode.Bound(node, state, running.frontConnector.getLocalPort(), running.adminListening(),
                     running.adminServer.getThreadPool(), clock));
         } catch (Exception | Error e) {
             running.close();
@@ -252,6 +252,13 @@ public final class SluiceServer implements AutoCloseable {
     public URI adminUri() {
         return URI.create((adminCertificate == null ? "http://" : "https://") + hostForUri(adminConnector.getHost())
                 + ":" + adminConnector.getLocalPort() + "/");
+    }
+
+    /** The admin listener's URI with the host it is bound to: {@code 0.0.0.0} or {@code [::]} as they are. */
+    private URI adminListening() {
+        String host = adminConnector.getHost() == null ? "0.0.0.0" : adminConnector.getHost();
+        return URI.create((adminCertificate == null ? "http://" : "https://") + (host.contains(":") ? "[" + host + "]"
+                : host) + ":" + adminConnector.getLocalPort() + "/");
     }
 
     /** The admin listener's TLS certificate, or null when it serves plain HTTP. */

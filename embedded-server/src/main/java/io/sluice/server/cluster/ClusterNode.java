@@ -25,6 +25,7 @@ public final class ClusterNode implements AutoCloseable {
     private final SharedPolicy policy;
     private final NodeRegistry registry;
     private final LocalLoad load;
+    private final String adminAddress;
     private final ClusterSettings settings;
     private volatile RedisClientStateStore clientStore;
 
@@ -36,6 +37,7 @@ public final class ClusterNode implements AutoCloseable {
     private ClusterNode(String name, RedisEndpoint endpoint, String adminAddress, LocalLoad load,
                         ClusterSettings settings, InstantSource clock) {
         this.name = name;
+        this.adminAddress = adminAddress;
         this.endpoint = endpoint;
         this.load = load;
         this.settings = settings;
@@ -68,6 +70,11 @@ public final class ClusterNode implements AutoCloseable {
 
     public String name() {
         return name;
+    }
+
+    /** The admin API address this node gives the fleet (a console opens it to see this node). */
+    public String adminAddress() {
+        return adminAddress;
     }
 
     /** The cluster's policy: compare-and-set it, follow it. */

@@ -13,7 +13,7 @@ import java.util.function.Consumer;
 /**
  * What {@code SIGHUP} does: reads the configuration file again (with the same command line over it), applies the
  * settings a running server can take, and says what it changed and what waits for a restart. A file with a
- * problem changes nothing.
+ * problem applies nothing but the access log's re-opening (below).
  *
  * <p>Reloadable: {@code access-log} (another file, or the same name again after logrotate moved it: it is always
  * re-opened), {@code access-log-format}, and the public listener's guard: {@code max-connections-per-address},

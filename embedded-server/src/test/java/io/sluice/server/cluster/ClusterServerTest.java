@@ -2,6 +2,7 @@ package io.sluice.server.cluster;
 
 import static io.sluice.server.testkit.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.engine.policy.Ban;
@@ -9,18 +10,23 @@ import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.PolicyJson;
 import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.engine.telemetry.Snapshot;
+import io.sluice.server.AdminOptions;
+import io.sluice.server.HostPort;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
 import io.sluice.server.state.StateDirectory;
 import io.sluice.server.testkit.RealParts;
 import io.sluice.server.testkit.Servers;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -112,6 +118,30 @@ class ClusterServerTest {
         assertThat(snapshot.cluster().nodes()).isEqualTo(2);
         assertThat(metrics).contains("sluice_cluster_degraded 0.0", "sluice_cluster_nodes 2.0");
         assertThat(withoutToken.statusCode()).isEqualTo(401);
+    }
+
+    @Test
+    void aNodeListeningOnEveryInterfaceAdvertisesAnAddressTheFleetCanUseNotLoopback() throws Exception {
+        assumeTrue(AdvertisedAddress.firstInterfaceAddress() != null, "an address other than loopback");
+        AdminOptions insecure = new AdminOptions(false, null, true, Set.of(), AdminOptions.DEFAULTS.auditMaxBytes(),
+                AdminOptions.DEFAULTS.auditKeep());
+        SluiceServer a = servers.start(new ServerConfig(new HostPort("127.0.0.1", 0), null, new HostPort("0.0.0.0", 0),
+                stateA, null, true, false, null, ServerConfig.DEFAULT_UPSTREAM_TIMEOUT, null)
+                .withAdminOptions(insecure).withCluster(new ClusterOptions(redis.endpoint(), "web-1")));
+        await(() -> a.cluster().state() == ClusterState.HEALTHY && a.cluster().status().nodes() == 1,
+                "web-1 in the fleet");
+
+        URI advertised = URI.create(json(a, "/api/v1/cluster").get("nodes").get(0).get("admin").asText());
+        InetAddress host = InetAddress.getByName(advertised.getHost());
+
+        assertThat(host.isLoopbackAddress()).as(advertised + ": another node or a console would find itself there")
+                .isFalse();
+        assertThat(NetworkInterface.getByInetAddress(host)).as(advertised + ": an address of this machine")
+                .isNotNull();
+        assertThat(advertised.getPort()).isEqualTo(a.adminUri().getPort());
+        HttpResponse<String> there = http.send(HttpRequest.newBuilder(advertised.resolve("/api/v1/health"))
+                .header("Authorization", "Bearer " + a.adminToken()).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(there.statusCode()).as("the node answers there").isEqualTo(200);
     }
 
     @Test
