@@ -120,27 +120,29 @@ final class PassEndpoint {
      */
     private static void withhold(Request request, Response response, Callback callback, String back, long waitMillis) {
         long seconds = Math.max(1, (waitMillis + 999) / 1000);
-        response.setStatus(HttpStatus.TOO_MANY_REQUESTS_429);
         response.getHeaders().put(HttpHeader.RETRY_AFTER, Long.toString(seconds));
-        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/html;charset=utf-8");
         String escaped = RefusalResponder.htmlEscape(back);
-        String page = "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"robots\" "
-                + "content=\"noindex\"><meta http-equiv=\"refresh\" content=\"" + seconds + ";url=" + escaped
-                + "\"><title>One moment</title></head><body><h1>One moment</h1><p>Browsers on this network were "
-                + "checked many times in a short while. This page goes back in " + seconds + " s.</p><p><a href=\""
-                + escaped + "\">Go back now</a></p></body></html>";
-        org.eclipse.jetty.io.Content.Sink.write(response, true, "HEAD".equals(request.getMethod()) ? "" : page,
-                callback);
+        page(request, response, callback, HttpStatus.TOO_MANY_REQUESTS_429,
+                "<meta http-equiv=\"refresh\" content=\"" + seconds + ";url=" + escaped + "\">", "One moment",
+                "Browsers on this network were checked many times in a short while. This page goes back in "
+                        + seconds + " s.", escaped, "Go back now");
     }
 
     private static void write(Request request, Response response, Callback callback, int status, String back,
                               String why) {
+        page(request, response, callback, status, "", "Browser check failed", why, RefusalResponder.htmlEscape(back),
+                "Try again");
+    }
+
+    /** A small noindex page: {@code title}, one sentence ({@code text}, escaped here) and a link back. */
+    private static void page(Request request, Response response, Callback callback, int status, String head,
+                             String title, String text, String escapedBack, String linkText) {
         response.setStatus(status);
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/html;charset=utf-8");
         String page = "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"robots\" "
-                + "content=\"noindex\"><title>Browser check failed</title></head><body><h1>Browser check failed</h1>"
-                + "<p>" + RefusalResponder.htmlEscape(why) + "</p><p><a href=\"" + RefusalResponder.htmlEscape(back)
-                + "\">Try again</a></p></body></html>";
+                + "content=\"noindex\">" + head + "<title>" + title + "</title></head><body><h1>" + title + "</h1><p>"
+                + RefusalResponder.htmlEscape(text) + "</p><p><a href=\"" + escapedBack + "\">" + linkText
+                + "</a></p></body></html>";
         org.eclipse.jetty.io.Content.Sink.write(response, true, "HEAD".equals(request.getMethod()) ? "" : page,
                 callback);
     }
