@@ -32,6 +32,13 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
 final class Listeners {
     /** Idle timeout of a connection between requests, and while a request's headers or body arrive. */
     static final Duration IDLE = Duration.ofSeconds(30);
+    /**
+     * Once a stop begins, the idle timeout of every connection: a keep-alive connection between requests (a console,
+     * a worker's pool) is closed after this much silence rather than Jetty's second, so a stop takes what its
+     * requests in flight take (GracefulHandler waits for those, and a request being handled is not cut for
+     * idleness, as above). A body still arriving may pause this long.
+     */
+    static final Duration SHUTDOWN_IDLE = Duration.ofMillis(250);
     /** The policy's ceilings: progressive delay ({@code maxDelayMillis}) and load deferral ({@code deferMillis}). */
     private static final Duration LONGEST_POLICY_WAIT = Duration.ofSeconds(60 + 60);
 
@@ -117,5 +124,6 @@ final class Listeners {
         connector.setHost(address.host());
         connector.setPort(address.port());
         connector.setIdleTimeout(IDLE.toMillis());
+        connector.setShutdownIdleTimeout(SHUTDOWN_IDLE.toMillis());
     }
 }

@@ -3,6 +3,8 @@ package io.sluice.server.change;
 import io.sluice.engine.AutomaticBanProposals;
 import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.policy.Ban;
+import io.sluice.engine.policy.BanType;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -30,6 +32,13 @@ public final class AutomaticBanWriter implements AutomaticBanProposals, AutoClos
     static final int BATCH = 2_000;
     /** How often expired bans are looked for. */
     static final long TICK_MILLIS = 1_000;
+
+    /**
+     * Put in the queue by {@link #close} to end the writer's wait for the next tick at once (an interrupt would break
+     * a file write); never written.
+     */
+    private static final Ban WAKE = new Ban("writer-stopping", BanType.IP, "0.0.0.0", "the writer is stopping",
+            "sluice", Instant.EPOCH, Instant.EPOCH);
 
     private final ThrottleEngine engine;
     private final PolicyChanges changes;
@@ -76,6 +85,7 @@ public final class AutomaticBanWriter implements AutomaticBanProposals, AutoClos
                 if (first != null) {
                     batch.add(first);
                     queue.drainTo(batch, BATCH - 1);
+                    batch.removeIf(ban -> ban == WAKE);
                 }
             } catch (InterruptedException e) {
                 running = false; // not interrupted by close (an interrupt would break a file write): stop
@@ -107,6 +117,7 @@ public final class AutomaticBanWriter implements AutomaticBanProposals, AutoClos
     @Override
     public void close() {
         running = false;
+        queue.offer(WAKE); // when the queue is full, the writer is not waiting anyway
         try {
             thread.join(5_000);
         } catch (InterruptedException e) {
