@@ -11,19 +11,28 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.component.Graceful;
+import org.eclipse.jetty.util.thread.Scheduler;
 
 /**
  * {@code POST /api/v1/permits}: a worker asks whether it may fetch from a domain now. A held call waits on
- * Jetty's scheduler, never on a parked thread.
+ * Jetty's scheduler, never on a parked thread. When the admin listener begins to stop, every held call is answered at
+ * once with what the governor says then (a worker asks again elsewhere or after the restart), so a stop is not kept
+ * waiting by the workers' holds.
  */
-final class PermitResource extends Resource {
+final class PermitResource extends Resource implements Graceful {
+    private final Set<Wait> waits = ConcurrentHashMap.newKeySet();
+    private volatile boolean stopping;
     private final CrawlGovernor governor;
     private final Supplier<GovernorPolicy> policy;
     private final LongSupplier nanoTime = System::nanoTime;
@@ -102,19 +111,71 @@ final class PermitResource extends Resource {
                 }
                 try {
                     long left = TimeUnit.NANOSECONDS.toMillis(deadline - nanoTime.getAsLong());
-                    if (permit.granted() || permit.reason() == PermitReason.GIVEN_UP || left <= 0 || !held.hold()) {
+                    if (permit.granted() || permit.reason() == PermitReason.GIVEN_UP || left <= 0 || stopping
+                            || !held.hold()) {
                         ApiMessages.json(response, callback, 200, permitJson(permit, governor.pacing()));
                         return;
                     }
-                    long delay = Math.min(permit.waitMillis(), left);
-                    request.getComponents().getScheduler().schedule(
-                            () -> ask(request, response, callback, ask, deadline, held), delay, TimeUnit.MILLISECONDS);
+                    wait(request.getComponents().getScheduler(), Math.min(permit.waitMillis(), left),
+                            () -> ask(request, response, callback, ask, deadline, held));
                 } catch (Throwable e) {
                     callback.failed(e);
                 }
             });
         } catch (Throwable failure) {
             callback.failed(failure);
+        }
+    }
+
+    /** Runs {@code askAgain} after {@code delayMillis}, or at once when the listener begins to stop meanwhile. */
+    private void wait(Scheduler scheduler, long delayMillis, Runnable askAgain) {
+        Wait wait = new Wait(askAgain);
+        waits.add(wait);
+        wait.task = scheduler.schedule(wait::end, delayMillis, TimeUnit.MILLISECONDS);
+        if (stopping) {
+            wait.endEarly();
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> shutdown() {
+        stopping = true;
+        waits.forEach(Wait::endEarly);
+        return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public boolean isShutdown() {
+        return stopping;
+    }
+
+    /** One held call's wait: ended once, by its timer or by the stop, whichever comes first. */
+    private final class Wait {
+        private final Runnable askAgain;
+        private volatile Scheduler.Task task;
+        private boolean ended;
+
+        Wait(Runnable askAgain) {
+            this.askAgain = askAgain;
+        }
+
+        void end() {
+            synchronized (this) {
+                if (ended) {
+                    return;
+                }
+                ended = true;
+            }
+            waits.remove(this);
+            askAgain.run();
+        }
+
+        void endEarly() {
+            Scheduler.Task scheduled = task;
+            if (scheduled != null) {
+                scheduled.cancel();
+            }
+            end();
         }
     }
 

@@ -1,5 +1,6 @@
 package io.sluice.server.admin;
 
+import static io.sluice.server.testkit.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -18,6 +19,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.BeforeEach;
@@ -58,6 +61,28 @@ class GovernorApiTest {
 
         assertThat(held.statusCode()).isEqualTo(200);
         assertThat(json(held).get("granted").asBoolean()).isTrue();
+    }
+
+    @Test
+    void aStopAnswersTheHeldCallsAtOnceRatherThanCuttingThemWhenItsGraceRunsOut() throws Exception {
+        server.governor().setMinDelay("held.example", 60_000);
+        worker("permits", "{\"domain\":\"held.example\"}");
+        // held up to 30 s (the policy's longest hold), longer than the stop's 10 s of grace
+        CompletableFuture<HttpResponse<String>> held = http.sendAsync(HttpRequest.newBuilder(
+                        server.adminUri().resolve("/api/v1/permits")).timeout(Duration.ofSeconds(60))
+                .header("Authorization", "Bearer " + Files.readString(state.resolve("worker-token")).trim())
+                .POST(HttpRequest.BodyPublishers.ofString("{\"domain\":\"held.example\",\"holdMillis\":30000}"))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        await(() -> metrics(server.adminToken())
+                .contains("sluice_admin_held_permit_calls 1.0"), "the call to be held");
+
+        servers.stop(server);
+
+        HttpResponse<String> answer = held.get(30, TimeUnit.SECONDS);
+        assertThat(answer.statusCode()).isEqualTo(200);
+        assertThat(json(answer).get("granted").asBoolean()).isFalse();
+        assertThat(json(answer).get("waitMillis").asLong()).as("the domain's wait, to ask again after")
+                .isGreaterThan(30_000L);
     }
 
     @Test
@@ -221,6 +246,11 @@ class GovernorApiTest {
         worker("permits", "{\"domain\":\"new.example\"}");
         assertThat(json(worker("permits", "{\"domain\":\"new.example\"}")).get("waitMillis").asLong())
                 .isBetween(1_001L, 2_000L);
+    }
+
+    private String metrics(String token) throws Exception {
+        return http.send(HttpRequest.newBuilder(server.adminUri().resolve("/metrics"))
+                .header("Authorization", "Bearer " + token).build(), HttpResponse.BodyHandlers.ofString()).body();
     }
 
     private HttpResponse<String> worker(String path, String body) throws Exception {
