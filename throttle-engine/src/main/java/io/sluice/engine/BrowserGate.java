@@ -130,8 +130,8 @@ final class BrowserGate {
                 }
                 onPass.increment();
                 ClientInfo passed = client.withPass(pass.weak() ? ClientInfo.Pass.WEAK : ClientInfo.Pass.STRONG);
-                return holding(next.afterPrelude(compiled, passed, key, address, route, now),
-                        new NetworkSlot<>(requestsOnPass, slot));
+                return holding(new NetworkSlot<>(requestsOnPass, slot), next, compiled, passed, key, address, route,
+                        now);
             }
             passesDropped.increment();
             // the request that took the pass (or its network) over is the drop the network is remembered for; the
@@ -157,8 +157,8 @@ final class BrowserGate {
             if (slot == null) {
                 return overConcurrency(claimsWithoutPass, network, request, route, client, key, policy, false, now);
             }
-            return holding(next.afterPrelude(compiled, client, key, address, route, now),
-                    new NetworkSlot<>(claimsWithoutPass, slot));
+            return holding(new NetworkSlot<>(claimsWithoutPass, slot), next, compiled, client, key, address, route,
+                    now);
         }
         if (!isRead(request.method())) {
             return outcomes.refuse(client, key, Reason.PASS_REQUIRED, -1, null, now,
@@ -178,8 +178,8 @@ final class BrowserGate {
         if (slot == null) {
             return overConcurrency(claimsWithoutPass, network, request, route, client, key, policy, false, now);
         }
-        return holding(next.afterPrelude(compiled, client.withPass(ClientInfo.Pass.MISSING), key, address, route,
-                now), new NetworkSlot<>(claimsWithoutPass, slot));
+        return holding(new NetworkSlot<>(claimsWithoutPass, slot), next, compiled,
+                client.withPass(ClientInfo.Pass.MISSING), key, address, route, now);
     }
 
     /**
@@ -208,6 +208,20 @@ final class BrowserGate {
         }
         return outcomes.refuse(client, key, Reason.NETWORK_CONCURRENCY,
                 policy.refusal().retryAfterSeconds(), null, now, busy + ".");
+    }
+
+    /** The client rules' decision, holding {@code slot}: given back if they throw, else as {@link #holding} says. */
+    static Decision holding(NetworkSlot<?> slot, Prelude.Next next, CompiledPolicy compiled,
+                                    ClientInfo client, ClientKey key, IpAddress address, RouteTable.Compiled route,
+                                    long now) {
+        Decision decision;
+        try {
+            decision = next.afterPrelude(compiled, client, key, address, route, now);
+        } catch (RuntimeException | Error failure) {
+            slot.release();
+            throw failure;
+        }
+        return holding(decision, slot);
     }
 
     /**

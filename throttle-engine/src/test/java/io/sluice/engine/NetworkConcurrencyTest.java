@@ -6,6 +6,7 @@ import static io.sluice.engine.EngineFixture.refused;
 import static io.sluice.engine.EngineFixture.served;
 import static io.sluice.engine.EngineFixture.waiting;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.engine.internal.ClientStateStore;
 import io.sluice.engine.internal.HitStackState;
@@ -122,9 +123,8 @@ class NetworkConcurrencyTest {
             refused(engine.decide(page("192.0.2.22", "/articles/22")), Reason.CHALLENGE);
             running.add(next);
             running.forEach(admit -> admit.admission().complete(200, 1_000_000));
-            List<Decision.Admit> again = new ArrayList<>();
             for (int i = WITHOUT_PASS + 1; i <= 2 * WITHOUT_PASS; i++) {
-                again.add(admitted(engine.decide(page("192.0.2." + i, "/articles/" + i))));
+                admitted(engine.decide(page("192.0.2." + i, "/articles/" + i)));
             }
             assertThat(row(engine, NETWORK).withoutPass()).isEqualTo(WITHOUT_PASS);
         }
@@ -252,6 +252,20 @@ class NetworkConcurrencyTest {
             failing.completeExceptionally(new IllegalStateException("the store's contract broken"));
             assertThat(failedLater.isReleased()).isTrue();
             assertThat(store.mostInFlight(10, clock.millis(), clock.millis())).isEmpty();
+        }
+
+        @Test
+        void whenTheRulesAfterTheCheckThrow() {
+            LocalClientStateStore store = LocalClientStateStore.ofAggregates(1_000, Duration.ofMinutes(5), clock);
+            ClientKey network = ClientKey.ofAddress(IpAddress.parse("192.0.2.1"), 24, 48);
+            ClientInfo client = new ClientInfo("192.0.2.1", BROWSER, RequestClass.BROWSER, null, false);
+            NetworkSlot<?> slot = take(store, network, client);
+            Prelude.Next broken = (compiled, info, key, address, route, now) -> {
+                throw new IllegalStateException("a rule broke");
+            };
+            assertThatThrownBy(() -> BrowserGate.holding(slot, broken, null, client, null, null, null, 0))
+                    .hasMessage("a rule broke");
+            assertThat(slot.isReleased()).isTrue();
         }
 
         private static <C, L> NetworkSlot<L> take(ClientStateStore<C, L> store, ClientKey network,
