@@ -14,6 +14,7 @@ import io.sluice.engine.internal.LocalClientStateStore;
 import io.sluice.engine.net.IpAddress;
 import io.sluice.engine.policy.BrowserCheck;
 import io.sluice.engine.policy.Policy;
+import io.sluice.engine.policy.PolicyJson;
 import io.sluice.engine.store.ClientKey;
 import io.sluice.engine.telemetry.BrowserCheckCounts;
 import io.sluice.engine.telemetry.NetworkInFlight;
@@ -21,6 +22,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
@@ -278,6 +284,55 @@ class NetworkConcurrencyTest {
     }
 
     @Nested
+    class UnderContention {
+
+        /**
+         * Four threads, each as a few addresses of one /24, take pages and complete them at once or after another
+         * page: the network never has more than its limit admitted, and has nothing in flight at the end.
+         */
+        @Test
+        void aNetworkNeverHasMoreThanItsLimitInFlightAndNothingLeaks() throws Exception {
+            ThrottleEngine engine = engine(policy().withPerClient(new Policy.PerClient(1_000))
+                    .withPerAddress(new Policy.PerAddress(32, 64, 15, 1_000_000, 1_000))
+                    .withHitStack(new Policy.HitStack(15, 1_000_000)));
+            AtomicInteger admitted = new AtomicInteger();
+            AtomicInteger most = new AtomicInteger();
+            ExecutorService pool = Executors.newFixedThreadPool(4);
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                int thread = t;
+                done.add(pool.submit(() -> {
+                    List<Decision.Admit> mine = new ArrayList<>();
+                    for (int i = 0; i < 5_000; i++) {
+                        Request asset = Request.get("192.0.2." + (thread * 10 + i % 10 + 1), BROWSER, "/api/" + i);
+                        Decision decision = engine.decide(asset);
+                        if (decision instanceof Decision.Admit admit) {
+                            most.accumulateAndGet(admitted.incrementAndGet(), Math::max);
+                            mine.add(admit);
+                        }
+                        // hold up to a dozen each, then let them go in order
+                        while (mine.size() > (i % 13)) {
+                            admitted.decrementAndGet();
+                            mine.remove(0).admission().complete(200, 1_000);
+                        }
+                    }
+                    mine.forEach(admit -> {
+                        admitted.decrementAndGet();
+                        admit.admission().complete(200, 1_000);
+                    });
+                }));
+            }
+            for (Future<?> each : done) {
+                each.get(60, TimeUnit.SECONDS);
+            }
+            pool.shutdown();
+            assertThat(most.get()).isLessThanOrEqualTo(WITHOUT_PASS).isGreaterThan(WITHOUT_PASS / 2);
+            assertThat(withoutPassInFlight(engine)).isZero();
+            assertThat(engine.inFlight()).isZero();
+        }
+    }
+
+    @Nested
     class BoundedMemory {
 
         @Test
@@ -320,7 +375,7 @@ class NetworkConcurrencyTest {
         @Test
         void aPolicyWithoutTheLimitsKeepsItsMeaningWithTheDefaults() throws Exception {
             String json = "{\"ipv4Prefix\":24,\"ipv6Prefix\":48}";
-            BrowserCheck.Networks read = io.sluice.engine.policy.PolicyJson.mapper().readValue(json,
+            BrowserCheck.Networks read = PolicyJson.mapper().readValue(json,
                     BrowserCheck.Networks.class);
             assertThat(read.maxConcurrentWithoutPass()).isEqualTo(BrowserCheck.Networks.MAX_CONCURRENT_WITHOUT_PASS);
             assertThat(read.maxConcurrentWithPass()).isEqualTo(BrowserCheck.Networks.MAX_CONCURRENT_WITH_PASS);
