@@ -15,6 +15,7 @@ import io.sluice.engine.net.IpAddress;
 import io.sluice.engine.policy.BrowserCheck;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.PolicyJson;
+import io.sluice.engine.policy.PolicyValidationException;
 import io.sluice.engine.store.ClientKey;
 import io.sluice.engine.telemetry.BrowserCheckCounts;
 import io.sluice.engine.telemetry.NetworkInFlight;
@@ -392,6 +393,10 @@ class NetworkConcurrencyTest {
             assertThat(PolicyValidator.validate(bad)).extracting(e -> e.field() + ": " + e.message()).containsExactly(
                     "browserCheck.networks.maxConcurrentWithoutPass: must be between 1 and 1000000 requests, was 0",
                     "browserCheck.networks.maxConcurrentWithPass: must be between 1 and 1000000 requests, was 2000000");
+            Policy before = engine.policy();
+            assertThatThrownBy(() -> EngineFixture.changePolicyUnaudited(engine, p -> bad))
+                    .isInstanceOf(PolicyValidationException.class);
+            assertThat(engine.policy()).isEqualTo(before);
         }
 
         @Test
