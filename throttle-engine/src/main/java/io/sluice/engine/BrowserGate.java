@@ -2,6 +2,7 @@ package io.sluice.engine;
 
 import io.sluice.engine.check.BrowserPasses;
 import io.sluice.engine.check.Pass;
+import io.sluice.engine.internal.ClientSample;
 import io.sluice.engine.internal.ClientStateStore;
 import io.sluice.engine.internal.CompiledPolicy;
 import io.sluice.engine.internal.HitStackState;
@@ -11,7 +12,15 @@ import io.sluice.engine.net.IpAddress;
 import io.sluice.engine.policy.BrowserCheck;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.store.ClientKey;
+import io.sluice.engine.telemetry.BrowserCheckCounts;
+import io.sluice.engine.telemetry.ClientTableStats;
+import io.sluice.engine.telemetry.NetworkInFlight;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -33,8 +42,17 @@ import java.util.concurrent.atomic.LongAdder;
  * load, as browsers always were; a weak pass (the no-JavaScript path) and a browser claim without a pass that the
  * check lets by (not a page, so not challenged) wait behind the load gate like bots ({@link ClientInfo.Pass}).
  *
- * <p>State: two bounded tables of hit stacks (one keyed by network, with or without a pass; one by pass), the
- * moment pressure was last seen (one AtomicLong), and counters. Nothing here blocks or reads a clock.
+ * <p>Requests in flight per network: beside its hit stacks, a network may have {@code maxConcurrentWithoutPass}
+ * browser claims without a pass and {@code maxConcurrentWithPass} requests on passes in flight at once, counted on
+ * the same states as its hit stacks (this node's; like a client's in-flight count, never forgotten while a request
+ * runs, whatever eviction does). Over it, a page is challenged (a pass stays good: it is the network that is busy)
+ * and anything else refused {@link Reason#NETWORK_CONCURRENCY}. The slot is taken here, before the client rules,
+ * and travels with the decision ({@link #holding}): the admission gives it back when it completes, a wait when it is
+ * cancelled or refused, and a refusal at once; a {@link NetworkSlot} is given back once whichever path comes first.
+ *
+ * <p>State: three bounded tables of hit stacks (two keyed by network, without and with a pass, which count its
+ * requests in flight too; one by pass), the moment pressure was last seen (one AtomicLong), and counters. Nothing
+ * here blocks or reads a clock.
  */
 final class BrowserGate {
 
@@ -48,9 +66,9 @@ final class BrowserGate {
     private final BrowserPasses passes;
     private final LoadGate load;
     private final Outcomes outcomes;
-    /** Each network's hit stack of browser claims without a pass. */
+    /** Each network's hit stack of browser claims without a pass, and those of them in flight. */
     private final ClientStateStore<?, ?> claimsWithoutPass;
-    /** Each network's hit stack of requests on a pass. */
+    /** Each network's hit stack of requests on a pass, and those of them in flight. */
     private final ClientStateStore<?, ?> requestsOnPass;
     /** Each pass's hit stack, whatever address it comes from. */
     private final ClientStateStore<?, ?> passStacks;
@@ -63,6 +81,7 @@ final class BrowserGate {
     private final LongAdder weakPassesEarned = new LongAdder();
     private final LongAdder answersRefused = new LongAdder();
     private final LongAdder passesWithheld = new LongAdder();
+    private final LongAdder overConcurrency = new LongAdder();
     private final PassCooldowns cooldowns;
 
     BrowserGate(BrowserPasses passes, LoadGate load, Outcomes outcomes, ClientStateStore<?, ?> claimsWithoutPass,
@@ -78,6 +97,14 @@ final class BrowserGate {
 
     Decision decide(CompiledPolicy compiled, Request request, ClientInfo client, ClientKey key, IpAddress address,
                     RouteTable.Compiled route, long now, Prelude.Next next) {
+        return decide(claimsWithoutPass, requestsOnPass, compiled, request, client, key, address, route, now, next);
+    }
+
+    /** {@link #decide}, with the two network stores' handle and lease types named. */
+    private <A, L, B, M> Decision decide(ClientStateStore<A, L> claimsWithoutPass,
+                                         ClientStateStore<B, M> requestsOnPass, CompiledPolicy compiled,
+                                         Request request, ClientInfo client, ClientKey key, IpAddress address,
+                                         RouteTable.Compiled route, long now, Prelude.Next next) {
         Policy policy = compiled.policy();
         BrowserCheck check = policy.browserCheck();
         if (check.mode() == BrowserCheck.Mode.OFF || client.requestClass() != RequestClass.BROWSER
@@ -91,14 +118,20 @@ final class BrowserGate {
         Pass pass = request.pass() == null ? null : passes.check(request.pass(), address, client.userAgent(), now);
         if (pass != null) {
             HitStackState<?> own = passStacks.pushHit(passKey(pass), client, now, check.perPass(), weight);
-            HitStackState<?> shared = requestsOnPass.pushHit(network, client, now,
+            HitStackState<B> shared = requestsOnPass.pushHit(network, client, now,
                     budgets.withPass(), weight);
             boolean overPace = own.hitsInWindow() > check.perPass().maxHits();
             boolean overBudget = shared.hitsInWindow() > budgets.withPass().maxHits();
             if (!overPace && !overBudget) {
+                M slot = requestsOnPass.acquireInFlight(network, shared.client(), budgets.maxConcurrentWithPass());
+                if (slot == null) {
+                    // the network is busy, not the pass: it stays good, and a page is asked again all the same
+                    return overConcurrency(requestsOnPass, network, request, route, client, key, policy, true, now);
+                }
                 onPass.increment();
                 ClientInfo passed = client.withPass(pass.weak() ? ClientInfo.Pass.WEAK : ClientInfo.Pass.STRONG);
-                return next.afterPrelude(compiled, passed, key, address, route, now);
+                return holding(new NetworkSlot<>(requestsOnPass, slot), next, compiled, passed, key, address, route,
+                        now);
             }
             passesDropped.increment();
             // the request that took the pass (or its network) over is the drop the network is remembered for; the
@@ -116,11 +149,16 @@ final class BrowserGate {
             // not asked (a quiet day): the pass buys nothing more, and the client's own limits judge it
             return next.afterPrelude(compiled, client.withPass(ClientInfo.Pass.MISSING), key, address, route, now);
         }
-        HitStackState<?> claims = claimsWithoutPass.pushHit(network, client, now,
+        HitStackState<A> claims = claimsWithoutPass.pushHit(network, client, now,
                 budgets.withoutPass(), weight);
         boolean overBudget = claims.hitsInWindow() > budgets.withoutPass().maxHits();
         if (!overBudget && !asking(check, compiled, address, route, pressure)) {
-            return next.afterPrelude(compiled, client, key, address, route, now);
+            L slot = claimsWithoutPass.acquireInFlight(network, claims.client(), budgets.maxConcurrentWithoutPass());
+            if (slot == null) {
+                return overConcurrency(claimsWithoutPass, network, request, route, client, key, policy, false, now);
+            }
+            return holding(new NetworkSlot<>(claimsWithoutPass, slot), next, compiled, client, key, address, route,
+                    now);
         }
         if (!isRead(request.method())) {
             return outcomes.refuse(client, key, Reason.PASS_REQUIRED, -1, null, now,
@@ -136,7 +174,79 @@ final class BrowserGate {
                             + "network in " + budgets.withoutPass().windowSeconds() + " s.");
         }
         // not a page: never challenged, but no longer served whatever the load
-        return next.afterPrelude(compiled, client.withPass(ClientInfo.Pass.MISSING), key, address, route, now);
+        L slot = claimsWithoutPass.acquireInFlight(network, claims.client(), budgets.maxConcurrentWithoutPass());
+        if (slot == null) {
+            return overConcurrency(claimsWithoutPass, network, request, route, client, key, policy, false, now);
+        }
+        return holding(new NetworkSlot<>(claimsWithoutPass, slot), next, compiled,
+                client.withPass(ClientInfo.Pass.MISSING), key, address, route, now);
+    }
+
+    /**
+     * A request over its network's concurrency limit ({@code onPass}: the limit on passes): a page is challenged (a
+     * person behind a busy network can still pass), a form without a pass refused {@link Reason#PASS_REQUIRED} as
+     * under any challenge, anything else refused {@link Reason#NETWORK_CONCURRENCY}. Counted, and on the network's
+     * row ({@code store}'s refusals) for the snapshot.
+     */
+    private Decision overConcurrency(ClientStateStore<?, ?> store, ClientKey network, Request request,
+                                     RouteTable.Compiled route, ClientInfo client, ClientKey key, Policy policy,
+                                     boolean onPass, long now) {
+        overConcurrency.increment();
+        BrowserCheck check = policy.browserCheck();
+        store.recordLimited(network, now, true);
+        BrowserCheck.Networks budgets = check.networks();
+        int limit = onPass ? budgets.maxConcurrentWithPass() : budgets.maxConcurrentWithoutPass();
+        String busy = "This network already has " + limit + " requests " + (onPass ? "on passes " : "")
+                + "in progress";
+        if (navigation(request, route)) {
+            return challenge(client, key, check.difficulty(), false, now,
+                    busy + ": checking that this is a browser before serving the page.");
+        }
+        if (!onPass && !isRead(request.method())) {
+            return outcomes.refuse(client, key, Reason.PASS_REQUIRED, -1, null, now,
+                    busy + ": load a page first, then try again.");
+        }
+        return outcomes.refuse(client, key, Reason.NETWORK_CONCURRENCY,
+                policy.refusal().retryAfterSeconds(), null, now, busy + ".");
+    }
+
+    /** The client rules' decision, holding {@code slot}: given back if they throw, else as {@link #holding} says. */
+    static Decision holding(NetworkSlot<?> slot, Prelude.Next next, CompiledPolicy compiled,
+                                    ClientInfo client, ClientKey key, IpAddress address, RouteTable.Compiled route,
+                                    long now) {
+        Decision decision;
+        try {
+            decision = next.afterPrelude(compiled, client, key, address, route, now);
+        } catch (RuntimeException | Error failure) {
+            slot.release();
+            throw failure;
+        }
+        return holding(decision, slot);
+    }
+
+    /**
+     * Hands {@code slot} to the request {@code decision} admits or parks, which gives it back when it ends (see
+     * {@link Pending#holdNetworkSlot}); gives it back now when the decision refuses (the client rules' own slots went
+     * back already). A cluster's decision made later gets it when it is made.
+     */
+    static Decision holding(Decision decision, NetworkSlot<?> slot) {
+        if (decision instanceof Decision.Admit admit) {
+            ((Pending<?, ?>) admit.admission()).holdNetworkSlot(slot);
+        } else if (decision instanceof Decision.Wait wait) {
+            ((Parked) wait.deferral()).pending.holdNetworkSlot(slot);
+        } else if (decision instanceof Decision.Pending later) {
+            CompletionStage<Decision> made = later.decision().thenApply(decided -> holding(decided, slot));
+            // never exceptional (Decision.Pending's contract); if it were, the request would hold the slot for ever
+            made.whenComplete((decided, failed) -> {
+                if (failed != null) {
+                    slot.release();
+                }
+            });
+            return new Decision.Pending(later.client(), made);
+        } else {
+            slot.release();
+        }
+        return decision;
     }
 
     /** Whether the check asks for a pass here, whatever the network's budget: see the class comment. */
@@ -245,9 +355,47 @@ final class BrowserGate {
     }
 
     /** The check's counters since the engine started, and whether the site is under pressure now. */
-    io.sluice.engine.telemetry.BrowserCheckCounts counts(BrowserCheck check, long now) {
-        return new io.sluice.engine.telemetry.BrowserCheckCounts(check.mode(), underPressure(now), challenged.sum(),
+    BrowserCheckCounts counts(BrowserCheck check, long now) {
+        return new BrowserCheckCounts(check.mode(), underPressure(now), challenged.sum(),
                 passesEarned.sum(), weakPassesEarned.sum(), answersRefused.sum(), onPass.sum(), passesDropped.sum(),
-                passStacks.tracked(), passesWithheld.sum(), check.alwaysChallenge());
+                passStacks.tracked(), passesWithheld.sum(), check.alwaysChallenge(), overConcurrency.sum(),
+                busiestNetworks(now), new ClientTableStats(claimsWithoutPass.tracked() + requestsOnPass.tracked(),
+                claimsWithoutPass.capacity() + requestsOnPass.capacity(),
+                claimsWithoutPass.evicted() + requestsOnPass.evicted()));
+    }
+
+    /**
+     * The networks with the most requests in flight now, or over a concurrency limit in the last minute, from both
+     * stores (one row per network), the most in flight first.
+     */
+    private List<NetworkInFlight> busiestNetworks(long now) {
+        int limit = BrowserCheckCounts.BUSIEST_NETWORKS;
+        long since = now - Policy.HitStack.MAX_WINDOW_SECONDS * 1000L;
+        Map<ClientKey, int[]> rows = new HashMap<>();
+        for (ClientSample sample : claimsWithoutPass.mostInFlight(limit, now, since)) {
+            int[] row = rows.computeIfAbsent(sample.key(), k -> new int[3]);
+            row[0] += sample.inFlight();
+            row[2] += sum(sample.refusedPerSecond());
+        }
+        for (ClientSample sample : requestsOnPass.mostInFlight(limit, now, since)) {
+            int[] row = rows.computeIfAbsent(sample.key(), k -> new int[3]);
+            row[1] += sample.inFlight();
+            row[2] += sum(sample.refusedPerSecond());
+        }
+        return rows.entrySet().stream()
+                .map(e -> new NetworkInFlight(e.getKey().ip() + "/" + (e.getKey().prefixBits() & 0xFF),
+                        e.getValue()[0], e.getValue()[1], e.getValue()[2]))
+                .sorted(Comparator.comparingInt((NetworkInFlight row) -> row.withoutPass() + row.onPass()).reversed()
+                        .thenComparing(Comparator.comparingLong(NetworkInFlight::limitedLastMinute).reversed())
+                        .thenComparing(NetworkInFlight::network))
+                .limit(limit).toList();
+    }
+
+    private static int sum(int[] values) {
+        int total = 0;
+        for (int value : values) {
+            total += value;
+        }
+        return total;
     }
 }

@@ -52,6 +52,11 @@ class Pending<L, M> implements Decision.Admission {
      * 20-40 ns, as much as a cost window's addition).
      */
     long admittedAtMillis;
+    /**
+     * The network's in-flight slot the browser check took for this request, or null: handed over by the check before
+     * the decision leaves the engine ({@link #holdNetworkSlot}), given back with the request's other slots.
+     */
+    private volatile NetworkSlot<?> networkSlot;
     /** 1 once completed; only through {@link #COMPLETED}. */
     @SuppressWarnings("unused")
     private volatile int completed;
@@ -80,7 +85,20 @@ class Pending<L, M> implements Decision.Admission {
         outcomes.giveBackCrawler(store, crawlerSlot, crawlerTurn);
     }
 
+    /**
+     * From now on this request holds {@code slot} too, given back whichever way it ends (completed, its wait cancelled,
+     * refused after its wait). Called by the browser check before the decision is handed out, so nothing can have
+     * ended it yet.
+     */
+    void holdNetworkSlot(NetworkSlot<?> slot) {
+        networkSlot = slot;
+    }
+
     void releaseInFlight() {
+        NetworkSlot<?> network = networkSlot;
+        if (network != null) {
+            network.release();
+        }
         if (inFlight != null) {
             store.releaseInFlight(inFlight);
         }

@@ -169,6 +169,10 @@ public final class PolicyValidator {
         hitStack("browserCheck.networks.withPass", networks.withPass(), errors);
         errors.range("browserCheck.networks.passCooldownSeconds", networks.passCooldownSeconds(), 0, 86_400,
                 "seconds (0: no wait)");
+        errors.range("browserCheck.networks.maxConcurrentWithoutPass", networks.maxConcurrentWithoutPass(), 1,
+                1_000_000, "requests");
+        errors.range("browserCheck.networks.maxConcurrentWithPass", networks.maxConcurrentWithPass(), 1, 1_000_000,
+                "requests");
         List<String> exempt = check.exemptPaths();
         if (exempt.size() > MAX_CHECK_ENTRIES) {
             errors.add("browserCheck.exemptPaths", "at most " + MAX_CHECK_ENTRIES + " paths, was " + exempt.size());

@@ -28,6 +28,11 @@ public enum Reason {
     /** The browser check: a network's budget for browser claims without a pass is spent (and it is not a page). */
     NETWORK_BUDGET(503),
     /**
+     * The browser check: a network's requests in flight (without a pass, or on one) are at its limit, and this one is
+     * not a page (a page is challenged instead).
+     */
+    NETWORK_CONCURRENCY(503),
+    /**
      * The agent's category is refused by the policy ({@code agents.categories}); the refusal carries 403, or 402 where
      * the operator's rule says so.
      */

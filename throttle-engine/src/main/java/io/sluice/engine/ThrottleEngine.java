@@ -65,7 +65,8 @@ import java.util.function.UnaryOperator;
  *                  the browser check and the client rules so a refused agent is counted against nothing.
  *   BrowserGate    the browser check: a browser claim's pass checked (a signature, no shared state), and while
  *                  the check asks (always, under pressure, a network over budget, a marked route) a page without
- *                  a pass answered with the interstitial. A pass is an identity with a hit stack of its own.
+ *                  a pass answered with the interstitial. A pass is an identity with a hit stack of its own. A
+ *                  network's browser requests in flight are limited here too; the slot travels with the decision.
  *   ClientRules    3-5 on this node's stores, under ClientRules.Limits: the policy's on a single node, the
  *                  same limits scaled to the nodes last seen on a cluster node that has to decide alone.
  *   SharedRules    cluster mode only: asks 3-5 of the SharedClientStore every node asks (a Decision.Pending),

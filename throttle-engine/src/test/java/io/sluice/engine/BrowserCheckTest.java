@@ -319,8 +319,8 @@ class BrowserCheckTest {
             ThrottleEngine noWait = engine(Policy.defaults().withBrowserCheck(new BrowserCheck(check.mode(),
                     check.difficulty(), check.passTtlSeconds(), check.noScript(), check.noScriptWaitSeconds(),
                     check.pressureInFlight(), check.pressureHoldSeconds(), check.perPass(), new BrowserCheck.Networks(
-                    n.ipv4Prefix(), n.ipv6Prefix(), n.withoutPass(), n.withPass(), 0), check.exemptPaths(),
-                    check.alwaysChallenge())));
+                    n.ipv4Prefix(), n.ipv6Prefix(), n.withoutPass(), n.withPass(), 0, null, null),
+                    check.exemptPaths(), check.alwaysChallenge())));
             String pass = passFor(noWait, "192.0.2.1", false);
             for (int i = 0; i <= BrowserCheck.DEFAULTS.perPass().maxHits(); i++) {
                 noWait.decide(page("192.0.2." + (i + 1), "/p/" + i).withPass(pass));
@@ -388,7 +388,7 @@ class BrowserCheckTest {
         void badNumbersAreNamedAndNothingChanges() {
             ThrottleEngine engine = engine(Policy.defaults());
             BrowserCheck bad = new BrowserCheck(BrowserCheck.Mode.ALWAYS, 40, 10, true, 0, -1, -1,
-                    new Policy.HitStack(0, 0), new BrowserCheck.Networks(4, 200, null, null, -1),
+                    new Policy.HitStack(0, 0), new BrowserCheck.Networks(4, 200, null, null, -1, 0, 0),
                     List.of("relative", ""), List.of("not-a-cidr"));
             List<String> fields = PolicyValidator.validate(Policy.defaults().withBrowserCheck(bad)).stream()
                     .map(FieldError::field).toList();
@@ -397,6 +397,7 @@ class BrowserCheckTest {
                     "browserCheck.pressureHoldSeconds", "browserCheck.perPass.windowSeconds",
                     "browserCheck.perPass.maxHits", "browserCheck.networks.ipv4Prefix",
                     "browserCheck.networks.ipv6Prefix", "browserCheck.networks.passCooldownSeconds",
+                    "browserCheck.networks.maxConcurrentWithoutPass", "browserCheck.networks.maxConcurrentWithPass",
                     "browserCheck.exemptPaths[0]", "browserCheck.exemptPaths[1]",
                     "browserCheck.alwaysChallenge[0]");
             assertThat(engine.policy().browserCheck()).isEqualTo(BrowserCheck.DEFAULTS);

@@ -17,7 +17,8 @@ public enum RefusalKind {
     CONCURRENCY(EnumSet.of(Reason.CLIENT_CONCURRENCY, Reason.ADDRESS_CONCURRENCY)),
     LOAD(EnumSet.of(Reason.LOAD)),
     /** The browser check asked (the interstitial), or refused a claim without a pass. */
-    BROWSER_CHECK(EnumSet.of(Reason.CHALLENGE, Reason.PASS_REQUIRED, Reason.NETWORK_BUDGET)),
+    BROWSER_CHECK(EnumSet.of(Reason.CHALLENGE, Reason.PASS_REQUIRED, Reason.NETWORK_BUDGET,
+            Reason.NETWORK_CONCURRENCY)),
     /** An agent refused by its category's rule, or a client that fetched the trap path (the policy's agents). */
     AGENTS(EnumSet.of(Reason.CATEGORY, Reason.TRAP));
 

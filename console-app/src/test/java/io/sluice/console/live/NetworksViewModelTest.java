@@ -59,7 +59,8 @@ class NetworksViewModelTest {
         return new Snapshot(s.takenAt(), s.policyVersion(), s.pause(), s.seconds(), s.load(), s.upstreamLatency(),
                 s.topClients(), s.clients(), s.bans(), s.totals(), s.shadow(), s.cluster(), s.costliestClients(),
                 s.networks(), s.networkTable(), s.costLastMinute(), s.costTotals(), s.costSummary(),
-                new BrowserCheckCounts(BrowserCheck.Mode.ADAPTIVE, false, 0, 0, 0, 0, 0, 0, 0, 0, checked));
+                new BrowserCheckCounts(BrowserCheck.Mode.ADAPTIVE, false, 0, 0, 0, 0, 0, 0, 0, 0, checked, 0,
+                        List.of(), null));
     }
 
     @Test

@@ -107,7 +107,7 @@ class ShellViewModelTest {
         ShellViewModel model = new ShellViewModel(TestSessions.offline(ui), () -> { });
         Snapshot quiet = snapshot(Policy.Pause.NONE);
         model.apply(withCheck(quiet, new BrowserCheckCounts(BrowserCheck.Mode.ADAPTIVE, true, 40, 3, 1, 2, 9, 0, 3, 0,
-                List.of())));
+                List.of(), 0, List.of(), null)));
         assertThat(model.browserCheckProperty().get())
                 .isEqualTo("Check adaptive, under pressure: 40 asked, 4 passed, 3 in use");
         assertThat(model.underPressureProperty().get()).isTrue();

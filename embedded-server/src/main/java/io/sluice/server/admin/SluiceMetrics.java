@@ -16,6 +16,7 @@ import io.sluice.engine.telemetry.ClientTableStats;
 import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.engine.telemetry.Cost;
 import io.sluice.engine.telemetry.CrawlerVerification;
+import io.sluice.engine.telemetry.NetworkInFlight;
 import io.sluice.engine.telemetry.SecondCounts;
 import io.sluice.engine.telemetry.Snapshot;
 import java.io.ByteArrayOutputStream;
@@ -136,7 +137,8 @@ final class SluiceMetrics {
                 .help("The browser check's funnel since start: pages answered with the interstitial (challenged), "
                         + "passes earned (passed, passed_weak: by the no-JavaScript path), answers refused, requests "
                         + "served on a pass, passes dropped over their limits, passes withheld (a right answer from a "
-                        + "network waiting out its cooldown after a drop)")
+                        + "network waiting out its cooldown after a drop), requests over their network's concurrency "
+                        + "limit (over_network_concurrency: pages challenged, the rest refused)")
                 .labelNames("step")
                 .callback(cb -> {
                     BrowserCheckCounts check = current.browserCheck();
@@ -148,11 +150,33 @@ final class SluiceMetrics {
                         cb.call(check.servedOnPass(), "served_on_pass");
                         cb.call(check.passesDropped(), "dropped");
                         cb.call(check.passesWithheld(), "withheld");
+                        cb.call(check.overNetworkConcurrency(), "over_network_concurrency");
                     }
                 })
                 .register(registry);
         gauge("sluice_browser_check_passes_in_use", "Passes seen lately (each pass's hit stack the engine holds)",
                 () -> current.browserCheck() == null ? 0 : current.browserCheck().passesInUse());
+        // one network's figures, not a label per network: the networks come and go, a series each would not
+        GaugeWithCallback.builder().name("sluice_browser_check_busiest_network_in_flight")
+                .help("Requests in flight of the network with the most on this node, as its concurrency limits count "
+                        + "them (pass: without, or with one); the snapshot's browserCheck.busiestNetworks names it")
+                .labelNames("pass")
+                .callback(cb -> {
+                    BrowserCheckCounts check = current.browserCheck();
+                    NetworkInFlight busiest = check == null || check.busiestNetworks().isEmpty() ? null
+                            : check.busiestNetworks().get(0);
+                    cb.call(busiest == null ? 0 : busiest.withoutPass(), "without");
+                    cb.call(busiest == null ? 0 : busiest.onPass(), "with");
+                })
+                .register(registry);
+        gauge("sluice_browser_check_networks_tracked", "Networks held in the browser check's budget tables",
+                () -> current.browserCheck() == null ? 0 : current.browserCheck().networks().tracked());
+        CounterWithCallback.builder().name("sluice_browser_check_networks_evicted_total")
+                .help("Networks evicted from the browser check's budget tables since start (they were full or idle: "
+                        + "their hits are lost; requests in flight are kept until they complete)")
+                .callback(cb -> cb.call(current.browserCheck() == null ? 0
+                        : current.browserCheck().networks().evicted()))
+                .register(registry);
         // Per named agent: bounded by the crawler list (the snapshot carries the busiest 200), never by clients.
         CounterWithCallback.builder().name("sluice_agent_requests_total")
                 .help("Requests of each named agent (a crawler-list entry) that passed pause and bans, since start, "

@@ -40,6 +40,7 @@ final class RefusalResponder {
             Map.entry(Reason.CHALLENGE, "Checking your browser"),
             Map.entry(Reason.PASS_REQUIRED, "Load a page first"),
             Map.entry(Reason.NETWORK_BUDGET, "Too many requests from your network"),
+            Map.entry(Reason.NETWORK_CONCURRENCY, "Too many requests in progress from your network"),
             Map.entry(Reason.CATEGORY, "Not served to agents of this kind"),
             Map.entry(Reason.TRAP, "Disallowed by robots.txt"));
 

@@ -219,6 +219,9 @@ class AdminApiTest {
                 "# TYPE sluice_requests_total counter",
                 "sluice_requests_total{class=\"BOT\",outcome=\"ADMITTED\"} 1.0",
                 "sluice_browser_check_total{step=\"withheld\"} 0.0", "sluice_browser_check_passes_in_use 0.0",
+                "sluice_browser_check_total{step=\"over_network_concurrency\"} 0.0",
+                "sluice_browser_check_busiest_network_in_flight{pass=\"without\"} 0.0",
+                "sluice_browser_check_networks_evicted_total 0.0",
                 "sluice_crawler_ranges_age_seconds{source=\"bundled\"}",
                 "sluice_crawler_ranges_kept{source=\"bundled\"} 0.0",
                 "sluice_crawler_dns_lookups_total{result=\"unanswered\"} 0.0");

@@ -447,6 +447,11 @@ final class ClientState extends HitRing implements AggregateLink<ClientState> {
         }
     }
 
+    /** The last refusal or delay, or {@code Long.MIN_VALUE}. */
+    synchronized long lastLimitedMillis() {
+        return lastLimitedMillis;
+    }
+
     synchronized void limited(long nowMillis, boolean refused) {
         moveTo(secondOf(nowMillis));
         lastLimitedMillis = nowMillis;

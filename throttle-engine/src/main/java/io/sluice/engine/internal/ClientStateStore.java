@@ -96,6 +96,15 @@ public interface ClientStateStore<C, L> {
         return List.of();
     }
 
+    /**
+     * The {@code limit} keys with the most requests in flight now, or limited ({@link #recordLimited}) since
+     * {@code limitedSinceMillis} with none in flight, the most in flight first: a snapshot's view of the keys at their
+     * concurrency limits (the browser check's networks).
+     */
+    default List<ClientSample> mostInFlight(int limit, long nowMillis, long limitedSinceMillis) {
+        return List.of();
+    }
+
     /** Hands every key judged once at least to {@code tally}, with its hits and refusals in the window. */
     default void tally(long nowMillis, int windowSeconds, Tally tally) {
     }

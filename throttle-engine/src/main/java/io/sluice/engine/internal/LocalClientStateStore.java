@@ -383,6 +383,14 @@ public final class LocalClientStateStore implements ClientStateStore<ClientState
                 Comparator.comparingLong(sample -> sample.cost().cost().upstreamMicros()));
     }
 
+    @Override
+    public List<ClientSample> mostInFlight(int limit, long nowMillis, long limitedSinceMillis) {
+        // twice the requests in flight, plus one when limited lately: a key limited with nothing in flight scores 1
+        return top(limit, nowMillis, HitRing.SECONDS, (state, now) -> state.inFlight() * 2L
+                        + (state.lastLimitedMillis() >= limitedSinceMillis ? 1 : 0), 1,
+                Comparator.comparingInt(ClientSample::inFlight));
+    }
+
     /** The {@code limit} keys of the highest {@code score}, at least {@code least}, highest first. */
     private List<ClientSample> top(int limit, long nowMillis, int windowSeconds,
                                    ToLongBiFunction<ClientState, Long> score, long least,

@@ -85,6 +85,12 @@ public record BrowserCheck(
                 pressureHoldSeconds, perPass, networks, exemptPaths, alwaysChallenge);
     }
 
+    /** The same check with other network budgets. */
+    public BrowserCheck withNetworks(Networks value) {
+        return new BrowserCheck(mode, difficulty, passTtlSeconds, noScript, noScriptWaitSeconds, pressureInFlight,
+                pressureHoldSeconds, perPass, value, exemptPaths, alwaysChallenge);
+    }
+
     /** The same check with other always-challenged networks. */
     public BrowserCheck withAlwaysChallenge(List<String> value) {
         return new BrowserCheck(mode, difficulty, passTtlSeconds, noScript, noScriptWaitSeconds, pressureInFlight,
@@ -93,8 +99,10 @@ public record BrowserCheck(
 
     /**
      * The budgets of one network (an IPv4 /24 and an IPv6 /48 by default), beside the client's and the address's:
-     * one for browser claims without a pass, a larger one for requests on a pass. Over either, the network's browser
-     * claims are challenged (never refused outright while the check is on: a person behind it can still pass).
+     * one for browser claims without a pass, a larger one for requests on a pass, each a hit stack and a number of
+     * requests in flight. Over either, the network's browser claims are challenged (never refused outright while the
+     * check is on: a person behind it can still pass) and its other requests refused. The concurrency limits are
+     * counted per node (a cluster's nodes each count their own).
      *
      * @param ipv4Prefix  the prefix length of an IPv4 network
      * @param ipv6Prefix  the prefix length of an IPv6 network
@@ -103,22 +111,45 @@ public record BrowserCheck(
      * @param passCooldownSeconds once one of the network's passes was dropped, it earns at most one new pass per this
      *                            many seconds, doubled by each further drop (16 times at the most) until an hour
      *                            goes by without one; 0 turns the wait off. Absent, {@link #PASS_COOLDOWN_SECONDS}
+     * @param maxConcurrentWithoutPass the network's browser claims without a pass in flight at once (on this node);
+     *                            the next is challenged (a page) or refused. Absent,
+     *                            {@link #MAX_CONCURRENT_WITHOUT_PASS}
+     * @param maxConcurrentWithPass the network's requests on a pass in flight at once (on this node). Absent,
+     *                            {@link #MAX_CONCURRENT_WITH_PASS}
      */
     public record Networks(int ipv4Prefix, int ipv6Prefix, Policy.HitStack withoutPass, Policy.HitStack withPass,
-                           Integer passCooldownSeconds) {
+                           Integer passCooldownSeconds, Integer maxConcurrentWithoutPass,
+                           Integer maxConcurrentWithPass) {
         /**
          * A minute: a person whose pass was dropped waits that long once; a fleet behind one pass per network gets a
          * pass's worth of pages a minute, then less.
          */
         public static final int PASS_COOLDOWN_SECONDS = 60;
+        /**
+         * Twice what one address may have in flight ({@code perAddress.maxConcurrent}): a few busy people behind one
+         * NAT loading pages with their assets, not the hundreds of requests a fleet of one /24 holds open.
+         */
+        public static final int MAX_CONCURRENT_WITHOUT_PASS = 64;
+        /** Four times that on passes: each pass is held to one person's pace already. */
+        public static final int MAX_CONCURRENT_WITH_PASS = 256;
         /** A few hundred people of one network arriving without passes at once; five times that on passes. */
         public static final Networks DEFAULTS = new Networks(24, 48, new Policy.HitStack(15, 200),
-                new Policy.HitStack(15, 1_000), PASS_COOLDOWN_SECONDS);
+                new Policy.HitStack(15, 1_000), PASS_COOLDOWN_SECONDS, MAX_CONCURRENT_WITHOUT_PASS,
+                MAX_CONCURRENT_WITH_PASS);
 
         public Networks {
             withoutPass = withoutPass == null ? new Policy.HitStack(15, 200) : withoutPass;
             withPass = withPass == null ? new Policy.HitStack(15, 1_000) : withPass;
             passCooldownSeconds = passCooldownSeconds == null ? PASS_COOLDOWN_SECONDS : passCooldownSeconds;
+            maxConcurrentWithoutPass = maxConcurrentWithoutPass == null ? MAX_CONCURRENT_WITHOUT_PASS
+                    : maxConcurrentWithoutPass;
+            maxConcurrentWithPass = maxConcurrentWithPass == null ? MAX_CONCURRENT_WITH_PASS : maxConcurrentWithPass;
+        }
+
+        /** The same budgets with other concurrency limits (without a pass, with one). */
+        public Networks withMaxConcurrent(int withoutPassLimit, int withPassLimit) {
+            return new Networks(ipv4Prefix, ipv6Prefix, withoutPass, withPass, passCooldownSeconds, withoutPassLimit,
+                    withPassLimit);
         }
     }
 }

@@ -21,12 +21,26 @@ import java.util.List;
  *                          its passes was dropped
  * @param alwaysChallenge   the networks the policy asks whenever the check is not off (the console's per-network
  *                          switch shows them)
+ * @param overNetworkConcurrency requests over their network's concurrency limit (without a pass, or on one), since
+ *                          start: pages challenged, other requests refused {@code NETWORK_CONCURRENCY}
+ * @param busiestNetworks   up to {@link #BUSIEST_NETWORKS} networks with the most requests in flight now (or at a
+ *                          limit in the last minute), the most first; on this node
+ * @param networks          the tables of the networks' budgets (without a pass and with one, added up): held now,
+ *                          capacity, evicted since start (a network evicted with requests in flight keeps its count
+ *                          until they complete)
  */
 public record BrowserCheckCounts(BrowserCheck.Mode mode, boolean underPressure, long challenged, long passesEarned,
                                  long weakPassesEarned, long answersRefused, long servedOnPass, long passesDropped,
-                                 long passesInUse, long passesWithheld, List<String> alwaysChallenge) {
+                                 long passesInUse, long passesWithheld, List<String> alwaysChallenge,
+                                 long overNetworkConcurrency, List<NetworkInFlight> busiestNetworks,
+                                 ClientTableStats networks) {
+
+    /** The most networks {@link #busiestNetworks} lists. */
+    public static final int BUSIEST_NETWORKS = 10;
 
     public BrowserCheckCounts {
         alwaysChallenge = alwaysChallenge == null ? List.of() : List.copyOf(alwaysChallenge);
+        busiestNetworks = busiestNetworks == null ? List.of() : List.copyOf(busiestNetworks);
+        networks = networks == null ? new ClientTableStats(0, 0, 0) : networks;
     }
 }

@@ -3,6 +3,7 @@ package io.sluice.engine.whatif;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.engine.RequestClass;
+import io.sluice.engine.policy.BrowserCheck;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.Route;
 import io.sluice.engine.whatif.GeneratedLog.DecisionModel;
@@ -150,6 +151,38 @@ class LogReplayTest {
         assertThat(report.candidateRefused()).isEqualTo(79);
         assertThat(report.clients()).extracting(WhatIfReport.ClientDifference::ip)
                 .containsExactly("198.51.100.9", "203.0.113.7");
+    }
+
+    /**
+     * The browser check's per-network concurrency limit counts in a replay as it does live: 30 browser claims of one
+     * /24 in one logged second, each taken to run 2 s, all in flight at once. A candidate that lets the network have
+     * 10 in flight asks the other 20 to prove a browser (the log has no Sec-Fetch headers: each line is a page);
+     * the default's 64 serve them all. The site is never under pressure in either.
+     */
+    @Test
+    void aNetworksConcurrencyLimitCountsInAReplay() throws Exception {
+        GeneratedLog fleet = new GeneratedLog();
+        for (int i = 1; i <= 30; i++) {
+            fleet.every(START + i, 1_000, 1, "203.0.113." + i, FIREFOX, DecisionModel.ADMIT);
+        }
+        Path log = fleet.write(dir.resolve("fleet.log"), Dialect.NGINX, false, List.of());
+        Policy against = neverUnderPressure(BrowserCheck.DEFAULTS.networks());
+        Policy candidate = neverUnderPressure(BrowserCheck.DEFAULTS.networks().withMaxConcurrent(10, 40));
+
+        WhatIfReport report = new LogReplay(candidate, against, new TestClassifier(),
+                LogReplay.Options.defaults().withAssumedMillis(2_000)).run(List.of(log), LogReplay.Progress.NONE);
+
+        assertThat(report.outcomes()).containsExactly(
+                new OutcomeRow(RequestClass.BROWSER, "ADMIT", 30, 10),
+                new OutcomeRow(RequestClass.BROWSER, "REFUSE:CHALLENGE", 0, 20));
+        assertThat(report.browsersDiffering()).isEqualTo(20);
+    }
+
+    private static Policy neverUnderPressure(BrowserCheck.Networks networks) {
+        BrowserCheck d = BrowserCheck.DEFAULTS;
+        return Policy.defaults().withLoad(new Policy.Load(1_000, 10, 500)).withBrowserCheck(new BrowserCheck(
+                d.mode(), d.difficulty(), d.passTtlSeconds(), d.noScript(), d.noScriptWaitSeconds(), 100_000,
+                d.pressureHoldSeconds(), d.perPass(), networks, d.exemptPaths(), d.alwaysChallenge()));
     }
 
     @Test
