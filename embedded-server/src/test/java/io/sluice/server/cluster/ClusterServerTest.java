@@ -150,15 +150,15 @@ class ClusterServerTest {
         SluiceServer b = node(stateB, "web-2");
         await(() -> a.cluster().state() == ClusterState.HEALTHY, "web-1 to reach Redis");
         Policy tighter = SharedPolicyTest.withMaxHits(a.engine().policy(), 4);
-        long base = a.engine().policy().version();
         await(() -> a.cluster().policy().compareAndSet(a.engine().policy().version(), tighter,
                 SharedPolicyTest.audit("alice", "maxHits 10 -> 4")) instanceof SharedPolicy.Applied, "the change");
 
-        await(() -> !b.state().audit().newestFirst(1).isEmpty(), "web-2 to apply the change and audit it");
+        // web-2's audit may hold its first sync already: what is awaited is the change's own entry
+        await(() -> b.state().audit().newestFirst(1).stream().anyMatch(e -> "maxHits 10 -> 4".equals(e.detail())),
+                "web-2 to apply the change and audit it");
+        assertThat(b.engine().policy().version()).isEqualTo(a.engine().policy().version());
         assertThat(b.engine().policy().hitStack().maxHits()).isEqualTo(4);
-        assertThat(b.engine().policy().version()).isEqualTo(base + 1);
         assertThat(StateDirectory.open(stateB, null).loadPolicy().hitStack().maxHits()).isEqualTo(4);
-        assertThat(b.state().audit().newestFirst(1).get(0).detail()).isEqualTo("maxHits 10 -> 4");
         assertThat(a.state().audit().newestFirst(1).get(0).who()).isEqualTo("alice");
 
         servers.stop(b);
