@@ -59,7 +59,7 @@ public final class RedisDomainLedger implements DomainLedger {
     private static final LuaScript SCRIPT = LuaScript.load("governor");
     private static final LuaScript DOMAINS = LuaScript.load("governor-domains");
     /** Fields of a governor.lua reply before the counts to extend; permit-any adds the index granted. */
-    private static final int ANSWER_FIELDS = 16;
+    private static final int ANSWER_FIELDS = 17;
     /** How often a call goes round "new domains counted, call again" before it fails: a domain forgotten between. */
     private static final int ROUNDS = 3;
 
@@ -426,7 +426,7 @@ public final class RedisDomainLedger implements DomainLedger {
     }
 
     static LedgerAnswer parse(List<Object> reply) {
-        if (reply == null || reply.size() < 16) {
+        if (reply == null || reply.size() < ANSWER_FIELDS) {
             throw new IllegalStateException("governor.lua answered " + reply);
         }
         String[] r = new String[reply.size()];
@@ -436,7 +436,8 @@ public final class RedisDomainLedger implements DomainLedger {
         return new LedgerAnswer("1".equals(r[0]), Long.parseLong(r[1]), reason(r[2]), Double.parseDouble(r[3]),
                 Long.parseLong(r[4]), Long.parseLong(r[5]), reason(r[6]), BreakerState.valueOf(r[7]),
                 Long.parseLong(r[8]), Integer.parseInt(r[9]), Integer.parseInt(r[10]), "1".equals(r[11]),
-                "1".equals(r[12]), "1".equals(r[13]), Integer.parseInt(r[14]), Integer.parseInt(r[15]));
+                "1".equals(r[12]), "1".equals(r[13]), Integer.parseInt(r[14]), Integer.parseInt(r[15]),
+                !"0".equals(r[16]));
     }
 
     private static PermitReason reason(String text) {

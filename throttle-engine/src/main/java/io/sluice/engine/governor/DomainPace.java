@@ -51,6 +51,11 @@ final class DomainPace {
         return pacer.tryAcquire(now, interval);
     }
 
+    /** {@link Pacer#tryAcquireTurn}: a turn other workers waited through, spaced from its slot. */
+    long tryAcquireTurn(long now, long interval, long floor) {
+        return pacer.tryAcquireTurn(now, interval, floor);
+    }
+
     void setRate(double newRate) {
         rate = newRate;
         applyInterval();

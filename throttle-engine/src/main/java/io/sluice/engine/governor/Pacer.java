@@ -23,6 +23,25 @@ final class Pacer {
     }
 
     /**
+     * {@link #tryAcquire} for a worker whose turn other workers waited through (DomainWorkers): the next slot is
+     * spaced from this one, not from {@code now}, so the wait for the turn costs the rate nothing; never closer to
+     * {@code now} than {@code floorMicros} (the minimum delays, which hold between any two grants).
+     */
+    long tryAcquireTurn(long now, long intervalMicros, long floorMicros) {
+        while (true) {
+            long tat = theoreticalArrival.get();
+            if (tat > now) {
+                return tat - now;
+            }
+            long next = tat == Long.MIN_VALUE || now - tat >= intervalMicros ? now + intervalMicros
+                    : Math.max(tat + intervalMicros, now + floorMicros);
+            if (theoreticalArrival.compareAndSet(tat, next)) {
+                return 0;
+            }
+        }
+    }
+
+    /**
      * Re-spaces the next slot after the interval changed, so a cut takes effect on the very next
      * grant instead of after the slot computed at the old rate.
      */
