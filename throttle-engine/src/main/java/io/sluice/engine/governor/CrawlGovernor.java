@@ -393,7 +393,8 @@ public final class CrawlGovernor {
         views.sort(SnapshotOrder.ATTENTION_FIRST);
         List<GovernorAlert> newestFirst = alerts.newestFirst();
         return new GovernorSnapshot(GovernorClock.toInstant(now), domains.estimatedSize(),
-                views.subList(0, Math.min(SNAPSHOT_DOMAINS, views.size())), newestFirst, link.pacing());
+                views.subList(0, Math.min(SNAPSHOT_DOMAINS, views.size())), newestFirst, link.pacing(),
+                ignoredReports.get());
     }
 
     /** The saved settings, sorted by domain. */
