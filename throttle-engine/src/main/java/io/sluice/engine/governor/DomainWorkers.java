@@ -108,8 +108,8 @@ final class DomainWorkers {
         }
     }
 
-    /** A grant made elsewhere (the cluster's), mirrored here: its credit, for judging here while the cluster is away. */
-    void credit(String worker, long now) {
+    /** One more credit for the worker's reports; credits older than {@link #CREDIT_MICROS} are gone first. */
+    private void credit(String worker, long now) {
         Worker w = seen(worker, now);
         if (w.lastGrant == Long.MIN_VALUE || now - w.lastGrant > CREDIT_MICROS) {
             w.credits = 0;
