@@ -703,6 +703,52 @@ interface GovernorSpecification {
                 (int) seconds + 1);
     }
 
+    /** Three workers polling every 10, 30 and 100 ms: round the turn list, a third each. */
+    @Test
+    default void threeWorkersTakeTurnsInTheOrderTheyWereRefused() {
+        policy().set(P.withIncrease(0, 0));
+        Map<String, Integer> grants = new HashMap<>();
+        long seconds = 90;
+        for (long t = 0; t < seconds * 1_000; t++) {
+            for (Map.Entry<String, long[]> worker : Map.of("ten", new long[] {10, 0}, "thirty", new long[] {30, 7},
+                    "hundred", new long[] {100, 3}).entrySet()) {
+                if (t % worker.getValue()[0] == worker.getValue()[1] && acquire(SITE, worker.getKey()).granted()) {
+                    grants.merge(worker.getKey(), 1, Integer::sum);
+                }
+            }
+            pass(1);
+        }
+        int total = grants.values().stream().mapToInt(Integer::intValue).sum();
+        assertThat(total).as("grants in %d s at 1 req/s", seconds).isBetween((int) seconds - 1, (int) seconds + 1);
+        grants.forEach((worker, count) -> assertThat(count / (double) total).as("%s's share of %s", worker, grants)
+                .isBetween(0.30, 0.37));
+        assertThat(grants).hasSize(3);
+    }
+
+    @Test
+    default void aTurnTakenLateKeepsTheScheduleButNeverComesCloserThanTheMinimumDelay() {
+        governor().setRate(SITE, 1);
+        assertThat(acquire(SITE, "a").granted()).isTrue();
+        pass(100);
+        assertThat(acquire(SITE, "b").granted()).isFalse();
+        pass(100);
+        assertThat(acquire(SITE, "a").granted()).isFalse();
+        pass(1_000);
+        assertThat(acquire(SITE, "b").granted()).as("b's turn, 200 ms after its slot").isTrue();
+        Permit next = acquire(SITE, "a");
+        assertThat(next.waitMillis()).as("the next slot a second after b's, not after b took it").isEqualTo(800);
+
+        governor().setMinDelay(SITE, 900);
+        pass(800);
+        assertThat(acquire(SITE, "a").granted()).isTrue();
+        pass(100);
+        assertThat(acquire(SITE, "b").granted()).isFalse();
+        assertThat(acquire(SITE, "a").granted()).as("a waits behind b").isFalse();
+        pass(1_100);
+        assertThat(acquire(SITE, "b").granted()).as("b's turn, 200 ms after its slot").isTrue();
+        assertThat(acquire(SITE, "a").waitMillis()).as("900 ms after b's grant, the minimum delay").isEqualTo(900);
+    }
+
     @Test
     default void aSlotKeptForAWorkersTurnGoesToTheNextAskerWhenItDoesNotCome() {
         governor().setRate(SITE, 1);
