@@ -59,7 +59,7 @@ local function clamp(r)
 end
 
 local names = {'rate', 'tat', 'ss', 'sig', 'inc', 'cut', 'dem', 'lg', 'gap', 'blk', 'why', 'lvl', 'boe', 'errs',
-  'gu', 'srv', 'md', 'cd', 'bst', 'bou', 'btg', 'bts', 'blt', 'hss', 'rf', 'rx', 'tq', 'wk'}
+  'gu', 'srv', 'md', 'cd', 'bst', 'bou', 'btg', 'bts', 'blt', 'hss', 'rf', 'rx', 'tq', 'wk', 'tb'}
 -- The domain the functions below work on: its key and index, the asking node's floor and given-up mark, its state,
 -- and whether it has no hash yet (and may not have one made: not counted in the table of domains).
 local key, index, floor, givenUpHere, s, fresh, uncounted
@@ -69,11 +69,15 @@ local function interval()
 end
 
 -- Pacer.respace: the next slot moves with the interval, so a cut holds from the very next grant. It is the
--- last grant plus the interval now (not the old slot moved by the change of interval: the asking node's floor
--- already holds a delay it sets with this call, so the interval "before" would already be the new one).
+-- time the last grant is spaced from ('tb': the grant, or for a turn the slot before it) plus the interval now,
+-- never before the last grant plus the minimum delays (not the old slot moved by the change of interval: the
+-- asking node's floor already holds a delay it sets with this call, so the interval "before" would already be the
+-- new one).
 local function respace()
   if s.tat ~= -1 and s.lg ~= -1 then
-    s.tat = s.lg + interval()
+    local from = s.tb
+    if from == -1 then from = s.lg end
+    s.tat = math.max(from + interval(), s.lg + math.max(s.md, s.cd, floor))
   end
 end
 
@@ -120,7 +124,7 @@ local function load(keyIndex, nodeFloor, nodeGivenUp)
     lvl = n(12, 0), boe = n(13, -1), errs = n(14, 0), gu = raw[15] == '1' or (fresh and givenUpHere),
     srv = raw[16] == '1', md = n(17, 0), cd = n(18, 0), bst = raw[19] or 'CLOSED', bou = n(20, 0),
     btg = n(21, 0), bts = n(22, 0), blt = n(23, 0), hss = raw[24] ~= '0', rf = raw[25] == '1',
-    rx = n(26, rxAtFirst), tq = parseTurns(raw[27]), wk = parseWorkers(raw[28])
+    rx = n(26, rxAtFirst), tq = parseTurns(raw[27]), wk = parseWorkers(raw[28]), tb = n(29, -1)
   }
   -- After a live edit of the bounds, the rate inside them, and the next slot with it (DomainState.clamp).
   if clamp(s.rate) ~= s.rate then setRate(clamp(s.rate)) end
@@ -440,8 +444,10 @@ local function permit()
         if s.tat == -1 or now - s.tat < iv then s.dem = now end
         if heldTurn() and s.blk <= s.tat and s.tat ~= -1 and now - s.tat < iv then
           -- Pacer.tryAcquireTurn: a turn others waited through is spaced from its slot, never closer than the floors.
+          s.tb = s.tat
           s.tat = math.max(s.tat + iv, now + math.max(s.md, s.cd, floor))
         else
+          s.tb = now
           s.tat = now + iv
         end
         if s.lg ~= -1 and not blockedSince(s.lg) then
@@ -473,7 +479,7 @@ local function save()
     'lg', int(s.lg), 'gap', string.format('%.17g', s.gap), 'blk', int(s.blk), 'why', s.why, 'lvl', int(s.lvl),
     'boe', int(s.boe), 'errs', int(s.errs), 'gu', flag(s.gu), 'srv', flag(s.srv), 'md', int(s.md),
     'cd', int(s.cd), 'bst', s.bst, 'bou', int(s.bou), 'btg', int(s.btg), 'bts', int(s.bts), 'blt', int(s.blt),
-    'hss', flag(s.hss), 'rf', flag(s.rf), 'tq', table.concat(s.tq, ','), 'wk', joinWorkers())
+    'hss', flag(s.hss), 'rf', flag(s.rf), 'tq', table.concat(s.tq, ','), 'wk', joinWorkers(), 'tb', int(s.tb))
   -- Forgotten after an idle spell, never while a floor or backoff holds (a node that has it given up, or an
   -- operator's delay, puts those back through ARGV[16] and ARGV[17]).
   local keep = idle
@@ -604,7 +610,7 @@ elseif op == 'change' then
   elseif kind == 'RESET' then
     s.blk, s.why, s.lvl, s.boe, s.inc, s.cut, s.hss, s.rf = -1, '', 0, -1, -1, -1, true, false
     s.ss, s.sig, s.srv, s.cd, s.errs, s.tat, s.lg, s.gap = true, -1, false, 0, 0, -1, -1, 0
-    s.tq = {}
+    s.tq, s.tb = {}, -1
     workersHealthy()
     closeBreaker()
     s.rate = initialRate

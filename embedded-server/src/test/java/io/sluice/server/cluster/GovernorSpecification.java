@@ -740,6 +740,8 @@ interface GovernorSpecification {
 
         governor().setMinDelay(SITE, 900);
         pass(800);
+        assertThat(acquire(SITE, "a").waitMillis()).as("a delay set now holds from b's grant").isEqualTo(100);
+        pass(100);
         assertThat(acquire(SITE, "a").granted()).isTrue();
         pass(100);
         assertThat(acquire(SITE, "b").granted()).isFalse();

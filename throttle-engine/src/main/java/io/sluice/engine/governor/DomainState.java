@@ -146,6 +146,7 @@ final class DomainState {
 
     private synchronized void countGrant(long now, String worker) {
         granted++;
+        pace.granted(now);
         workers.granted(worker, now);
         // A gap that spans a block (Retry-After, backoff, open breaker) is the governor's doing,
         // not the workers': it says nothing about what they would use.

@@ -43,16 +43,17 @@ final class Pacer {
 
     /**
      * Re-spaces the next slot after the interval changed, so a cut takes effect on the very next
-     * grant instead of after the slot computed at the old rate.
+     * grant instead of after the slot computed at the old rate; never before {@code notBefore} (the last grant and
+     * the minimum delays: a turn's slot is spaced from the slot before it, not from the grant).
      */
-    void respace(long oldIntervalMicros, long newIntervalMicros) {
+    void respace(long oldIntervalMicros, long newIntervalMicros, long notBefore) {
         while (true) {
             long tat = theoreticalArrival.get();
             if (tat == Long.MIN_VALUE) {
                 return;
             }
             long lastGrant = tat - oldIntervalMicros;
-            long respaced = lastGrant + newIntervalMicros;
+            long respaced = Math.max(lastGrant + newIntervalMicros, notBefore);
             if (theoreticalArrival.compareAndSet(tat, respaced)) {
                 return;
             }
