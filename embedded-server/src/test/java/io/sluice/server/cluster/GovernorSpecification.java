@@ -794,6 +794,30 @@ interface GovernorSpecification {
     }
 
     @Test
+    default void aWorkerBanksAtMost64CreditsAndTheyExpireTenMinutesAfterItsLatestGrant() {
+        governor().setRate(SITE, 20);
+        for (int granted = 0; granted < 70;) {
+            Permit permit = acquire(SITE, "w");
+            if (permit.granted()) {
+                granted++;
+            } else {
+                pass(permit.waitMillis());
+            }
+        }
+        for (int i = 0; i < 70; i++) {
+            report(Feedback.of(SITE, 404, 30), "w");
+        }
+        assertThat(governor().ignoredReports()).as("70 grants, 64 credits").isEqualTo(6);
+
+        pass(1_000);
+        assertThat(acquire(SITE, "w").granted()).isTrue();
+        pass(Duration.ofMinutes(10).toMillis() + 1);
+        report(Feedback.of(SITE, 500, 30), "w");
+        assertThat(governor().ignoredReports()).as("a grant ten minutes old").isEqualTo(7);
+        assertThat(view(SITE).consecutiveErrors()).isZero();
+    }
+
+    @Test
     default void oneWorkerCannotGiveUpADomainAnotherFindsHealthy() {
         policy().set(P.withIncrease(0, 0));
         int banked = 0;
