@@ -259,6 +259,10 @@ final class SluiceMetrics {
         gauge("sluice_governor_breakers_open", "Domains whose breaker is open or half-open",
                 () -> governor.domains().stream().filter(d -> d.breaker() != BreakerState.CLOSED).count());
         gauge("sluice_governor_alerts", "Give-up alerts held (the newest 100)", () -> governor.alerts().size());
+        CounterWithCallback.builder().name("sluice_governor_reports_ignored_total")
+                .help("Worker reports ignored since start: the worker's token held no grant of the domain to report on")
+                .callback(cb -> cb.call(governor.ignoredReports()))
+                .register(registry);
         CounterWithCallback.builder().name("sluice_front_connections_shed_total")
                 .help("Public-listener connections closed to protect it, since start: over_address_cap (closed on "
                         + "arrival, its address held its share), head_timeout (request head not whole in time), "
