@@ -149,7 +149,7 @@ public final class ThrottleHandler extends Handler.Wrapper {
         request.setAttribute(ForwardedHeaders.CLIENT_ADDRESS, admit.client().ip());
         // ... and drops the client's own copy of the header the policy names (sent again only for a trusted proxy).
         request.setAttribute(ForwardedHeaders.POLICY_HEADER, engine.forwardedHeader());
-        // An HTML page may get the hidden link to the trap (agents.trap.injectLinks): the proxy decides by its response.
+        // An HTML page may get the hidden link to the trap (agents.trap.injectLinks): the proxy decides by its answer.
         if (HttpMethod.GET.is(request.getMethod())) {
             byte[] trapLink = TrapLink.of(engine.policy().agents().trap());
             if (trapLink != null) {

@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 /** The trap's hidden link put into a page as it streams: once, before {@code </body}, whatever the buffers. */
 class TrapLinkTest {
     private static final Agents.Trap TRAP = new Agents.Trap("/.trap/", null, null, true);
-    private static final String LINK = "<a href=\"/.trap/\" rel=\"nofollow\" hidden aria-hidden=\"true\" tabindex=\"-1\">"
-            + "</a>";
+    private static final String LINK = "<a href=\"/.trap/\" rel=\"nofollow\" hidden aria-hidden=\"true\""
+            + " tabindex=\"-1\"></a>";
 
     @Test
     void theLinkGoesBeforeTheBodysEndEvenWhenABufferBoundaryCutsIt() {
