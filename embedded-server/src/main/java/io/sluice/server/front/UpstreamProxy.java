@@ -235,7 +235,7 @@ public final class UpstreamProxy {
             private final Response proxyToClient;
 
             private final Request clientToProxy;
-            /** The trap link to put into this response's body, or null (not wanted, or already placed). */
+            /** The trap link to put into this response's body; null when this response gets none. */
             private TrapLink trapLink;
 
             ResponseListener(Request clientToProxy, org.eclipse.jetty.client.Request proxyToServer,
