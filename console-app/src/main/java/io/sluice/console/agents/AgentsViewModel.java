@@ -98,9 +98,10 @@ public final class AgentsViewModel {
     }
 
     /**
-     * Sends the live policy with {@code category}'s action set to {@code action} (the rest of its rule kept). A
-     * change made meanwhile by someone else is not overwritten: the server refuses it, the policy is read again and
-     * the operator chooses again.
+     * Sends the live policy with {@code category}'s action set to {@code action} (the rest of its rule kept), based on
+     * the version read. The server merges it with changes made meanwhile to other fields; one made meanwhile to the
+     * same field is not overwritten: the server refuses the choice, the policy is read again and the operator chooses
+     * again.
      */
     public void setAction(Category category, Agents.Action action) {
         Policy base = policy.get();
