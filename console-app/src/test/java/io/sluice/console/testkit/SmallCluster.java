@@ -13,8 +13,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * A few real front ends in cluster mode in this JVM, on one real redis-server (the shared kit's {@link TestRedis}):
- * what the console's fleet is tested against. Each node has its own state directory; a node can be stopped to go silent.
+ * A few real front ends in cluster mode in this JVM, on one real redis-server (the shared kit's
+ * {@link TestRedis}): what the console's fleet is tested against. Each node has its own state directory; a node
+ * can be stopped to go silent.
  */
 public final class SmallCluster implements AutoCloseable {
     private final TestRedis redis;
