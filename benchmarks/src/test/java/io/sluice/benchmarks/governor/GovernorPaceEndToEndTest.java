@@ -8,6 +8,7 @@ import io.sluice.server.demo.Demo;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,6 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
  * for a minute; once fast, once with latency jittered between 20 and 200 ms (both at once, two
  * domains). The rates are a few per second, so a loaded machine does not move them.
  */
+// A real minute of traffic: tier 2, with the real parts (README, "Development"); tier 1 stays within minutes.
+@Tag("long-run")
 class GovernorPaceEndToEndTest {
     @TempDir
     Path state;

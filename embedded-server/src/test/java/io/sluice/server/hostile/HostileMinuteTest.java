@@ -27,6 +27,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -42,6 +43,8 @@ import org.junit.jupiter.api.io.TempDir;
  * page times on a quiet server and during the attack (the benchmark in docs/BENCHMARKS.md runs it longer:
  * {@code -Dsluice.hostile.seconds=60 -Dsluice.hostile.quietSeconds=60}).
  */
+// A real minute of traffic: tier 2, with the real parts (README, "Development"); tier 1 stays within minutes.
+@Tag("long-run")
 class HostileMinuteTest {
     /** 30 s in the suite, which must stay within minutes on two cores; the benchmark's run is longer (above). */
     private static final Duration HOSTILE = Duration.ofSeconds(Long.getLong("sluice.hostile.seconds", 30));
