@@ -2,6 +2,7 @@ package io.sluice.server.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.server.testkit.TestRedis;
 import java.io.IOException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
