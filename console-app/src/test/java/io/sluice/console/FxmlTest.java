@@ -33,10 +33,10 @@ import org.testfx.framework.junit5.ApplicationExtension;
 @ExtendWith(ApplicationExtension.class)
 class FxmlTest {
     private static final Path RESOURCES = Path.of("src/main/resources");
-    /** Rooms with more than their own layout: the limits room carries the what-if panel. */
+    /** Rooms with more than their own layout: the limits room carries the what-if panel, the live room two tabs. */
     private static final Map<String, List<String>> LAYOUTS_OF = Map.of(
             "limits", List.of("LimitsView", "WhatIfView"),
-            "live", List.of("LiveView", "NetworksView"));
+            "live", List.of("LiveView", "NetworksView", "AgentsView"));
 
     @Test
     void everyLayoutLoadsWithItsController(FxRobot robot, @TempDir Path config) throws IOException {
