@@ -61,8 +61,8 @@ public final class DemoScenario implements AutoCloseable {
         CRAWLER_STORM("a storm of aggressive crawlers from 127.0.3.1-12, each far faster than the crawler spacing"),
         SCRAPER_FLEET("a scraper fleet: " + FLEET_NETWORKS * FLEET_HOSTS + " addresses in 127.1.0.0/22 with current "
                 + "browser user agents, each under every per-client limit, harvesting the costly search page: see "
-                + "the Networks tab (four /24s at the top by cost, then by refusals) and the browser check's line "
-                + "(under pressure: the fleet asked, the people passed)"),
+                + "the browser check's line (under pressure: the fleet asked, the people passed), the refusals chart "
+                + "(browser check) and the Networks tab (its /24s, by the pages served before the pressure)"),
         SLOW_UPSTREAM("the upstream turns slow (0.3-1.2 s a request): requests pile up in flight");
 
         private final String story;
