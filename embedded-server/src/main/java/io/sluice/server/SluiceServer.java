@@ -102,7 +102,7 @@ public final class SluiceServer implements AutoCloseable {
         try {
             signedAgents = SignedAgentService.start(config.signedAgents(), clock);
             node.engine().verifySignedAgentsWith(signedAgents.verifier());
-            running = listen(config, extraAdminRoutes, state, node, mode, clock, signedAgents.published());
+            running = listen(config, extraAdminRoutes, state, node, mode, clock, signedAgents);
             running.closeLast(signedAgents);
         } catch (Exception | Error e) {
             if (signedAgents != null) {
@@ -137,7 +137,8 @@ public final class SluiceServer implements AutoCloseable {
     /** The policy's writer, both listeners, started: the admin API first. */
     private static SluiceServer listen(ServerConfig config, List<Route> extraAdminRoutes, StateDirectory state,
                                        NodeEngine node, NodeMode mode, InstantSource clock,
-                                       PublishedDirectory fleetKeys) throws Exception {
+                                       SignedAgentService signedAgents) throws Exception {
+        PublishedDirectory fleetKeys = signedAgents.published();
         PolicyChanges changes = node.policyChanges(mode.policyStore(state, node, clock), clock);
         AccessLog accessLog = config.accessLog() == null ? null : AccessLog.open(config.accessLog(),
                 config.accessLogFormat());
@@ -154,7 +155,7 @@ public final class SluiceServer implements AutoCloseable {
         adminServer.setStopTimeout(STOP_TIMEOUT_MILLIS);
         ServerConnector admin = Listeners.admin(adminServer, config.admin(), config.limits(), certificate,
                 adminOptions.strangers());
-        ServerCounters counters = ListenerCounters.of(accessLog, admin, front);
+        ServerCounters counters = ListenerCounters.of(accessLog, admin, front, signedAgents);
         List<Route> adminRoutes = new ArrayList<>(extraAdminRoutes);
         adminRoutes.addAll(mode.adminRoutes());
         adminServer.setHandler(new GracefulHandler(new AdminHandler(node.engine(), node.governor(),

@@ -3,8 +3,8 @@ package io.sluice.benchmarks.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.sluice.benchmarks.testkit.RealParts;
 import io.sluice.server.cluster.LocalRedis;
+import io.sluice.server.testkit.RealParts;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -14,8 +14,8 @@ import java.util.Map;
 
 /**
  * The agents view's logic, without the toolkit: one row per category (its action under the live policy, the agents
- * seen in it with their robots.txt compliance) and the one command a row has, changing its category's action. The
- * view (a table with a choice of action per row) is still to be built on it.
+ * seen in it with their robots.txt compliance) and the one command a row has, changing its category's action. Shown by
+ * {@link AgentsTable} in the live room's agents tab ({@link AgentsView}).
  */
 public final class AgentsModel {
 
@@ -34,7 +34,22 @@ public final class AgentsModel {
     public record CategoryRow(Category category, Agents.Action action, List<AgentRow> agents, long requests,
                               int breaking) {
 
-        /** "GPTBot (120), CCBot (4, 2 disallowed)": the agents seen, for the row's second column. */
+        /** Their requests that were verified (their address is their operator's, or verification is off). */
+        public long verified() {
+            return agents.stream().mapToLong(AgentRow::verified).sum();
+        }
+
+        /** Their requests refused (or challenged) by the category's rule. */
+        public long refused() {
+            return agents.stream().mapToLong(AgentRow::refused).sum();
+        }
+
+        /** Their requests to a path robots.txt disallows them (the trap path included). */
+        public long disallowed() {
+            return agents.stream().mapToLong(AgentRow::disallowed).sum();
+        }
+
+        /** "GPTBot (120), CCBot (4, 2 disallowed)": the agents seen, for the row's last column. */
         public String agentsText() {
             StringBuilder text = new StringBuilder();
             for (AgentRow agent : agents) {

@@ -34,12 +34,24 @@ public final class AgentsTable extends TableView<AgentsModel.CategoryRow> {
         action.setCellFactory(column -> new ActionCell());
         TableColumn<AgentsModel.CategoryRow, Long> requests = new TableColumn<>("Requests");
         requests.setCellValueFactory(row -> new ReadOnlyObjectWrapper<>(row.getValue().requests()));
+        TableColumn<AgentsModel.CategoryRow, Long> verified = new TableColumn<>("Verified");
+        verified.setCellValueFactory(row -> new ReadOnlyObjectWrapper<>(row.getValue().verified()));
+        TableColumn<AgentsModel.CategoryRow, Long> refused = new TableColumn<>("Refused");
+        refused.setCellValueFactory(row -> new ReadOnlyObjectWrapper<>(row.getValue().refused()));
+        TableColumn<AgentsModel.CategoryRow, Long> disallowed = new TableColumn<>("Disallowed");
+        disallowed.setCellValueFactory(row -> new ReadOnlyObjectWrapper<>(row.getValue().disallowed()));
         TableColumn<AgentsModel.CategoryRow, String> agents = new TableColumn<>("Agents seen (robots.txt)");
         agents.setCellValueFactory(row -> new ReadOnlyObjectWrapper<>(row.getValue().agentsText()));
         getColumns().add(category);
         getColumns().add(action);
         getColumns().add(requests);
+        getColumns().add(verified);
+        getColumns().add(refused);
+        getColumns().add(disallowed);
         getColumns().add(agents);
+        for (TableColumn<AgentsModel.CategoryRow, ?> column : getColumns()) {
+            column.setSortable(false); // the categories keep their order
+        }
     }
 
     /** Who sends a row's new action. */
@@ -49,7 +61,11 @@ public final class AgentsTable extends TableView<AgentsModel.CategoryRow> {
 
     /** The rows of {@code snapshot} under {@code policy}; on the FX thread. */
     public void show(Snapshot snapshot, Policy policy) {
-        List<AgentsModel.CategoryRow> rows = AgentsModel.rows(snapshot, policy);
+        show(AgentsModel.rows(snapshot, policy));
+    }
+
+    /** These rows; on the FX thread. */
+    public void show(List<AgentsModel.CategoryRow> rows) {
         updating = true;
         try {
             getItems().setAll(rows);
@@ -70,6 +86,8 @@ public final class AgentsTable extends TableView<AgentsModel.CategoryRow> {
                 Agents.Action chosen = choice.getValue();
                 if (!updating && row != null && chosen != null && chosen != row.action()) {
                     onAction.accept(row.category(), chosen);
+                    // The choice shows the action in force: the chosen one once the server has it (a new row).
+                    choose(row.action());
                 }
             });
         }
@@ -77,14 +95,18 @@ public final class AgentsTable extends TableView<AgentsModel.CategoryRow> {
         @Override
         protected void updateItem(Agents.Action item, boolean empty) {
             super.updateItem(item, empty);
+            choose(empty ? null : item);
+            setGraphic(empty ? null : choice);
+        }
+
+        private void choose(Agents.Action action) {
             boolean was = updating;
             updating = true;
             try {
-                choice.setValue(empty ? null : item);
+                choice.setValue(action);
             } finally {
                 updating = was;
             }
-            setGraphic(empty ? null : choice);
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.sluice.console.live;
 
+import io.sluice.console.agents.AgentsView;
 import io.sluice.console.chart.AuditMark;
 import io.sluice.console.chart.ChartMarks;
 import io.sluice.console.chart.MarkedAreaChart;
@@ -35,6 +36,7 @@ import javafx.scene.layout.VBox;
 public final class LiveView implements Room {
     private final LiveViewModel model;
     private final NetworksView networks;
+    private final AgentsView agents;
     private final Parent root;
     private final Map<RequestClass, XYChart.Series<Number, Number>> served = new EnumMap<>(RequestClass.class);
     private final Map<RefusalKind, XYChart.Series<Number, Number>> refused = new EnumMap<>(RefusalKind.class);
@@ -70,6 +72,10 @@ public final class LiveView implements Room {
     @FXML
     private VBox networksSlot;
     @FXML
+    private Tab agentsTab;
+    @FXML
+    private VBox agentsSlot;
+    @FXML
     private ChoiceBox<LiveViewModel.HeatmapRanking> heatmapRanking;
     @FXML
     private Heatmap heatmap;
@@ -89,15 +95,18 @@ public final class LiveView implements Room {
     private Label actionResult;
 
     public LiveView(Session session) {
-        this(new LiveViewModel(session), new NetworksView(session));
+        this(new LiveViewModel(session), new NetworksView(session), new AgentsView(session));
     }
 
-    public LiveView(LiveViewModel model, NetworksView networks) {
+    public LiveView(LiveViewModel model, NetworksView networks, AgentsView agents) {
         this.model = model;
         this.networks = networks;
+        this.agents = agents;
         this.root = Fxml.load(this);
         networksSlot.getChildren().add(networks.view());
         VBox.setVgrow(networks.view(), Priority.ALWAYS);
+        agentsSlot.getChildren().add(agents.view());
+        VBox.setVgrow(agents.view(), Priority.ALWAYS);
     }
 
     @FXML
@@ -198,6 +207,16 @@ public final class LiveView implements Room {
     /** Shows the networks tab (Ctrl+Tab does the same from the keyboard). */
     public void showNetworks() {
         views.getSelectionModel().select(networksTab);
+    }
+
+    /** The agents view, in the room's third tab. */
+    public AgentsView agents() {
+        return agents;
+    }
+
+    /** Shows the agents tab. */
+    public void showAgents() {
+        views.getSelectionModel().select(agentsTab);
     }
 
     /** The marks the charts draw in their time range now (for tests). */

@@ -2,12 +2,12 @@ package io.sluice.console.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.console.testkit.RealParts;
 import io.sluice.console.testkit.SmallCluster;
 import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
 import io.sluice.server.demo.Demo;
+import io.sluice.server.testkit.RealParts;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;

@@ -2,10 +2,10 @@ package io.sluice.console.fleet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.console.testkit.RealParts;
 import io.sluice.console.testkit.SmallCluster;
 import io.sluice.console.ui.FxUiExecutor;
 import io.sluice.console.ui.Session;
+import io.sluice.server.testkit.RealParts;
 import java.time.Clock;
 import java.util.List;
 import java.util.Optional;

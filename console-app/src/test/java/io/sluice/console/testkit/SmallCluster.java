@@ -6,28 +6,30 @@ import io.sluice.server.SluiceServer;
 import io.sluice.server.cluster.ClusterOptions;
 import io.sluice.server.cluster.RedisEndpoint;
 import io.sluice.server.demo.Demo;
+import io.sluice.server.testkit.TestRedis;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * A few real front ends in cluster mode in this JVM, on one real redis-server: what the console's fleet is
- * tested against. Each node has its own state directory; a node can be stopped to go silent.
+ * A few real front ends in cluster mode in this JVM, on one real redis-server (the shared kit's
+ * {@link TestRedis}): what the console's fleet is tested against. Each node has its own state directory; a node
+ * can be stopped to go silent.
  */
 public final class SmallCluster implements AutoCloseable {
-    private final RedisProcess redis;
+    private final TestRedis redis;
     private final Path states;
     private final Map<String, SluiceServer> nodes = new LinkedHashMap<>();
 
-    private SmallCluster(RedisProcess redis, Path states) {
+    private SmallCluster(TestRedis redis, Path states) {
         this.redis = redis;
         this.states = states;
     }
 
     /** Starts redis and one node per name. */
     public static SmallCluster start(String... names) throws Exception {
-        SmallCluster cluster = new SmallCluster(RedisProcess.start(), Files.createTempDirectory("sluice-fleet"));
+        SmallCluster cluster = new SmallCluster(TestRedis.start(), Files.createTempDirectory("sluice-fleet"));
         try {
             for (String name : names) {
                 cluster.nodes.put(name, Demo.start(ServerConfig.demo(cluster.states.resolve(name))

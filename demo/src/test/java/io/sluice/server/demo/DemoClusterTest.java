@@ -1,12 +1,12 @@
 package io.sluice.server.demo;
 
-import static io.sluice.server.demo.testkit.Await.await;
+import static io.sluice.server.testkit.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.engine.telemetry.ClassCounts;
 import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.server.SluiceServer;
-import io.sluice.server.demo.testkit.RealParts;
+import io.sluice.server.testkit.RealParts;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;

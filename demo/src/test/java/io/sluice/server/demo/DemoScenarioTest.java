@@ -1,6 +1,6 @@
 package io.sluice.server.demo;
 
-import static io.sluice.server.demo.testkit.Await.await;
+import static io.sluice.server.testkit.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.engine.Decision;
@@ -12,7 +12,7 @@ import io.sluice.engine.telemetry.BrowserCheckCounts;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
 import io.sluice.server.demo.DemoScenario.Phase;
-import io.sluice.server.demo.testkit.Servers;
+import io.sluice.server.testkit.Servers;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -26,7 +26,7 @@ class DemoScenarioTest {
     @TempDir
     Path state;
     @RegisterExtension
-    final Servers servers = new Servers();
+    final Servers servers = new Servers(Demo::start);
 
     @Test
     void thePhasesComeInOrderOnALoop() {

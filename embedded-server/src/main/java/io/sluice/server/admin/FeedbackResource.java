@@ -58,10 +58,11 @@ final class FeedbackResource extends Resource {
             throw new ApiError(400, errors);
         }
         // Answered once the cluster has taken it (or, within the deadline, this node alone): a worker told
-        // "done" may ask any node next and find the floor it reported.
+        // "done" may ask any node next and find the floor it reported. It counts only for a grant the token was
+        // given (docs/manual/governor.md, "Several workers, one domain"); one without is ignored, and counted.
         Feedback feedback = new Feedback(domain, body.status(), body.retryAfterSeconds(),
                 body.latencyMillis() == null ? -1 : body.latencyMillis(), crawlDelay);
-        governor.reportAsync(feedback).whenComplete((judged, failure) -> {
+        governor.reportAsync(feedback, Caller.of(request).token()).whenComplete((judged, failure) -> {
             if (failure != null) {
                 callback.failed(failure);
                 return;

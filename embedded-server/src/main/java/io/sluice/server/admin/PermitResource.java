@@ -53,7 +53,7 @@ final class PermitResource extends Resource implements Graceful {
     @Override
     protected boolean serve(String method, Request request, Response response, Callback callback) throws Exception {
         PermitRequest body = ApiMessages.read(request, PermitRequest.class);
-        Supplier<CompletionStage<Permit>> ask = permitCall(body);
+        Supplier<CompletionStage<Permit>> ask = permitCall(body, Caller.of(request).token());
         long hold = body.holdMillis() == null ? 0 : body.holdMillis();
         if (hold < 0) {
             throw ApiError.field("holdMillis", "must not be negative");
@@ -64,11 +64,15 @@ final class PermitResource extends Resource implements Graceful {
         return true;
     }
 
-    /** The governor's call the request asks for, its names checked first: a bad one changes nothing. */
-    private Supplier<CompletionStage<Permit>> permitCall(PermitRequest body) {
+    /**
+     * The governor's call the request asks for, its names checked first: a bad one changes nothing. The worker is the
+     * token's name: workers wanting one domain take turns, and a grant is its credit for one report
+     * (docs/manual/governor.md, "Several workers, one domain").
+     */
+    private Supplier<CompletionStage<Permit>> permitCall(PermitRequest body, String worker) {
         if (body.domains() == null) {
             String domain = DomainResource.checked(body.domain());
-            return () -> governor.acquireAsync(domain);
+            return () -> governor.acquireAsync(domain, worker);
         }
         if (body.domain() != null) {
             throw ApiError.field("domains", "give domain or domains, not both");
@@ -86,7 +90,7 @@ final class PermitResource extends Resource implements Graceful {
                 throw ApiError.field("domains[" + i + "]", e.getMessage());
             }
         }
-        return () -> governor.acquireAnyAsync(names);
+        return () -> governor.acquireAnyAsync(names, worker);
     }
 
     /**

@@ -196,6 +196,32 @@ final class SluiceMetrics {
                 .help("Requests to the trap path (agents.trap.path), since start")
                 .callback(cb -> cb.call(current.agents() == null ? 0 : current.agents().trapFetches()))
                 .register(registry);
+        // Web Bot Auth: read from the verifier at each scrape (it is the front end's, not the engine's snapshot's).
+        CounterWithCallback.builder().name("sluice_signed_agent_requests_total")
+                .help("Requests signed for Web Bot Auth since start, by what verification found: verified (a "
+                        + "verified agent), invalid (a header that does not parse, a tampered component, another key, "
+                        + "an expired signature, a replayed nonce), unverified (the key is not held yet: its "
+                        + "directory is being fetched, or cannot be had)")
+                .labelNames("outcome")
+                .callback(cb -> {
+                    ServerCounters.SignedAgents signed = counters.signedAgents().get();
+                    cb.call(signed.verified(), "verified");
+                    cb.call(signed.invalid(), "invalid");
+                    cb.call(signed.unverified(), "unverified");
+                })
+                .register(registry);
+        CounterWithCallback.builder().name("sluice_signed_agent_directory_fetches_total")
+                .help("Fetches of agents' key directories since start: fetched (read and held), failed (a refused "
+                        + "address, a timeout, too large, not 200, not a key set), not_started (the per-host or "
+                        + "overall bound on fetches running was reached)")
+                .labelNames("outcome")
+                .callback(cb -> {
+                    ServerCounters.SignedAgents signed = counters.signedAgents().get();
+                    cb.call(signed.directoriesFetched(), "fetched");
+                    cb.call(signed.directoriesFailed(), "failed");
+                    cb.call(signed.fetchesNotStarted(), "not_started");
+                })
+                .register(registry);
         gauge("sluice_browser_check_under_pressure", "1 while the browser check counts the site as under pressure "
                 + "(adaptive mode then asks every browser claim without a pass)",
                 () -> current.browserCheck() != null && current.browserCheck().underPressure() ? 1 : 0);
@@ -259,6 +285,10 @@ final class SluiceMetrics {
         gauge("sluice_governor_breakers_open", "Domains whose breaker is open or half-open",
                 () -> governor.domains().stream().filter(d -> d.breaker() != BreakerState.CLOSED).count());
         gauge("sluice_governor_alerts", "Give-up alerts held (the newest 100)", () -> governor.alerts().size());
+        CounterWithCallback.builder().name("sluice_governor_reports_ignored_total")
+                .help("Worker reports ignored since start: the worker's token held no grant of the domain to report on")
+                .callback(cb -> cb.call(governor.ignoredReports()))
+                .register(registry);
         CounterWithCallback.builder().name("sluice_front_connections_shed_total")
                 .help("Public-listener connections closed to protect it, since start: over_address_cap (closed on "
                         + "arrival, its address held its share), head_timeout (request head not whole in time), "

@@ -46,6 +46,23 @@ public final class SignedAgentService implements AutoCloseable {
         return published;
     }
 
+    /** What verification has found since start; all zero while it is off. */
+    public Counts counts() {
+        if (verifier == null) {
+            return new Counts(0, 0, 0, 0, 0, 0);
+        }
+        KeyDirectories directories = verifier.directories();
+        return new Counts(verifier.verified(), verifier.invalid(), verifier.unverified(), directories.fetched(),
+                directories.failed(), directories.skipped());
+    }
+
+    /**
+     * Signed requests by outcome ({@link WebBotAuthVerifier#verified()} and the rest), and the key directory fetches
+     * (read, failed, not started because of the bounds), since start.
+     */
+    public record Counts(long verified, long invalid, long unverified, long fetched, long failed, long skipped) {
+    }
+
     @Override
     public void close() {
         if (fetcher != null) {

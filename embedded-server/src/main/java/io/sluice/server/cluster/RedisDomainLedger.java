@@ -59,7 +59,7 @@ public final class RedisDomainLedger implements DomainLedger {
     private static final LuaScript SCRIPT = LuaScript.load("governor");
     private static final LuaScript DOMAINS = LuaScript.load("governor-domains");
     /** Fields of a governor.lua reply before the counts to extend; permit-any adds the index granted. */
-    private static final int ANSWER_FIELDS = 16;
+    private static final int ANSWER_FIELDS = 17;
     /** How often a call goes round "new domains counted, call again" before it fails: a domain forgotten between. */
     private static final int ROUNDS = 3;
 
@@ -126,7 +126,7 @@ public final class RedisDomainLedger implements DomainLedger {
 
     @Override
     public CompletionStage<LedgerAnswer> acquire(String domain, LedgerContext context) {
-        return run(domain, args("permit", context), false);
+        return run(domain, args("permit", context), false, context.worker());
     }
 
     /**
@@ -157,7 +157,8 @@ public final class RedisDomainLedger implements DomainLedger {
                 ? CompletableFuture.completedFuture(candidates)
                 : firstReady(domains, contexts, candidates).thenApply(best -> groups.stream()
                         .filter(g -> g.contains(best)).findFirst().orElseThrow());
-        Call call = new Call(domains, indices -> permitAnyArgs(indices, contexts), false, ANSWER_FIELDS + 1);
+        Call call = new Call(domains, indices -> permitAnyArgs(indices, contexts), false, ANSWER_FIELDS + 1,
+                contexts.get(0).worker());
         return chosenGroup.thenCompose(group -> run(call, group).thenApply(RedisDomainLedger::choice)
                 .exceptionallyCompose(failure -> {
                     List<Integer> rest = candidates.stream().filter(i -> !group.contains(i)).toList();
@@ -238,7 +239,7 @@ public final class RedisDomainLedger implements DomainLedger {
         args.add(seen.retryAfterSeconds() == null ? "" : seen.retryAfterSeconds().toString());
         args.add(seen.latencySignal() ? "1" : "0");
         args.add(seen.crawlDelayMicros() == null ? "" : seen.crawlDelayMicros().toString());
-        return run(domain, args, false);
+        return run(domain, args, false, context.worker());
     }
 
     @Override
@@ -246,7 +247,7 @@ public final class RedisDomainLedger implements DomainLedger {
         List<String> args = args("change", context);
         args.add(change.kind().name());
         args.add(Double.toString(change.value()));
-        return run(domain, args, true);
+        return run(domain, args, true, null);
     }
 
     /** The domain's key; braces make it one hash slot, ready for a sharded Redis. */
@@ -259,10 +260,13 @@ public final class RedisDomainLedger implements DomainLedger {
         return settings.key("gov-domains");
     }
 
-    /** @param operator an operator's change: the domain is counted whatever the table holds */
-    private CompletionStage<LedgerAnswer> run(String domain, List<String> args, boolean operator) {
-        return onExecutor(run(new Call(List.of(domain), indices -> args, operator, ANSWER_FIELDS), List.of(0)),
-                ran -> parse(ran.reply()));
+    /**
+     * @param operator an operator's change: the domain is counted whatever the table holds
+     * @param worker   who asks or reports, or null for a trusted caller
+     */
+    private CompletionStage<LedgerAnswer> run(String domain, List<String> args, boolean operator, String worker) {
+        return onExecutor(run(new Call(List.of(domain), indices -> args, operator, ANSWER_FIELDS, worker),
+                List.of(0)), ran -> parse(ran.reply()));
     }
 
     private CompletableFuture<Ran> run(Call call, List<Integer> indices) {
@@ -284,9 +288,10 @@ public final class RedisDomainLedger implements DomainLedger {
      * @param args     the script's arguments for the domains at the indices given, but the admission marks
      * @param operator an operator's change: counted whatever the table holds
      * @param fields   the fields of its answer before the counts to extend
+     * @param worker   who asks or reports (its token's name), or null for a trusted caller
      */
     private record Call(List<String> domains, Function<List<Integer>, List<String>> args, boolean operator,
-                        int fields) {
+                        int fields, String worker) {
     }
 
     /**
@@ -299,6 +304,7 @@ public final class RedisDomainLedger implements DomainLedger {
         List<String> arguments = new ArrayList<>(call.args().apply(indices));
         StringBuilder marks = new StringBuilder(indices.size());
         indices.forEach(i -> marks.append(counted.contains(i) ? '1' : '0'));
+        arguments.add(call.worker() == null ? "" : call.worker());
         arguments.add(marks.toString());
         String[] keys = indices.stream().map(i -> key(call.domains().get(i))).toArray(String[]::new);
         CompletableFuture<List<Object>> reply = SCRIPT.run(link, ScriptOutputType.MULTI, keys,
@@ -426,7 +432,7 @@ public final class RedisDomainLedger implements DomainLedger {
     }
 
     static LedgerAnswer parse(List<Object> reply) {
-        if (reply == null || reply.size() < 16) {
+        if (reply == null || reply.size() < ANSWER_FIELDS) {
             throw new IllegalStateException("governor.lua answered " + reply);
         }
         String[] r = new String[reply.size()];
@@ -436,7 +442,8 @@ public final class RedisDomainLedger implements DomainLedger {
         return new LedgerAnswer("1".equals(r[0]), Long.parseLong(r[1]), reason(r[2]), Double.parseDouble(r[3]),
                 Long.parseLong(r[4]), Long.parseLong(r[5]), reason(r[6]), BreakerState.valueOf(r[7]),
                 Long.parseLong(r[8]), Integer.parseInt(r[9]), Integer.parseInt(r[10]), "1".equals(r[11]),
-                "1".equals(r[12]), "1".equals(r[13]), Integer.parseInt(r[14]), Integer.parseInt(r[15]));
+                "1".equals(r[12]), "1".equals(r[13]), Integer.parseInt(r[14]), Integer.parseInt(r[15]),
+                !"0".equals(r[16]));
     }
 
     private static PermitReason reason(String text) {

@@ -331,6 +331,12 @@ final class LeanConnection extends AbstractConnection.NonBlocking implements Con
                 || PublishedDirectory.PATH.equals(canonical)) {
             return false;
         }
+        // A page that may get the trap's hidden link goes to the proxy path, which puts it in (TrapLink): the lean
+        // path copies bodies untouched. Only while the policy asks for links, and for GETs only.
+        if (HttpMethod.GET.is(method) && Boolean.TRUE.equals(
+                forwarding.engine().policy().agents().trap().injectLinks())) {
+            return false;
+        }
         bodyOffset = in.position() - requestStart;
         return true;
     }

@@ -10,6 +10,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -148,6 +149,13 @@ public final class ThrottleHandler extends Handler.Wrapper {
         request.setAttribute(ForwardedHeaders.CLIENT_ADDRESS, admit.client().ip());
         // ... and drops the client's own copy of the header the policy names (sent again only for a trusted proxy).
         request.setAttribute(ForwardedHeaders.POLICY_HEADER, engine.forwardedHeader());
+        // An HTML page may get the hidden link to the trap (agents.trap.injectLinks): the proxy decides by its answer.
+        if (HttpMethod.GET.is(request.getMethod())) {
+            byte[] trapLink = TrapLink.of(engine.policy().agents().trap());
+            if (trapLink != null) {
+                request.setAttribute(TrapLink.ATTRIBUTE, trapLink);
+            }
+        }
         long started = System.nanoTime();
         String decision = waited ? "DELAYED" : "ADMIT";
         // The admission is reported to the engine exactly once, on whichever completion comes first.

@@ -1,6 +1,7 @@
 package io.sluice.server.front;
 
 import java.net.URI;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -15,6 +16,7 @@ import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.http.HttpURI;
 import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.io.ClientConnector;
+import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.proxy.ProxyHandler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -35,6 +37,7 @@ import org.eclipse.jetty.util.thread.Invocable.InvocationType;
  *       replace the front end's instead of being sent beside them.</li>
  *   <li>A request body without a {@code Content-Type} reaches the upstream without one (the stock proxy's
  *       client adds {@code application/octet-stream}).</li>
+ *   <li>With {@code agents.trap.injectLinks}, an HTML page gets a hidden link to the trap ({@link TrapLink}).</li>
  *   <li>A request that is safe to repeat (an idempotent method with no body) whose upstream connection
  *       failed before any response began is sent once more on another connection: that is an upstream
  *       closing an idle pooled connection just as the request went out. Anything else gets the 502.</li>
@@ -232,6 +235,8 @@ public final class UpstreamProxy {
             private final Response proxyToClient;
 
             private final Request clientToProxy;
+            /** The trap link to put into this response's body; null when this response gets none. */
+            private TrapLink trapLink;
 
             ResponseListener(Request clientToProxy, org.eclipse.jetty.client.Request proxyToServer,
                              Response proxyToClient, Callback proxyToClientCallback) {
@@ -265,6 +270,35 @@ public final class UpstreamProxy {
                         client.add(field);
                     }
                 }
+                if (clientToProxy.getAttribute(TrapLink.ATTRIBUTE) instanceof byte[] link
+                        && TrapLink.wanted(clientToProxy.getMethod(), serverToProxy.getStatus(), upstream)) {
+                    trapLink = new TrapLink(link);
+                    trapLink.adjust(client);
+                }
+            }
+
+            @Override
+            public void onContent(org.eclipse.jetty.client.Response serverToProxy, Content.Chunk chunk,
+                                  Runnable demander) {
+                TrapLink link = trapLink;
+                if (link == null || link.placed()) {
+                    super.onContent(serverToProxy, chunk, demander);
+                    return;
+                }
+                // A copy with the link put in (or a few bytes held back): the chunk is the caller's to release.
+                ByteBuffer changed = link.next(chunk.getByteBuffer());
+                proxyToClient.write(false, changed, Callback.from(demander, serverToProxy::abort));
+            }
+
+            @Override
+            public void onSuccess(org.eclipse.jetty.client.Response serverToProxy) {
+                TrapLink link = trapLink;
+                if (link == null) {
+                    super.onSuccess(serverToProxy);
+                    return;
+                }
+                trapLink = null;
+                proxyToClient.write(true, link.last(), this);
             }
         }
     }

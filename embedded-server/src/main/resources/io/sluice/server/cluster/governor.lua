@@ -16,13 +16,15 @@
 --   for KEYS[i], ARGV[20 + n + i] '1' if the node has KEYS[i] given up. Grants the domain whose next slot
 --   came (or comes) first, or the next ready if that one refuses (CrawlGovernor.acquireAny), and answers as a
 --   permit for it plus its index (0-based).
--- ARGV[#ARGV], after all of the above: the admission marks, one character per key, '1' where the caller has just had
+-- ARGV[#ARGV - 1], after all of the above: the worker who asks or reports (its token's name), '' for a trusted
+--   in-process caller: the turns and credits of DomainWorkers (read it for the why).
+-- ARGV[#ARGV]: the admission marks, one character per key, '1' where the caller has just had
 --   the domain counted in the cluster's table of domains (governor-domains.lua), so its hash may be made here. A key
 --   with no hash and no mark makes nothing: the call changes nothing and answers 'unknown' and the 0-based indices
 --   of those keys, and the caller has them counted (or refused: the table is full) and calls again.
 -- Returns, as strings: granted, waitMicros, reason, rate, interval, blockedFor, blockReason, breaker,
---   breakerOpenFor, backoffLevel, consecutiveErrors, givenUp, gaveUpNow, slowStart, calls60s, errors60s
---   (permit-any: then the index granted), then pairs of a key's 0-based index and the time (micros) until which the
+--   breakerOpenFor, backoffLevel, consecutiveErrors, givenUp, gaveUpNow, slowStart, calls60s, errors60s, credited
+--   (a report: '0' when its worker held no grant to report on, and nothing changed) (permit-any: then the index granted), then pairs of a key's 0-based index and the time (micros) until which the
 --   table of domains must count it: its count would end before its hash expires (the caller extends it).
 local SECOND = 1000000
 local BUCKETS = 60
@@ -42,6 +44,11 @@ local errorPercent, minCalls = tonumber(ARGV[11]), tonumber(ARGV[12])
 local openSeconds, trials, giveUpAfter = tonumber(ARGV[13]), tonumber(ARGV[14]), tonumber(ARGV[15])
 local jitter, idle = tonumber(ARGV[18]), tonumber(ARGV[19])
 local admitted = ARGV[#ARGV]
+local worker = ARGV[#ARGV - 1]
+local trusted = worker == ''
+-- DomainWorkers: MAX_WORKERS, CREDITS, CREDIT_MICROS, ACTIVE_MICROS, MAX_GRACE_MICROS
+local MAX_WORKERS, CREDITS = 16, 64
+local CREDIT_MICROS, ACTIVE_MICROS, MAX_GRACE = 600 * SECOND, 120 * SECOND, 250000
 -- A count is extended to its hash's expiry and a quarter of the idle time beyond, so at most once a quarter hour
 -- for a domain in use; a hash just made counts until a little less than its admission made it count.
 local countBeyond, countAtFirst = math.floor(idle * 250), math.floor(idle * 1125)
@@ -52,7 +59,7 @@ local function clamp(r)
 end
 
 local names = {'rate', 'tat', 'ss', 'sig', 'inc', 'cut', 'dem', 'lg', 'gap', 'blk', 'why', 'lvl', 'boe', 'errs',
-  'gu', 'srv', 'md', 'cd', 'bst', 'bou', 'btg', 'bts', 'blt', 'hss', 'rf', 'rx'}
+  'gu', 'srv', 'md', 'cd', 'bst', 'bou', 'btg', 'bts', 'blt', 'hss', 'rf', 'rx', 'tq', 'wk', 'tb'}
 -- The domain the functions below work on: its key and index, the asking node's floor and given-up mark, its state,
 -- and whether it has no hash yet (and may not have one made: not counted in the table of domains).
 local key, index, floor, givenUpHere, s, fresh, uncounted
@@ -62,17 +69,42 @@ local function interval()
 end
 
 -- Pacer.respace: the next slot moves with the interval, so a cut holds from the very next grant. It is the
--- last grant plus the interval now (not the old slot moved by the change of interval: the asking node's floor
--- already holds a delay it sets with this call, so the interval "before" would already be the new one).
+-- time the last grant is spaced from ('tb': the grant, or for a turn the slot before it) plus the interval now,
+-- never before the last grant plus the minimum delays (not the old slot moved by the change of interval: the
+-- asking node's floor already holds a delay it sets with this call, so the interval "before" would already be the
+-- new one).
 local function respace()
   if s.tat ~= -1 and s.lg ~= -1 then
-    s.tat = s.lg + interval()
+    local from = s.tb
+    if from == -1 then from = s.lg end
+    s.tat = math.max(from + interval(), s.lg + math.max(s.md, s.cd, floor))
   end
 end
 
 local function setRate(r)
   s.rate = r
   respace()
+end
+
+-- The turn list ('tq': names, comma-separated, the head first) and the workers ('wk': name:credits:lastGrant:
+-- lastSeen:errorsInTheRun, comma-separated, least recently seen first). A token's name has neither ',' nor ':'.
+local function parseTurns(text)
+  local list = {}
+  if text and text ~= '' then
+    for name in string.gmatch(text, '[^,]+') do list[#list + 1] = name end
+  end
+  return list
+end
+
+local function parseWorkers(text)
+  local list = {}
+  if text and text ~= '' then
+    for name, c, g, seen, e in string.gmatch(text, '([^:,]*):(%-?%d+):(%-?%d+):(%-?%d+):(%d+)') do
+      list[#list + 1] = {name = name, credits = tonumber(c), lg = tonumber(g), seen = tonumber(seen),
+        errs = tonumber(e)}
+    end
+  end
+  return list
 end
 
 local function load(keyIndex, nodeFloor, nodeGivenUp)
@@ -92,7 +124,7 @@ local function load(keyIndex, nodeFloor, nodeGivenUp)
     lvl = n(12, 0), boe = n(13, -1), errs = n(14, 0), gu = raw[15] == '1' or (fresh and givenUpHere),
     srv = raw[16] == '1', md = n(17, 0), cd = n(18, 0), bst = raw[19] or 'CLOSED', bou = n(20, 0),
     btg = n(21, 0), bts = n(22, 0), blt = n(23, 0), hss = raw[24] ~= '0', rf = raw[25] == '1',
-    rx = n(26, rxAtFirst)
+    rx = n(26, rxAtFirst), tq = parseTurns(raw[27]), wk = parseWorkers(raw[28]), tb = n(29, -1)
   }
   -- After a live edit of the bounds, the rate inside them, and the next slot with it (DomainState.clamp).
   if clamp(s.rate) ~= s.rate then setRate(clamp(s.rate)) end
@@ -104,6 +136,106 @@ local function flag(b)
 end
 local function int(x)
   return string.format('%d', x)
+end
+
+local function joinWorkers()
+  local parts = {}
+  for _, w in ipairs(s.wk) do
+    parts[#parts + 1] = w.name .. ':' .. int(w.credits) .. ':' .. int(w.lg) .. ':' .. int(w.seen) .. ':' .. int(w.errs)
+  end
+  return table.concat(parts, ',')
+end
+
+-- DomainWorkers.seen: the asking worker, seen now (made if new; the least recently seen forgotten past the most).
+local function seenWorker()
+  local w
+  for i, x in ipairs(s.wk) do
+    if x.name == worker then
+      w = table.remove(s.wk, i)
+      break
+    end
+  end
+  if not w then w = {name = worker, credits = 0, lg = -1, seen = now, errs = 0} end
+  w.seen = now
+  s.wk[#s.wk + 1] = w
+  if #s.wk > MAX_WORKERS then table.remove(s.wk, 1) end
+  return w
+end
+
+-- DomainWorkers.holdFor: 0 when the worker may take the slot that opened at opensAt, else the wait until the grace of
+-- the worker whose turn it is ends.
+local function holdFor(opensAt, iv)
+  if trusted or #s.tq == 0 or opensAt == -1 or now < opensAt or s.tq[1] == worker then return 0 end
+  local ends = opensAt + math.min(math.floor(iv / 4), MAX_GRACE)
+  if now < ends then return ends - now end
+  return 0
+end
+
+local function heldTurn()
+  return not trusted and #s.tq > 1 and s.tq[1] == worker
+end
+
+-- DomainWorkers.refused: the worker waits its turn.
+local function refused()
+  seenWorker()
+  if trusted or #s.tq >= MAX_WORKERS then return end
+  for _, name in ipairs(s.tq) do
+    if name == worker then return end
+  end
+  s.tq[#s.tq + 1] = worker
+end
+
+-- DomainWorkers.granted: a credit, and the worker leaves the turn list (a head that missed its turn too).
+local function grantedTo()
+  local w = seenWorker()
+  if w.lg == -1 or now - w.lg > CREDIT_MICROS then w.credits = 0 end
+  w.credits = math.min(CREDITS, w.credits + 1)
+  w.lg = now
+  if trusted or #s.tq == 0 then return end
+  if s.tq[1] ~= worker then table.remove(s.tq, 1) end
+  for i, name in ipairs(s.tq) do
+    if name == worker then
+      table.remove(s.tq, i)
+      break
+    end
+  end
+end
+
+-- DomainWorkers.spend: a report counts only for a grant its worker was given.
+local function spend()
+  if trusted then
+    seenWorker()
+    return true
+  end
+  for _, w in ipairs(s.wk) do
+    if w.name == worker then
+      if w.credits <= 0 or now - w.lg > CREDIT_MICROS then return false end
+      w.credits = w.credits - 1
+      w.seen = now
+      return true
+    end
+  end
+  return false
+end
+
+local function workersHealthy()
+  for _, w in ipairs(s.wk) do w.errs = 0 end
+end
+
+-- DomainWorkers.erred: true when every worker active on the domain has reported its share of the errors in a row.
+local function erred()
+  local w = seenWorker()
+  w.errs = w.errs + 1
+  local active = 0
+  for _, x in ipairs(s.wk) do
+    if now - x.seen <= ACTIVE_MICROS then active = active + 1 end
+  end
+  active = math.max(1, active)
+  local share = math.floor((giveUpAfter + active - 1) / active)
+  for _, x in ipairs(s.wk) do
+    if now - x.seen <= ACTIVE_MICROS and x.errs < share then return false end
+  end
+  return true
 end
 
 local function blockedSince(time)
@@ -278,7 +410,7 @@ local function backOff()
   s.boe = s.blk
 end
 
-local granted, wait, reason, gaveUpNow, calls, errors = false, 0, '', false, -1, -1
+local granted, wait, reason, gaveUpNow, calls, errors, credited = false, 0, '', false, -1, -1, true
 local chosen = nil
 
 -- The permit of the domain loaded: takes its next slot if it is open now.
@@ -286,6 +418,7 @@ local function permit()
   local function deny(micros, why)
     s.dem = now
     wait, reason = micros, why
+    refused()
   end
   if s.gu then
     reason = 'GIVEN_UP'
@@ -301,16 +434,27 @@ local function permit()
       deny(held, 'BREAKER_OPEN')
     else
       local iv = interval()
-      if s.tat > now then
+      -- Another worker's turn: the slot is kept for it a little (DomainWorkers, "Turns").
+      local hold = holdFor(math.max(s.tat, s.blk), iv)
+      if hold <= 0 and s.tat > now then hold = s.tat - now end
+      if hold > 0 then
         if trial and s.btg > 0 then s.btg = s.btg - 1 end
-        deny(s.tat - now, 'PACING')
+        deny(hold, 'PACING')
       else
         if s.tat == -1 or now - s.tat < iv then s.dem = now end
-        s.tat = now + iv
+        if heldTurn() and s.blk <= s.tat and s.tat ~= -1 and now - s.tat < iv then
+          -- Pacer.tryAcquireTurn: a turn others waited through is spaced from its slot, never closer than the floors.
+          s.tb = s.tat
+          s.tat = math.max(s.tat + iv, now + math.max(s.md, s.cd, floor))
+        else
+          s.tb = now
+          s.tat = now + iv
+        end
         if s.lg ~= -1 and not blockedSince(s.lg) then
           s.gap = s.gap + 0.25 * (now - s.lg - s.gap)
         end
         s.lg = now
+        grantedTo()
         granted = true
       end
     end
@@ -335,7 +479,7 @@ local function save()
     'lg', int(s.lg), 'gap', string.format('%.17g', s.gap), 'blk', int(s.blk), 'why', s.why, 'lvl', int(s.lvl),
     'boe', int(s.boe), 'errs', int(s.errs), 'gu', flag(s.gu), 'srv', flag(s.srv), 'md', int(s.md),
     'cd', int(s.cd), 'bst', s.bst, 'bou', int(s.bou), 'btg', int(s.btg), 'bts', int(s.bts), 'blt', int(s.blt),
-    'hss', flag(s.hss), 'rf', flag(s.rf))
+    'hss', flag(s.hss), 'rf', flag(s.rf), 'tq', table.concat(s.tq, ','), 'wk', joinWorkers(), 'tb', int(s.tb))
   -- Forgotten after an idle spell, never while a floor or backoff holds (a node that has it given up, or an
   -- operator's delay, puts those back through ARGV[16] and ARGV[17]).
   local keep = idle
@@ -402,49 +546,56 @@ elseif op == 'permit-any' then
   chosen = answer[1] - 1
 elseif op == 'report' then
   load(1, tonumber(ARGV[16]), ARGV[17] == '1')
-  if uncounted then return unknownReply({1}) end
-  local status = tonumber(ARGV[21])
-  local isError = ARGV[22] == '1'
-  local slowDown = ARGV[23] == '1' or (status == 403 and s.srv)
-  if ARGV[26] ~= '' then
-    s.cd = tonumber(ARGV[26])
-    respace()
-  end
-  if status >= 200 and status < 400 then s.srv = true end
-  local incident = slowDown and not absorbedByCut()
-  record(isError or incident)
-  if ARGV[24] ~= '' then
-    local untilTime = now + tonumber(ARGV[24]) * SECOND
-    if untilTime > s.blk then
-      s.blk = untilTime
-      s.why = 'RETRY_AFTER'
+  -- Ignored without a grant to its worker to report on: nothing changes, nothing is saved or made.
+  credited = spend()
+  if credited and uncounted then return unknownReply({1}) end
+  if credited then
+    local status = tonumber(ARGV[21])
+    local isError = ARGV[22] == '1'
+    local slowDown = ARGV[23] == '1' or (status == 403 and s.srv)
+    if ARGV[26] ~= '' then
+      s.cd = tonumber(ARGV[26])
+      respace()
     end
-  elseif incident then
-    backOff()
-  end
-  if slowDown then
-    s.hss = false
-    s.rf = true
-    decrease()
-  elseif not isError then
-    s.errs = 0
-    s.hss = true
-    if s.lvl > 0 and now >= s.blk then s.lvl = s.lvl - 1 end
-    if ARGV[25] == '1' then
-      s.rf = false
+    if status >= 200 and status < 400 then s.srv = true end
+    local incident = slowDown and not absorbedByCut()
+    record(isError or incident)
+    if ARGV[24] ~= '' then
+      local untilTime = now + tonumber(ARGV[24]) * SECOND
+      if untilTime > s.blk then
+        s.blk = untilTime
+        s.why = 'RETRY_AFTER'
+      end
+    elseif incident then
+      backOff()
+    end
+    if slowDown then
+      s.hss = false
+      s.rf = true
       decrease()
-    else
-      increase()
+    elseif not isError then
+      s.errs = 0
+      workersHealthy()
+      s.hss = true
+      if s.lvl > 0 and now >= s.blk then s.lvl = s.lvl - 1 end
+      if ARGV[25] == '1' then
+        s.rf = false
+        decrease()
+      else
+        increase()
+      end
     end
-  end
-  if isError then
-    s.errs = s.errs + 1
-    if s.errs >= giveUpAfter and not s.gu then
-      s.gu = true
-      gaveUpNow = true
+    if isError then
+      s.errs = s.errs + 1
+      -- Credible only when every worker active on the domain has seen its share of the errors (DomainWorkers).
+      local corroborated = erred()
+      if s.errs >= giveUpAfter and corroborated and not s.gu then
+        s.gu = true
+        gaveUpNow = true
+      end
     end
+    calls, errors = sums()
   end
-  calls, errors = sums()
 elseif op == 'change' then
   load(1, tonumber(ARGV[16]), ARGV[17] == '1')
   if uncounted then return unknownReply({1}) end
@@ -459,11 +610,15 @@ elseif op == 'change' then
   elseif kind == 'RESET' then
     s.blk, s.why, s.lvl, s.boe, s.inc, s.cut, s.hss, s.rf = -1, '', 0, -1, -1, -1, true, false
     s.ss, s.sig, s.srv, s.cd, s.errs, s.tat, s.lg, s.gap = true, -1, false, 0, 0, -1, -1, 0
+    s.tq, s.tb = {}, -1
+    workersHealthy()
     closeBreaker()
     s.rate = initialRate
   elseif kind == 'REVIVE' then
     s.gu = false
     s.errs = 0
+    s.tq = {}
+    workersHealthy()
     closeBreaker()
   else
     return redis.error_reply('unknown change ' .. tostring(kind))
@@ -473,7 +628,7 @@ else
   return redis.error_reply('unknown operation ' .. tostring(op))
 end
 
-save()
+if credited then save() end
 
 local blockedFor, openFor = 0, 0
 if s.blk > now then blockedFor = s.blk - now end
@@ -482,7 +637,7 @@ local shownBreaker = s.bst
 if s.bst == 'OPEN' and now >= s.bou then shownBreaker = 'HALF_OPEN' end
 local out = {flag(granted), int(wait), reason, string.format('%.17g', s.rate), int(interval()), int(blockedFor),
   s.why, shownBreaker, int(openFor), int(s.lvl), int(s.errs), flag(s.gu), flag(gaveUpNow), flag(s.ss),
-  int(calls), int(errors)}
+  int(calls), int(errors), flag(credited)}
 if chosen then out[#out + 1] = int(chosen) end
 for _, value in ipairs(refresh) do out[#out + 1] = value end
 return out

@@ -141,6 +141,7 @@ class GovernorApiTest {
 
     @Test
     void retryAfterInFeedbackStopsEveryWorker() throws Exception {
+        assertThat(json(worker("permits", "{\"domain\":\"example.com\"}")).get("granted").asBoolean()).isTrue();
         HttpResponse<String> reported = worker("feedback",
                 "{\"domain\":\"example.com\",\"status\":429,\"retryAfterSeconds\":120,\"latencyMillis\":40}");
         JsonNode permit = json(worker("permits", "{\"domain\":\"example.com\"}"));
@@ -148,6 +149,24 @@ class GovernorApiTest {
         assertThat(reported.statusCode()).isEqualTo(204);
         assertThat(permit.get("reason").asText()).isEqualTo("RETRY_AFTER");
         assertThat(permit.get("waitMillis").asLong()).isBetween(110_000L, 120_000L);
+    }
+
+    @Test
+    void aReportWithoutAGrantToItsTokenChangesNothingAndIsCounted() throws Exception {
+        for (int i = 0; i < 25; i++) {
+            assertThat(worker("feedback", "{\"domain\":\"down.example\",\"status\":502}").statusCode())
+                    .isEqualTo(204);
+        }
+        assertThat(json(worker("permits", "{\"domain\":\"down.example\"}")).get("granted").asBoolean()).isTrue();
+        worker("feedback", "{\"domain\":\"down.example\",\"status\":502}");
+
+        JsonNode domain = json(call("GET", "domains/down.example", null, server.adminToken()));
+        assertThat(domain.get("consecutiveErrors").asInt()).as("the one report with a grant").isEqualTo(1);
+        assertThat(domain.get("givenUp").asBoolean()).isFalse();
+        String metrics = http.send(HttpRequest.newBuilder(server.adminUri().resolve("/metrics"))
+                .header("Authorization", "Bearer " + server.adminToken()).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        assertThat(metrics).contains("sluice_governor_reports_ignored_total 25.0");
     }
 
     @Test
@@ -168,7 +187,13 @@ class GovernorApiTest {
 
     @Test
     void aGivenUpDomainRaisesOneAlertSurvivesARestartAndAnOperatorRevivesIt() throws Exception {
-        for (int i = 0; i < 25; i++) {
+        call("POST", "domains/down.example/rate", "{\"requestsPerSecond\":20}", server.adminToken());
+        for (int i = 0; i < 20; i++) {
+            // A report counts for a grant its token was given: fetch, then report.
+            while (!json(worker("permits", "{\"domain\":\"down.example\",\"holdMillis\":1000}")).get("granted")
+                    .asBoolean()) {
+                assertThat(i).as("granted before it was given up").isLessThan(20);
+            }
             worker("feedback", "{\"domain\":\"down.example\",\"status\":502,\"latencyMillis\":10}");
         }
         JsonNode domains = json(call("GET", "domains", null, server.adminToken()));

@@ -2,8 +2,11 @@ package io.sluice.server.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.engine.governor.GovernorSnapshot;
+import io.sluice.engine.governor.Pacing;
 import io.sluice.engine.governor.Permit;
 import io.sluice.engine.governor.PermitReason;
 import io.sluice.engine.policy.Ban;
@@ -93,6 +96,15 @@ class WireFormatTest {
 
         sameFields("snapshot.json", JSON.readTree(call(http, server, "GET", "/api/v1/snapshot", null)));
         sameFields("domains.json", JSON.readTree(call(http, server, "GET", "/api/v1/domains", null)));
+    }
+
+    @Test
+    void theDomainsDocumentReadsBackAsTheConsoleReadsIt() throws Exception {
+        GovernorSnapshot read = JSON.readerFor(GovernorSnapshot.class)
+                .without(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).readValue(fixture("domains.json"));
+        assertThat(read.tracked()).isEqualTo(1);
+        assertThat(read.ignoredReports()).isZero();
+        assertThat(read.pacing().mode()).isEqualTo(Pacing.Mode.LOCAL);
     }
 
     private static String call(HttpClient http, SluiceServer server, String method, String path, String body)

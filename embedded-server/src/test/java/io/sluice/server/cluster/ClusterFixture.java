@@ -3,6 +3,8 @@ package io.sluice.server.cluster;
 import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.engine.telemetry.SecondCounts;
 import io.sluice.server.testkit.Await;
+import io.sluice.server.testkit.RedisUnderTest;
+import io.sluice.server.testkit.TestRedis;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.InstantSource;

@@ -5,12 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.engine.governor.Feedback;
 import io.sluice.engine.policy.PolicyJson;
 import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
 import io.sluice.server.testkit.RealParts;
+import io.sluice.server.testkit.RedisUnderTest;
 import io.sluice.server.testkit.Servers;
+import io.sluice.server.testkit.TestRedis;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -21,6 +24,7 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -119,6 +123,22 @@ class ClusterGovernorTest {
         }, "the cluster to take the report");
     }
 
+    /**
+     * Takes {@code count} grants of the domain from the cluster for the worker token, at 20 req/s: a worker's report
+     * counts only for a grant its token was given (docs/manual/governor.md, "Several workers, one domain"), and the
+     * cluster keeps the credit, so a report to either node spends it.
+     */
+    private void takeGrants(SluiceServer server, int count) throws Exception {
+        admin(server, "domains/" + SITE + "/rate", "{\"requestsPerSecond\":20}");
+        int granted = 0;
+        while (granted < count) {
+            JsonNode answer = permit(server, 1_000);
+            if (answer.get("granted").asBoolean() && "CLUSTER".equals(answer.get("pacing").asText())) {
+                granted++;
+            }
+        }
+    }
+
     private JsonNode view(SluiceServer server) {
         try {
             permit(server); // brings the node's copy up to the cluster's state
@@ -204,7 +224,10 @@ class ClusterGovernorTest {
 
         List<String> judged = new ArrayList<>();
         for (SluiceServer node : List.of(a, b, a, b, a, b)) {
-            judged.add(feedback(node, "\"status\":429,\"latencyMillis\":40"));
+            // In-process (trusted) reports: grants taken first would move the rate the cut starts from (what went
+            // through), which this test pins at 10; the credit rule has its own tests (GovernorSpecification).
+            judged.add(node.governor().reportAsync(Feedback.of(SITE, 429, 40)).toCompletableFuture()
+                    .get(5, TimeUnit.SECONDS).name());
         }
         JsonNode permitB = permit(b);
         // A report judged by its node alone (a missed deadline) cuts that node's copy only, until its next answer
@@ -224,6 +247,7 @@ class ClusterGovernorTest {
 
     @Test
     void aRetryAfterReportedToOneNodeIsAFloorOnTheOther() throws Exception {
+        takeGrants(a, 1);
         feedbackToCluster(a, "\"status\":429,\"retryAfterSeconds\":120");
 
         JsonNode onB = permit(b);
@@ -236,6 +260,7 @@ class ClusterGovernorTest {
 
     @Test
     void theBreakerOpenedByErrorsReportedToOneNodeHoldsOnTheOther() throws Exception {
+        takeGrants(a, 20);
         for (int i = 0; i < 10; i++) {
             feedbackToCluster(a, "\"status\":200");
             feedbackToCluster(a, "\"status\":500"); // half fail, never 20 in a row: the breaker, not give-up
@@ -255,6 +280,7 @@ class ClusterGovernorTest {
     @Test
     @DiffersOnACluster("the domain's mark in its slot, the saved setting in the fleet's")
     void aDomainIsGivenUpOnceForTheClusterWithOneAlertAndRevivedFromAnyNode() throws Exception {
+        takeGrants(b, 20);
         for (int i = 0; i < 20; i++) {
             feedbackToCluster(i % 2 == 0 ? a : b, "\"status\":500");
         }

@@ -17,6 +17,7 @@ import io.sluice.server.SluiceServer;
 import io.sluice.server.state.StateDirectory;
 import io.sluice.server.testkit.RealParts;
 import io.sluice.server.testkit.Servers;
+import io.sluice.server.testkit.TestRedis;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.NetworkInterface;

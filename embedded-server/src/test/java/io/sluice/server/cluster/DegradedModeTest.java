@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.server.testkit.RealParts;
+import io.sluice.server.testkit.TestRedis;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -28,8 +28,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
         @Override
         public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
             return context.getTestMethod().filter(method -> !method.isAnnotationPresent(DiffersOnACluster.class))
-                    .map(method -> ConditionEvaluationResult.disabled("the same on a cluster as on one Redis, where "
-                            + context.getRequiredTestClass().getSuperclass().getSimpleName() + " runs it"))
+                    .map(method -> ConditionEvaluationResult.disabled("judged by the same script as in "
+                            + context.getRequiredTestClass().getSuperclass().getSimpleName() + ", which runs it"))
                     .orElse(ConditionEvaluationResult.enabled("differs on a cluster"));
         }
     }

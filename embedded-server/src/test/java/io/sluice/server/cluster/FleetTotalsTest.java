@@ -16,6 +16,7 @@ import io.sluice.server.hostile.LoopbackClient;
 import io.sluice.server.state.StateDirectory;
 import io.sluice.server.testkit.RealParts;
 import io.sluice.server.testkit.Servers;
+import io.sluice.server.testkit.TestRedis;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -107,6 +107,15 @@ interface GovernorSpecification {
         settle(governor().reportAsync(feedback));
     }
 
+    /** A permit for a named worker (a token's name, as the permit API passes it). */
+    default Permit acquire(String domain, String worker) {
+        return settle(governor().acquireAsync(domain, worker));
+    }
+
+    default void report(Feedback feedback, String worker) {
+        settle(governor().reportAsync(feedback, worker));
+    }
+
     default DomainView view(String domain) {
         return governor().domain(domain).orElseThrow();
     }
@@ -663,6 +672,211 @@ interface GovernorSpecification {
         report(Feedback.of(SITE, 502, 10));
         assertThat(view(SITE).consecutiveErrors()).isEqualTo(1);
         assertThat(acquire(SITE).reason()).isNotEqualTo(PermitReason.GIVEN_UP);
+    }
+
+    // ---- several workers, one domain: turns and credible feedback ----
+
+    /**
+     * Two workers at the door of one 1 req/s domain for two minutes, one polling every 10 ms, the other every 100 ms
+     * (first come, first served, the eager one took about 19 grants in 20). Each takes half the grants within 5%,
+     * and together they get the domain's whole rate.
+     */
+    @Test
+    default void twoWorkersOneTenTimesAsEagerShareADomainAndItsRateStaysWhole() {
+        policy().set(P.withIncrease(0, 0));
+        Map<String, Integer> grants = new HashMap<>();
+        long seconds = 120;
+        for (long t = 0; t < seconds * 1_000; t++) {
+            if (t % 10 == 0 && acquire(SITE, "eager").granted()) {
+                grants.merge("eager", 1, Integer::sum);
+            }
+            if (t % 100 == 3 && acquire(SITE, "patient").granted()) {
+                grants.merge("patient", 1, Integer::sum);
+            }
+            pass(1);
+        }
+        int eager = grants.getOrDefault("eager", 0);
+        int patient = grants.getOrDefault("patient", 0);
+        assertThat(patient / (double) (eager + patient)).as("the patient worker's share of %d + %d", eager, patient)
+                .isBetween(0.45, 0.55);
+        assertThat(eager + patient).as("grants in %d s at 1 req/s", seconds).isBetween((int) seconds - 1,
+                (int) seconds + 1);
+    }
+
+    /** Three workers polling every 10, 30 and 100 ms: round the turn list, a third each. */
+    @Test
+    default void threeWorkersTakeTurnsInTheOrderTheyWereRefused() {
+        policy().set(P.withIncrease(0, 0));
+        Map<String, Integer> grants = new HashMap<>();
+        long seconds = 90;
+        for (long t = 0; t < seconds * 1_000; t++) {
+            for (Map.Entry<String, long[]> worker : Map.of("ten", new long[] {10, 0}, "thirty", new long[] {30, 7},
+                    "hundred", new long[] {100, 3}).entrySet()) {
+                if (t % worker.getValue()[0] == worker.getValue()[1] && acquire(SITE, worker.getKey()).granted()) {
+                    grants.merge(worker.getKey(), 1, Integer::sum);
+                }
+            }
+            pass(1);
+        }
+        int total = grants.values().stream().mapToInt(Integer::intValue).sum();
+        assertThat(total).as("grants in %d s at 1 req/s", seconds).isBetween((int) seconds - 1, (int) seconds + 1);
+        grants.forEach((worker, count) -> assertThat(count / (double) total).as("%s's share of %s", worker, grants)
+                .isBetween(0.30, 0.37));
+        assertThat(grants).hasSize(3);
+    }
+
+    @Test
+    default void aTurnTakenLateKeepsTheScheduleButNeverComesCloserThanTheMinimumDelay() {
+        governor().setRate(SITE, 1);
+        assertThat(acquire(SITE, "a").granted()).isTrue();
+        pass(100);
+        assertThat(acquire(SITE, "b").granted()).isFalse();
+        pass(100);
+        assertThat(acquire(SITE, "a").granted()).isFalse();
+        pass(1_000);
+        assertThat(acquire(SITE, "b").granted()).as("b's turn, 200 ms after its slot").isTrue();
+        Permit next = acquire(SITE, "a");
+        assertThat(next.waitMillis()).as("the next slot a second after b's, not after b took it").isEqualTo(800);
+
+        governor().setMinDelay(SITE, 900);
+        pass(800);
+        assertThat(acquire(SITE, "a").waitMillis()).as("a delay set now holds from b's grant").isEqualTo(100);
+        pass(100);
+        assertThat(acquire(SITE, "a").granted()).isTrue();
+        pass(100);
+        assertThat(acquire(SITE, "b").granted()).isFalse();
+        assertThat(acquire(SITE, "a").granted()).as("a waits behind b").isFalse();
+        pass(1_100);
+        assertThat(acquire(SITE, "b").granted()).as("b's turn, 200 ms after its slot").isTrue();
+        assertThat(acquire(SITE, "a").waitMillis()).as("900 ms after b's grant, the minimum delay").isEqualTo(900);
+    }
+
+    @Test
+    default void aSlotKeptForAWorkersTurnGoesToTheNextAskerWhenItDoesNotCome() {
+        governor().setRate(SITE, 1);
+        assertThat(acquire(SITE, "a").granted()).isTrue();
+        pass(500);
+        assertThat(acquire(SITE, "b").granted()).as("pacing: b waits its turn").isFalse();
+        pass(500);
+        Permit held = acquire(SITE, "a");
+        assertThat(held.granted()).as("the slot is b's for a quarter interval").isFalse();
+        assertThat(held.reason()).isEqualTo(PermitReason.PACING);
+        assertThat(held.waitMillis()).isEqualTo(250);
+        pass(250);
+        assertThat(acquire(SITE, "a").granted()).as("b did not come: the next asker takes it").isTrue();
+        pass(1_000);
+        assertThat(acquire(SITE, "a").granted()).as("b lost its turn with it").isTrue();
+    }
+
+    @Test
+    default void aReportWithoutAGrantToItsWorkerIsIgnoredAndCounted() {
+        governor().setRate(SITE, 10);
+        for (int i = 0; i < 2 * P.giveUpAfterErrors(); i++) {
+            report(Feedback.of(SITE, 500, 30), "stranger");
+        }
+        report(Feedback.of(SITE, 429, 30).withRetryAfter(3_600), "stranger");
+        report(Feedback.of(SITE, 200, 30).withCrawlDelay(3_600), "stranger");
+        DomainView untouched = view(SITE);
+        assertThat(untouched.breaker()).isEqualTo(BreakerState.CLOSED);
+        assertThat(untouched.consecutiveErrors()).isZero();
+        assertThat(untouched.errors60s()).isZero();
+        assertThat(untouched.blockedUntil()).isNull();
+        assertThat(untouched.crawlDelayMillis()).isZero();
+        assertThat(untouched.rate()).isEqualTo(10.0);
+        assertThat(untouched.recentStatuses()).isEmpty();
+        assertThat(governor().ignoredReports()).isEqualTo(2L * P.giveUpAfterErrors() + 2);
+
+        assertThat(acquire(SITE, "stranger").granted()).isTrue();
+        report(Feedback.of(SITE, 500, 30), "stranger");
+        report(Feedback.of(SITE, 500, 30), "stranger");
+        assertThat(view(SITE).consecutiveErrors()).as("one grant, one report").isEqualTo(1);
+        assertThat(governor().ignoredReports()).isEqualTo(2L * P.giveUpAfterErrors() + 3);
+    }
+
+    @Test
+    default void aWorkerBanksAtMost64CreditsAndTheyExpireTenMinutesAfterItsLatestGrant() {
+        governor().setRate(SITE, 20);
+        for (int granted = 0; granted < 70;) {
+            Permit permit = acquire(SITE, "w");
+            if (permit.granted()) {
+                granted++;
+            } else {
+                pass(permit.waitMillis());
+            }
+        }
+        for (int i = 0; i < 70; i++) {
+            report(Feedback.of(SITE, 404, 30), "w");
+        }
+        assertThat(governor().ignoredReports()).as("70 grants, 64 credits").isEqualTo(6);
+
+        pass(1_000);
+        assertThat(acquire(SITE, "w").granted()).isTrue();
+        pass(Duration.ofMinutes(10).toMillis() + 1);
+        report(Feedback.of(SITE, 500, 30), "w");
+        assertThat(governor().ignoredReports()).as("a grant ten minutes old").isEqualTo(7);
+        assertThat(view(SITE).consecutiveErrors()).isZero();
+    }
+
+    @Test
+    default void oneWorkerCannotGiveUpADomainAnotherFindsHealthy() {
+        policy().set(P.withIncrease(0, 0));
+        int banked = 0;
+        // Both at the door for 80 s: the honest worker fetches and reports; the other banks its grants.
+        for (int step = 0; step < 1_600; step++) {
+            if (acquire(SITE, "honest").granted()) {
+                report(Feedback.of(SITE, 200, 30), "honest");
+            }
+            if (acquire(SITE, "rogue").granted()) {
+                banked++;
+            }
+            pass(50);
+        }
+        assertThat(banked).as("its turns").isGreaterThan(P.giveUpAfterErrors() + 5);
+        for (int i = 0; i < banked + 10; i++) {
+            report(Feedback.of(SITE, 500, 30), "rogue");
+        }
+        DomainView after = view(SITE);
+        assertThat(after.givenUp()).as("%d errors in a row, all from one worker", after.consecutiveErrors()).isFalse();
+        assertThat(after.consecutiveErrors()).isEqualTo(banked);
+        assertThat(governor().ignoredReports()).as("beyond its grants").isEqualTo(10);
+        assertThat(acquire(SITE, "honest").reason()).isNotEqualTo(PermitReason.GIVEN_UP);
+    }
+
+    @Test
+    default void aLoneWorkerOnADeadDomainStillGivesItUpPromptly() {
+        List<GovernorAlert> alerts = new ArrayList<>();
+        governor().onAlert(alerts::add);
+        int errors = 0;
+        while (alerts.isEmpty() && errors < 2 * P.giveUpAfterErrors()) {
+            Permit permit = acquire(SITE, "w1");
+            if (!permit.granted()) {
+                pass(permit.waitMillis());
+                continue;
+            }
+            report(Feedback.of(SITE, 0, -1), "w1");
+            errors++;
+        }
+        assertThat(errors).isEqualTo(P.giveUpAfterErrors());
+        assertThat(acquire(SITE, "w1").reason()).isEqualTo(PermitReason.GIVEN_UP);
+    }
+
+    @Test
+    default void workersThatAllSeeADomainFailGiveItUpTogether() {
+        policy().set(P.withIncrease(0, 0));
+        List<GovernorAlert> alerts = new ArrayList<>();
+        governor().onAlert(alerts::add);
+        int errors = 0;
+        while (alerts.isEmpty() && errors < 2 * P.giveUpAfterErrors()) {
+            for (String worker : List.of("w1", "w2")) {
+                if (alerts.isEmpty() && acquire(SITE, worker).granted()) {
+                    report(Feedback.of(SITE, 502, 30), worker);
+                    errors++;
+                }
+            }
+            pass(50);
+        }
+        assertThat(errors).as("errors in a row, taking turns").isEqualTo(P.giveUpAfterErrors());
+        assertThat(view(SITE).givenUp()).isTrue();
     }
 
     // ---- an operator's overrides ----

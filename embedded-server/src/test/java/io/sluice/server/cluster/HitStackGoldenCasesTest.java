@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.engine.policy.Policy;
 import io.sluice.server.testkit.RealParts;
+import io.sluice.server.testkit.TestRedis;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

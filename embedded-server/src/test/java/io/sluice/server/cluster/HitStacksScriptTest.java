@@ -3,6 +3,7 @@ package io.sluice.server.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.server.testkit.RealParts;
+import io.sluice.server.testkit.TestRedis;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,9 @@
 package io.sluice.server.cluster;
 
 import io.sluice.server.testkit.RealParts;
+import io.sluice.server.testkit.RedisUnderTest;
+import io.sluice.server.testkit.TestRedis;
+import io.sluice.server.testkit.TestRedisCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;

@@ -22,6 +22,7 @@ import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.server.testkit.RealParts;
+import io.sluice.server.testkit.TestRedis;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;

@@ -1,5 +1,7 @@
 package io.sluice.server.cluster;
 
+import io.sluice.server.testkit.RedisUnderTest;
+import io.sluice.server.testkit.TestRedisCluster;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;

@@ -18,6 +18,8 @@ import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.server.testkit.RealParts;
+import io.sluice.server.testkit.TestRedis;
+import io.sluice.server.testkit.TestRedisCluster;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

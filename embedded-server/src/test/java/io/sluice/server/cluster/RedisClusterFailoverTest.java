@@ -7,6 +7,7 @@ import io.sluice.engine.Request;
 import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.server.testkit.Await;
+import io.sluice.server.testkit.TestRedisCluster;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;

@@ -1,5 +1,6 @@
 package io.sluice.server.cluster;
 
+import io.sluice.server.testkit.TestRedisCluster;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;

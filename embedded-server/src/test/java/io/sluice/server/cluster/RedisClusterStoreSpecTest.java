@@ -2,6 +2,8 @@ package io.sluice.server.cluster;
 
 import io.sluice.engine.policy.Policy;
 import io.sluice.server.testkit.Await;
+import io.sluice.server.testkit.TestRedis;
+import io.sluice.server.testkit.TestRedisCluster;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;

@@ -5,6 +5,8 @@ import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.server.testkit.RealParts;
+import io.sluice.server.testkit.RedisUnderTest;
+import io.sluice.server.testkit.TestRedis;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;

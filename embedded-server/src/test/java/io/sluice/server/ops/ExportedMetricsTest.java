@@ -82,6 +82,29 @@ class ExportedMetricsTest {
         }
     }
 
+    @Test
+    void signedRequestsAreCountedByOutcome() throws Exception {
+        assertThat(scrape()).contains("# TYPE sluice_signed_agent_requests_total counter\n",
+                "sluice_signed_agent_requests_total{outcome=\"invalid\"} 0.0\n",
+                "sluice_signed_agent_directory_fetches_total{outcome=\"fetched\"} 0.0\n",
+                "sluice_signed_agent_directory_fetches_total{outcome=\"not_started\"} 0.0\n");
+
+        // Two signed requests whose signatures cannot be checked: a header missing, then one that does not parse.
+        for (String input : new String[] {"sig1=(\"@authority\");tag=\"web-bot-auth\"", "sig1=((("}) {
+            HttpResponse<Void> response = http.send(HttpRequest.newBuilder(server.frontUri().resolve("/"))
+                    .timeout(Duration.ofSeconds(10)).header("User-Agent", AlertsFireTest.FIREFOX)
+                    .header("Signature-Input", input).build(), HttpResponse.BodyHandlers.discarding());
+            assertThat(response.statusCode()).as("a refused signature is a claim refused, never an error")
+                    .isEqualTo(200);
+        }
+
+        String body = scrape();
+        assertThat(body).contains("sluice_signed_agent_requests_total{outcome=\"invalid\"} 2.0\n",
+                "sluice_signed_agent_requests_total{outcome=\"verified\"} 0.0\n",
+                "sluice_signed_agent_requests_total{outcome=\"unverified\"} 0.0\n",
+                "sluice_signed_agent_directory_fetches_total{outcome=\"failed\"} 0.0\n");
+    }
+
     /** The names of the samples of one scrape. */
     private Set<String> exported() throws Exception {
         Set<String> names = new TreeSet<>();

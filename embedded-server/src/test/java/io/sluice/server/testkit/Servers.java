@@ -16,15 +16,35 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * {@code @BeforeEach}) started. Registered on a {@code static} field, what {@code @BeforeAll} started is closed after
  * the class, and what a test started still after that test. {@link #add} takes anything else that must close with
  * them (a Redis, a server started without the test site); registered before the servers, it closes after them.
+ *
+ * <p>The server module's tests start a server with the {@link TestSite} behind it; the demo module's start the demo's
+ * site and traffic instead: {@code new Servers(Demo::start)}.
  */
 public final class Servers implements BeforeEachCallback, AfterEachCallback, AfterAllCallback {
+    private final Starter starter;
     private final Deque<AutoCloseable> forTheClass = new ArrayDeque<>();
     private final Deque<AutoCloseable> forTheTest = new ArrayDeque<>();
     private boolean inTest;
 
-    /** A server; for {@link ServerConfig#demo} with the {@link TestSite} as its upstream ({@link TestSiteServer}). */
+    /** How {@link #start} starts a server from its configuration. */
+    @FunctionalInterface
+    public interface Starter {
+        SluiceServer start(ServerConfig config) throws Exception;
+    }
+
+    /** Servers started with the {@link TestSite} as their upstream ({@link TestSiteServer#start}). */
+    public Servers() {
+        this(TestSiteServer::start);
+    }
+
+    /** Servers started by {@code starter} (the demo's tests: {@code Demo::start}). */
+    public Servers(Starter starter) {
+        this.starter = starter;
+    }
+
+    /** A server, started as this extension was told (by default for {@link ServerConfig#demo}, the test site). */
     public SluiceServer start(ServerConfig config) throws Exception {
-        return add(TestSiteServer.start(config));
+        return add(starter.start(config));
     }
 
     /** Closes {@code resource} with the servers, in reverse order of adding. */

@@ -42,9 +42,10 @@ final class AnyDomainChoice {
      * the look and the take (or whose breaker has no trial left) passes it to the next ready one. Refused, the
      * answer is the wait of the one that opens first.
      *
-     * @param share as {@link DomainState#acquire(long, GovernorPolicy, int)}
+     * @param share  as {@link DomainState#acquire(long, GovernorPolicy, int, String)}
+     * @param worker who asks, or null for a trusted in-process caller
      */
-    static Permit choose(List<DomainState> states, long now, GovernorPolicy policy, int share) {
+    static Permit choose(List<DomainState> states, long now, GovernorPolicy policy, int share, String worker) {
         List<DomainState> order = new ArrayList<>(states.size());
         List<Long> readyAt = new ArrayList<>(states.size());
         for (DomainState state : states) {
@@ -62,7 +63,7 @@ final class AnyDomainChoice {
             if (answer != null && readyAt.get(i) > now) {
                 break;
             }
-            Permit permit = order.get(i).acquire(now, policy, share);
+            Permit permit = order.get(i).acquire(now, policy, share, worker);
             if (answer == null || permit.granted()) {
                 answer = permit;
             }

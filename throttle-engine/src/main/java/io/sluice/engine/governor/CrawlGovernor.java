@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
@@ -50,6 +51,7 @@ public final class CrawlGovernor {
     private final DomainTable domains;
     private final GovernorAlerts alerts = new GovernorAlerts();
     private final LedgerLink link;
+    private final AtomicLong ignoredReports = new AtomicLong();
 
     /**
      * How much the governor keeps at most.
@@ -89,13 +91,25 @@ public final class CrawlGovernor {
     }
 
     /**
-     * May a worker fetch from {@code domain} now?
+     * May a trusted in-process caller fetch from {@code domain} now? {@link #acquire(String, String)} with no worker
+     * named: never held for another worker's turn, and its reports always count.
      *
      * @throws IllegalArgumentException when {@code domain} is not a host name
      */
     public Permit acquire(String domain) {
+        return acquire(domain, null);
+    }
+
+    /**
+     * May {@code worker} fetch from {@code domain} now? Workers wanting one domain take turns (docs/manual/governor.md,
+     * "Several workers, one domain"), and a grant is the worker's credit for one report.
+     *
+     * @param worker who asks (the permit API passes its token's name), or null for a trusted in-process caller
+     * @throws IllegalArgumentException when {@code domain} is not a host name
+     */
+    public Permit acquire(String domain, String worker) {
         GovernorPolicy current = domains.policy();
-        return domains.state(DomainNames.normalise(domain), current).acquire(clock.micros(), current);
+        return domains.state(DomainNames.normalise(domain), current).acquire(clock.micros(), current, 1, worker);
     }
 
     /**
@@ -106,17 +120,22 @@ public final class CrawlGovernor {
      * @throws IllegalArgumentException when {@code domain} is not a host name
      */
     public CompletionStage<Permit> acquireAsync(String domain) {
+        return acquireAsync(domain, null);
+    }
+
+    /** {@link #acquireAsync(String)} for {@code worker} (as {@link #acquire(String, String)}). */
+    public CompletionStage<Permit> acquireAsync(String domain, String worker) {
         DomainLedger shared = link.ledger();
         if (shared == null) {
-            return CompletableFuture.completedFuture(acquire(domain));
+            return CompletableFuture.completedFuture(acquire(domain, worker));
         }
         GovernorPolicy current = domains.policy();
         String name = DomainNames.normalise(domain);
         DomainState state = domains.state(name, current);
         if (!link.reachable(shared)) {
-            return CompletableFuture.completedFuture(state.acquire(clock.micros(), current, shared.nodes()));
+            return CompletableFuture.completedFuture(state.acquire(clock.micros(), current, shared.nodes(), worker));
         }
-        return shared.acquire(name, link.context(state, current)).handle((answer, failure) -> {
+        return shared.acquire(name, link.context(state, current, worker)).handle((answer, failure) -> {
             DomainLimitException full = DomainLimitException.in(failure);
             if (full != null) {
                 link.answered(shared);
@@ -124,11 +143,11 @@ public final class CrawlGovernor {
             }
             if (failure != null) {
                 link.failed(shared, failure);
-                return state.acquire(clock.micros(), current, shared.nodes());
+                return state.acquire(clock.micros(), current, shared.nodes(), worker);
             }
             link.answered(shared);
             mirrorGivenUp(name, state, answer);
-            return state.mirrorPermit(answer, clock.micros());
+            return state.mirrorPermit(answer, clock.micros(), worker);
         });
     }
 
@@ -141,9 +160,17 @@ public final class CrawlGovernor {
      *         cluster's state unreachable: the other nodes do not know about it)
      */
     public CompletionStage<Pacing.Mode> reportAsync(Feedback feedback) {
+        return reportAsync(feedback, null);
+    }
+
+    /**
+     * {@link #reportAsync(Feedback)} from {@code worker}: ignored (and counted, {@link #ignoredReports()}) unless
+     * the worker holds a grant of the domain to report on (docs/manual/governor.md, "Several workers, one domain").
+     */
+    public CompletionStage<Pacing.Mode> reportAsync(Feedback feedback, String worker) {
         DomainLedger shared = link.ledger();
         if (shared == null) {
-            report(feedback);
+            report(feedback, worker);
             return CompletableFuture.completedFuture(Pacing.Mode.LOCAL);
         }
         GovernorPolicy current = domains.policy();
@@ -152,22 +179,28 @@ public final class CrawlGovernor {
         long now = clock.micros();
         Observation seen = state.observe(feedback, now, current);
         if (!link.reachable(shared)) {
-            judgeHere(domain, state, seen, feedback, current);
+            judgeHere(domain, state, seen, feedback, worker, current);
             return CompletableFuture.completedFuture(Pacing.Mode.DEGRADED);
         }
-        return shared.report(domain, seen, link.context(state, current)).handle((answer, failure) -> {
+        return shared.report(domain, seen, link.context(state, current, worker)).handle((answer, failure) -> {
             if (DomainLimitException.in(failure) != null) {
                 // The cluster keeps no more domains: what the worker saw is this node's alone.
                 link.answered(shared);
-                judgeHere(domain, state, seen, feedback, current);
+                judgeHere(domain, state, seen, feedback, worker, current);
                 return Pacing.Mode.LOCAL;
             }
             if (failure != null) {
                 link.failed(shared, failure);
-                judgeHere(domain, state, seen, feedback, current);
+                judgeHere(domain, state, seen, feedback, worker, current);
                 return Pacing.Mode.DEGRADED;
             }
             link.answered(shared);
+            if (!answer.credited()) {
+                ignoredReports.incrementAndGet();
+                state.ignoredElsewhere();
+            } else {
+                state.heard(feedback, clock.micros());
+            }
             state.mirror(answer, clock.micros());
             if (answer.gaveUpNow()) {
                 state.mirrorGivenUp(true);
@@ -189,8 +222,13 @@ public final class CrawlGovernor {
      *                                  names something that is not a host name
      */
     public Permit acquireAny(List<String> domains) {
+        return acquireAny(domains, null);
+    }
+
+    /** {@link #acquireAny(List)} for {@code worker} (as {@link #acquire(String, String)}). */
+    public Permit acquireAny(List<String> domains, String worker) {
         GovernorPolicy current = this.domains.policy();
-        return AnyDomainChoice.choose(states(domains, current), clock.micros(), current, 1);
+        return AnyDomainChoice.choose(states(domains, current), clock.micros(), current, 1, worker);
     }
 
     /**
@@ -201,18 +239,23 @@ public final class CrawlGovernor {
      * @throws IllegalArgumentException as {@link #acquireAny}
      */
     public CompletionStage<Permit> acquireAnyAsync(List<String> domains) {
+        return acquireAnyAsync(domains, null);
+    }
+
+    /** {@link #acquireAnyAsync(List)} for {@code worker} (as {@link #acquire(String, String)}). */
+    public CompletionStage<Permit> acquireAnyAsync(List<String> domains, String worker) {
         DomainLedger shared = link.ledger();
         if (shared == null) {
-            return CompletableFuture.completedFuture(acquireAny(domains));
+            return CompletableFuture.completedFuture(acquireAny(domains, worker));
         }
         GovernorPolicy current = this.domains.policy();
         List<DomainState> states = states(domains, current);
         if (!link.reachable(shared)) {
             return CompletableFuture.completedFuture(AnyDomainChoice.choose(states, clock.micros(), current,
-                    shared.nodes()));
+                    shared.nodes(), worker));
         }
         List<String> names = states.stream().map(state -> state.domain).toList();
-        List<LedgerContext> contexts = states.stream().map(state -> link.context(state, current)).toList();
+        List<LedgerContext> contexts = states.stream().map(state -> link.context(state, current, worker)).toList();
         return shared.acquireAny(names, contexts).handle((choice, failure) -> {
             DomainLimitException full = DomainLimitException.in(failure);
             if (full != null) {
@@ -225,14 +268,14 @@ public final class CrawlGovernor {
                 } else {
                     link.degraded(shared, "the cluster chose no domain asked about");
                 }
-                return AnyDomainChoice.choose(states, clock.micros(), current, shared.nodes());
+                return AnyDomainChoice.choose(states, clock.micros(), current, shared.nodes(), worker);
             }
             link.answered(shared);
             long now = clock.micros();
             DomainState chosen = states.get(choice.index());
             mirrorGivenUp(chosen.domain, chosen, choice.answer());
             AnyDomainChoice.othersWanted(states, chosen, now);
-            return chosen.mirrorPermit(choice.answer(), now);
+            return chosen.mirrorPermit(choice.answer(), now, worker);
         });
     }
 
@@ -257,16 +300,38 @@ public final class CrawlGovernor {
         return link.pacing();
     }
 
-    /** Learns from what a worker saw. */
+    /** Learns from what a trusted in-process caller saw: {@link #report(Feedback, String)} with no worker named. */
     public void report(Feedback feedback) {
+        report(feedback, null);
+    }
+
+    /**
+     * Learns from what {@code worker} saw, if it holds a grant of the domain to report on; else the report changes
+     * nothing and is counted ({@link #ignoredReports()}).
+     *
+     * @param worker who reports (the feedback API passes its token's name), or null for a trusted in-process caller
+     */
+    public void report(Feedback feedback, String worker) {
         GovernorPolicy current = domains.policy();
         String domain = DomainNames.normalise(feedback.domain());
         DomainState state = domains.state(domain, current);
         long now = clock.micros();
-        if (state.feedback(feedback, now, current, random)) {
+        heard(domain, state, state.feedback(feedback, worker, now, current, random), feedback, current);
+        domains.keepWhileBlocked(domain, state, now);
+    }
+
+    /** Reports ignored since start: their worker held no grant of the domain to report on. */
+    public long ignoredReports() {
+        return ignoredReports.get();
+    }
+
+    private void heard(String domain, DomainState state, DomainState.Heard heard, Feedback feedback,
+            GovernorPolicy current) {
+        if (heard == DomainState.Heard.IGNORED) {
+            ignoredReports.incrementAndGet();
+        } else if (heard == DomainState.Heard.GAVE_UP) {
             giveUp(domain, feedback, current);
         }
-        domains.keepWhileBlocked(domain, state, now);
     }
 
     /** Sets the domain's current rate; adaptation goes on from there. */
@@ -328,7 +393,8 @@ public final class CrawlGovernor {
         views.sort(SnapshotOrder.ATTENTION_FIRST);
         List<GovernorAlert> newestFirst = alerts.newestFirst();
         return new GovernorSnapshot(GovernorClock.toInstant(now), domains.estimatedSize(),
-                views.subList(0, Math.min(SNAPSHOT_DOMAINS, views.size())), newestFirst, link.pacing());
+                views.subList(0, Math.min(SNAPSHOT_DOMAINS, views.size())), newestFirst, link.pacing(),
+                ignoredReports.get());
     }
 
     /** The saved settings, sorted by domain. */
@@ -346,12 +412,10 @@ public final class CrawlGovernor {
         alerts.onAlert(listener);
     }
 
-    private void judgeHere(String domain, DomainState state, Observation seen, Feedback feedback,
+    private void judgeHere(String domain, DomainState state, Observation seen, Feedback feedback, String worker,
             GovernorPolicy current) {
         long now = clock.micros();
-        if (state.judge(seen, now, current, random)) {
-            giveUp(domain, feedback, current);
-        }
+        heard(domain, state, state.judgeHere(feedback, seen, worker, now, current, random), feedback, current);
         domains.keepWhileBlocked(domain, state, now);
     }
 

@@ -13,6 +13,8 @@ final class DomainPace {
     private volatile long intervalMicros;
     private volatile long minDelayMicros;
     private volatile long crawlDelayMicros;
+    /** When the last grant was taken (a turn's slot may be spaced from an earlier time), or MIN_VALUE. */
+    private volatile long lastGrant = Long.MIN_VALUE;
 
     DomainPace(double initialRate, long operatorMinDelayMicros) {
         this.minDelayMicros = operatorMinDelayMicros;
@@ -51,6 +53,16 @@ final class DomainPace {
         return pacer.tryAcquire(now, interval);
     }
 
+    /** {@link Pacer#tryAcquireTurn}: a turn other workers waited through, spaced from its slot. */
+    long tryAcquireTurn(long now, long interval, long floor) {
+        return pacer.tryAcquireTurn(now, interval, floor);
+    }
+
+    /** A grant was taken at {@code now}: the minimum delays hold from it whatever the interval becomes. */
+    void granted(long now) {
+        lastGrant = now;
+    }
+
     void setRate(double newRate) {
         rate = newRate;
         applyInterval();
@@ -81,6 +93,7 @@ final class DomainPace {
     void reset(double initialRate) {
         crawlDelayMicros = 0;
         pacer.reset();
+        lastGrant = Long.MIN_VALUE;
         intervalMicros = 0;
         setRate(initialRate);
     }
@@ -90,8 +103,11 @@ final class DomainPace {
         long interval = Math.max(paced, Math.max(minDelayMicros, crawlDelayMicros));
         long old = intervalMicros;
         intervalMicros = interval;
-        if (old != 0 && old != interval) {
-            pacer.respace(old, interval);
+        // Also when only a delay changed: it holds from the last grant, which a turn's slot may be closer to.
+        if (old != 0) {
+            long last = lastGrant;
+            pacer.respace(old, interval, last == Long.MIN_VALUE ? Long.MIN_VALUE
+                    : last + Math.max(minDelayMicros, crawlDelayMicros));
         }
     }
 }

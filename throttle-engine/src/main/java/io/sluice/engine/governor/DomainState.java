@@ -34,6 +34,17 @@ final class DomainState {
     private final CircuitBreaker breaker = new CircuitBreaker();
     private final StatusHistory statuses = new StatusHistory();
     private final LatencySignal latency = new LatencySignal();
+    private final DomainWorkers workers = new DomainWorkers();
+
+    /** What became of a worker's report. */
+    enum Heard {
+        /** No grant to spend it on: nothing changed (DomainWorkers, "Credit"). */
+        IGNORED,
+        /** Judged. */
+        JUDGED,
+        /** Judged, and it gave the domain up. */
+        GAVE_UP
+    }
 
     private volatile boolean breakerClosed = true;
     private volatile boolean givenUp;
@@ -48,6 +59,7 @@ final class DomainState {
     private long denied;
     private long responses;
     private long slowDowns;
+    private long ignored;
     /** The cluster's breaker counts from its last answer, or -1 when this node judges alone. */
     private int clusterCalls = -1;
     private int clusterErrors = -1;
@@ -60,49 +72,56 @@ final class DomainState {
     }
 
     Permit acquire(long now, GovernorPolicy policy) {
-        return acquire(now, policy, 1);
+        return acquire(now, policy, 1, null);
     }
 
     /**
      * @param share how many nodes pace this domain each on its own (a cluster node that cannot reach the
      *              cluster's state): each grants at {@code 1 / share} of the rate, so together they keep it
+     * @param worker who asks (its token's name), or null for a trusted in-process caller
      */
-    Permit acquire(long now, GovernorPolicy policy, int share) {
+    Permit acquire(long now, GovernorPolicy policy, int share, String worker) {
         lastSeen = now;
         if (givenUp) {
             return Permit.givenUp(domain);
         }
         long blocked = block.until();
         if (now < blocked) {
-            return deny(now, Permit.waitFor(domain, blocked - now, block.reason()));
+            return deny(now, worker, Permit.waitFor(domain, blocked - now, block.reason()));
         }
         boolean trial = false;
         if (!breakerClosed) {
             synchronized (this) {
                 long wait = breaker.admit(now, policy);
                 if (wait > 0) {
-                    return deny(now, Permit.waitFor(domain, wait, PermitReason.BREAKER_OPEN));
+                    return deny(now, worker, Permit.waitFor(domain, wait, PermitReason.BREAKER_OPEN));
                 }
                 trial = breaker.state() == BreakerState.HALF_OPEN;
             }
         }
         long interval = pace.intervalMicros() * Math.max(1, share);
         long slot = pace.nextSlot();
-        long wait = pace.tryAcquire(now, interval);
+        // Another worker's turn: the slot is kept for it a little (DomainWorkers, "Turns").
+        long wait = workers.holdFor(worker, Math.max(slot, blocked), now, interval);
+        if (wait <= 0) {
+            wait = workers.heldTurn(worker) && blocked <= slot
+                    ? pace.tryAcquireTurn(now, interval, pace.floorMicros() * Math.max(1, share))
+                    : pace.tryAcquire(now, interval);
+        }
         if (wait > 0) {
             if (trial) {
                 synchronized (this) {
                     breaker.returnTrial();
                 }
             }
-            return deny(now, Permit.waitFor(domain, wait, PermitReason.PACING));
+            return deny(now, worker, Permit.waitFor(domain, wait, PermitReason.PACING));
         }
         if (slot == Long.MIN_VALUE || now - slot < interval) {
             // The worker was ready when the slot opened: the pacer, not demand, is the limit. A worker
             // that polls comes back after waitMillis plus its own round trip, well within an interval.
             lastDemand = now;
         }
-        countGrant(now);
+        countGrant(now, worker);
         return Permit.grant(domain);
     }
 
@@ -125,8 +144,10 @@ final class DomainState {
         lastDemand = now;
     }
 
-    private synchronized void countGrant(long now) {
+    private synchronized void countGrant(long now, String worker) {
         granted++;
+        pace.granted(now);
+        workers.granted(worker, now);
         // A gap that spans a block (Retry-After, backoff, open breaker) is the governor's doing,
         // not the workers': it says nothing about what they would use.
         if (lastGrant != Long.MIN_VALUE && !blockedSince(lastGrant)) {
@@ -139,42 +160,59 @@ final class DomainState {
      * A refused worker wants the domain, whether the server holds its call or it polls again after
      * {@code waitMillis}: both are demand.
      */
-    private Permit deny(long now, Permit permit) {
+    private Permit deny(long now, String worker, Permit permit) {
         lastDemand = now;
         synchronized (this) {
             denied++;
+            workers.refused(worker, now);
         }
         return permit;
     }
 
-    /** Learns from one response; returns true when this response gave the domain up. */
-    synchronized boolean feedback(Feedback feedback, long now, GovernorPolicy policy, RandomGenerator random) {
-        return judge(observe(feedback, now, policy), now, policy, random);
+    /** Learns from one response from {@code worker} (null: trusted), if it was given a grant to report on. */
+    synchronized Heard feedback(Feedback feedback, String worker, long now, GovernorPolicy policy,
+            RandomGenerator random) {
+        if (!workers.spend(worker, now)) {
+            ignored++;
+            return Heard.IGNORED;
+        }
+        Observation seen = observe(feedback, now, policy);
+        heard(feedback, now);
+        return judge(seen, worker, now, policy, random) ? Heard.GAVE_UP : Heard.JUDGED;
     }
 
     /**
-     * The part of learning from a response that stays with the node that heard it: the counters, the last
-     * statuses, the robots.txt delay, whether the domain served this crawler, and the latency detector,
-     * whose verdict is part of what it returns. {@link #judge} (here, or in a shared ledger) does the rest.
+     * {@link #feedback} for a response {@link #observe}d already (a cluster node judging alone): if the worker was
+     * given a grant to report on, it is heard and judged here.
+     */
+    synchronized Heard judgeHere(Feedback feedback, Observation seen, String worker, long now, GovernorPolicy policy,
+            RandomGenerator random) {
+        if (!workers.spend(worker, now)) {
+            ignored++;
+            return Heard.IGNORED;
+        }
+        heard(feedback, now);
+        return judge(seen, worker, now, policy, random) ? Heard.GAVE_UP : Heard.JUDGED;
+    }
+
+    /** A report the shared ledger ignored (no grant to the worker to report on). */
+    synchronized void ignoredElsewhere() {
+        ignored++;
+    }
+
+    /**
+     * How the node that heard a response reads it, for judging (here, or in a shared ledger): its kind, its floor,
+     * its robots.txt delay, and the latency detector's verdict (the detector stays with the node: it needs every
+     * sample). Nothing else changes until the response is known credible ({@link #heard}).
      */
     synchronized Observation observe(Feedback feedback, long now, GovernorPolicy policy) {
-        lastSeen = now;
-        responses++;
-        statuses.add(feedback.status());
-        Long crawlDelay = null;
-        if (feedback.crawlDelaySeconds() != null) {
-            pace.setCrawlDelay(Math.round(feedback.crawlDelaySeconds() * SECOND));
-            crawlDelay = pace.crawlDelayMicros();
-        }
+        Long crawlDelay = feedback.crawlDelaySeconds() == null ? null
+                : Math.round(feedback.crawlDelaySeconds() * SECOND);
         int status = feedback.status();
         boolean error = feedback.isError();
         boolean slowDown = isSlowDown(status);
-        if (status >= 200 && status < 400) {
-            servedBefore = true;
-        }
         boolean latencySignal = false;
         if (slowDown) {
-            slowDowns++;
             latency.signalled();
         } else if (!error) {
             latencySignal = latency.add(feedback.latencyMillis(), policy);
@@ -185,10 +223,31 @@ final class DomainState {
     }
 
     /**
+     * The part of a credible response that stays with the node that heard it: the counters, the last statuses, the
+     * robots.txt delay, whether the domain served this crawler.
+     */
+    synchronized void heard(Feedback feedback, long now) {
+        lastSeen = now;
+        responses++;
+        statuses.add(feedback.status());
+        if (feedback.crawlDelaySeconds() != null) {
+            pace.setCrawlDelay(Math.round(feedback.crawlDelaySeconds() * SECOND));
+        }
+        int status = feedback.status();
+        if (isSlowDown(status)) {
+            slowDowns++;
+        }
+        if (status >= 200 && status < 400) {
+            servedBefore = true;
+        }
+    }
+
+    /**
      * What a response means for the domain's pace: the breaker, the {@code Retry-After} floor or the backoff,
      * the rate's cut or rise, give-up. Returns true when this response gave the domain up.
      */
-    synchronized boolean judge(Observation seen, long now, GovernorPolicy policy, RandomGenerator random) {
+    synchronized boolean judge(Observation seen, String worker, long now, GovernorPolicy policy,
+            RandomGenerator random) {
         boolean error = seen.error();
         boolean slowDown = seen.slowDown();
         // A slow-down the rate cut answers is AIMD at work, not an incident: no backoff, and no error for the
@@ -210,6 +269,7 @@ final class DomainState {
             learner.slowedDown(now, policy, pace, delivered());
         } else if (!error) {
             consecutiveErrors = 0;
+            workers.healthy();
             block.healthy(now);
             if (seen.latencySignal()) {
                 latency.signalled();
@@ -218,7 +278,13 @@ final class DomainState {
                 learner.healthy(now, policy, pace, busy(now));
             }
         }
-        if (error && ++consecutiveErrors >= policy.giveUpAfterErrors() && !givenUp) {
+        if (!error) {
+            return false;
+        }
+        consecutiveErrors++;
+        // Credible only when every worker active on the domain has seen its share of the errors (DomainWorkers).
+        boolean corroborated = workers.erred(worker, now, policy.giveUpAfterErrors());
+        if (consecutiveErrors >= policy.giveUpAfterErrors() && corroborated && !givenUp) {
             givenUp = true;
             return true;
         }
@@ -273,8 +339,8 @@ final class DomainState {
         }
     }
 
-    /** The cluster's answer to a permit, counted here as the local pacer's would be. */
-    Permit mirrorPermit(LedgerAnswer answer, long now) {
+    /** The cluster's answer to a permit for {@code worker}, counted here as the local pacer's would be. */
+    Permit mirrorPermit(LedgerAnswer answer, long now, String worker) {
         lastSeen = now;
         mirror(answer, now);
         if (answer.givenUp()) {
@@ -284,11 +350,11 @@ final class DomainState {
             if (answer.reason() == PermitReason.PACING) {
                 pace.mirrorSlot(now + answer.waitMicros());
             }
-            return deny(now, Permit.waitFor(domain, answer.waitMicros(), answer.reason()));
+            return deny(now, worker, Permit.waitFor(domain, answer.waitMicros(), answer.reason()));
         }
         pace.mirrorSlot(now + answer.intervalMicros());
         lastDemand = now;
-        countGrant(now);
+        countGrant(now, worker);
         return Permit.grant(domain);
     }
 
@@ -301,6 +367,7 @@ final class DomainState {
         givenUp = value;
         if (!value) {
             consecutiveErrors = 0;
+            workers.clear();
         }
     }
 
@@ -335,6 +402,7 @@ final class DomainState {
         breakerClosed = true;
         statuses.clear();
         consecutiveErrors = 0;
+        workers.clear();
         lastGrant = Long.MIN_VALUE;
         grantGap = 0;
         pace.reset(initialRate);
@@ -344,6 +412,7 @@ final class DomainState {
     synchronized void revive() {
         givenUp = false;
         consecutiveErrors = 0;
+        workers.clear();
         breaker.close();
         breakerClosed = true;
     }
@@ -359,6 +428,11 @@ final class DomainState {
 
     long lastSeen() {
         return lastSeen;
+    }
+
+    /** Reports ignored: their worker had no grant for this domain to report on. */
+    synchronized long ignoredReports() {
+        return ignored;
     }
 
     synchronized DomainView view(long now, LongFunction<Instant> toInstant) {

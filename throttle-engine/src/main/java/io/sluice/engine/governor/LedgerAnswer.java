@@ -21,9 +21,11 @@ package io.sluice.engine.governor;
  * @param slowStart            the rate still doubles
  * @param calls60s             responses in the breaker's last 60 s, or -1 when this answer does not say
  * @param errors60s            errors among them, or -1
+ * @param credited             a report: its worker held a grant of the domain to report on, so it was judged
+ *                             (false: ignored, nothing changed); true for other calls
  */
 public record LedgerAnswer(boolean granted, long waitMicros, PermitReason reason, double rate, long intervalMicros,
         long blockedForMicros, PermitReason blockReason, BreakerState breaker, long breakerOpenForMicros,
         int backoffLevel, int consecutiveErrors, boolean givenUp, boolean gaveUpNow, boolean slowStart,
-        int calls60s, int errors60s) {
+        int calls60s, int errors60s, boolean credited) {
 }

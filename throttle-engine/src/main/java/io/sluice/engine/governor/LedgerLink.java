@@ -85,11 +85,15 @@ final class LedgerLink {
     }
 
     LedgerContext context(DomainState state, GovernorPolicy current) {
+        return context(state, current, null);
+    }
+
+    LedgerContext context(DomainState state, GovernorPolicy current, String worker) {
         double jitter;
         synchronized (random) {
             jitter = random.nextDouble();
         }
-        return new LedgerContext(current, state.floorMicros(), state.givenUp(), jitter);
+        return new LedgerContext(current, state.floorMicros(), state.givenUp(), jitter, worker);
     }
 
     /** An operator's change, made here, for every node: waits at most {@link #PATIENCE}. */

@@ -23,17 +23,37 @@ final class Pacer {
     }
 
     /**
-     * Re-spaces the next slot after the interval changed, so a cut takes effect on the very next
-     * grant instead of after the slot computed at the old rate.
+     * {@link #tryAcquire} for a worker whose turn other workers waited through (DomainWorkers): the next slot is
+     * spaced from this one, not from {@code now}, so the wait for the turn costs the rate nothing; never closer to
+     * {@code now} than {@code floorMicros} (the minimum delays, which hold between any two grants).
      */
-    void respace(long oldIntervalMicros, long newIntervalMicros) {
+    long tryAcquireTurn(long now, long intervalMicros, long floorMicros) {
+        while (true) {
+            long tat = theoreticalArrival.get();
+            if (tat > now) {
+                return tat - now;
+            }
+            long next = tat == Long.MIN_VALUE || now - tat >= intervalMicros ? now + intervalMicros
+                    : Math.max(tat + intervalMicros, now + floorMicros);
+            if (theoreticalArrival.compareAndSet(tat, next)) {
+                return 0;
+            }
+        }
+    }
+
+    /**
+     * Re-spaces the next slot after the interval changed, so a cut takes effect on the very next
+     * grant instead of after the slot computed at the old rate; never before {@code notBefore} (the last grant and
+     * the minimum delays: a turn's slot is spaced from the slot before it, not from the grant).
+     */
+    void respace(long oldIntervalMicros, long newIntervalMicros, long notBefore) {
         while (true) {
             long tat = theoreticalArrival.get();
             if (tat == Long.MIN_VALUE) {
                 return;
             }
             long lastGrant = tat - oldIntervalMicros;
-            long respaced = lastGrant + newIntervalMicros;
+            long respaced = Math.max(lastGrant + newIntervalMicros, notBefore);
             if (theoreticalArrival.compareAndSet(tat, respaced)) {
                 return;
             }

@@ -78,7 +78,7 @@ class SharedLedgerTest {
     private static LedgerAnswer state(boolean granted, long waitMicros, PermitReason reason, double rate,
             boolean givenUp, boolean gaveUpNow) {
         return new LedgerAnswer(granted, waitMicros, reason, rate, (long) (1_000_000 / rate), 0, null,
-                BreakerState.CLOSED, 0, 0, givenUp ? 20 : 0, givenUp, gaveUpNow, false, -1, -1);
+                BreakerState.CLOSED, 0, 0, givenUp ? 20 : 0, givenUp, gaveUpNow, false, -1, -1, true);
     }
 
     private Permit acquire() {

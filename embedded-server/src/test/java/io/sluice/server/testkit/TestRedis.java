@@ -1,7 +1,6 @@
-package io.sluice.server.cluster;
+package io.sluice.server.testkit;
 
-import io.sluice.server.testkit.Await;
-import io.sluice.server.testkit.FreePorts;
+import io.sluice.server.cluster.RedisEndpoint;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -25,7 +24,7 @@ import java.util.stream.Stream;
  * resumed, restarted empty on the same port (scripts and keys gone), and told to drop its clients'
  * connections. Close it in {@code @AfterAll}/{@code @AfterEach}; a JVM exit kills it too.
  */
-final class TestRedis implements RedisUnderTest {
+public final class TestRedis implements RedisUnderTest {
     private static final Duration START_DEADLINE = Duration.ofSeconds(20);
 
     private final Path dir;
@@ -41,7 +40,7 @@ final class TestRedis implements RedisUnderTest {
     }
 
     /** Starts one; fails the test with the server's own words when the binary is missing or will not start. */
-    static TestRedis start() {
+    public static TestRedis start() {
         return start(false);
     }
 
@@ -49,7 +48,7 @@ final class TestRedis implements RedisUnderTest {
      * One started with more options: {@code startWith("--rename-command", "FUNCTION", "")} is a Redis that loads no
      * function, as before 7.0 or for a user not allowed {@code FUNCTION}.
      */
-    static TestRedis startWith(String... options) {
+    public static TestRedis startWith(String... options) {
         return start(List.of(options));
     }
 
@@ -57,7 +56,7 @@ final class TestRedis implements RedisUnderTest {
      * A node of a Redis Cluster ({@code --cluster-enabled yes}, its own config file in its own directory), not yet
      * in a cluster: {@link TestRedisCluster} joins them. Its cluster bus port (its port + 10000) is free too.
      */
-    static TestRedis startClusterNode() {
+    public static TestRedis startClusterNode() {
         return start(true);
     }
 
@@ -94,17 +93,17 @@ final class TestRedis implements RedisUnderTest {
         throw last;
     }
 
-    int port() {
+    public int port() {
         return port;
     }
 
     /** The server's files (its log, a cluster node's config). */
-    Path dir() {
+    public Path dir() {
         return dir;
     }
 
     /** {@code redis://127.0.0.1:PORT}, the form {@code --redis} takes. */
-    String url() {
+    public String url() {
         return "redis://127.0.0.1:" + port;
     }
 
@@ -154,7 +153,7 @@ final class TestRedis implements RedisUnderTest {
     }
 
     /** SIGKILL: the server and every key in it are gone; connections see a reset. */
-    void kill() {
+    public void kill() {
         if (process != null) {
             process.destroyForcibly();
             waitFor(process);
@@ -164,19 +163,19 @@ final class TestRedis implements RedisUnderTest {
     }
 
     /** A fresh, empty server on the same port: no keys, no scripts cached (as after a crash with no persistence). */
-    void restartEmpty() {
+    public void restartEmpty() {
         kill();
         launch();
     }
 
     /** SIGSTOP: connections stay open but nothing is answered, like a server swapping or stuck in a slow command. */
-    void hang() {
+    public void hang() {
         signal("STOP");
         hung = true;
     }
 
     /** SIGCONT after {@link #hang()}. */
-    void resume() {
+    public void resume() {
         signal("CONT");
         hung = false;
     }
@@ -206,7 +205,7 @@ final class TestRedis implements RedisUnderTest {
      * A number from {@code INFO section}: the digits right after {@code prefix} ({@code "number_of_libraries:"},
      * {@code "cmdstat_fcall:calls="}), or 0 where INFO has no such line (a command never run).
      */
-    long info(String section, String prefix) throws IOException {
+    public long info(String section, String prefix) throws IOException {
         String number = command("EVAL", "return string.match(redis.call('INFO', ARGV[1]), "
                 + "string.gsub(ARGV[2], '%p', '%%%0') .. '(%d+)')", "0", section, prefix);
         return number == null ? 0 : Long.parseLong(number);

@@ -1,6 +1,6 @@
-package io.sluice.server.cluster;
+package io.sluice.server.testkit;
 
-import io.sluice.server.testkit.Await;
+import io.sluice.server.cluster.RedisEndpoint;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -18,7 +18,7 @@ import java.util.stream.Collectors;
  * replicas per master (the demo module's LocalRedisCluster joins the benchmarks' the same way). Close it after the
  * class.
  */
-final class TestRedisCluster implements RedisUnderTest {
+public final class TestRedisCluster implements RedisUnderTest {
     private static final Duration JOIN_DEADLINE = Duration.ofSeconds(60);
 
     private final List<TestRedis> nodes;
@@ -30,7 +30,7 @@ final class TestRedisCluster implements RedisUnderTest {
     }
 
     /** Starts and joins the nodes; fails with redis-cli's own words when the cluster cannot be made. */
-    static TestRedisCluster start(int masters, int replicasEach) {
+    public static TestRedisCluster start(int masters, int replicasEach) {
         List<TestRedis> nodes = new ArrayList<>();
         try {
             for (int i = 0; i < masters * (1 + replicasEach); i++) {
@@ -97,17 +97,17 @@ final class TestRedisCluster implements RedisUnderTest {
     }
 
     /** The masters as created (before any failover), in port order of creation. */
-    List<TestRedis> masters() {
+    public List<TestRedis> masters() {
         return nodes.subList(0, masters);
     }
 
     /** Every node, masters first. */
-    List<TestRedis> nodes() {
+    public List<TestRedis> nodes() {
         return nodes;
     }
 
     /** {@code CLUSTER NODES} as {@code node} sees it, for a failure's message. */
-    String nodesAsSeenBy(TestRedis node) {
+    public String nodesAsSeenBy(TestRedis node) {
         try {
             return cli(node, "cluster", "nodes");
         } catch (IOException e) {
@@ -116,7 +116,7 @@ final class TestRedisCluster implements RedisUnderTest {
     }
 
     /** Whether {@code master} serves {@code slot}, as it sees itself ({@code CLUSTER NODES}, its "myself" line). */
-    boolean serves(TestRedis master, int slot) {
+    public boolean serves(TestRedis master, int slot) {
         String mine = nodesAsSeenBy(master).lines().filter(line -> line.contains("myself")).findFirst().orElse("");
         String[] fields = mine.trim().split(" ");
         for (int i = 8; i < fields.length; i++) {
@@ -134,7 +134,7 @@ final class TestRedisCluster implements RedisUnderTest {
      * reshard} does (importing, migrating, {@code MIGRATE}, then the slot's new owner told to every master), without
      * telling any client: one that read the topology before still sends the slot's keys to {@code from}.
      */
-    void moveSlot(int slot, TestRedis from, TestRedis to) throws IOException {
+    public void moveSlot(int slot, TestRedis from, TestRedis to) throws IOException {
         String fromId = from.command("CLUSTER", "MYID");
         String toId = to.command("CLUSTER", "MYID");
         String number = Integer.toString(slot);
@@ -167,7 +167,7 @@ final class TestRedisCluster implements RedisUnderTest {
     }
 
     /** Keys held by {@code node} ({@code DBSIZE}). */
-    static long keys(TestRedis node) {
+    public static long keys(TestRedis node) {
         try {
             return Long.parseLong(node.command("DBSIZE"));
         } catch (IOException e) {

@@ -1,9 +1,10 @@
-package io.sluice.server.cluster;
+package io.sluice.server.testkit;
 
+import io.sluice.server.cluster.RedisEndpoint;
 import java.io.IOException;
 
 /** What the cluster tests need of their Redis, one server ({@link TestRedis}) or a Redis Cluster. */
-interface RedisUnderTest extends AutoCloseable {
+public interface RedisUnderTest extends AutoCloseable {
 
     /** What {@code --redis} would say to reach it. */
     RedisEndpoint endpoint();
