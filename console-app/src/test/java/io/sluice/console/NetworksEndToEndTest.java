@@ -15,6 +15,8 @@ import io.sluice.engine.policy.BanType;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
 import io.sluice.server.demo.Demo;
+import io.sluice.server.demo.DemoScenario;
+import io.sluice.server.demo.DemoUpstream;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -23,6 +25,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -62,6 +65,8 @@ class NetworksEndToEndTest {
     static Path state;
 
     private SluiceServer server;
+    private DemoUpstream site;
+    private DemoScenario scenario;
     private ShellView shell;
     private LiveView live;
     private FxUiExecutor ui;
@@ -79,6 +84,10 @@ class NetworksEndToEndTest {
      */
     private void open(FxRobot robot) throws Exception {
         server = Demo.start(ServerConfig.demo(state.resolve("s" + System.nanoTime())));
+        show(robot);
+    }
+
+    private void show(FxRobot robot) {
         ui = new FxUiExecutor();
         Session session = new Session("demo", "admin", new AdminClient(server.adminUri(), server.adminToken(),
                 "tester"), ui, Clock.systemUTC());
@@ -98,8 +107,14 @@ class NetworksEndToEndTest {
         if (ui != null) {
             ui.close();
         }
+        if (scenario != null) {
+            scenario.close();
+        }
         if (server != null) {
             server.close();
+        }
+        if (site != null) {
+            site.close();
         }
     }
 
@@ -242,6 +257,48 @@ class NetworksEndToEndTest {
         WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> server.engine().policy().browserCheck()
                 .alwaysChallenge().isEmpty());
         assertThat(get(member.replace(".98", ".96"))).as("asked no more").isEqualTo(200);
+    }
+
+    /**
+     * The demo's scraper fleet (256 addresses in 127.1.0.0/22 with browsers' user agents) against a fresh front end,
+     * the networks view open: the site is soon under pressure and the browser check asks the fleet's pages. Its /24s
+     * are rows only by the few pages served before the pressure (none, some runs: a client only ever asked is not
+     * tracked), so the test does not count on them. With {@code -Dsluice.screenshots=DIR}, the picture of the
+     * manual's networks view during the fleet (docs/manual/console.md).
+     */
+    @Test
+    void duringTheDemosScraperFleetTheCheckAsksItsPagesWithTheNetworksViewOpen(FxRobot robot) throws Exception {
+        site = DemoUpstream.start(16);
+        server = SluiceServer.start(ServerConfig.demo(state.resolve("s" + System.nanoTime())).withUpstream(site.uri()));
+        scenario = DemoScenario.start(List.of(server.frontUri()), site.pages(), Duration.ofMinutes(5),
+                DemoScenario.Phase.SCRAPER_FLEET);
+        show(robot);
+        robot.interact(live::showNetworks);
+        robot.clickOn("#rankByCost");
+
+        TableView<NetworksViewModel.Row> table = robot.lookup("#networksTable").queryTableView();
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> server.engine().snapshot().browserCheck()
+                .challenged() >= 500);
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> onFx(() -> !table.getItems().isEmpty()));
+        String shots = System.getProperty("sluice.screenshots");
+        if (shots != null) {
+            // the fleet's costliest /24 selected: its addresses and user agents beside the table
+            int fleetRow = onFx(() -> {
+                for (int i = 0; i < table.getItems().size(); i++) {
+                    if (table.getItems().get(i).cidr().startsWith("127.1.")) {
+                        return i;
+                    }
+                }
+                return 0;
+            });
+            robot.interact(() -> live.networks().model().select(fleetRow));
+            WaitForAsyncUtils.waitForFxEvents();
+            robot.interact(() -> Screenshot.save(stage.getScene(), Path.of(shots, "console-networks-fleet.png")));
+        }
+        assertThat(server.engine().snapshot().browserCheck().underPressure()).isTrue();
+        assertThat(scenario.statusCounts().getOrDefault("scraper fleet 403", 0L))
+                .as("the fleet's pages asked").isGreaterThan(4 * scenario.statusCounts()
+                        .getOrDefault("scraper fleet 200", 0L));
     }
 
     /** The status of a {@code GET /} sent from {@code from} (a loopback address), each on its own connection. */

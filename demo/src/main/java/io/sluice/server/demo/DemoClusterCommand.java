@@ -27,7 +27,7 @@ public final class DemoClusterCommand implements Callable<Integer> {
             description = "Front ends in the cluster (default: ${DEFAULT-VALUE}).")
     int nodes;
 
-    @Option(names = "--phase-seconds", paramLabel = "SECONDS", defaultValue = "45",
+    @Option(names = "--phase-seconds", paramLabel = "SECONDS", defaultValue = "36",
             description = "Length of each phase of the demo's story (default: ${DEFAULT-VALUE}).")
     int phaseSeconds;
 

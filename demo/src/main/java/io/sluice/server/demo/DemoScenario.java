@@ -12,6 +12,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -26,7 +27,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongFunction;
 import org.eclipse.jetty.client.BufferingResponseListener;
 import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.client.Result;
+import org.eclipse.jetty.http.HttpCookieStore;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
@@ -34,24 +37,32 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  * The demo's story, on a loop an operator recognises, one {@link Phase} after the other: a quiet spell (people
  * browsing pages with their stylesheet, script and images; search engines crawling politely), then a site
  * copier from several addresses rotating browsers' user agents (an agent ban misses it; its addresses' ban does
- * not), then a storm of aggressive crawlers, then the upstream turning slow (requests pile up in flight: the
- * load rules and pausing matter). The quiet visitors keep coming through every phase. Real HTTP, each client
- * from its own loopback address (Linux routes all of 127.0.0.0/8 to the loopback device), every request sent to
- * the next front end in turn, as a load balancer would spread it over a cluster's nodes.
+ * not), then a storm of aggressive crawlers, then a scraper fleet (hundreds of addresses with browsers' user agents,
+ * each under every per-client limit: the browser check is what stops it), then the upstream turning slow (requests
+ * pile up in flight: the load rules and pausing matter). The quiet visitors keep coming through every phase. Real
+ * HTTP, each client from its own loopback address (Linux routes all of 127.0.0.0/8 to the loopback device), every
+ * request sent to the next front end in turn, as a load balancer would spread it over a cluster's nodes.
  *
  * <p>Deterministic apart from timing: the cast, their addresses, user agents and paths are fixed, and the phase
  * is a function of the time since start ({@link #phaseAt}).
  */
 public final class DemoScenario implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(DemoScenario.class.getName());
-    /** How long each phase lasts in the demo: the whole loop takes four times this. */
-    public static final Duration DEFAULT_PHASE = Duration.ofSeconds(45);
+    /**
+     * How long each phase lasts in the demo: the whole loop takes five times this (3 minutes, as when it had four
+     * phases of 45 s).
+     */
+    public static final Duration DEFAULT_PHASE = Duration.ofSeconds(36);
 
     /** The loop, in order. */
     public enum Phase {
         QUIET("people browsing, search engines crawling politely"),
         SITE_COPIER("a site copier arrives from 127.0.2.1-6 with rotating browser user agents: ban 127.0.2.0/29"),
         CRAWLER_STORM("a storm of aggressive crawlers from 127.0.3.1-12, each far faster than the crawler spacing"),
+        SCRAPER_FLEET("a scraper fleet: " + FLEET_NETWORKS * FLEET_HOSTS + " addresses in 127.1.0.0/22 with current "
+                + "browser user agents, each under every per-client limit, harvesting the costly search page: see "
+                + "the browser check's line (under pressure: the fleet asked, the people passed), the refusals chart "
+                + "(browser check) and the Networks tab (its /24s, by the pages served before the pressure)"),
         SLOW_UPSTREAM("the upstream turns slow (0.3-1.2 s a request): requests pile up in flight");
 
         private final String story;
@@ -79,6 +90,17 @@ public final class DemoScenario implements AutoCloseable {
         }
     }
 
+    /** The scraper fleet: this many /24s of 127.1.0.0/22, this many addresses in each. */
+    static final int FLEET_NETWORKS = 4;
+    static final int FLEET_HOSTS = 64;
+    /**
+     * The fleet's pace (ms between its requests, each from the next address): 100 pages a second, each address one
+     * every 2.56 s (about issue 46's fleet), 6 in a hit stack's 15 s where 10 are allowed; a /24 375, over its
+     * network budget (200). Two of three are searches (150-450 ms of the site's work): about 20 requests in flight,
+     * over the load limit (15) within a second, which is the browser check's pressure.
+     */
+    static final long FLEET_PERIOD_MILLIS = 10;
+
     private static final Set<Phase> ALWAYS = EnumSet.allOf(Phase.class);
     private static final String FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
     private static final String CHROME = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like "
@@ -91,6 +113,19 @@ public final class DemoScenario implements AutoCloseable {
             + "Gecko) Chrome/126.0.0.0 Mobile Safari/537.36";
     private static final String IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 "
             + "(KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1";
+    /** What scraper fleets send today: the browsers' newest user agents, the most common first. */
+    private static final List<String> CURRENT_BROWSERS = List.of(
+            "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 "
+                    + "Safari/537.36",
+            "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) "
+                    + "Chrome/142.0.0.0 Safari/537.36",
+            "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 "
+                    + "Safari/537.36 Edg/142.0.0.0",
+            "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+                    + "Version/26.0 Safari/605.1.15",
+            "Mozilla/5.0 (X11; Linux x86_64; rv:145.0) Gecko/20100101 Firefox/145.0",
+            "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Mobile "
+                    + "Safari/537.36");
 
     /** The cast. */
     public static List<Visitor> cast() {
@@ -133,7 +168,20 @@ public final class DemoScenario implements AutoCloseable {
                     List.of("Mozilla/5.0 (compatible; " + storm[i] + ")"), EnumSet.of(Phase.CRAWLER_STORM), 400,
                     n -> crawling(n + offset)));
         }
+        cast.add(new Visitor("scraper fleet", fleetAddresses(), CURRENT_BROWSERS, EnumSet.of(Phase.SCRAPER_FLEET),
+                FLEET_PERIOD_MILLIS, DemoScenario::scraping));
         return cast;
+    }
+
+    /** 127.1.N.1-64 for each /24 N of the fleet, the networks interleaved: each /24 sends a quarter of the pages. */
+    static List<String> fleetAddresses() {
+        List<String> addresses = new ArrayList<>(FLEET_NETWORKS * FLEET_HOSTS);
+        for (int host = 1; host <= FLEET_HOSTS; host++) {
+            for (int network = 0; network < FLEET_NETWORKS; network++) {
+                addresses.add("127.1." + network + "." + host);
+            }
+        }
+        return addresses;
     }
 
     /**
@@ -187,6 +235,14 @@ public final class DemoScenario implements AutoCloseable {
         return paths;
     }
 
+    /** A scraper harvesting the site: two searches (the costly page), then a page, and so on. */
+    static List<String> scraping(long n) {
+        return List.of(n % 3 == 2 ? "/page/" + (n * 13) % DemoSite.PAGES
+                : "/search?q=" + SEARCHES.get((int) (n % SEARCHES.size())) + "&page=" + (n / 3) % 20);
+    }
+
+    private static final List<String> SEARCHES = List.of("sluice", "weir", "lock", "canal", "flood", "gate", "dam");
+
     static List<String> crawling(long n) {
         return List.of("/page/" + n % DemoSite.PAGES);
     }
@@ -209,10 +265,16 @@ public final class DemoScenario implements AutoCloseable {
     private final Duration phaseLength;
     private final Phase first;
     private final long startNanos = System.nanoTime();
-    // One client per address (a client binds one local address), each with a selector thread of its own.
     private final QueuedThreadPool executor = new QueuedThreadPool(128, 4);
     private final ScheduledExecutorService scheduler;
-    private final Map<String, HttpClient> clients = new LinkedHashMap<>();
+    // A person keeps cookies (its pass, bound to its user agent), so each person's address has a client of its own,
+    // bound to it, with a selector thread of its own. Everyone else runs no script and keeps no cookie: they share
+    // one client, each request leaving from its own address (FromAddress), so the fleet's 256 addresses take one
+    // selector thread, not 256.
+    private final Map<String, HttpClient> persons = new LinkedHashMap<>();
+    private final HttpClient others;
+    /** Each other address's way out; none where it cannot be bound (not Linux): from the default address then. */
+    private final Map<String, FromAddress> from = new HashMap<>();
     private final Map<String, AtomicLong> statuses = new ConcurrentHashMap<>();
     private final AtomicLong nextFront = new AtomicLong();
     private volatile Phase announced;
@@ -235,10 +297,13 @@ public final class DemoScenario implements AutoCloseable {
             thread.setDaemon(true);
             return thread;
         });
+        others = others();
         for (Visitor visitor : cast) {
             for (String address : visitor.addresses()) {
-                if (!clients.containsKey(address)) {
-                    clients.put(address, client(address));
+                if (visitor.person() && !persons.containsKey(address)) {
+                    persons.put(address, person(address));
+                } else if (!visitor.person() && !from.containsKey(address) && canBind(address)) {
+                    from.put(address, new FromAddress(address));
                 }
             }
             AtomicLong visits = new AtomicLong();
@@ -268,7 +333,11 @@ public final class DemoScenario implements AutoCloseable {
         return phaseAt(Duration.ofNanos(System.nanoTime() - startNanos), phaseLength, first);
     }
 
-    /** Responses so far, keyed {@code "visitor status"} (status 0: no response). */
+    /**
+     * Responses so far, keyed {@code "visitor status"} for pages and {@code "visitor asset status"} for what a page
+     * loads with it (stylesheet, script, images: {@link DemoSite#asset}); status 0: no response. A person's page that
+     * was the browser check's interstitial counts as the page it answered its way to.
+     */
     public Map<String, Long> statusCounts() {
         Map<String, Long> copy = new TreeMap<>();
         statuses.forEach((k, v) -> copy.put(k, v.get()));
@@ -294,10 +363,12 @@ public final class DemoScenario implements AutoCloseable {
         long n = visits.getAndIncrement();
         String address = visitor.addresses().get((int) (n % visitor.addresses().size()));
         String agent = visitor.userAgents().get((int) (n % visitor.userAgents().size()));
-        HttpClient client = clients.get(address);
+        HttpClient client = visitor.person() ? persons.get(address) : others;
+        FromAddress transport = visitor.person() ? null : from.get(address);
         for (String path : visitor.visit().apply(n)) {
             URI front = fronts.get((int) (nextFront.getAndIncrement() % fronts.size()));
-            send(client, visitor, agent, front.resolve(path), true);
+            String kind = DemoSite.asset(path) ? " asset " : " ";
+            send(client, transport, visitor, agent, front.resolve(path), kind, true);
         }
     }
 
@@ -305,9 +376,13 @@ public final class DemoScenario implements AutoCloseable {
      * One request, its status counted; a person whose page was the browser check's interstitial answers it as a
      * browser would (once) and counts the page it is then sent on to.
      */
-    private void send(HttpClient client, Visitor visitor, String agent, URI target, boolean mayAnswer) {
-        client.newRequest(target)
-                .headers(h -> h.put(HttpHeader.USER_AGENT, agent))
+    private void send(HttpClient client, FromAddress transport, Visitor visitor, String agent, URI target, String kind,
+                      boolean mayAnswer) {
+        Request request = client.newRequest(target);
+        if (transport != null) {
+            transport.apply(request);
+        }
+        request.headers(h -> h.put(HttpHeader.USER_AGENT, agent))
                 .timeout(10, TimeUnit.SECONDS)
                 .send(new BufferingResponseListener(64 * 1024) {
                     @Override
@@ -316,24 +391,37 @@ public final class DemoScenario implements AutoCloseable {
                         String answer = mayAnswer && visitor.person() && status == 403
                                 ? PersonsBrowser.answer(getContentAsString()) : null;
                         if (answer != null) {
-                            send(client, visitor, agent, target.resolve(answer), false);
+                            send(client, transport, visitor, agent, target.resolve(answer), kind, false);
                             return;
                         }
-                        statuses.computeIfAbsent(visitor.name() + " " + status, k -> new AtomicLong())
+                        statuses.computeIfAbsent(visitor.name() + kind + status, k -> new AtomicLong())
                                 .incrementAndGet();
                     }
                 });
     }
 
-    private HttpClient client(String address) throws Exception {
-        HttpClient client = new HttpClient();
-        client.setExecutor(executor);
-        client.setUserAgentField(null);
-        client.setMaxConnectionsPerDestination(6); // as a browser does per host; the rest wait in the client
+    private HttpClient person(String address) throws Exception {
+        HttpClient client = client();
         if (canBind(address)) {
             client.setBindAddress(new InetSocketAddress(address, 0));
         }
         client.start();
+        return client;
+    }
+
+    private HttpClient others() throws Exception {
+        HttpClient client = client();
+        client.setHttpCookieStore(new HttpCookieStore.Empty());
+        client.start();
+        return client;
+    }
+
+    private HttpClient client() {
+        HttpClient client = new HttpClient();
+        client.setExecutor(executor);
+        client.setUserAgentField(null);
+        // as a browser does per host (for the shared client: per address, each its own destination); the rest wait
+        client.setMaxConnectionsPerDestination(6);
         return client;
     }
 
@@ -349,7 +437,9 @@ public final class DemoScenario implements AutoCloseable {
     @Override
     public void close() {
         scheduler.shutdownNow();
-        for (HttpClient client : clients.values()) {
+        List<HttpClient> clients = new ArrayList<>(persons.values());
+        clients.add(others);
+        for (HttpClient client : clients) {
             try {
                 client.stop();
             } catch (Exception e) {

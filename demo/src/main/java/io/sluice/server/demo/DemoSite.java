@@ -11,8 +11,9 @@ import org.eclipse.jetty.util.Callback;
 
 /**
  * A small built-in site for the demo: linked HTML pages, a gallery page with a stylesheet, a script and images
- * (what a browser fetches for a real page), a JSON API and an RSS feed, each answered
- * after a few milliseconds of simulated work (scheduled, not slept), so load shows up in the console.
+ * (what a browser fetches for a real page), a search page, a JSON API and an RSS feed, each answered
+ * after a few milliseconds of simulated work (scheduled, not slept), so load shows up in the console. The search
+ * page is the costly one (150-450 ms of work): what a scraper fleet harvesting it presses the site with.
  */
 public final class DemoSite extends Handler.Abstract {
     static final int PAGES = 200;
@@ -27,6 +28,11 @@ public final class DemoSite extends Handler.Abstract {
             + "var styled=getComputedStyle(document.body).borderTopStyle==='solid';"
             + "document.getElementById('loaded').textContent='images '+ok+'/'+images.length+' stylesheet '+styled;"
             + "});\n";
+    /** Paths of what a page loads with it (stylesheet, script, images), as opposed to the pages themselves. */
+    static boolean asset(String path) {
+        return path.startsWith("/static/") || path.startsWith("/img/");
+    }
+
     private final Random random = new Random();
     private volatile boolean slow;
 
@@ -46,6 +52,9 @@ public final class DemoSite extends Handler.Abstract {
         } else if ("/gallery".equals(path)) {
             contentType = "text/html;charset=utf-8";
             body = gallery();
+        } else if ("/search".equals(path)) {
+            contentType = "text/html;charset=utf-8";
+            body = search(request.getHttpURI().getQuery());
         } else if ("/static/site.css".equals(path)) {
             contentType = "text/css";
             body = STYLESHEET;
@@ -65,7 +74,7 @@ public final class DemoSite extends Handler.Abstract {
             return false;
         }
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
-        int workMillis = slow ? 300 + nextInt(900) : 5 + nextInt(25);
+        int workMillis = slow ? 300 + nextInt(900) : "/search".equals(path) ? 150 + nextInt(300) : 5 + nextInt(25);
         request.getComponents().getScheduler().schedule(
                 () -> Content.Sink.write(response, true, body, callback), workMillis, TimeUnit.MILLISECONDS);
         return true;
@@ -85,6 +94,18 @@ public final class DemoSite extends Handler.Abstract {
         }
         return html.append("</ul><p><a href=\"/feed.xml\">feed</a> <a href=\"/api/items\">api</a></p></body></html>")
                 .toString();
+    }
+
+    /** Results that link to a few pages: what the query asks does not matter, only that it costs the site. */
+    private static String search(String query) {
+        int n = Math.floorMod(query == null ? 0 : query.hashCode(), PAGES);
+        StringBuilder html = new StringBuilder(512).append("<!doctype html><html><head><title>Search</title></head>")
+                .append("<body><h1>Results</h1><ol>");
+        for (int i = 0; i < 5; i++) {
+            html.append("<li><a href=\"/page/").append((n + i * 11) % PAGES).append("\">page ")
+                    .append((n + i * 11) % PAGES).append("</a></li>");
+        }
+        return html.append("</ol></body></html>").toString();
     }
 
     /** A page as a browser sees a real one: a stylesheet, a script and {@link #GALLERY_IMAGES} images. */

@@ -44,6 +44,20 @@ class DemoSiteTest {
         assertThat(get("/img/3.svg").get("Content-Type")).isEqualTo("image/svg+xml");
     }
 
+    @Test
+    void theSearchPageAnswersWithResultsAndOnlyStylesheetsScriptsAndImagesAreAssets() throws Exception {
+        HttpTester.Response search = get("/search?q=weir&page=2");
+
+        assertThat(search.getStatus()).isEqualTo(200);
+        assertThat(search.getContent()).contains("Results", "<a href=\"/page/");
+        assertThat(get("/search?q=weir&page=2").getContent()).as("the same query, the same results")
+                .isEqualTo(search.getContent());
+        assertThat(DemoSite.asset("/static/site.css")).isTrue();
+        assertThat(DemoSite.asset("/img/3.svg")).isTrue();
+        assertThat(DemoSite.asset("/gallery")).isFalse();
+        assertThat(DemoSite.asset("/search")).isFalse();
+    }
+
     private HttpTester.Response get(String path) throws Exception {
         return HttpTester.parseResponse(connector.getResponse("GET " + path + " HTTP/1.1\r\nHost: demo\r\n"
                 + "Connection: close\r\n\r\n"));
