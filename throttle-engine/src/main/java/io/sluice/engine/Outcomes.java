@@ -130,7 +130,7 @@ final class Outcomes {
      */
     Decision challenge(ClientInfo client, ClientKey key, int bits, boolean dropPass, long now, String detail) {
         telemetry.refused(client.requestClass(), Reason.CHALLENGE, now);
-        clients.recordLimited(key, now, true);
+        clients.recordRefusedTracking(key, client.requestClass(), now);
         return new Decision.Refuse(client, Reason.CHALLENGE, Reason.CHALLENGE.httpStatus(), -1, null, detail, bits,
                 dropPass);
     }

@@ -17,6 +17,7 @@ import io.sluice.engine.policy.FieldError;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.Route;
 import io.sluice.engine.telemetry.BrowserCheckCounts;
+import io.sluice.engine.telemetry.NetworkRow;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Nested;
@@ -109,6 +110,19 @@ class BrowserCheckTest {
             assertThat(challenge.challengeBits()).isEqualTo(BrowserCheck.DEFAULTS.difficulty());
             assertThat(challenge.dropPass()).isFalse();
             assertThat(engine.snapshot().browserCheck().challenged()).isEqualTo(1);
+        }
+
+        @Test
+        void aFleetStoppedAtItsFirstPagesShowsAddressByAddressOnItsNetworksRow() {
+            for (int host = 1; host <= 40; host++) {
+                refused(engine.decide(page("203.0.113." + host, "/search?q=" + host)), Reason.CHALLENGE);
+            }
+
+            NetworkRow fleet = engine.snapshot().networks().stream()
+                    .filter(row -> row.network().equals("203.0.113.0/24")).findFirst().orElseThrow();
+            assertThat(fleet.addresses()).isEqualTo(40);
+            assertThat(fleet.refused()).isEqualTo(40);
+            assertThat(fleet.hits()).as("asked, not served: no hit on any client's stack").isZero();
         }
 
         @Test

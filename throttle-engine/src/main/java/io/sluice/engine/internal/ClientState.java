@@ -452,6 +452,19 @@ final class ClientState extends HitRing implements AggregateLink<ClientState> {
         return lastLimitedMillis;
     }
 
+    /**
+     * A request refused before any rule counted it (the browser check asked it): seen, of its class, its refusal
+     * counted, no hit on its stack.
+     */
+    synchronized void refusedUncounted(long nowMillis, RequestClass cls) {
+        moveTo(secondOf(nowMillis));
+        lastSeenMillis = nowMillis;
+        if (requestClass != cls) {
+            requestClass = cls;
+        }
+        limited(nowMillis, true);
+    }
+
     synchronized void limited(long nowMillis, boolean refused) {
         moveTo(secondOf(nowMillis));
         lastLimitedMillis = nowMillis;

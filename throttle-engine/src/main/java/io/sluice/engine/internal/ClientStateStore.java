@@ -1,5 +1,6 @@
 package io.sluice.engine.internal;
 
+import io.sluice.engine.RequestClass;
 import io.sluice.engine.ClientInfo;
 import io.sluice.engine.RequestCost;
 import io.sluice.engine.policy.Policy;
@@ -70,6 +71,15 @@ public interface ClientStateStore<C, L> {
 
     /** Notes that a request of this key was refused or delayed (heatmap and status). */
     void recordLimited(ClientKey key, long nowMillis, boolean refused);
+
+    /**
+     * Notes a refusal of a key that no rule may have counted yet (the browser check asks before the client's rules
+     * run), tracking the key if it is not tracked: a fleet the check stops at its first page still shows, address by
+     * address, on its network's row. A newcomer, as any key on its first request.
+     */
+    default void recordRefusedTracking(ClientKey key, RequestClass requestClass, long nowMillis) {
+        recordLimited(key, nowMillis, true);
+    }
 
     /** The {@code limit} keys with the most hits in the last {@code windowSeconds}, busiest first. */
     List<ClientSample> busiest(int limit, long nowMillis, int windowSeconds);

@@ -5,6 +5,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.RemovalCause;
 import com.github.benmanes.caffeine.cache.Ticker;
 import io.sluice.engine.ClientInfo;
+import io.sluice.engine.RequestClass;
 import io.sluice.engine.RequestCost;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.store.ClientKey;
@@ -369,6 +370,11 @@ public final class LocalClientStateStore implements ClientStateStore<ClientState
         if (state != null) {
             state.limited(nowMillis, refused);
         }
+    }
+
+    @Override
+    public void recordRefusedTracking(ClientKey key, RequestClass requestClass, long nowMillis) {
+        state(key, nowMillis).refusedUncounted(nowMillis, requestClass);
     }
 
     @Override
