@@ -33,7 +33,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import javafx.scene.Parent;
+import javafx.scene.control.Control;
 import javafx.scene.control.Label;
+import javafx.scene.control.Labeled;
 import javafx.scene.control.TableView;
 import javafx.scene.input.KeyCode;
 import javafx.stage.Stage;
@@ -299,6 +302,14 @@ class NetworksEndToEndTest {
             robot.interact(() -> Screenshot.save(stage.getScene(), Path.of(shots, "console-networks-fleet.png")));
         }
         assertThat(server.engine().snapshot().browserCheck().underPressure()).isTrue();
+        // readable at 1366x768 with the check's long line in the top bar: nothing there but a status line shrinks
+        List<String> cutShort = onFx(() -> ((Parent) stage.getScene().getRoot().lookup(".top-bar"))
+                .getChildrenUnmodifiable().stream()
+                .filter(node -> node.isManaged() && node instanceof Control
+                        && !(node instanceof Labeled labeled && labeled.isWrapText()))
+                .filter(node -> node.getLayoutBounds().getWidth() + 0.5 < node.prefWidth(-1))
+                .map(node -> node.getId() == null ? node.getStyleClass().toString() : node.getId()).toList());
+        assertThat(cutShort).as("top-bar controls narrower than their text").isEmpty();
         assertThat(scenario.statusCounts().getOrDefault("scraper fleet 403", 0L))
                 .as("the fleet's pages asked").isGreaterThan(4 * scenario.statusCounts()
                         .getOrDefault("scraper fleet 200", 0L));

@@ -120,7 +120,7 @@ final class PermitResource extends Resource implements Graceful {
                         ApiMessages.json(response, callback, 200, permitJson(permit, governor.pacing()));
                         return;
                     }
-                    wait(request.getComponents().getScheduler(), Math.min(permit.waitMillis(), left),
+                    askAgainLater(request.getComponents().getScheduler(), Math.min(permit.waitMillis(), left),
                             () -> ask(request, response, callback, ask, deadline, held));
                 } catch (Throwable e) {
                     callback.failed(e);
@@ -132,7 +132,7 @@ final class PermitResource extends Resource implements Graceful {
     }
 
     /** Runs {@code askAgain} after {@code delayMillis}, or at once when the listener begins to stop meanwhile. */
-    private void wait(Scheduler scheduler, long delayMillis, Runnable askAgain) {
+    private void askAgainLater(Scheduler scheduler, long delayMillis, Runnable askAgain) {
         Wait wait = new Wait(askAgain);
         waits.add(wait);
         wait.task = scheduler.schedule(wait::end, delayMillis, TimeUnit.MILLISECONDS);
