@@ -8,6 +8,7 @@ import io.sluice.engine.internal.CompiledPolicy;
 import io.sluice.engine.internal.HitStackState;
 import io.sluice.engine.internal.LoadGate;
 import io.sluice.engine.internal.RouteTable;
+import io.sluice.engine.net.AsnTable;
 import io.sluice.engine.net.IpAddress;
 import io.sluice.engine.policy.BrowserCheck;
 import io.sluice.engine.policy.Policy;
@@ -50,6 +51,11 @@ import java.util.concurrent.atomic.LongAdder;
  * and travels with the decision ({@link #holding}): the admission gives it back when it completes, a wait when it is
  * cancelled or refused, and a refusal at once; a {@link NetworkSlot} is given back once whichever path comes first.
  *
+ * <p>Autonomous systems, with the operator's IP-to-ASN file ({@link #asns(AsnTable)}): a browser claim without a pass
+ * is pushed on its AS's hit stack too ({@code networks.asnWithoutPass}), and over it is treated as over its network's
+ * budget; the policy's {@code alwaysChallengeAsns} are asked like its {@code alwaysChallenge} networks. The AS is
+ * looked up (a binary search, no allocation) only when a file is loaded and the policy uses one of the two.
+ *
  * <p>State: three bounded tables of hit stacks (two keyed by network, without and with a pass, which count its
  * requests in flight too; one by pass), the moment pressure was last seen (one AtomicLong), and counters. Nothing
  * here blocks or reads a clock.
@@ -62,6 +68,8 @@ final class BrowserGate {
     static final int MAX_BITS = 24;
     /** A pass's hit stack is keyed by an address of the discard prefix 100::/64 (RFC 6666) made from its id. */
     private static final long PASS_PREFIX = 0x0100_0000_0000_0000L;
+    /** An AS's hit stack is keyed by an address of 100:0:0:1::/64 (beside the passes') made from its number. */
+    private static final long ASN_PREFIX = 0x0100_0000_0000_0001L;
 
     private final BrowserPasses passes;
     private final LoadGate load;
@@ -83,9 +91,14 @@ final class BrowserGate {
     private final LongAdder passesWithheld = new LongAdder();
     private final LongAdder overConcurrency = new LongAdder();
     private final PassCooldowns cooldowns;
+    /** Each autonomous system's hit stack of browser claims without a pass (with an IP-to-ASN file). */
+    private final ClientStateStore<?, ?> asnClaims;
+    /** The operator's IP-to-ASN file, or {@link AsnTable#EMPTY}; replaced whole when the server reloads it. */
+    private volatile AsnTable asns = AsnTable.EMPTY;
 
     BrowserGate(BrowserPasses passes, LoadGate load, Outcomes outcomes, ClientStateStore<?, ?> claimsWithoutPass,
-                ClientStateStore<?, ?> requestsOnPass, ClientStateStore<?, ?> passStacks, PassCooldowns cooldowns) {
+                ClientStateStore<?, ?> requestsOnPass, ClientStateStore<?, ?> passStacks, PassCooldowns cooldowns,
+                ClientStateStore<?, ?> asnClaims) {
         this.passes = passes;
         this.load = load;
         this.outcomes = outcomes;
@@ -93,6 +106,16 @@ final class BrowserGate {
         this.requestsOnPass = requestsOnPass;
         this.passStacks = passStacks;
         this.cooldowns = cooldowns;
+        this.asnClaims = asnClaims;
+    }
+
+    /** Looks addresses up in {@code table} from the next request on ({@link AsnTable#EMPTY}: no AS at all). */
+    void asns(AsnTable table) {
+        asns = table == null ? AsnTable.EMPTY : table;
+    }
+
+    AsnTable asns() {
+        return asns;
     }
 
     Decision decide(CompiledPolicy compiled, Request request, ClientInfo client, ClientKey key, IpAddress address,
@@ -115,6 +138,7 @@ final class BrowserGate {
         BrowserCheck.Networks budgets = check.networks();
         ClientKey network = ClientKey.ofAddress(address, budgets.ipv4Prefix(), budgets.ipv6Prefix());
         int weight = route.weight();
+        long asn = asnOf(compiled, budgets, address);
         Pass pass = request.pass() == null ? null : passes.check(request.pass(), address, client.userAgent(), now);
         if (pass != null) {
             HitStackState<?> own = passStacks.pushHit(passKey(pass), client, now, check.perPass(), weight);
@@ -140,7 +164,7 @@ final class BrowserGate {
                     || overBudget && shared.hitsInWindow() - weight <= budgets.withPass().maxHits())) {
                 cooldowns.dropped(network, now);
             }
-            if (navigation(request, route) && asking(check, compiled, address, route, pressure)) {
+            if (navigation(request, route) && asking(check, compiled, address, asn, route, pressure)) {
                 int bits = Math.min(MAX_BITS, check.difficulty() + (pressure ? HARDER_BITS : 0));
                 return challenge(client, key, bits, true, now, overPace
                         ? "This pass was used faster than one person browses: prove again that this is a browser."
@@ -152,7 +176,10 @@ final class BrowserGate {
         HitStackState<A> claims = claimsWithoutPass.pushHit(network, client, now,
                 budgets.withoutPass(), weight);
         boolean overBudget = claims.hitsInWindow() > budgets.withoutPass().maxHits();
-        if (!overBudget && !asking(check, compiled, address, route, pressure)) {
+        HitStackState<?> systemClaims = asn == AsnTable.NONE || budgets.asnWithoutPass() == null ? null
+                : asnClaims.pushHit(asnKey(asn), client, now, budgets.asnWithoutPass(), weight);
+        boolean systemOver = systemClaims != null && systemClaims.hitsInWindow() > budgets.asnWithoutPass().maxHits();
+        if (!overBudget && !systemOver && !asking(check, compiled, address, asn, route, pressure)) {
             L slot = claimsWithoutPass.acquireInFlight(network, claims.client(), budgets.maxConcurrentWithoutPass());
             if (slot == null) {
                 return overConcurrency(claimsWithoutPass, network, request, route, client, key, policy, false, now);
@@ -172,6 +199,13 @@ final class BrowserGate {
             return outcomes.refuse(client, key, Reason.NETWORK_BUDGET, Outcomes.ceilSeconds(claims.millisUntilBelow()),
                     null, now, "More than " + budgets.withoutPass().maxHits() + " requests without a pass from this "
                             + "network in " + budgets.withoutPass().windowSeconds() + " s.");
+        }
+        if (systemOver) {
+            return outcomes.refuse(client, key, Reason.NETWORK_BUDGET,
+                    Outcomes.ceilSeconds(systemClaims.millisUntilBelow()), null, now, "More than "
+                            + budgets.asnWithoutPass().maxHits() + " requests without a pass from this network's "
+                            + "autonomous system (AS " + asn + ") in " + budgets.asnWithoutPass().windowSeconds()
+                            + " s.");
         }
         // not a page: never challenged, but no longer served whatever the load
         L slot = claimsWithoutPass.acquireInFlight(network, claims.client(), budgets.maxConcurrentWithoutPass());
@@ -250,10 +284,24 @@ final class BrowserGate {
     }
 
     /** Whether the check asks for a pass here, whatever the network's budget: see the class comment. */
-    private static boolean asking(BrowserCheck check, CompiledPolicy compiled, IpAddress address,
+    private static boolean asking(BrowserCheck check, CompiledPolicy compiled, IpAddress address, long asn,
                                   RouteTable.Compiled route, boolean pressure) {
         return check.mode() == BrowserCheck.Mode.ALWAYS || pressure
-                || route.route() != null && route.route().challenges() || compiled.alwaysChallenges(address);
+                || route.route() != null && route.route().challenges() || compiled.alwaysChallenges(address)
+                || asn != AsnTable.NONE && compiled.alwaysChallengesAs(asn);
+    }
+
+    /** The AS of {@code address} when a file is loaded and the policy uses it, else {@link AsnTable#NONE}. */
+    private long asnOf(CompiledPolicy compiled, BrowserCheck.Networks budgets, IpAddress address) {
+        AsnTable table = asns;
+        if (table.isEmpty() || budgets.asnWithoutPass() == null && !compiled.challengesAsns()) {
+            return AsnTable.NONE;
+        }
+        return table.lookup(address);
+    }
+
+    private static ClientKey asnKey(long asn) {
+        return new ClientKey(IpAddress.ofIpv6(ASN_PREFIX, asn), "");
     }
 
     /**

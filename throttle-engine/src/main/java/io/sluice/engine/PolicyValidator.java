@@ -6,6 +6,7 @@ import io.sluice.engine.policy.Category;
 import io.sluice.engine.internal.CompiledPolicy;
 import io.sluice.engine.internal.RegexBudget;
 import io.sluice.engine.internal.RouteTable;
+import io.sluice.engine.net.AsnTable;
 import io.sluice.engine.net.Cidr;
 import io.sluice.engine.net.IpAddress;
 import io.sluice.engine.policy.Agents;
@@ -173,6 +174,9 @@ public final class PolicyValidator {
                 1_000_000, "requests");
         errors.range("browserCheck.networks.maxConcurrentWithPass", networks.maxConcurrentWithPass(), 1, 1_000_000,
                 "requests");
+        if (networks.asnWithoutPass() != null) {
+            hitStack("browserCheck.networks.asnWithoutPass", networks.asnWithoutPass(), errors);
+        }
         List<String> exempt = check.exemptPaths();
         if (exempt.size() > MAX_CHECK_ENTRIES) {
             errors.add("browserCheck.exemptPaths", "at most " + MAX_CHECK_ENTRIES + " paths, was " + exempt.size());
@@ -197,6 +201,20 @@ public final class PolicyValidator {
         } else {
             for (int i = 0; i < always.size(); i++) {
                 errors.cidr("browserCheck.alwaysChallenge[" + i + "]", always.get(i));
+            }
+        }
+        List<Long> asns = check.alwaysChallengeAsns();
+        if (asns.size() > MAX_CHECK_ENTRIES) {
+            errors.add("browserCheck.alwaysChallengeAsns", "at most " + MAX_CHECK_ENTRIES + " autonomous systems, "
+                    + "was " + asns.size());
+        } else {
+            for (int i = 0; i < asns.size(); i++) {
+                String field = "browserCheck.alwaysChallengeAsns[" + i + "]";
+                Long asn = asns.get(i);
+                if (asn == null || asn < 1 || asn > AsnTable.MAX_ASN) {
+                    errors.add(field, "must be an AS number from 1 to " + AsnTable.MAX_ASN + " (16509, not "
+                            + "AS16509), was " + asn);
+                }
             }
         }
     }

@@ -14,6 +14,7 @@ import io.sluice.engine.internal.CompiledPolicy;
 import io.sluice.engine.internal.CrawlerGate;
 import io.sluice.engine.internal.LoadGate;
 import io.sluice.engine.internal.LocalClientStateStore;
+import io.sluice.engine.net.AsnTable;
 import io.sluice.engine.net.IpAddress;
 import io.sluice.engine.robots.RobotsTxt;
 import io.sluice.engine.store.SharedClientStore;
@@ -219,7 +220,7 @@ public final class ThrottleEngine {
                 LocalClientStateStore.ofAggregates(networkCapacity, idle, clock),
                 LocalClientStateStore.ofAggregates(networkCapacity, idle, clock),
                 new LocalClientStateStore(networkCapacity, idle, clock), new PassCooldowns(networkCapacity,
-                clock.millis()));
+                clock.millis()), new LocalClientStateStore(networkCapacity, idle, clock));
         this.crawlerVerifier = new CrawlerVerifier(CrawlerRanges.bundled(), verifier);
         this.agentRules = new AgentRules(outcomes, bans, passes);
         this.prelude = new Prelude(classifier, crawlerVerifier, bans, outcomes, browserGate, agentRules);
@@ -393,6 +394,20 @@ public final class ThrottleEngine {
     /** Whether the browser check counts the site as under pressure now. */
     public boolean underPressure() {
         return browserGate.underPressure(clock.millis());
+    }
+
+    /**
+     * Looks browser claims' addresses up in {@code table} from the next request on: a budget per autonomous system,
+     * the policy's {@code alwaysChallengeAsns} and the snapshot's AS rows use it (docs/manual/browser-check.md,
+     * "Autonomous systems"). Null forgets the table: no address is in any AS. The engine works without one.
+     */
+    public void useAsnTable(AsnTable table) {
+        browserGate.asns(table);
+    }
+
+    /** The IP-to-ASN table in use ({@link AsnTable#EMPTY} when none). */
+    public AsnTable asnTable() {
+        return browserGate.asns();
     }
 
     // ---------------------------------------------------------------- agents

@@ -14,6 +14,7 @@ import io.sluice.engine.policy.Policy;
 import io.sluice.engine.store.ClientKey;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -60,6 +61,8 @@ public final class CompiledPolicy {
     private final Policy.ProgressiveDelay[] progressive;
     /** The browser check's always-challenged networks. */
     private final CidrSet alwaysChallenge;
+    /** The browser check's always-challenged autonomous systems, ascending (a binary search, no boxing). */
+    private final long[] alwaysChallengeAsns;
 
     /**
      * Compiles every ban, whatever its expiry.
@@ -80,6 +83,8 @@ public final class CompiledPolicy {
         this.policy = policy;
         this.resolver = new ClientAddressResolver(CidrSet.parse(policy.trustedProxies()), policy.forwardedHeader());
         this.alwaysChallenge = CidrSet.parse(policy.browserCheck().alwaysChallenge());
+        this.alwaysChallengeAsns = policy.browserCheck().alwaysChallengeAsns().stream().mapToLong(Long::longValue)
+                .sorted().toArray();
         this.routes = new RouteTable(policy.routes());
         this.addressLimits = policy.perAddress().hitStack();
         this.escalation = policy.escalation().toArray(new Escalation[0]);
@@ -168,6 +173,16 @@ public final class CompiledPolicy {
     /** Whether the browser check challenges {@code address}'s browser claims whenever it is not off. */
     public boolean alwaysChallenges(IpAddress address) {
         return !alwaysChallenge.isEmpty() && alwaysChallenge.contains(address);
+    }
+
+    /** Whether the browser check challenges the browser claims of AS {@code asn} whenever it is not off. */
+    public boolean alwaysChallengesAs(long asn) {
+        return alwaysChallengeAsns.length > 0 && Arrays.binarySearch(alwaysChallengeAsns, asn) >= 0;
+    }
+
+    /** Whether the policy names any AS to challenge always (so a request's AS is worth looking up). */
+    public boolean challengesAsns() {
+        return alwaysChallengeAsns.length > 0;
     }
 
     /** Rule 1: whether the policy pauses {@code cls} (the whole service or that class). */

@@ -1,5 +1,6 @@
 package io.sluice.engine.policy;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.List;
 
@@ -32,6 +33,9 @@ import java.util.List;
  *                            suffix ({@code *.rss}); feeds and the well-known files by default
  * @param alwaysChallenge     addresses or CIDRs (cloud ranges, one network an operator picked) whose browser claims
  *                            are challenged whenever the mode is not {@code off}
+ * @param alwaysChallengeAsns autonomous systems (AS numbers, 1 to 4294967295: a cloud's, such as 16509 or 14618)
+ *                            whose browser claims are challenged whenever the mode is not {@code off}; needs the
+ *                            server's IP-to-ASN file ({@code --asn-file}): without one no address is in any AS
  */
 public record BrowserCheck(
         Mode mode,
@@ -44,7 +48,8 @@ public record BrowserCheck(
         Policy.HitStack perPass,
         Networks networks,
         List<String> exemptPaths,
-        List<String> alwaysChallenge) {
+        List<String> alwaysChallenge,
+        List<Long> alwaysChallengeAsns) {
 
     /** When the check asks. */
     public enum Mode {
@@ -69,7 +74,7 @@ public record BrowserCheck(
      * by being an identity with one person's pace.
      */
     public static final BrowserCheck DEFAULTS = new BrowserCheck(Mode.ADAPTIVE, 12, 604_800, true, 5, 0, 60,
-            PER_PASS, Networks.DEFAULTS, DEFAULT_EXEMPT_PATHS, List.of());
+            PER_PASS, Networks.DEFAULTS, DEFAULT_EXEMPT_PATHS, List.of(), List.of());
 
     public BrowserCheck {
         mode = mode == null ? Mode.ADAPTIVE : mode;
@@ -77,24 +82,39 @@ public record BrowserCheck(
         networks = networks == null ? Networks.DEFAULTS : networks;
         exemptPaths = exemptPaths == null ? DEFAULT_EXEMPT_PATHS : Policy.immutable(exemptPaths);
         alwaysChallenge = Policy.immutable(alwaysChallenge);
+        alwaysChallengeAsns = Policy.immutable(alwaysChallengeAsns);
+    }
+
+    /** A check without always-challenged autonomous systems (the form before the IP-to-ASN file). */
+    public BrowserCheck(Mode mode, int difficulty, int passTtlSeconds, boolean noScript, int noScriptWaitSeconds,
+                        int pressureInFlight, int pressureHoldSeconds, Policy.HitStack perPass, Networks networks,
+                        List<String> exemptPaths, List<String> alwaysChallenge) {
+        this(mode, difficulty, passTtlSeconds, noScript, noScriptWaitSeconds, pressureInFlight, pressureHoldSeconds,
+                perPass, networks, exemptPaths, alwaysChallenge, null);
     }
 
     /** The same check with another mode. */
     public BrowserCheck withMode(Mode value) {
         return new BrowserCheck(value, difficulty, passTtlSeconds, noScript, noScriptWaitSeconds, pressureInFlight,
-                pressureHoldSeconds, perPass, networks, exemptPaths, alwaysChallenge);
+                pressureHoldSeconds, perPass, networks, exemptPaths, alwaysChallenge, alwaysChallengeAsns);
     }
 
     /** The same check with other network budgets. */
     public BrowserCheck withNetworks(Networks value) {
         return new BrowserCheck(mode, difficulty, passTtlSeconds, noScript, noScriptWaitSeconds, pressureInFlight,
-                pressureHoldSeconds, perPass, value, exemptPaths, alwaysChallenge);
+                pressureHoldSeconds, perPass, value, exemptPaths, alwaysChallenge, alwaysChallengeAsns);
     }
 
     /** The same check with other always-challenged networks. */
     public BrowserCheck withAlwaysChallenge(List<String> value) {
         return new BrowserCheck(mode, difficulty, passTtlSeconds, noScript, noScriptWaitSeconds, pressureInFlight,
-                pressureHoldSeconds, perPass, networks, exemptPaths, value);
+                pressureHoldSeconds, perPass, networks, exemptPaths, value, alwaysChallengeAsns);
+    }
+
+    /** The same check with other always-challenged autonomous systems. */
+    public BrowserCheck withAlwaysChallengeAsns(List<Long> value) {
+        return new BrowserCheck(mode, difficulty, passTtlSeconds, noScript, noScriptWaitSeconds, pressureInFlight,
+                pressureHoldSeconds, perPass, networks, exemptPaths, alwaysChallenge, value);
     }
 
     /**
@@ -116,10 +136,14 @@ public record BrowserCheck(
      *                            {@link #MAX_CONCURRENT_WITHOUT_PASS}
      * @param maxConcurrentWithPass the network's requests on a pass in flight at once (on this node). Absent,
      *                            {@link #MAX_CONCURRENT_WITH_PASS}
+     * @param asnWithoutPass      the hit stack of one autonomous system's browser claims without a pass, beside its
+     *                            networks' own (on this node); over it, the same as a network over its budget. Needs
+     *                            the server's IP-to-ASN file ({@code --asn-file}). Absent: no budget per AS
      */
     public record Networks(int ipv4Prefix, int ipv6Prefix, Policy.HitStack withoutPass, Policy.HitStack withPass,
                            Integer passCooldownSeconds, Integer maxConcurrentWithoutPass,
-                           Integer maxConcurrentWithPass) {
+                           Integer maxConcurrentWithPass,
+                           @JsonInclude(JsonInclude.Include.NON_NULL) Policy.HitStack asnWithoutPass) {
         /**
          * A minute: a person whose pass was dropped waits that long once; a fleet behind one pass per network gets a
          * pass's worth of pages a minute, then less.
@@ -146,10 +170,23 @@ public record BrowserCheck(
             maxConcurrentWithPass = maxConcurrentWithPass == null ? MAX_CONCURRENT_WITH_PASS : maxConcurrentWithPass;
         }
 
+        /** Budgets without one per autonomous system (the form before the IP-to-ASN file). */
+        public Networks(int ipv4Prefix, int ipv6Prefix, Policy.HitStack withoutPass, Policy.HitStack withPass,
+                        Integer passCooldownSeconds, Integer maxConcurrentWithoutPass, Integer maxConcurrentWithPass) {
+            this(ipv4Prefix, ipv6Prefix, withoutPass, withPass, passCooldownSeconds, maxConcurrentWithoutPass,
+                    maxConcurrentWithPass, null);
+        }
+
         /** The same budgets with other concurrency limits (without a pass, with one). */
         public Networks withMaxConcurrent(int withoutPassLimit, int withPassLimit) {
             return new Networks(ipv4Prefix, ipv6Prefix, withoutPass, withPass, passCooldownSeconds, withoutPassLimit,
-                    withPassLimit);
+                    withPassLimit, asnWithoutPass);
+        }
+
+        /** The same budgets with {@code value} as each autonomous system's (null: none). */
+        public Networks withAsnWithoutPass(Policy.HitStack value) {
+            return new Networks(ipv4Prefix, ipv6Prefix, withoutPass, withPass, passCooldownSeconds,
+                    maxConcurrentWithoutPass, maxConcurrentWithPass, value);
         }
     }
 }
