@@ -16,6 +16,7 @@ import io.sluice.server.config.FileDefaults;
 import io.sluice.server.config.OptionRules;
 import io.sluice.server.config.ReloadSignal;
 import io.sluice.server.front.AccessLog;
+import io.sluice.server.ranges.AsnFile;
 import io.sluice.server.ranges.CrawlerRangesOptions;
 import io.sluice.server.ranges.RangesLocation;
 import io.sluice.server.replay.ReplayCommand;
@@ -124,6 +125,12 @@ public final class Main implements Callable<Integer>, ConfigurableCommand {
     @Option(names = "--crawler-ranges-refresh-hours", paramLabel = "N", defaultValue = "24",
             description = "Hours between two reads of --crawler-ranges (default: ${DEFAULT-VALUE}).")
     int crawlerRangesRefreshHours;
+
+    @Option(names = "--asn-file", paramLabel = "FILE", description = "An IP-to-ASN file (iptoasn.com's "
+            + "ip2asn-v4.tsv, ip2asn-v6.tsv or ip2asn-combined.tsv, gzipped or not): the browser check's budget per "
+            + "autonomous system and alwaysChallengeAsns, and the networks view's AS rows. Read at start and again "
+            + "at each SIGHUP; a file with a bad line keeps the table in use (docs/manual/browser-check.md).")
+    Path asnFile;
 
     @Option(names = "--admin-tls", description = "Serve the admin API over HTTPS: with --admin-cert, or else a "
             + "self-signed certificate made at first start in the state directory.")
@@ -319,7 +326,8 @@ public final class Main implements Callable<Integer>, ConfigurableCommand {
                 Duration.ofSeconds(upstreamTimeoutSeconds), crawlerList, adminOptions, limits, cluster(),
                 ForwardingPath.parse(frontPath), accessLogFormat, new CrawlerRangesOptions(
                         crawlerRanges == null ? null : new RangesLocation(crawlerRanges),
-                        Duration.ofHours(crawlerRangesRefreshHours))).withSignedAgents(signedAgentOptions());
+                        Duration.ofHours(crawlerRangesRefreshHours))).withSignedAgents(signedAgentOptions())
+                .withAsnFile(asnFile);
     }
 
     /** {@code --signed-agents*} and {@code --signature-agent-key}. */
@@ -402,6 +410,9 @@ public final class Main implements Callable<Integer>, ConfigurableCommand {
         }
         out.printf("sluice-server: connect the console with: %s%n", AdminListener.consoleCommand(server.adminUri(),
                 state.resolve("admin-token"), server.adminCertificate()));
+        if (!server.engine().asnTable().isEmpty()) {
+            out.printf("sluice-server: %s%n", AsnFile.describe(server.engine().asnTable()));
+        }
         if (server.cluster() != null) {
             out.printf("sluice-server: node %s of the cluster on %s; the fleet is told its admin API is at %s%n",
                     server.cluster().name(), config.cluster().redis(), server.cluster().adminAddress());
@@ -424,8 +435,9 @@ public final class Main implements Callable<Integer>, ConfigurableCommand {
         Runnable action = file != null ? reloader(server, config, log)::reload : () -> reopenAccessLog(server, log);
         ReloadSignal signal = hangups != null ? hangups : ReloadSignal.install();
         boolean came = signal.start(action);
-        String does = file != null ? "reloads " + configPath : config.accessLog() != null ? "re-opens the access log"
-                : null;
+        String does = file != null ? "reloads " + configPath : config.accessLog() != null && config.asnFile() != null
+                ? "re-opens the access log and reads the IP-to-ASN file again" : config.accessLog() != null
+                ? "re-opens the access log" : config.asnFile() != null ? "reads the IP-to-ASN file again" : null;
         if (does != null) {
             out.printf("sluice-server: %s%n", switch (signal.outcome()) {
                 case INSTALLED -> "SIGHUP " + does;
@@ -433,7 +445,7 @@ public final class Main implements Callable<Integer>, ConfigurableCommand {
                         + (file != null ? "reloads nothing: restart to apply changes to " + configPath
                                 : "never re-opens the access log: restart after rotating it");
                 case UNSUPPORTED -> "this platform has no SIGHUP: restart to apply changes to "
-                        + (file != null ? configPath : "the access log's file");
+                        + (file != null ? configPath : "the access log's file and the IP-to-ASN file");
             });
         }
         if (came) {
@@ -442,8 +454,19 @@ public final class Main implements Callable<Integer>, ConfigurableCommand {
         }
     }
 
-    /** SIGHUP without {@code --config}: the access log re-opened by its name, as after logrotate renamed it. */
+    /**
+     * SIGHUP without {@code --config}: the access log re-opened by its name, as after logrotate renamed it, and the
+     * IP-to-ASN file read again (a fresh copy put in its place).
+     */
     private static void reopenAccessLog(SluiceServer server, Consumer<String> log) {
+        try {
+            String read = server.reloadAsnFile();
+            if (read != null) {
+                log.accept("SIGHUP: " + read);
+            }
+        } catch (IOException e) {
+            log.accept("SIGHUP: " + e.getMessage() + "; the table in use stays");
+        }
         try {
             String name = server.reopenAccessLog();
             log.accept(name == null ? "SIGHUP: no configuration file to read again (--config) and no access log to "
@@ -469,6 +492,9 @@ public final class Main implements Callable<Integer>, ConfigurableCommand {
             @Override
             public void reload(ServerConfig next) throws IOException {
                 server.reload(next);
+                if (next.asnFile() != null) {
+                    log.accept("reload: " + AsnFile.describe(server.engine().asnTable()));
+                }
             }
 
             @Override

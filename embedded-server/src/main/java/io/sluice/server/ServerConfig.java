@@ -32,6 +32,8 @@ import java.util.function.Consumer;
  * @param crawlerRanges   where the crawlers' published ranges are refreshed from ({@code --crawler-ranges}); null:
  *                        the state directory's copy only
  * @param signedAgents    Web Bot Auth ({@code --signed-agents*}, {@code --signature-agent-key}); null: the defaults
+ * @param asnFile         an IP-to-ASN file (iptoasn's TSV) for the browser check's autonomous systems
+ *                        ({@code --asn-file}), read at start and at each reload; null: none
  */
 public record ServerConfig(
         HostPort listen,
@@ -50,7 +52,8 @@ public record ServerConfig(
         ForwardingPath frontPath,
         AccessLog.Format accessLogFormat,
         CrawlerRangesOptions crawlerRanges,
-        SignedAgentOptions signedAgents) {
+        SignedAgentOptions signedAgents,
+        Path asnFile) {
 
     public static final Duration DEFAULT_UPSTREAM_TIMEOUT = Duration.ofSeconds(30);
 
@@ -67,6 +70,17 @@ public record ServerConfig(
         signedAgents = signedAgents == null ? SignedAgentOptions.DEFAULTS : signedAgents;
     }
 
+    /** The options before the IP-to-ASN file. */
+    public ServerConfig(HostPort listen, URI upstream, HostPort admin, Path stateDir, Path initialPolicy, boolean demo,
+                        boolean demoTraffic, String accessLog, Duration upstreamTimeout, Path crawlerList,
+                        AdminOptions adminOptions, ConnectionLimits limits, ClusterOptions cluster,
+                        ForwardingPath frontPath, AccessLog.Format accessLogFormat,
+                        CrawlerRangesOptions crawlerRanges, SignedAgentOptions signedAgents) {
+        this(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog, upstreamTimeout,
+                crawlerList, adminOptions, limits, cluster, frontPath, accessLogFormat, crawlerRanges, signedAgents,
+                null);
+    }
+
     /** The options before Web Bot Auth had its own. */
     public ServerConfig(HostPort listen, URI upstream, HostPort admin, Path stateDir, Path initialPolicy, boolean demo,
                         boolean demoTraffic, String accessLog, Duration upstreamTimeout, Path crawlerList,
@@ -74,7 +88,7 @@ public record ServerConfig(
                         ForwardingPath frontPath, AccessLog.Format accessLogFormat,
                         CrawlerRangesOptions crawlerRanges) {
         this(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog, upstreamTimeout,
-                crawlerList, adminOptions, limits, cluster, frontPath, accessLogFormat, crawlerRanges, null);
+                crawlerList, adminOptions, limits, cluster, frontPath, accessLogFormat, crawlerRanges, null, null);
     }
 
     /** Without a source of crawler ranges (the form before they were refreshed at runtime). */
@@ -83,7 +97,7 @@ public record ServerConfig(
                         AdminOptions adminOptions, ConnectionLimits limits, ClusterOptions cluster,
                         ForwardingPath frontPath, AccessLog.Format accessLogFormat) {
         this(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog, upstreamTimeout,
-                crawlerList, adminOptions, limits, cluster, frontPath, accessLogFormat, null, null);
+                crawlerList, adminOptions, limits, cluster, frontPath, accessLogFormat, null, null, null);
     }
 
     /** The default forwarding path (the lean one). */
@@ -144,6 +158,11 @@ public record ServerConfig(
         return with(copy -> copy.signedAgents = options);
     }
 
+    /** The same front end, looking addresses' autonomous systems up in {@code file} (null: none). */
+    public ServerConfig withAsnFile(Path file) {
+        return with(copy -> copy.asnFile = file);
+    }
+
     /** The same node, in the cluster {@code options} describe (null: on its own). */
     public ServerConfig withCluster(ClusterOptions options) {
         return with(copy -> copy.cluster = options);
@@ -175,6 +194,7 @@ public record ServerConfig(
         AccessLog.Format accessLogFormat;
         CrawlerRangesOptions crawlerRanges;
         SignedAgentOptions signedAgents;
+        Path asnFile;
 
         Copy(ServerConfig from) {
             listen = from.listen();
@@ -194,12 +214,13 @@ public record ServerConfig(
             accessLogFormat = from.accessLogFormat();
             crawlerRanges = from.crawlerRanges();
             signedAgents = from.signedAgents();
+            asnFile = from.asnFile();
         }
 
         ServerConfig build() {
             return new ServerConfig(listen, upstream, admin, stateDir, initialPolicy, demo, demoTraffic, accessLog,
                     upstreamTimeout, crawlerList, adminOptions, limits, cluster, frontPath, accessLogFormat,
-                    crawlerRanges, signedAgents);
+                    crawlerRanges, signedAgents, asnFile);
         }
     }
 }

@@ -17,6 +17,7 @@ import io.sluice.server.front.RobotsReader;
 import io.sluice.server.front.ThrottleHandler;
 import io.sluice.server.front.UpstreamErrors;
 import io.sluice.server.front.UpstreamProxy;
+import io.sluice.server.ranges.AsnFile;
 import io.sluice.server.state.StateDirectory;
 import io.sluice.server.tls.AdminCertificate;
 import io.sluice.server.tls.AdminTls;
@@ -25,6 +26,7 @@ import java.net.BindException;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
+import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -62,6 +64,8 @@ public final class SluiceServer implements AutoCloseable {
     private final AccessLog accessLog;
     private final Deque<AutoCloseable> closedFirst = new ConcurrentLinkedDeque<>();
     private final Deque<AutoCloseable> closedLast = new ConcurrentLinkedDeque<>();
+    /** The IP-to-ASN file in use ({@code --asn-file}), read again by each reload; null for none. */
+    private volatile Path asnFile;
 
     private SluiceServer(Server server, ServerConnector frontConnector, Server adminServer,
                          ServerConnector adminConnector, AdminCertificate adminCertificate, PolicyChanges policyChanges,
@@ -100,10 +104,13 @@ public final class SluiceServer implements AutoCloseable {
         SluiceServer running;
         SignedAgentService signedAgents = null;
         try {
+            // before any listener: a file that cannot be used stops the start with its reason (a line named)
+            new AsnFile(node.engine()).use(config.asnFile());
             signedAgents = SignedAgentService.start(config.signedAgents(), clock);
             node.engine().verifySignedAgentsWith(signedAgents.verifier());
             running = listen(config, extraAdminRoutes, state, node, mode, clock, signedAgents);
             running.closeLast(signedAgents);
+            running.asnFile = config.asnFile();
         } catch (Exception | Error e) {
             if (signedAgents != null) {
                 signedAgents.close();
@@ -295,17 +302,31 @@ public final class SluiceServer implements AutoCloseable {
 
     /**
      * Applies what a running server can take from {@code next} (io.sluice.server.config.ConfigReload decides what
-     * that is): the access log is opened again by its name, or moved, or reformatted; the public listener's
-     * per-address cap, head deadline and body rate take their new values. Throws, changing nothing, when the new
-     * access log cannot be opened.
+     * that is): the IP-to-ASN file is read again (or another, or none); the access log is opened again by its name,
+     * or moved, or reformatted; the public listener's per-address cap, head deadline and body rate take their new
+     * values. Throws, changing nothing, when the IP-to-ASN file cannot be used; throws when the new access log cannot
+     * be opened.
      */
     public void reload(ServerConfig next) throws IOException {
+        // first: a file that cannot be used throws before anything else is changed, and the table in use stays
+        new AsnFile(node.engine()).use(next.asnFile());
+        asnFile = next.asnFile();
         if (accessLog != null && next.accessLog() != null) {
             accessLog.reopen(next.accessLog(), next.accessLogFormat());
         }
         ConnectionLimits limits = next.limits();
         frontConnector.getBean(ConnectionGuard.class).update(limits.frontPerAddress(), limits.requestHeadTimeout(),
                 limits.minBodyBytesPerSecond());
+    }
+
+    /**
+     * Reads the IP-to-ASN file again by its name (a fresh copy put in its place), as a reload without a configuration
+     * file does; what it holds, for the log, or null without one. Throws, keeping the table in use, when the file
+     * cannot be used.
+     */
+    public String reloadAsnFile() throws IOException {
+        Path file = asnFile;
+        return file == null ? null : new AsnFile(node.engine()).use(file);
     }
 
     /**

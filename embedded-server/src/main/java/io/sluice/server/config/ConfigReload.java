@@ -17,7 +17,9 @@ import java.util.function.Consumer;
  *
  * <p>Reloadable: {@code access-log} (another file, or the same name again after logrotate moved it: it is always
  * re-opened), {@code access-log-format}, and the public listener's guard: {@code max-connections-per-address},
- * {@code request-head-timeout}, {@code min-body-rate} (read afresh at each new connection and deadline check).
+ * {@code request-head-timeout}, {@code min-body-rate} (read afresh at each new connection and deadline check), and
+ * {@code asn-file} (read again at every reload, changed or not: a fresh download is put in the file's place; a file
+ * that cannot be used is a problem that applies nothing, and the table in use stays).
  * Everything else is built into the listeners, the connection pools or the cluster's leases when the server starts
  * (the upstream timeout is the idle timeout of each pooled upstream connection and part of every lease), so a
  * change is reported as needing a restart rather than half applied. See docs/manual/command-line.md, "Reload: SIGHUP".
@@ -29,7 +31,7 @@ import java.util.function.Consumer;
  */
 public final class ConfigReload implements Runnable {
     static final Set<String> RELOADABLE = Set.of("access-log", "access-log-format", "max-connections-per-address",
-            "request-head-timeout", "min-body-rate");
+            "request-head-timeout", "min-body-rate", "asn-file");
 
     /** The configuration the file and the command line give now. */
     public record Settings(ServerConfig config, Map<String, String> values) {
