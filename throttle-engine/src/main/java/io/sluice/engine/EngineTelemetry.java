@@ -10,10 +10,12 @@ import io.sluice.engine.internal.LoadGate;
 import io.sluice.engine.internal.NetworkCosts;
 import io.sluice.engine.internal.OutcomeCounters;
 import io.sluice.engine.internal.RouteTable;
+import io.sluice.engine.net.AsnTable;
 import io.sluice.engine.net.IpAddress;
 import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.store.ClientKey;
+import io.sluice.engine.telemetry.AsnTableStats;
 import io.sluice.engine.telemetry.BrowserCheckCounts;
 import io.sluice.engine.telemetry.CrawlerVerification;
 import io.sluice.engine.telemetry.ClientRow;
@@ -34,6 +36,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * The engine's telemetry: written on the request path only as increments (a counter in a per-second slot, a
@@ -101,7 +104,7 @@ final class EngineTelemetry {
     Snapshot snapshot(Instant nowInstant, CompiledPolicy compiled, List<Ban> pendingBans, DecisionTap shadow,
                       ClusterStatus cluster,
                       BrowserCheckCounts browserCheck, CrawlerVerification crawlerVerification,
-                      AgentsView agents) {
+                      AgentsView agents, AsnTable asns) {
         long now = nowInstant.toEpochMilli();
         Policy policy = compiled.policy();
         List<ClientRow> rows = new ArrayList<>();
@@ -151,16 +154,19 @@ final class EngineTelemetry {
                 inForce.add(pending);
             }
         }
+        Function<IpAddress, ClientKey> addressOf = address -> ClientKey.ofAddress(address, perAddress.ipv4Prefix(),
+                perAddress.ipv6Prefix());
         return new Snapshot(nowInstant, policy.version(), policy.pause(), counters.lastSeconds(now),
                 new LoadState(load.inFlight(), load.waiting(), policy.load().maxActive(), policy.load().maxWaiting()),
                 latency.summary(now), List.copyOf(rows),
                 new ClientTableStats(clients.tracked(), clients.capacity(), clients.evicted()), List.copyOf(inForce),
                 counters.totals(),
                 shadow == null ? null : shadow.summary(now), cluster, List.copyOf(costliest),
-                costs.networks(clients, address -> ClientKey.ofAddress(address, perAddress.ipv4Prefix(),
-                        perAddress.ipv6Prefix()), config.topClients(), now),
+                costs.networks(clients, addressOf, config.topClients(), now),
                 costs.stats(), costs.lastMinuteByClass(now), costs.totalsByClass(), costs.summary(now), browserCheck,
-                crawlerVerification, agents);
+                crawlerVerification, agents, costs.autonomousSystems(clients, addressOf, asns, config.topClients(), now),
+                asns.isEmpty() ? null : new AsnTableStats(asns.source(), asns.ipv4Ranges(), asns.ipv6Ranges(),
+                        asns.systems()));
     }
 
     /**

@@ -543,7 +543,7 @@ public final class ThrottleEngine {
         CompiledPolicy compiled = current.get();
         return telemetry.snapshot(now, compiled, pendingBans, tap, clusterStatus.get(),
                 browserGate.counts(compiled.policy().browserCheck(), now.toEpochMilli()), crawlerVerifier.state(now),
-                agentRules.view(compiled.policy().agents(), now.toEpochMilli()));
+                agentRules.view(compiled.policy().agents(), now.toEpochMilli()), browserGate.asns());
     }
 
     /**

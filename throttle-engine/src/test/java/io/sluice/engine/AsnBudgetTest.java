@@ -5,12 +5,15 @@ import static io.sluice.engine.EngineFixture.refused;
 import static io.sluice.engine.EngineFixture.served;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 import io.sluice.engine.net.AsnTable;
 import io.sluice.engine.policy.BrowserCheck;
 import io.sluice.engine.policy.FieldError;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.PolicyValidationException;
+import io.sluice.engine.telemetry.AsnRow;
+import io.sluice.engine.telemetry.NetworkRow;
 import java.io.IOException;
 import java.io.StringReader;
 import java.util.Arrays;
@@ -138,6 +141,49 @@ class AsnBudgetTest {
                 .withAlwaysChallengeAsns(List.of(3320L))));
         served(engine.decide(page("3.5.1.53", "/z")));
         refused(engine.decide(page("5.6.7.1", "/z")), Reason.CHALLENGE);
+    }
+
+    /** A page admitted and completed with {@code millis} of upstream time. */
+    private void servedCosting(Decision decision, long millis) {
+        EngineFixture.admitted(decision).admission().complete(200, millis * 1_000_000,
+                new RequestCost(millis * 500_000, millis * 1_000_000, 0, 10_000));
+    }
+
+    @Test
+    void theSnapshotShowsTheAutonomousSystemsAsTheSumsOfTheirNetworks() {
+        ThrottleEngine engine = engine(BrowserCheck.DEFAULTS, table());
+        for (int i = 0; i < 6; i++) {
+            servedCosting(engine.decide(page("3.5.1." + (i + 1), "/a/" + i)), 100);
+            servedCosting(engine.decide(page("3.5.2." + (i + 1), "/b/" + i)), 100);
+        }
+        for (int i = 0; i < 3; i++) {
+            servedCosting(engine.decide(page("5.6.7." + (i + 1), "/c/" + i)), 400);
+        }
+        servedCosting(engine.decide(page("9.9.9.9", "/d")), 50);
+
+        var snapshot = engine.snapshot();
+        assertThat(snapshot.asnTable().source()).isEqualTo("ip2asn-v4.tsv");
+        assertThat(snapshot.asnTable().ipv4Ranges()).isEqualTo(2);
+        assertThat(snapshot.autonomousSystems()).extracting(AsnRow::asn).containsExactly(16509L, 3320L);
+        AsnRow amazon = snapshot.autonomousSystems().get(0);
+        assertThat(amazon.description()).isEqualTo("AMAZON-02");
+        assertThat(amazon.networks()).isEqualTo(2);
+        assertThat(amazon.addresses()).isEqualTo(12);
+        assertThat(amazon.hits()).isEqualTo(12);
+        assertThat(amazon.cost().requests()).isEqualTo(12);
+        assertThat(amazon.cost().upstreamMicros()).isEqualTo(1_200_000);
+        assertThat(amazon.busiestNetworks()).containsExactlyInAnyOrder("3.5.1.0/24", "3.5.2.0/24");
+        assertThat(amazon.upstreamShare()).isCloseTo(1_200.0 / 2_450, within(1e-9));
+        long networksHits = snapshot.networks().stream().filter(row -> row.network().startsWith("3.5."))
+                .mapToLong(NetworkRow::hits).sum();
+        assertThat(amazon.hits()).as("the sum of its networks' rows").isEqualTo(networksHits);
+        AsnRow telekom = snapshot.autonomousSystems().get(1);
+        assertThat(telekom.description()).startsWith("DTAG");
+        assertThat(telekom.cost().upstreamMicros()).isEqualTo(1_200_000);
+
+        engine.useAsnTable(null);
+        assertThat(engine.snapshot().autonomousSystems()).isEmpty();
+        assertThat(engine.snapshot().asnTable()).isNull();
     }
 
     @Test

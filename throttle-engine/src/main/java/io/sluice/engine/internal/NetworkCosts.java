@@ -5,8 +5,10 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.RemovalCause;
 import io.sluice.engine.RequestClass;
 import io.sluice.engine.RequestCost;
+import io.sluice.engine.net.AsnTable;
 import io.sluice.engine.net.IpAddress;
 import io.sluice.engine.store.ClientKey;
+import io.sluice.engine.telemetry.AsnRow;
 import io.sluice.engine.telemetry.ClientTableStats;
 import io.sluice.engine.telemetry.Cost;
 import io.sluice.engine.telemetry.CostShare;
@@ -17,6 +19,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -167,15 +170,7 @@ public final class NetworkCosts {
      */
     public List<NetworkRow> networks(ClientStateStore<?, ?> clients, Function<IpAddress, ClientKey> addressOf,
                                      int limit, long nowMillis) {
-        Map<ClientKey, Tally> tallies = new HashMap<>();
-        clients.tally(nowMillis, HitRing.SECONDS, (key, hits, refused) -> {
-            IpAddress address = key.address();
-            if (address == null) {
-                return;
-            }
-            tallies.computeIfAbsent(networkOf(address), n -> new Tally()).add(addressOf.apply(address), key, hits,
-                    refused);
-        });
+        Map<ClientKey, Tally> tallies = tallies(clients, addressOf, nowMillis);
         Map<ClientKey, CostWindow.CostSample> costs = costs(nowMillis);
         costs.keySet().forEach(network -> tallies.computeIfAbsent(network, n -> new Tally()));
         long total = totalUpstream(nowMillis);
@@ -197,6 +192,67 @@ public final class NetworkCosts {
         rows.sort(Comparator.comparingLong((NetworkRow row) -> row.cost().upstreamMicros()).reversed()
                 .thenComparing(Comparator.comparingLong(NetworkRow::hits).reversed())
                 .thenComparing(NetworkRow::network));
+        return rows;
+    }
+
+    /** Each network's tracked clients of the last minute, summed. */
+    private static Map<ClientKey, Tally> tallies(ClientStateStore<?, ?> clients,
+                                                 Function<IpAddress, ClientKey> addressOf, long nowMillis) {
+        Map<ClientKey, Tally> tallies = new HashMap<>();
+        clients.tally(nowMillis, HitRing.SECONDS, (key, hits, refused) -> {
+            IpAddress address = key.address();
+            if (address == null) {
+                return;
+            }
+            tallies.computeIfAbsent(networkOf(address), n -> new Tally()).add(addressOf.apply(address), key, hits,
+                    refused);
+        });
+        return tallies;
+    }
+
+    /**
+     * The autonomous systems of the last minute, by {@code table} (empty without one): each the sum of its networks'
+     * rows, a network counted under the AS of its first address (a /24 split between two systems, rare, goes whole
+     * to the first's). The {@code limit} costliest, busiest and most refused, the costliest first, as
+     * {@link #networks}. Off the request path: the snapshot's thread looks each network up once.
+     */
+    public List<AsnRow> autonomousSystems(ClientStateStore<?, ?> clients, Function<IpAddress, ClientKey> addressOf,
+                                          AsnTable table, int limit, long nowMillis) {
+        if (table.isEmpty()) {
+            return List.of();
+        }
+        Map<ClientKey, Tally> tallies = tallies(clients, addressOf, nowMillis);
+        Map<ClientKey, CostWindow.CostSample> costs = costs(nowMillis);
+        Map<Long, SystemTally> systems = new HashMap<>();
+        tallies.forEach((network, tally) -> {
+            long asn = table.lookup(network.address());
+            if (asn != AsnTable.NONE) {
+                systems.computeIfAbsent(asn, n -> new SystemTally()).add(network, tally);
+            }
+        });
+        costs.forEach((network, sample) -> {
+            long asn = table.lookup(network.address());
+            if (asn != AsnTable.NONE) {
+                systems.computeIfAbsent(asn, n -> new SystemTally()).add(network, sample.cost());
+            }
+        });
+        long total = totalUpstream(nowMillis);
+        List<Map.Entry<Long, SystemTally>> all = new ArrayList<>(systems.entrySet());
+        Set<Map.Entry<Long, SystemTally>> chosen = new LinkedHashSet<>();
+        chosen.addAll(top(all, entry -> entry.getValue().cost.upstreamMicros(), limit));
+        chosen.addAll(top(all, entry -> entry.getValue().hits, limit));
+        chosen.addAll(top(all, entry -> entry.getValue().refused, limit));
+        List<AsnRow> rows = new ArrayList<>(chosen.size());
+        for (Map.Entry<Long, SystemTally> entry : chosen) {
+            SystemTally tally = entry.getValue();
+            rows.add(new AsnRow(entry.getKey(), table.description(entry.getKey()), tally.networks.size(),
+                    tally.addresses, tally.agents.size(), tally.hits, tally.refused, tally.cost,
+                    total == 0 ? 0 : (double) tally.cost.upstreamMicros() / total,
+                    busiest(tally.networks, NetworkCosts::cidr)));
+        }
+        rows.sort(Comparator.comparingLong((AsnRow row) -> row.cost().upstreamMicros()).reversed()
+                .thenComparing(Comparator.comparingLong(AsnRow::hits).reversed())
+                .thenComparingLong(AsnRow::asn));
         return rows;
     }
 
@@ -281,6 +337,30 @@ public final class NetworkCosts {
                 .sorted(Map.Entry.<K, Long>comparingByValue().reversed()
                         .thenComparing(entry -> text.apply(entry.getKey())))
                 .limit(SHOWN_PER_NETWORK).map(entry -> text.apply(entry.getKey())).toList();
+    }
+
+    /** One autonomous system's networks, summed. */
+    private static final class SystemTally {
+        /** Its networks, by their hits. */
+        final Map<ClientKey, Long> networks = new HashMap<>();
+        final Set<String> agents = new HashSet<>();
+        int addresses;
+        long hits;
+        long refused;
+        Cost cost = Cost.NONE;
+
+        void add(ClientKey network, Tally tally) {
+            networks.merge(network, tally.hits, Long::sum);
+            agents.addAll(tally.agents.keySet());
+            addresses += tally.addresses.size();
+            hits += tally.hits;
+            refused += tally.refused;
+        }
+
+        void add(ClientKey network, Cost more) {
+            networks.putIfAbsent(network, 0L);
+            cost = cost.plus(more);
+        }
     }
 
     /** One network's tracked clients, summed. */

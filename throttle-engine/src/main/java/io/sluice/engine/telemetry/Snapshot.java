@@ -37,6 +37,9 @@ import java.util.Map;
  *                        reverse DNS has done; null from a server older than the field
  * @param agents          the named agents seen, by category, with their robots.txt compliance, and the trap's counts;
  *                        null from a server older than categories
+ * @param autonomousSystems with the server's IP-to-ASN file: the autonomous systems of the last minute (the
+ *                        costliest, the busiest and the most refused, the costliest first); empty without one
+ * @param asnTable        the IP-to-ASN file in use, or null without one
  */
 public record Snapshot(
         Instant takenAt,
@@ -59,7 +62,9 @@ public record Snapshot(
         CostSummary costSummary,
         BrowserCheckCounts browserCheck,
         CrawlerVerification crawlerVerification,
-        AgentsView agents) {
+        AgentsView agents,
+        List<AsnRow> autonomousSystems,
+        AsnTableStats asnTable) {
 
     public Snapshot {
         cluster = cluster == null ? ClusterStatus.standalone(load == null ? 0 : load.inFlight()) : cluster;
@@ -68,6 +73,20 @@ public record Snapshot(
         costLastMinute = costLastMinute == null ? Map.of() : costLastMinute;
         costTotals = costTotals == null ? Map.of() : costTotals;
         costSummary = costSummary == null ? CostSummary.NONE : costSummary;
+        autonomousSystems = autonomousSystems == null ? List.of() : autonomousSystems;
+    }
+
+    /** A snapshot without autonomous systems (the form before the IP-to-ASN file). */
+    public Snapshot(Instant takenAt, long policyVersion, Policy.Pause pause, List<SecondCounts> seconds,
+                    LoadState load, LatencySummary upstreamLatency, List<ClientRow> topClients,
+                    ClientTableStats clients, List<Ban> bans, Map<RequestClass, ClassCounts> totals,
+                    ShadowSummary shadow, ClusterStatus cluster, List<ClientRow> costliestClients,
+                    List<NetworkRow> networks, ClientTableStats networkTable, Map<RequestClass, Cost> costLastMinute,
+                    Map<RequestClass, Cost> costTotals, CostSummary costSummary, BrowserCheckCounts browserCheck,
+                    CrawlerVerification crawlerVerification, AgentsView agents) {
+        this(takenAt, policyVersion, pause, seconds, load, upstreamLatency, topClients, clients, bans, totals, shadow,
+                cluster, costliestClients, networks, networkTable, costLastMinute, costTotals, costSummary,
+                browserCheck, crawlerVerification, agents, null, null);
     }
 
     /** A snapshot without the crawler verification's state and agents (the form before they were shown). */
@@ -79,7 +98,7 @@ public record Snapshot(
                     Map<RequestClass, Cost> costTotals, CostSummary costSummary, BrowserCheckCounts browserCheck) {
         this(takenAt, policyVersion, pause, seconds, load, upstreamLatency, topClients, clients, bans, totals, shadow,
                 cluster, costliestClients, networks, networkTable, costLastMinute, costTotals, costSummary,
-                browserCheck, null, null);
+                browserCheck, null, null, null, null);
     }
 
     /** A snapshot without the browser check (the form before it existed). */
@@ -91,7 +110,7 @@ public record Snapshot(
                     Map<RequestClass, Cost> costTotals, CostSummary costSummary) {
         this(takenAt, policyVersion, pause, seconds, load, upstreamLatency, topClients, clients, bans, totals, shadow,
                 cluster, costliestClients, networks, networkTable, costLastMinute, costTotals, costSummary, null,
-                null, null);
+                null, null, null, null);
     }
 
     /** A snapshot without costs (the form before they were counted). */
@@ -100,7 +119,7 @@ public record Snapshot(
                     ClientTableStats clients, List<Ban> bans, Map<RequestClass, ClassCounts> totals,
                     ShadowSummary shadow, ClusterStatus cluster) {
         this(takenAt, policyVersion, pause, seconds, load, upstreamLatency, topClients, clients, bans, totals, shadow,
-                cluster, null, null, null, null, null, null, null, null, null);
+                cluster, null, null, null, null, null, null, null, null, null, null, null);
     }
 
     /** A standalone node's snapshot without a shadow policy (the form before what-if and cluster mode). */
