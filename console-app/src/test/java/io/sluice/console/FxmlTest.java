@@ -36,7 +36,7 @@ class FxmlTest {
     /** Rooms with more than their own layout: the limits room carries the what-if panel, the live room two tabs. */
     private static final Map<String, List<String>> LAYOUTS_OF = Map.of(
             "limits", List.of("LimitsView", "WhatIfView"),
-            "live", List.of("LiveView", "NetworksView", "AgentsView"));
+            "live", List.of("LiveView", "NetworksView", "AgentsView", "AsnView"));
 
     @Test
     void everyLayoutLoadsWithItsController(FxRobot robot, @TempDir Path config) throws IOException {

@@ -398,7 +398,7 @@ public final class ThrottleEngine {
 
     /**
      * Looks browser claims' addresses up in {@code table} from the next request on: a budget per autonomous system,
-     * the policy's {@code alwaysChallengeAsns} and the snapshot's AS rows use it (docs/manual/browser-check.md,
+     * the policy's {@code alwaysChallengeAsns} and the snapshot's AS rows use it (docs/manual/policy.md,
      * "Autonomous systems"). Null forgets the table: no address is in any AS. The engine works without one.
      */
     public void useAsnTable(AsnTable table) {

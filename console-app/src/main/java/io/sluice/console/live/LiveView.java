@@ -37,6 +37,7 @@ public final class LiveView implements Room {
     private final LiveViewModel model;
     private final NetworksView networks;
     private final AgentsView agents;
+    private final AsnView asns;
     private final Parent root;
     private final Map<RequestClass, XYChart.Series<Number, Number>> served = new EnumMap<>(RequestClass.class);
     private final Map<RefusalKind, XYChart.Series<Number, Number>> refused = new EnumMap<>(RefusalKind.class);
@@ -95,16 +96,25 @@ public final class LiveView implements Room {
     private Label actionResult;
 
     public LiveView(Session session) {
-        this(new LiveViewModel(session), new NetworksView(session), new AgentsView(session));
+        this(new LiveViewModel(session), new NetworksView(session), new AgentsView(session), new AsnView(session));
     }
 
     public LiveView(LiveViewModel model, NetworksView networks, AgentsView agents) {
+        this(model, networks, agents, null);
+    }
+
+    /** @param asns the autonomous systems under the networks table (shown with an IP-to-ASN file); null: none */
+    public LiveView(LiveViewModel model, NetworksView networks, AgentsView agents, AsnView asns) {
         this.model = model;
         this.networks = networks;
         this.agents = agents;
+        this.asns = asns;
         this.root = Fxml.load(this);
         networksSlot.getChildren().add(networks.view());
         VBox.setVgrow(networks.view(), Priority.ALWAYS);
+        if (asns != null) {
+            networksSlot.getChildren().add(asns.view());
+        }
         agentsSlot.getChildren().add(agents.view());
         VBox.setVgrow(agents.view(), Priority.ALWAYS);
     }
@@ -207,6 +217,11 @@ public final class LiveView implements Room {
     /** Shows the networks tab (Ctrl+Tab does the same from the keyboard). */
     public void showNetworks() {
         views.getSelectionModel().select(networksTab);
+    }
+
+    /** The autonomous systems under the networks table, or null when this room was built without them. */
+    public AsnView asns() {
+        return asns;
     }
 
     /** The agents view, in the room's third tab. */

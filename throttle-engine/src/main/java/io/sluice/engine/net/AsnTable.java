@@ -25,7 +25,7 @@ import java.util.zip.GZIPInputStream;
  * <p>Held as sorted primitive arrays, one set per address family (an IPv4 start as an int, an IPv6 start and end as
  * two longs each, the AS as an unsigned int): a lookup is a binary search over them and allocates nothing. A range
  * costs 12 bytes (IPv4) or 36 bytes (IPv6), and each AS's description is kept once; a file the size of the combined
- * one (500,000 ranges in 80,000 systems) takes about 16 MB of heap (docs/manual/browser-check.md, "Autonomous
+ * one (500,000 ranges in 80,000 systems) takes about 16 MB of heap (docs/manual/policy.md, "Autonomous
  * systems").
  *
  * <p>Each family's ranges must come in ascending order of their starts, as iptoasn publishes them. A range that

@@ -182,7 +182,7 @@ class AsnTableTest {
     /**
      * A file the size of iptoasn's combined one (400,000 IPv4 and 100,000 IPv6 ranges in 80,000 systems): what it
      * holds on the heap, counted and measured. The figures go in
-     * docs/manual/browser-check.md.
+     * docs/manual/policy.md.
      */
     @Test
     void aRealSizedFileTakesAboutSixteenMegabytes() throws IOException {
