@@ -91,14 +91,19 @@ public final class AsnViewModel {
         if (!row.name().isEmpty()) {
             text.append(' ').append(row.name());
         }
-        text.append(": ").append(system.networks()).append(system.networks() == 1 ? " network" : " networks")
-                .append(", ").append(system.addresses()).append(" addresses, ").append(system.userAgents())
-                .append(" user agents");
+        text.append(": ").append(counted(system.networks(), "network")).append(", ")
+                .append(counted(system.addresses(), "address")).append(", ")
+                .append(counted(system.userAgents(), "user agent"));
         if (!system.busiestNetworks().isEmpty()) {
             text.append("; busiest ").append(String.join(", ", system.busiestNetworks()))
                     .append(system.networks() > system.busiestNetworks().size() ? ", …" : "");
         }
         return text.toString();
+    }
+
+    /** "1 network", "3 networks", "2 addresses". */
+    private static String counted(int count, String noun) {
+        return count + " " + (count == 1 ? noun : noun.endsWith("s") ? noun + "es" : noun + "s");
     }
 
     /** Whether the server has an IP-to-ASN file: without one the table is not shown. */

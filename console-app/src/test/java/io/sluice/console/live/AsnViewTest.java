@@ -57,6 +57,7 @@ class AsnViewTest {
         session = new Session("test", "admin", client, ui, Clock.systemUTC());
         live = new LiveView(session);
         live.showNetworks();
+        session.snapshots().start(); // as the shell does
         stage.setScene(new Scene(live.view(), 1366, 768));
         stage.show();
     }
