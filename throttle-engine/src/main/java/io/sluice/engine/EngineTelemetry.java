@@ -164,7 +164,8 @@ final class EngineTelemetry {
                 shadow == null ? null : shadow.summary(now), cluster, List.copyOf(costliest),
                 costs.networks(clients, addressOf, config.topClients(), now),
                 costs.stats(), costs.lastMinuteByClass(now), costs.totalsByClass(), costs.summary(now), browserCheck,
-                crawlerVerification, agents, costs.autonomousSystems(clients, addressOf, asns, config.topClients(), now),
+                crawlerVerification, agents,
+                costs.autonomousSystems(clients, addressOf, asns, config.topClients(), now),
                 asns.isEmpty() ? null : new AsnTableStats(asns.source(), asns.ipv4Ranges(), asns.ipv6Ranges(),
                         asns.systems()));
     }
