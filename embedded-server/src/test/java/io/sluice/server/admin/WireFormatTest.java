@@ -82,7 +82,10 @@ class WireFormatTest {
 
     @Test
     void snapshotAndDomainsHaveExactlyTheFixturesFields() throws Exception {
-        SluiceServer server = servers.start(ServerConfig.demo(state));
+        // an IP-to-ASN file that puts loopback in an AS, so the snapshot's autonomous systems have a row
+        Path asns = Files.writeString(state.resolve("ip2asn-v4.tsv"), "127.0.0.0\t127.255.255.255\t64500\tZZ\t"
+                + "TEST-LOOPBACK\n");
+        SluiceServer server = servers.start(ServerConfig.demo(state.resolve("state")).withAsnFile(asns));
         HttpClient http = HttpClient.newHttpClient();
         http.send(HttpRequest.newBuilder(server.frontUri().resolve("/page/1")).header("User-Agent", "curl/8.5")
                 .build(), HttpResponse.BodyHandlers.discarding());
