@@ -1,10 +1,14 @@
 package io.sluice.server.config;
 
+import io.sluice.engine.net.AsnFileException;
+import io.sluice.engine.net.AsnTable;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.state.StateDirectory;
 import io.sluice.server.state.StateException;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,8 +24,9 @@ public final class ConfigCommand {
 
     /** Like {@code nginx -t}: every problem as {@code FILE:LINE: message}, exit 1; else "configuration OK". */
     @Command(name = "check", mixinStandardHelpOptions = true,
-            description = "Check a configuration file: every key is an option, every value fits it, the policy file "
-                    + "and the state directory are usable. Starts nothing. Exit 0 when it is fine, 1 otherwise.")
+            description = "Check a configuration file: every key is an option, every value fits it, the policy "
+                    + "file, the IP-to-ASN file and the state directory are usable. Starts nothing. Exit 0 when it is "
+                    + "fine, 1 otherwise.")
     public static final class Check implements Callable<Integer> {
         @Option(names = "--config", paramLabel = "FILE", description = "The file to check (default: ${DEFAULT-VALUE}).",
                 defaultValue = "/etc/sluice/sluice.conf")
@@ -88,6 +93,9 @@ public final class ConfigCommand {
         if (config.initialPolicy() != null) {
             policy(config.initialPolicy(), "policy file", file, problems);
         }
+        if (config.asnFile() != null) {
+            asnFile(config.asnFile(), file, problems);
+        }
         String unknown = user.unknownUser();
         if (unknown != null) {
             problems.add(new ConfigProblem(file.path(), 0, unknown));
@@ -102,6 +110,19 @@ public final class ConfigCommand {
             StateDirectory.read(policy, what);
         } catch (StateException e) {
             problems.add(new ConfigProblem(file.path(), line(file, "policy"), e.getMessage()));
+        }
+    }
+
+    /** The IP-to-ASN file, read whole as a start would read it: a bad line is named. */
+    private static void asnFile(Path asns, ConfigFile file, List<ConfigProblem> problems) {
+        try {
+            AsnTable.read(asns);
+        } catch (AsnFileException e) {
+            problems.add(new ConfigProblem(file.path(), line(file, "asn-file"), "the IP-to-ASN file cannot be used: "
+                    + e.getMessage()));
+        } catch (IOException e) {
+            problems.add(new ConfigProblem(file.path(), line(file, "asn-file"), "the IP-to-ASN file " + asns
+                    + " cannot be read: " + (e instanceof NoSuchFileException ? "no such file" : e.toString())));
         }
     }
 

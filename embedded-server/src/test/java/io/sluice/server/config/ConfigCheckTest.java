@@ -92,6 +92,27 @@ class ConfigCheckTest {
     }
 
     @Test
+    void anIpToAsnFileWithABadLineIsNamedOnItsLineAndAGoodOneIsOk() throws Exception {
+        Path asns = Files.writeString(dir.resolve("ip2asn-v4.tsv"), "1.0.0.0\t1.0.0.255\t13335\tUS\tX\n"
+                + "1.0.1.0\t1.0.1.255\tAS7\tUS\tY\n");
+        Path conf = file("upstream = http://127.0.0.1:3000", "state = " + dir.resolve("s"), "asn-file = " + asns);
+
+        assertThat(check(conf)).isEqualTo(1);
+        assertThat(lines(err).get(0)).isEqualTo(conf + ":3: the IP-to-ASN file cannot be used: " + asns
+                + " line 2: the AS number 'AS7' is not a number from 0 to 4294967295");
+
+        Files.writeString(asns, "1.0.0.0\t1.0.0.255\t13335\tUS\tX\n");
+        err.getBuffer().setLength(0);
+        assertThat(check(conf)).as(err.toString()).isEqualTo(0);
+
+        Files.delete(asns);
+        err.getBuffer().setLength(0);
+        assertThat(check(conf)).isEqualTo(1);
+        assertThat(lines(err).get(0)).isEqualTo(conf + ":3: the IP-to-ASN file " + asns
+                + " cannot be read: no such file");
+    }
+
+    @Test
     void aStateDirectoryThatCannotBeMadeIsNamedOnItsLine() throws Exception {
         Path notADirectory = Files.writeString(dir.resolve("plain-file"), "x");
         Path conf = file("upstream = http://127.0.0.1:3000", "state = " + notADirectory);
