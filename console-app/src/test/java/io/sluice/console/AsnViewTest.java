@@ -1,8 +1,11 @@
-package io.sluice.console.live;
+package io.sluice.console;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.console.api.AdminClient;
+import io.sluice.console.live.AsnViewModel;
+import io.sluice.console.live.LiveView;
+import io.sluice.console.ui.ConsoleScene;
 import io.sluice.console.ui.FxUiExecutor;
 import io.sluice.console.ui.Session;
 import io.sluice.server.ServerConfig;
@@ -17,7 +20,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import javafx.scene.Node;
-import javafx.scene.Scene;
 import javafx.scene.control.Label;
 import javafx.scene.control.TableView;
 import javafx.stage.Stage;
@@ -44,9 +46,11 @@ class AsnViewTest {
     private FxUiExecutor ui;
     private Session session;
     private LiveView live;
+    private Stage stage;
 
     @Start
     void start(Stage stage) throws Exception {
+        this.stage = stage;
         Path dir = Files.createTempDirectory("sluice-asn");
         Path asns = dir.resolve("ip2asn-v4.tsv");
         Files.writeString(asns, "1.0.0.0\t1.0.0.255\t13335\tUS\tCLOUDFLARENET\n"
@@ -58,7 +62,7 @@ class AsnViewTest {
         live = new LiveView(session);
         live.showNetworks();
         session.snapshots().start(); // as the shell does
-        stage.setScene(new Scene(live.view(), 1366, 768));
+        stage.setScene(ConsoleScene.of(live.view(), 1366, 768));
         stage.show();
     }
 
@@ -94,5 +98,10 @@ class AsnViewTest {
         WaitForAsyncUtils.waitFor(15, TimeUnit.SECONDS, () -> robot.lookup("#asnDetails").queryAs(Label.class)
                 .getText().startsWith("AS64500 TEST-LOOPBACK: 1 network"));
         assertThat(robot.lookup("#asnDetails").queryAs(Label.class).getText()).contains("127.0.0.0/24");
+        String shots = System.getProperty("sluice.screenshots");
+        if (shots != null) { // -Dsluice.screenshots=DIR: the room as the test left it, to look at
+            Path file = Path.of(shots, "console-networks-asn.png");
+            robot.interact(() -> Screenshot.save(stage.getScene(), file));
+        }
     }
 }
