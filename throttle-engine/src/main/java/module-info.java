@@ -14,6 +14,8 @@ module io.sluice.engine {
     // the system resolver of crawler verification asks DNS through the JDK's naming provider (SystemDns)
     requires java.naming;
     requires org.jctools.core;
+    // an operator's GeoLite2-ASN file is walked once at load (net.MaxMindAsn)
+    requires com.maxmind.db;
     // Neither jar names its module: the names derived from their files (re2j-1.8.jar, HdrHistogram-2.2.2.jar).
     requires re2j;
     requires HdrHistogram;

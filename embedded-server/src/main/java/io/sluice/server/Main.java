@@ -127,7 +127,8 @@ public final class Main implements Callable<Integer>, ConfigurableCommand {
     int crawlerRangesRefreshHours;
 
     @Option(names = "--asn-file", paramLabel = "FILE", description = "An IP-to-ASN file (iptoasn.com's "
-            + "ip2asn-v4.tsv, ip2asn-v6.tsv or ip2asn-combined.tsv, gzipped or not): the browser check's budget per "
+            + "ip2asn-v4.tsv, ip2asn-v6.tsv or ip2asn-combined.tsv, gzipped or not; or MaxMind's GeoLite2-ASN.mmdb): "
+            + "the browser check's budget per "
             + "autonomous system and alwaysChallengeAsns, and the networks view's AS rows. Read at start and again "
             + "at each SIGHUP; a file with a bad line keeps the table in use (docs/manual/policy.md).")
     Path asnFile;

@@ -20,7 +20,8 @@ import java.util.zip.GZIPInputStream;
  * {@code range_start TAB range_end TAB AS_number TAB country TAB description}. The starts and ends are addresses
  * ({@code 1.0.0.0}, {@code 2001:200::}), or for IPv4 unsigned 32-bit numbers as in {@code ip2asn-v4-u32.tsv}. AS 0
  * is iptoasn's "not routed": such a range has no AS and is left out. Blank lines and lines starting with {@code #}
- * are skipped.
+ * are skipped. A MaxMind DB of autonomous systems (GeoLite2-ASN) is read too, by {@link #read(Path)}
+ * ({@link MaxMindAsn}).
  *
  * <p>Held as sorted primitive arrays, one set per address family (an IPv4 start as an int, an IPv6 start and end as
  * two longs each, the AS as an unsigned int): a lookup is a binary search over them and allocates nothing. A range
@@ -86,6 +87,9 @@ public final class AsnTable {
      * @throws IOException      when it cannot be read
      */
     public static AsnTable read(Path file) throws IOException {
+        if (MaxMindAsn.isMaxMindDb(file)) {
+            return MaxMindAsn.read(file, file.toString());
+        }
         try (InputStream in = Files.newInputStream(file)) {
             return parse(in, file.toString());
         }
@@ -244,8 +248,8 @@ public final class AsnTable {
                 + named.length + " systems]";
     }
 
-    /** The arrays as a file is read, grown as needed and trimmed at the end. */
-    private static final class Builder {
+    /** The arrays as a file is read, grown as needed and trimmed at the end ({@link MaxMindAsn} feeds one too). */
+    static final class Builder {
         private final String source;
         private int[] v4Starts = new int[1024];
         private int[] v4Ends = new int[1024];
@@ -298,9 +302,20 @@ public final class AsnTable {
             if (compare(start, last) > 0) {
                 throw problem(number, "the range ends (" + endText + ") before it starts (" + startText + ")");
             }
+            if (range(start, last, asn, number) && tab3 >= 0 && !descriptions.containsKey(asn)) {
+                int tab4 = indexOf(line, '\t', tab3 + 1, end);
+                describe(asn, tab4 < 0 ? "" : line.substring(tab4 + 1, end));
+            }
+        }
+
+        /**
+         * One range, in order ({@code number}: its line, or its place in a database, for a message); false when it
+         * is in no AS and so not kept.
+         */
+        boolean range(IpAddress start, IpAddress last, long asn, long number) {
             order(start, number);
             if (asn == NONE) {
-                return; // iptoasn's "not routed": in no AS, and kept in order all the same
+                return false; // iptoasn's "not routed": in no AS, and kept in order all the same
             }
             if (v4Count + v6Count >= MAX_RANGES) {
                 throw problem(number, "more than " + MAX_RANGES + " ranges: not an IP-to-ASN file of this world");
@@ -310,13 +325,17 @@ public final class AsnTable {
             } else {
                 addIpv6(start, last, asn);
             }
-            if (tab3 >= 0 && !descriptions.containsKey(asn)) {
-                int tab4 = indexOf(line, '\t', tab3 + 1, end);
-                String description = tab4 < 0 ? "" : line.substring(tab4 + 1, Math.min(end, tab4 + 1
-                        + MAX_DESCRIPTION)).strip();
-                if (!description.isEmpty()) {
-                    descriptions.put(asn, seen.computeIfAbsent(description, d -> d));
-                }
+            return true;
+        }
+
+        /** {@code asn}'s description, when it has none yet: cut at {@link #MAX_DESCRIPTION}, one string per text. */
+        void describe(long asn, String text) {
+            if (text == null || descriptions.containsKey(asn)) {
+                return;
+            }
+            String description = text.substring(0, Math.min(text.length(), MAX_DESCRIPTION)).strip();
+            if (!description.isEmpty()) {
+                descriptions.put(asn, seen.computeIfAbsent(description, d -> d));
             }
         }
 
@@ -424,7 +443,7 @@ public final class AsnTable {
             return address;
         }
 
-        private AsnFileException problem(long number, String reason) {
+        AsnFileException problem(long number, String reason) {
             return new AsnFileException(source, number, reason);
         }
 
