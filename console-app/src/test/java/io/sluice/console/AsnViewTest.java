@@ -18,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import javafx.scene.Node;
 import javafx.scene.control.Label;
@@ -34,7 +35,7 @@ import org.testfx.util.WaitForAsyncUtils;
 /**
  * The networks tab's autonomous systems in a real window at 1366x768, against a real server started with an IP-to-ASN
  * file that puts loopback (where this test's requests come from) in a private-use AS: the AS row appears with its
- * name and hits, and selecting it shows its networks. Without a file the table takes no room (FxmlTest and the
+ * name and hits, selecting it shows its networks, and its action has the browser check ask it, then stop. Without a file the table takes no room (FxmlTest and the
  * other live-room tests run so).
  */
 @ExtendWith(ApplicationExtension.class)
@@ -74,7 +75,7 @@ class AsnViewTest {
     }
 
     @Test
-    void theAutonomousSystemOfTheRequestsAppearsWithItsNameAndNetworks(FxRobot robot) throws Exception {
+    void theAutonomousSystemOfTheRequestsAppearsWithItsNetworksAndItsAction(FxRobot robot) throws Exception {
         HttpClient http = HttpClient.newHttpClient();
         for (int i = 0; i < 3; i++) {
             http.send(HttpRequest.newBuilder(server.frontUri().resolve("/")).header("User-Agent", CHROME)
@@ -98,10 +99,21 @@ class AsnViewTest {
         WaitForAsyncUtils.waitFor(15, TimeUnit.SECONDS, () -> robot.lookup("#asnDetails").queryAs(Label.class)
                 .getText().startsWith("AS64500 TEST-LOOPBACK: 1 network"));
         assertThat(robot.lookup("#asnDetails").queryAs(Label.class).getText()).contains("127.0.0.0/24");
+
+        // its one action, by the keyboard's reach of a button (focus, Space), audited by the server
+        robot.clickOn("#challengeAsn");
+        WaitForAsyncUtils.waitFor(15, TimeUnit.SECONDS, () -> server.engine().policy().browserCheck()
+                .alwaysChallengeAsns().equals(List.of(64500L)));
+        assertThat(server.state().audit().newestFirst(1).get(0).detail()).isEqualTo("challenge AS64500");
+        WaitForAsyncUtils.waitFor(15, TimeUnit.SECONDS, () -> !table.getItems().isEmpty()
+                && "CHECKED".equals(((AsnViewModel.Row) table.getItems().get(0)).status()));
         String shots = System.getProperty("sluice.screenshots");
         if (shots != null) { // -Dsluice.screenshots=DIR: the room as the test left it, to look at
             Path file = Path.of(shots, "console-networks-asn.png");
             robot.interact(() -> Screenshot.save(stage.getScene(), file));
         }
+        robot.clickOn("#stopChallengingAsn");
+        WaitForAsyncUtils.waitFor(15, TimeUnit.SECONDS, () -> server.engine().policy().browserCheck()
+                .alwaysChallengeAsns().isEmpty());
     }
 }

@@ -409,7 +409,7 @@ final class BrowserGate {
                 passStacks.tracked(), passesWithheld.sum(), check.alwaysChallenge(), overConcurrency.sum(),
                 busiestNetworks(now), new ClientTableStats(claimsWithoutPass.tracked() + requestsOnPass.tracked(),
                 claimsWithoutPass.capacity() + requestsOnPass.capacity(),
-                claimsWithoutPass.evicted() + requestsOnPass.evicted()));
+                claimsWithoutPass.evicted() + requestsOnPass.evicted()), check.alwaysChallengeAsns());
     }
 
     /**

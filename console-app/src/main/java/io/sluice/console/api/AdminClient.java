@@ -159,6 +159,12 @@ public final class AdminClient {
         return readLeniently(send("POST", "browser-check", body, null), BrowserCheck.class);
     }
 
+    /** The browser check asks autonomous system {@code asn} whenever it is not off, or stops (one audited action). */
+    public BrowserCheck challengeAsn(long asn, boolean challenge) throws AdminException {
+        String body = JSON.createObjectNode().put("asn", asn).put("challenge", challenge).toString();
+        return readLeniently(send("POST", "browser-check", body, null), BrowserCheck.class);
+    }
+
     public List<JsonNode> audit(int limit) throws AdminException {
         return readLeniently(send("GET", "audit?limit=" + limit, null, null),
                 JSON.getTypeFactory().constructType(new TypeReference<List<JsonNode>>() { }));

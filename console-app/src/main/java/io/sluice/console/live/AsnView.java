@@ -6,6 +6,7 @@ import java.util.function.Function;
 import javafx.beans.property.ReadOnlyObjectWrapper;
 import javafx.fxml.FXML;
 import javafx.scene.Parent;
+import javafx.scene.control.Button;
 import javafx.scene.control.Label;
 import javafx.scene.control.TableColumn;
 import javafx.scene.control.TableView;
@@ -13,7 +14,7 @@ import javafx.scene.control.TableView;
 /**
  * The autonomous systems table of the networks tab: binds {@code AsnView.fxml} to an {@link AsnViewModel}. Shown only
  * while the server has an IP-to-ASN file (it takes no room otherwise); reached from the keyboard like the networks
- * table above it (Tab, then the arrows).
+ * table above it (Tab, then the arrows; Tab again to the selected AS's action, Space to press it).
  */
 public final class AsnView {
     private final AsnViewModel model;
@@ -30,7 +31,11 @@ public final class AsnView {
     @FXML private TableColumn<AsnViewModel.Row, Long> refusedColumn;
     @FXML private TableColumn<AsnViewModel.Row, Integer> networksColumn;
     @FXML private TableColumn<AsnViewModel.Row, Integer> addressesColumn;
+    @FXML private TableColumn<AsnViewModel.Row, String> statusColumn;
     @FXML private Label details;
+    @FXML private Button challenge;
+    @FXML private Button stopChallenging;
+    @FXML private Label actionResult;
 
     public AsnView(Session session) {
         this(new AsnViewModel(session));
@@ -69,7 +74,11 @@ public final class AsnView {
                 model.select(now.intValue());
             }
         });
+        column(statusColumn, AsnViewModel.Row::status);
         details.textProperty().bind(model.detailsProperty());
+        LiveView.bind(challenge, model.challenge());
+        LiveView.bind(stopChallenging, model.stopChallenging());
+        actionResult.textProperty().bind(model.actionResultProperty());
     }
 
     /** The model's rows, the selection kept on the model's (a new snapshot replaces every row). */

@@ -4,12 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.console.ui.CurrentThreadUiExecutor;
 import io.sluice.console.ui.TestSessions;
+import io.sluice.engine.policy.BrowserCheck;
 import io.sluice.engine.telemetry.AsnRow;
 import io.sluice.engine.telemetry.AsnTableStats;
+import io.sluice.engine.telemetry.BrowserCheckCounts;
 import io.sluice.engine.telemetry.Cost;
 import io.sluice.engine.telemetry.Snapshot;
+import io.sluice.server.SluiceServer;
+import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The networks tab's autonomous systems, without the JavaFX toolkit. */
 class AsnViewModelTest {
@@ -17,14 +22,46 @@ class AsnViewModelTest {
             new Cost(900, 900, 9_000_000, 4_000_000, 0, 900_000), 0.6, List.of("3.5.1.0/24", "3.5.2.0/24"));
     private static final AsnRow UNNAMED = new AsnRow(64512, null, 1, 2, 1, 10, 0, null, 0.01, List.of());
 
-    private final AsnViewModel model = new AsnViewModel(TestSessions.offline(new CurrentThreadUiExecutor()));
+    private static final AsnTableStats TABLE = new AsnTableStats("ip2asn-combined.tsv", 450_000, 110_000, 78_000);
+
+    private final CurrentThreadUiExecutor ui = new CurrentThreadUiExecutor();
+    private final AsnViewModel model = new AsnViewModel(TestSessions.offline(ui));
 
     private static Snapshot snapshot(AsnTableStats table, List<AsnRow> systems) {
+        return snapshot(table, systems, List.of());
+    }
+
+    /** A snapshot whose browser check always asks {@code checked}. */
+    private static Snapshot snapshot(AsnTableStats table, List<AsnRow> systems, List<Long> checked) {
         Snapshot s = NetworksViewModelTest.snapshot(List.of(), List.of(), null);
         return new Snapshot(s.takenAt(), s.policyVersion(), s.pause(), s.seconds(), s.load(), s.upstreamLatency(),
                 s.topClients(), s.clients(), s.bans(), s.totals(), s.shadow(), s.cluster(), s.costliestClients(),
-                s.networks(), s.networkTable(), s.costLastMinute(), s.costTotals(), s.costSummary(), null, null, null,
-                systems, table);
+                s.networks(), s.networkTable(), s.costLastMinute(), s.costTotals(), s.costSummary(),
+                new BrowserCheckCounts(BrowserCheck.Mode.ADAPTIVE, false, 0, 0, 0, 0, 0, 0, 0, 0, List.of(), 0,
+                        List.of(), null, checked), null, null, systems, table);
+    }
+
+    @Test
+    void theBrowserCheckIsSwitchedOnForTheSelectedAsAndOffFromTheSameRow(@TempDir Path state) throws Exception {
+        try (SluiceServer server = TestSessions.server(state)) {
+            AsnViewModel systems = new AsnViewModel(TestSessions.on(server, ui));
+            systems.apply(snapshot(TABLE, List.of(AMAZON)));
+            systems.select(0);
+            assertThat(systems.stopChallenging().executableProperty().get()).isFalse();
+
+            systems.challenge().execute();
+
+            assertThat(server.engine().policy().browserCheck().alwaysChallengeAsns()).containsExactly(16509L);
+            assertThat(server.state().audit().newestFirst(1).get(0).detail()).isEqualTo("challenge AS16509");
+            assertThat(systems.actionResultProperty().get()).isEqualTo("The browser check asks AS16509");
+            systems.apply(snapshot(TABLE, List.of(AMAZON), server.engine().policy().browserCheck()
+                    .alwaysChallengeAsns()));
+            assertThat(systems.selectedProperty().get().status()).isEqualTo("CHECKED");
+            assertThat(systems.challenge().executableProperty().get()).isFalse();
+
+            systems.stopChallenging().execute();
+            assertThat(server.engine().policy().browserCheck().alwaysChallengeAsns()).isEmpty();
+        }
     }
 
     @Test
@@ -59,7 +96,8 @@ class AsnViewModelTest {
         assertThat(model.selectedProperty().get().system().asn()).as("the same AS, wherever it is now")
                 .isEqualTo(16509);
         model.apply(snapshot(table, List.of(UNNAMED)));
-        assertThat(model.selectedProperty().get()).isNull();
-        assertThat(model.detailsProperty().get()).startsWith("Select an autonomous system");
+        assertThat(model.selectedProperty().get().system().asn()).as("kept, to act on, though out of the rows")
+                .isEqualTo(16509);
+        assertThat(model.detailsProperty().get()).startsWith("AS16509 AMAZON-02");
     }
 }

@@ -2,6 +2,7 @@ package io.sluice.server.admin;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.sluice.engine.net.AsnTable;
 import io.sluice.engine.net.Cidr;
 import io.sluice.engine.policy.BrowserCheck;
 import io.sluice.engine.policy.Policy;
@@ -17,18 +18,19 @@ import org.eclipse.jetty.util.Callback;
 /**
  * {@code POST /api/v1/browser-check}: the operator's two switches of the browser check, each one action, audited as
  * such: the mode for the whole site ({@code {"mode": "always"}}), or one network challenged whenever the check is not
- * off ({@code {"network": "203.0.113.0/24", "challenge": true}}; {@code false} undoes it). Answers the check as it
+ * off ({@code {"network": "203.0.113.0/24", "challenge": true}}; {@code false} undoes it), or one autonomous system
+ * so ({@code {"asn": 16509, "challenge": true}}: the policy's {@code alwaysChallengeAsns}). Answers the check as it
  * stands after the change.
  */
 final class BrowserCheckResource extends Resource {
     private final PolicyChanges changes;
 
-    /** What the call accepts: a mode, or a network and whether to challenge it. */
-    record Switch(String mode, String network, Boolean challenge) {
+    /** What the call accepts: a mode, or a network or an AS and whether to challenge it. */
+    record Switch(String mode, String network, Long asn, Boolean challenge) {
         @JsonCreator
         static Switch of(@JsonProperty("mode") String mode, @JsonProperty("network") String network,
-                         @JsonProperty("challenge") Boolean challenge) {
-            return new Switch(mode, network, challenge);
+                         @JsonProperty("asn") Long asn, @JsonProperty("challenge") Boolean challenge) {
+            return new Switch(mode, network, asn, challenge);
         }
     }
 
@@ -40,8 +42,10 @@ final class BrowserCheckResource extends Resource {
     @Override
     protected boolean serve(String method, Request request, Response response, Callback callback) throws Exception {
         Switch asked = ApiMessages.parse(ApiMessages.body(request), Switch.class);
-        if ((asked.mode() == null) == (asked.network() == null)) {
-            throw ApiError.field("mode", "give either a mode (off, adaptive, always) or a network and challenge");
+        int given = (asked.mode() == null ? 0 : 1) + (asked.network() == null ? 0 : 1) + (asked.asn() == null ? 0 : 1);
+        if (given != 1) {
+            throw ApiError.field("mode", "give either a mode (off, adaptive, always), or a network or an asn and "
+                    + "challenge");
         }
         Policy after;
         if (asked.mode() != null) {
@@ -49,6 +53,8 @@ final class BrowserCheckResource extends Resource {
             after = changes.apply(Caller.of(request).author(), "browser-check.mode",
                     "browser check " + mode.name().toLowerCase(Locale.ROOT),
                     p -> p.withBrowserCheck(p.browserCheck().withMode(mode)), Policy::browserCheck);
+        } else if (asked.asn() != null) {
+            after = system(asked, request);
         } else {
             if (asked.challenge() == null) {
                 throw ApiError.field("challenge", "must be true (challenge this network) or false (stop)");
@@ -62,6 +68,28 @@ final class BrowserCheckResource extends Resource {
                     Policy::browserCheck);
         }
         return ApiMessages.json(response, callback, 200, after.browserCheck());
+    }
+
+    /** One AS challenged whenever the check is not off, or no longer: the policy's {@code alwaysChallengeAsns}. */
+    private Policy system(Switch asked, Request request) {
+        if (asked.challenge() == null) {
+            throw ApiError.field("challenge", "must be true (challenge this autonomous system) or false (stop)");
+        }
+        long asn = asked.asn();
+        if (asn < 1 || asn > AsnTable.MAX_ASN) {
+            throw ApiError.field("asn", "must be an AS number from 1 to " + AsnTable.MAX_ASN + ", was " + asn);
+        }
+        boolean challenge = asked.challenge();
+        return changes.apply(Caller.of(request).author(), "browser-check.asn",
+                (challenge ? "challenge AS" : "stop challenging AS") + asn,
+                p -> {
+                    List<Long> next = new ArrayList<>(p.browserCheck().alwaysChallengeAsns());
+                    next.remove(Long.valueOf(asn));
+                    if (challenge) {
+                        next.add(asn);
+                    }
+                    return p.withBrowserCheck(p.browserCheck().withAlwaysChallengeAsns(next));
+                }, Policy::browserCheck);
     }
 
     private static BrowserCheck.Mode mode(String text) {

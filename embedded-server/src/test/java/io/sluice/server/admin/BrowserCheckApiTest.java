@@ -66,11 +66,30 @@ class BrowserCheckApiTest {
     }
 
     @Test
+    void oneAutonomousSystemIsChallengedAndUndoneFromTheSamePlace() throws Exception {
+        assertThat(post("{\"asn\":16509,\"challenge\":true}").statusCode()).isEqualTo(200);
+        assertThat(server.engine().policy().browserCheck().alwaysChallengeAsns()).containsExactly(16509L);
+        assertThat(newest().action()).isEqualTo("browser-check.asn");
+        assertThat(newest().detail()).isEqualTo("challenge AS16509");
+        assertThat(post("{\"asn\":16509,\"challenge\":true}").statusCode()).isEqualTo(200);
+        assertThat(server.engine().policy().browserCheck().alwaysChallengeAsns()).as("listed once")
+                .containsExactly(16509L);
+        assertThat(server.engine().snapshot().browserCheck().alwaysChallengeAsns()).containsExactly(16509L);
+
+        assertThat(post("{\"asn\":16509,\"challenge\":false}").statusCode()).isEqualTo(200);
+        assertThat(server.engine().policy().browserCheck().alwaysChallengeAsns()).isEmpty();
+        assertThat(newest().detail()).isEqualTo("stop challenging AS16509");
+    }
+
+    @Test
     void badInputIsAClearErrorAndChangesNothing() throws Exception {
         long version = server.engine().policy().version();
         String[] bodies = {"{\"mode\":\"sometimes\"}", "{\"network\":\"not-a-network\",\"challenge\":true}",
             "{\"network\":\"10.0.0.0/8\"}", "{\"network\":\"203.0.113.7/24\",\"challenge\":true}", "{}",
-            "{\"mode\":\"off\",\"network\":\"10.0.0.0/8\",\"challenge\":true}", "not json"};
+            "{\"mode\":\"off\",\"network\":\"10.0.0.0/8\",\"challenge\":true}", "not json",
+            "{\"asn\":0,\"challenge\":true}", "{\"asn\":4294967296,\"challenge\":true}", "{\"asn\":16509}",
+            "{\"asn\":\"AS16509\",\"challenge\":true}",
+            "{\"asn\":16509,\"network\":\"10.0.0.0/8\",\"challenge\":true}"};
         for (String body : bodies) {
             HttpResponse<String> answer = post(body);
             assertThat(answer.statusCode()).as(body).isEqualTo(400);

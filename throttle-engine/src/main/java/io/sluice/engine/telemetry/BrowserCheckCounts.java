@@ -28,12 +28,14 @@ import java.util.List;
  * @param networks          the tables of the networks' budgets (without a pass and with one, added up): held now,
  *                          capacity, evicted since start (a network evicted with requests in flight keeps its count
  *                          until they complete)
+ * @param alwaysChallengeAsns the autonomous systems the policy asks whenever the check is not off (the console's
+ *                          per-AS switch shows them); empty from a server older than the field
  */
 public record BrowserCheckCounts(BrowserCheck.Mode mode, boolean underPressure, long challenged, long passesEarned,
                                  long weakPassesEarned, long answersRefused, long servedOnPass, long passesDropped,
                                  long passesInUse, long passesWithheld, List<String> alwaysChallenge,
                                  long overNetworkConcurrency, List<NetworkInFlight> busiestNetworks,
-                                 ClientTableStats networks) {
+                                 ClientTableStats networks, List<Long> alwaysChallengeAsns) {
 
     /** The most networks {@link #busiestNetworks} lists. */
     public static final int BUSIEST_NETWORKS = 10;
@@ -42,5 +44,17 @@ public record BrowserCheckCounts(BrowserCheck.Mode mode, boolean underPressure, 
         alwaysChallenge = alwaysChallenge == null ? List.of() : List.copyOf(alwaysChallenge);
         busiestNetworks = busiestNetworks == null ? List.of() : List.copyOf(busiestNetworks);
         networks = networks == null ? new ClientTableStats(0, 0, 0) : networks;
+        alwaysChallengeAsns = alwaysChallengeAsns == null ? List.of() : List.copyOf(alwaysChallengeAsns);
+    }
+
+    /** The counts without always-challenged autonomous systems (the form before the IP-to-ASN file). */
+    public BrowserCheckCounts(BrowserCheck.Mode mode, boolean underPressure, long challenged, long passesEarned,
+                              long weakPassesEarned, long answersRefused, long servedOnPass, long passesDropped,
+                              long passesInUse, long passesWithheld, List<String> alwaysChallenge,
+                              long overNetworkConcurrency, List<NetworkInFlight> busiestNetworks,
+                              ClientTableStats networks) {
+        this(mode, underPressure, challenged, passesEarned, weakPassesEarned, answersRefused, servedOnPass,
+                passesDropped, passesInUse, passesWithheld, alwaysChallenge, overNetworkConcurrency, busiestNetworks,
+                networks, null);
     }
 }
