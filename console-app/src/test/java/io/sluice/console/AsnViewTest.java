@@ -35,8 +35,8 @@ import org.testfx.util.WaitForAsyncUtils;
 /**
  * The networks tab's autonomous systems in a real window at 1366x768, against a real server started with an IP-to-ASN
  * file that puts loopback (where this test's requests come from) in a private-use AS: the AS row appears with its
- * name and hits, selecting it shows its networks, and its action has the browser check ask it, then stop. Without a file the table takes no room (FxmlTest and the
- * other live-room tests run so).
+ * name and hits, selecting it shows its networks, and its action has the browser check ask it, then stop. Without
+ * a file the table takes no room (FxmlTest and the other live-room tests run so).
  */
 @ExtendWith(ApplicationExtension.class)
 class AsnViewTest {
