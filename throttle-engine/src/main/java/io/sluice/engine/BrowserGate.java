@@ -5,6 +5,7 @@ import io.sluice.engine.check.Pass;
 import io.sluice.engine.internal.ClientSample;
 import io.sluice.engine.internal.ClientStateStore;
 import io.sluice.engine.internal.CompiledPolicy;
+import io.sluice.engine.internal.FunnelStep;
 import io.sluice.engine.internal.HitStackState;
 import io.sluice.engine.internal.LoadGate;
 import io.sluice.engine.internal.RouteTable;
@@ -129,6 +130,7 @@ final class BrowserGate {
                     return overConcurrency(requestsOnPass, network, request, route, client, key, policy, true, now);
                 }
                 onPass.increment();
+                outcomes.funnel(address, FunnelStep.SERVED_ON_PASS, now);
                 ClientInfo passed = client.withPass(pass.weak() ? ClientInfo.Pass.WEAK : ClientInfo.Pass.STRONG);
                 return holding(new NetworkSlot<>(requestsOnPass, slot), next, compiled, passed, key, address, route,
                         now);
@@ -268,12 +270,14 @@ final class BrowserGate {
             passesWithheld.increment();
         } else {
             (weak ? weakPassesEarned : passesEarned).increment();
+            outcomes.funnel(address, weak ? FunnelStep.WEAK_PASS_EARNED : FunnelStep.PASS_EARNED, now);
         }
         return wait;
     }
 
     private Decision challenge(ClientInfo client, ClientKey key, int bits, boolean dropPass, long now, String detail) {
         challenged.increment();
+        outcomes.funnel(key.address(), FunnelStep.CHALLENGED, now);
         return outcomes.challenge(client, key, bits, dropPass, now, detail);
     }
 
@@ -349,9 +353,10 @@ final class BrowserGate {
         return new ClientKey(IpAddress.ofIpv6(PASS_PREFIX, hash), "");
     }
 
-    /** An answer to a challenge was refused at the pass endpoint. */
-    void refusedAnswer() {
+    /** An answer to a challenge from {@code address} was refused at the pass endpoint. */
+    void refusedAnswer(IpAddress address, long now) {
         answersRefused.increment();
+        outcomes.funnel(address, FunnelStep.ANSWER_REFUSED, now);
     }
 
     /** The check's counters since the engine started, and whether the site is under pressure now. */

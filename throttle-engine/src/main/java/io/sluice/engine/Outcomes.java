@@ -5,6 +5,7 @@ import io.sluice.engine.internal.CompiledPolicy;
 import io.sluice.engine.internal.CostWindow;
 import io.sluice.engine.internal.CrawlerGate;
 import io.sluice.engine.internal.CrawlerSlot;
+import io.sluice.engine.internal.FunnelStep;
 import io.sluice.engine.internal.LoadGate;
 import io.sluice.engine.internal.RouteTable;
 import io.sluice.engine.net.IpAddress;
@@ -177,6 +178,11 @@ final class Outcomes {
     /** An admitted request's upstream latency, once it finished. */
     void completed(long upstreamLatencyNanos) {
         telemetry.completed(upstreamLatencyNanos);
+    }
+
+    /** One step of the browser check's funnel, on the network of {@code address} (its row in the snapshot). */
+    void funnel(IpAddress address, FunnelStep step, long now) {
+        telemetry.funnel(address, step, now);
     }
 
     /** What an admitted request cost, on its network, class and route; returns its network's window. */
