@@ -37,6 +37,8 @@ import javafx.scene.Parent;
 import javafx.scene.control.Control;
 import javafx.scene.control.Label;
 import javafx.scene.control.Labeled;
+import javafx.scene.control.TableCell;
+import javafx.scene.control.TableColumn;
 import javafx.scene.control.TableView;
 import javafx.scene.input.KeyCode;
 import javafx.stage.Stage;
@@ -256,6 +258,18 @@ class NetworksEndToEndTest {
                 .anyMatch(m -> m.kind() == AuditMark.Kind.CHECK && m.detail().contains(cidr))));
         WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> onFx(() -> "CHECKED".equals(
                 live.networks().model().selectedProperty().get().status())));
+        // its row's funnel: the page asked, no pass earned, nothing served on one; the other rows met no check
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> onFx(() -> robot.lookup(".table-cell")
+                .match((TableCell<?, ?> cell) -> "1 / 0 / 0".equals(cell.getText())).tryQuery().isPresent()));
+        assertThat(onFx(() -> table.getItems().stream().filter(row -> !row.cidr().equals(cidr))
+                .map(NetworksViewModel.Row::funnel).distinct().toList())).containsExactly("-");
+        // readable at 1366x768: every column fits the table, and the funnel's heading is not cut short
+        assertThat(onFx(() -> table.getColumns().stream().mapToDouble(TableColumn::getWidth).sum()))
+                .isLessThanOrEqualTo(onFx(table::getWidth));
+        Label heading = onFx(() -> table.lookupAll(".column-header .label").stream()
+                .map(Label.class::cast).filter(label -> label.getText().equals("Asked / passed / on pass"))
+                .findFirst().orElseThrow());
+        assertThat(onFx(heading::getWidth) + 0.5).isGreaterThanOrEqualTo(onFx(() -> heading.prefWidth(-1)));
 
         robot.press(KeyCode.CONTROL, KeyCode.SHIFT, KeyCode.U).release(KeyCode.U, KeyCode.SHIFT, KeyCode.CONTROL);
 
