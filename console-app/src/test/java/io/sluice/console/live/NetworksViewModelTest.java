@@ -75,7 +75,8 @@ class NetworksViewModelTest {
         assertThat(model.rowsProperty().get()).extracting(NetworksViewModel.Row::funnel)
                 .containsExactly("-", "30 / 4 / 12");
         model.select(1);
-        assertThat(model.detailsProperty().get()).contains("\nCheck: asked 30, passed 4 (1 no JS), failed 2, on a pass 12\n");
+        assertThat(model.detailsProperty().get())
+                .contains("\nCheck: asked 30, passed 4 (1 no JS), failed 2, on a pass 12\n");
         model.select(0);
         assertThat(model.detailsProperty().get()).doesNotContain("Check:");
     }
