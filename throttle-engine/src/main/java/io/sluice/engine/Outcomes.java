@@ -13,6 +13,8 @@ import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.store.ClientKey;
 import java.time.InstantSource;
+import java.util.EnumSet;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -21,6 +23,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * deferral), which a parked request meets again when it resumes under the policy live then.
  */
 final class Outcomes {
+
+    /** Refusals before the client rules that track their client (see {@link #recordRefused}). */
+    private static final Set<Reason> TRACKED_REFUSALS = EnumSet.of(Reason.PASS_REQUIRED, Reason.NETWORK_BUDGET,
+            Reason.NETWORK_CONCURRENCY, Reason.CATEGORY, Reason.TRAP);
 
     private final InstantSource clock;
     private final AtomicReference<CompiledPolicy> current;
@@ -114,15 +120,30 @@ final class Outcomes {
     Decision refuse(ClientInfo client, ClientKey key, Reason reason, long retryAfterSeconds,
                     RateLimitStatus rate, long now, String detail) {
         telemetry.refused(client.requestClass(), reason, now);
-        clients.recordLimited(key, now, true);
+        recordRefused(client, key, reason, now);
         return new Decision.Refuse(client, reason, reason.httpStatus(), retryAfterSeconds, rate, detail);
     }
 
     /** A refusal with a status of its own (a category refused with 402 where the operator says so). */
     Decision refuse(ClientInfo client, ClientKey key, Reason reason, int status, String detail, long now) {
         telemetry.refused(client.requestClass(), reason, now);
-        clients.recordLimited(key, now, true);
+        recordRefused(client, key, reason, now);
         return new Decision.Refuse(client, reason, status, -1, null, detail);
+    }
+
+    /**
+     * A refusal on its client's row (the heatmap's, and its network's). One made after rules 1-2 but before the
+     * request's hit is pushed (the agent rule's, the browser check's) tracks a client not tracked yet, as a challenge
+     * does: a fleet refused at its first requests still shows address by address, and each row's refusals are its
+     * client's refusal lines in the access log (AccessLogTruthTest). A pause's and a ban's refusals are counted only
+     * on a client tracked already: they hold without a table entry per refused request.
+     */
+    private void recordRefused(ClientInfo client, ClientKey key, Reason reason, long now) {
+        if (TRACKED_REFUSALS.contains(reason)) {
+            clients.recordRefusedTracking(key, client.requestClass(), now);
+        } else {
+            clients.recordLimited(key, now, true);
+        }
     }
 
     /**

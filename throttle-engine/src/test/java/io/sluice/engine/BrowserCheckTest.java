@@ -162,6 +162,18 @@ class BrowserCheckTest {
             assertThat(networkRow("203.0.113.0/24").funnel()).isEqualTo(new NetworkFunnel(0, 0, 0, 0, 1));
         }
 
+        @Test
+        void aFormRefusedBeforeTheClientRulesIsOnTheRowOfAClientNeverSeenBefore() {
+            Request post = new Request("203.0.113.5", BROWSER, null, "POST", "/comment", null, null, "navigate",
+                    "text/html", null);
+            refused(engine.decide(post), Reason.PASS_REQUIRED);
+
+            NetworkRow row = networkRow("203.0.113.0/24");
+            assertThat(row.refused()).as("its refusal, as the access log has it").isEqualTo(1);
+            assertThat(row.addresses()).isEqualTo(1);
+            assertThat(row.hits()).isZero();
+        }
+
         private NetworkRow networkRow(String cidr) {
             return engine.snapshot().networks().stream().filter(row -> row.network().equals(cidr)).findFirst()
                     .orElseThrow(() -> new AssertionError("no row for " + cidr));
