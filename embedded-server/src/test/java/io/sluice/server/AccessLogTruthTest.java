@@ -4,8 +4,11 @@ import static io.sluice.server.testkit.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.engine.EngineConfig;
 import io.sluice.engine.check.BrowserPasses;
 import io.sluice.engine.check.ProofOfWork;
+import io.sluice.engine.policy.BrowserCheck;
+import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.PolicyJson;
 import io.sluice.engine.telemetry.ClassCounts;
 import io.sluice.engine.telemetry.ClientRow;
@@ -22,11 +25,18 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -65,6 +75,10 @@ class AccessLogTruthTest {
     private static final String SHARED = "127.0.22.";
     /** Always asked by the browser check. */
     private static final String ASKED = "127.0.23.";
+    /** The hostile minute's networks. */
+    private static final String FLEET_A = "127.0.31.";
+    private static final String FLEET_B = "127.0.32.";
+    private static final String FLEET_C = "127.0.33.";
     private static final Pattern LINE = Pattern.compile(
             "^(\\S+) \\S+ \\S+ \\[[^]]+] \"(\\S+) (\\S+) [^\"]*\" (\\d{3}) \\d+ \"[^\"]*\" \"([^\"]*)\" sluice=(\\S+)$");
     private static final Pattern TOKEN = Pattern.compile("data-token=\"([^\"]+)\"");
@@ -78,9 +92,10 @@ class AccessLogTruthTest {
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private SluiceServer server;
     /** Requests sent to the front end (each is one line of the log). */
-    private int sent;
-    /** Of them, admitted pages sent with a pass. */
-    private int onPass;
+    private final AtomicInteger sent = new AtomicInteger();
+    /** Of them, those sent with a pass and served, by network (a prefix such as {@code "127.0.21."}). */
+    private final Map<String, Integer> onPass = new ConcurrentHashMap<>();
+    private Snapshot snapshot;
 
     /** One line of the access log. */
     record Line(String ip, String method, String target, int status, String userAgent, String decision) {
@@ -98,6 +113,11 @@ class AccessLogTruthTest {
         boolean refusal() {
             return decision.startsWith("REFUSE:");
         }
+
+        /** Admitted, at once or after a wait: its cost is counted when it completes. */
+        boolean served() {
+            return decision.equals("ADMIT") || decision.equals("DELAYED");
+        }
     }
 
     /** Refusals made before a request's hit is pushed: no hit on its client's stack. */
@@ -106,9 +126,7 @@ class AccessLogTruthTest {
 
     @Test
     void afterAMixedRunEveryRowAndTotalOfTheSnapshotAgreesWithTheAccessLog() throws Exception {
-        Path log = dir.resolve("access.log");
-        server = servers.start(new ServerConfig(new HostPort("127.0.0.1", 0), null, new HostPort("127.0.0.1", 0),
-                dir.resolve("state"), null, true, false, log.toString(), ServerConfig.DEFAULT_UPSTREAM_TIMEOUT, null));
+        Path log = start();
         server.policyChanges().edit(OPERATOR, p -> p.withTrustedProxies(List.of("127.0.0.1/32"))
                 .withBrowserCheck(p.browserCheck().withAlwaysChallenge(List.of(ASKED + "0/24"))));
 
@@ -130,11 +148,10 @@ class AccessLogTruthTest {
         expect(get(SHARED + 6, CHROME, "/page/8", null), 200);
         expect(get(SHARED + 7, CURL, "/api/items", null), 200);
         // a /24 the check always asks: one browser earns its pass and reads on it, one answers wrong, one only asks,
-        // one posts a form without a pass; a command-line client is never asked
+        // one posts a form without a pass (refused before any rule tracked it); a command-line client is never asked
         String pass = earnPass(ASKED + 1, "/page/1");
         for (int page = 1; page <= 3; page++) {
             expect(get(ASKED + 1, CHROME, "/page/" + page, pass), 200);
-            onPass++;
         }
         answerWrong(ASKED + 2, "/page/2");
         expect(get(ASKED + 3, SAFARI, "/page/3", null), 403);
@@ -142,48 +159,150 @@ class AccessLogTruthTest {
         expect(send(ASKED + 4, FIREFOX, "POST", "/comment", null), 403);
         expect(get(ASKED + 9, CURL, "/page/5", null), 200);
 
-        // the log is written by its own thread; a request's cost is counted when it completes, just after its answer
-        await(() -> Files.exists(log) && Files.readAllLines(log).size() == sent, sent + " lines in the access log");
+        JsonNode wire = agreesWithTheLog(log, List.of(QUIET, SHARED, ASKED));
+        ClientRow office = snapshot.topClients().stream().filter(row -> row.address()
+                && row.ip().equals(SHARED + 5)).findFirst().orElseThrow();
+        assertThat(sum(office.hitsPerSecond())).as("the office's address row").isEqualTo(6);
+        JsonNode askedRow = null;
+        for (JsonNode row : wire.get("networks")) {
+            if (row.get("network").asText().equals(ASKED + "0/24")) {
+                askedRow = row;
+            }
+        }
+        assertThat(askedRow).isNotNull();
+        assertThat(askedRow.get("funnel").get("challenged").asLong()).as("on the wire").isEqualTo(4);
+        assertThat(askedRow.get("funnel").get("passesEarned").asLong()).isEqualTo(1);
+        assertThat(askedRow.get("funnel").get("answersRefused").asLong()).isEqualTo(1);
+        assertThat(askedRow.get("funnel").get("servedOnPass").asLong()).isEqualTo(3);
+    }
+
+    /**
+     * The hostile minute: a small site (three requests at once, two waiting places) under browsers of three /24s
+     * and command-line clients all at once, the check adaptive: the site is soon under pressure, browsers without a
+     * pass are asked, the clients the load defers wait or are refused, a person with a pass reads on. Whatever the
+     * interleaving, the snapshot agrees with the log.
+     */
+    @Test
+    void duringAHostileMinuteTheSnapshotStillAgreesWithTheAccessLog() throws Exception {
+        Path log = start();
+        server.policyChanges().edit(OPERATOR, p -> p.withTrustedProxies(List.of("127.0.0.1/32"))
+                .withLoad(new Policy.Load(3, 2, 200)));
+        String pass = earnPassUnderPressure();
+        List<Callable<Void>> clients = new ArrayList<>();
+        for (String network : List.of(FLEET_A, FLEET_B, FLEET_C)) {
+            for (int host = 1; host <= 7; host++) {
+                String ip = network + host;
+                String agent = List.of(FIREFOX, CHROME, SAFARI).get(host % 3);
+                int first = host * 10;
+                clients.add(() -> {
+                    for (int page = 1; page <= 6; page++) {
+                        get(ip, agent, "/page/" + (first + page), null);
+                    }
+                    return null;
+                });
+            }
+            for (int bot = 97; bot <= 99; bot++) {
+                String ip = network + bot;
+                clients.add(() -> {
+                    for (int page = 1; page <= 8; page++) {
+                        get(ip, CURL, "/api/items/" + page, null);
+                    }
+                    return null;
+                });
+            }
+        }
+        clients.add(() -> {
+            for (int page = 1; page <= 6; page++) {
+                expect(get(FLEET_A + 200, CHROME, "/page/" + page, pass), 200);
+            }
+            return null;
+        });
+        ExecutorService pool = Executors.newFixedThreadPool(clients.size());
+        try {
+            for (Future<Void> done : pool.invokeAll(clients)) {
+                done.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+
+        agreesWithTheLog(log, List.of(FLEET_A, FLEET_B, FLEET_C));
         List<Line> lines = Files.readAllLines(log).stream().map(AccessLogTruthTest::parse).toList();
-        long served = lines.stream().filter(line -> line.decision().equals("ADMIT")).count();
+        assertThat(count(lines, "REFUSE:CHALLENGE")).as("pages asked under pressure: %s", byOutcome(lines))
+                .isPositive();
+        assertThat(count(lines, "REFUSE:LOAD") + count(lines, "DELAYED")).as("requests the load deferred: %s", byOutcome(lines))
+                .isPositive();
+    }
+
+    /** A server with the test site behind it and its access log in a file; the log's path. */
+    private Path start() throws Exception {
+        Path log = dir.resolve("access.log");
+        server = servers.start(new ServerConfig(new HostPort("127.0.0.1", 0), null, new HostPort("127.0.0.1", 0),
+                dir.resolve("state"), null, true, false, log.toString(), ServerConfig.DEFAULT_UPSTREAM_TIMEOUT, null));
+        return log;
+    }
+
+    /** A pass for a browser of {@code FLEET_A}.200, earned while the check asks everyone (then back to adaptive). */
+    private String earnPassUnderPressure() throws Exception {
+        server.policyChanges().edit(OPERATOR, p -> p.withBrowserCheck(p.browserCheck()
+                .withMode(BrowserCheck.Mode.ALWAYS)));
+        String pass = earnPass(FLEET_A + 200, "/page/1");
+        server.policyChanges().edit(OPERATOR, p -> p.withBrowserCheck(p.browserCheck()
+                .withMode(BrowserCheck.Mode.ADAPTIVE)));
+        return pass;
+    }
+
+    /**
+     * Waits for the log's lines (written by its own thread) and the costs of the requests served (counted when each
+     * completes, just after its answer), then holds the snapshot the admin API serves against the log: the totals,
+     * each client's row, each address row, each network's row of {@code networks} (prefixes such as
+     * {@code "127.0.21."}) with its funnel. Returns the snapshot as it came on the wire.
+     */
+    private JsonNode agreesWithTheLog(Path log, List<String> networks) throws Exception {
+        await(() -> Files.exists(log) && Files.readAllLines(log).size() == sent.get(),
+                sent.get() + " lines in the access log");
+        List<Line> lines = Files.readAllLines(log).stream().map(AccessLogTruthTest::parse).toList();
+        long served = lines.stream().filter(Line::served).count();
         await(() -> snapshot().networks().stream().mapToLong(row -> row.cost().requests()).sum() == served,
                 "the snapshot's costs of the " + served + " requests served");
         JsonNode wire = PolicyJson.mapper().readTree(admin("/api/v1/snapshot"));
-        Snapshot snapshot = PolicyJson.mapper().treeToValue(wire, Snapshot.class);
+        snapshot = PolicyJson.mapper().treeToValue(wire, Snapshot.class);
 
         // the totals: one engine decision per line, by outcome (the pass endpoint's lines are no decision)
-        assertThat(totals(snapshot)).isEqualTo(byOutcome(lines));
+        assertThat(totals(snapshot)).as("the totals by outcome").isEqualTo(byOutcome(lines));
 
         // each client's row: its hits and refusals are its lines'
         Map<String, int[]> expected = new TreeMap<>();
         for (Line line : lines) {
-            if (line.decision().startsWith("PASS")) {
-                continue;
+            if (!line.decision().startsWith("PASS")) {
+                int[] counts = expected.computeIfAbsent(line.client(), c -> new int[2]);
+                counts[0] += line.hit();
+                counts[1] += line.refusal() ? 1 : 0;
             }
-            int[] counts = expected.computeIfAbsent(line.client(), c -> new int[2]);
-            counts[0] += line.hit();
-            counts[1] += line.refusal() ? 1 : 0;
         }
+        List<ClientRow> clients = snapshot.topClients().stream().filter(row -> !row.address()).toList();
+        assertThat(snapshot.topClients()).as("fewer rows than the snapshot lists at most: none left out")
+                .hasSizeLessThan(EngineConfig.defaults().topClients());
         Map<String, int[]> rows = new TreeMap<>();
-        for (ClientRow row : snapshot.topClients()) {
-            if (!row.address()) {
-                rows.put(row.ip() + " " + row.userAgent(), new int[] {sum(row.hitsPerSecond()),
-                        sum(row.refusedPerSecond())});
-            }
-        }
+        clients.forEach(row -> rows.put(row.ip() + " " + row.userAgent(), new int[] {sum(row.hitsPerSecond()),
+                sum(row.refusedPerSecond())}));
         assertThat(describe(rows)).as("each client's row (hits, refusals)").isEqualTo(describe(expected));
 
         // an address row is its clients' rows together
-        ClientRow office = snapshot.topClients().stream().filter(row -> row.address()
-                && row.ip().startsWith(SHARED + 5)).findFirst().orElseThrow();
-        assertThat(sum(office.hitsPerSecond())).isEqualTo(6);
+        for (ClientRow address : snapshot.topClients()) {
+            if (address.address()) {
+                assertThat(sum(address.hitsPerSecond())).as("the address row of " + address.ip())
+                        .isEqualTo(clients.stream().filter(row -> row.ip().equals(address.ip()))
+                                .mapToInt(row -> sum(row.hitsPerSecond())).sum());
+            }
+        }
 
-        // each network's row is its addresses' rows together; the check's funnel is its lines'
-        for (String network : List.of(QUIET, SHARED, ASKED)) {
+        // each network's row is its addresses' rows together; its costs are its requests served; its funnel is the
+        // check's lines of it
+        for (String network : networks) {
             NetworkRow row = snapshot.networks().stream().filter(r -> r.network().equals(network + "0/24"))
                     .findFirst().orElseThrow(() -> new AssertionError("no row for " + network + "0/24"));
-            List<ClientRow> members = snapshot.topClients().stream()
-                    .filter(client -> !client.address() && client.ip().startsWith(network)).toList();
+            List<ClientRow> members = clients.stream().filter(client -> client.ip().startsWith(network)).toList();
             assertThat(row.hits()).as(network + "0/24's hits").isEqualTo(members.stream()
                     .mapToLong(client -> sum(client.hitsPerSecond())).sum());
             assertThat(row.refused()).as(network + "0/24's refusals").isEqualTo(members.stream()
@@ -193,21 +312,13 @@ class AccessLogTruthTest {
                     .count());
             List<Line> own = lines.stream().filter(line -> line.ip().startsWith(network)).toList();
             assertThat(row.cost().requests()).as(network + "0/24's requests served")
-                    .isEqualTo(own.stream().filter(line -> line.decision().equals("ADMIT")).count());
-            assertThat(row.funnel()).as(network + "0/24's funnel").isEqualTo(network.equals(ASKED)
-                    ? new NetworkFunnel(count(own, "REFUSE:CHALLENGE"), count(own, "PASS"), count(own, "PASS_WEAK"),
-                            own.stream().filter(line -> line.decision().startsWith("PASS_REFUSED")).count(), onPass)
-                    : NetworkFunnel.NONE);
+                    .isEqualTo(own.stream().filter(Line::served).count());
+            NetworkFunnel funnel = new NetworkFunnel(count(own, "REFUSE:CHALLENGE"), count(own, "PASS"),
+                    count(own, "PASS_WEAK"), own.stream().filter(line -> line.decision().startsWith("PASS_REFUSED"))
+                    .count(), onPass.getOrDefault(network, 0));
+            assertThat(row.funnel()).as(network + "0/24's funnel").isEqualTo(funnel);
         }
-        JsonNode askedRow = null;
-        for (JsonNode row : wire.get("networks")) {
-            if (row.get("network").asText().equals(ASKED + "0/24")) {
-                askedRow = row;
-            }
-        }
-        assertThat(askedRow).isNotNull();
-        assertThat(askedRow.get("funnel").get("challenged").asLong()).as("on the wire").isEqualTo(4);
-        assertThat(askedRow.get("funnel").get("servedOnPass").asLong()).isEqualTo(3);
+        return wire;
     }
 
     /** A browser of {@code ip} asked for {@code page}, solving the interstitial's proof-of-work: its pass cookie. */
@@ -258,8 +369,12 @@ class AccessLogTruthTest {
         if (cookie != null) {
             request.header("Cookie", cookie);
         }
-        sent++;
-        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        sent.incrementAndGet();
+        HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        if (cookie != null && response.statusCode() == 200) {
+            onPass.merge(ip.substring(0, ip.lastIndexOf('.') + 1), 1, Integer::sum);
+        }
+        return response;
     }
 
     private static HttpResponse<String> expect(HttpResponse<String> response, int status) {
