@@ -75,7 +75,6 @@ final class BrowserGate {
     private final ClientStateStore<?, ?> passStacks;
     /** Until when the site counts as under pressure (epoch millis). */
     private final AtomicLong pressureUntil = new AtomicLong(Long.MIN_VALUE);
-    private final LongAdder challenged = new LongAdder();
     private final LongAdder onPass = new LongAdder();
     private final LongAdder passesDropped = new LongAdder();
     private final LongAdder passesEarned = new LongAdder();
@@ -276,8 +275,6 @@ final class BrowserGate {
     }
 
     private Decision challenge(ClientInfo client, ClientKey key, int bits, boolean dropPass, long now, String detail) {
-        challenged.increment();
-        outcomes.funnel(key.address(), FunnelStep.CHALLENGED, now);
         return outcomes.challenge(client, key, bits, dropPass, now, detail);
     }
 
@@ -361,7 +358,7 @@ final class BrowserGate {
 
     /** The check's counters since the engine started, and whether the site is under pressure now. */
     BrowserCheckCounts counts(BrowserCheck check, long now) {
-        return new BrowserCheckCounts(check.mode(), underPressure(now), challenged.sum(),
+        return new BrowserCheckCounts(check.mode(), underPressure(now), outcomes.challenged(),
                 passesEarned.sum(), weakPassesEarned.sum(), answersRefused.sum(), onPass.sum(), passesDropped.sum(),
                 passStacks.tracked(), passesWithheld.sum(), check.alwaysChallenge(), overConcurrency.sum(),
                 busiestNetworks(now), new ClientTableStats(claimsWithoutPass.tracked() + requestsOnPass.tracked(),

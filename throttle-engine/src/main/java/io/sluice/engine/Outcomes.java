@@ -16,6 +16,7 @@ import java.time.InstantSource;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * How a decision ends once its rules are known: admitted, refused (counted, and towards escalation when the client
@@ -27,6 +28,9 @@ final class Outcomes {
     /** Refusals before the client rules that track their client (see {@link #recordRefused}). */
     private static final Set<Reason> TRACKED_REFUSALS = EnumSet.of(Reason.PASS_REQUIRED, Reason.NETWORK_BUDGET,
             Reason.NETWORK_CONCURRENCY, Reason.CATEGORY, Reason.TRAP);
+
+    /** Interstitials answered since start (the browser check's funnel: see {@link #challenge}). */
+    private final LongAdder challenged = new LongAdder();
 
     private final InstantSource clock;
     private final AtomicReference<CompiledPolicy> current;
@@ -148,9 +152,13 @@ final class Outcomes {
 
     /**
      * The browser check's interstitial instead of the page ({@link Reason#CHALLENGE}): counted as a refusal by its
-     * reason, never towards escalation (a person behind a busy network is asked, not punished).
+     * reason, never towards escalation (a person behind a busy network is asked, not punished), and as the first step
+     * of the check's funnel, the site's and its network's, whichever rule asked (the check itself, or the agent rule
+     * for a category whose action is to challenge and for an address the trap marked).
      */
     Decision challenge(ClientInfo client, ClientKey key, int bits, boolean dropPass, long now, String detail) {
+        challenged.increment();
+        telemetry.funnel(key.address(), FunnelStep.CHALLENGED, now);
         telemetry.refused(client.requestClass(), Reason.CHALLENGE, now);
         clients.recordRefusedTracking(key, client.requestClass(), now);
         return new Decision.Refuse(client, Reason.CHALLENGE, Reason.CHALLENGE.httpStatus(), -1, null, detail, bits,
@@ -199,6 +207,11 @@ final class Outcomes {
     /** An admitted request's upstream latency, once it finished. */
     void completed(long upstreamLatencyNanos) {
         telemetry.completed(upstreamLatencyNanos);
+    }
+
+    /** Interstitials answered since start, whichever rule asked. */
+    long challenged() {
+        return challenged.sum();
     }
 
     /** One step of the browser check's funnel, on the network of {@code address} (its row in the snapshot). */

@@ -5,7 +5,8 @@ package io.sluice.engine.telemetry;
  * {@link NetworkRow}), each step counted where the whole site's is ({@link BrowserCheckCounts}), on the network of
  * the request's address.
  *
- * @param challenged       its page navigations answered with the interstitial
+ * @param challenged       its page navigations answered with the interstitial (whichever rule asked: its
+ *                         {@code REFUSE:CHALLENGE} lines in the access log)
  * @param passesEarned     proofs-of-work its browsers answered right: passes handed out
  * @param weakPassesEarned passes handed out to it by the no-JavaScript path
  * @param answersRefused   its answers refused (forged, expired, wrong, too early, or the no-JavaScript path off)
