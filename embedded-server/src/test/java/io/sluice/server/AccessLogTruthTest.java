@@ -40,6 +40,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -124,9 +126,11 @@ class AccessLogTruthTest {
     private static final Set<String> BEFORE_THE_CLIENT_RULES = Set.of("PAUSED", "BANNED", "CHALLENGE",
             "PASS_REQUIRED", "NETWORK_BUDGET", "NETWORK_CONCURRENCY", "TRAP", "CATEGORY");
 
-    @Test
-    void afterAMixedRunEveryRowAndTotalOfTheSnapshotAgreesWithTheAccessLog() throws Exception {
-        Path log = start();
+    /** On either front-end path: each writes its own lines (the lean path its admitted requests'). */
+    @ParameterizedTest
+    @EnumSource(ForwardingPath.class)
+    void afterAMixedRunEveryRowAndTotalOfTheSnapshotAgreesWithTheAccessLog(ForwardingPath path) throws Exception {
+        Path log = start(path);
         server.policyChanges().edit(OPERATOR, p -> p.withTrustedProxies(List.of("127.0.0.1/32"))
                 .withBrowserCheck(p.browserCheck().withAlwaysChallenge(List.of(ASKED + "0/24"))));
 
@@ -184,7 +188,7 @@ class AccessLogTruthTest {
      */
     @Test
     void duringAHostileMinuteTheSnapshotStillAgreesWithTheAccessLog() throws Exception {
-        Path log = start();
+        Path log = start(ForwardingPath.LEAN);
         server.policyChanges().edit(OPERATOR, p -> p.withTrustedProxies(List.of("127.0.0.1/32"))
                 .withLoad(new Policy.Load(3, 2, 200)));
         String pass = earnPassUnderPressure();
@@ -235,10 +239,11 @@ class AccessLogTruthTest {
     }
 
     /** A server with the test site behind it and its access log in a file; the log's path. */
-    private Path start() throws Exception {
+    private Path start(ForwardingPath path) throws Exception {
         Path log = dir.resolve("access.log");
         server = servers.start(new ServerConfig(new HostPort("127.0.0.1", 0), null, new HostPort("127.0.0.1", 0),
-                dir.resolve("state"), null, true, false, log.toString(), ServerConfig.DEFAULT_UPSTREAM_TIMEOUT, null));
+                dir.resolve("state"), null, true, false, log.toString(), ServerConfig.DEFAULT_UPSTREAM_TIMEOUT, null)
+                .withFrontPath(path));
         return log;
     }
 
