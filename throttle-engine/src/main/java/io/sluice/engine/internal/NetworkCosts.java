@@ -36,7 +36,9 @@ import java.util.function.ToLongFunction;
  *
  * <p>Written once per completed request with a cost, off the decision: a lookup of the request's network in a bounded
  * table (Caffeine, like the client table: a spray of networks evicts the least used, counted and shown) and a few
- * additions under each window's own monitor. Read by {@link #networks} and {@link #summary} on the snapshot's thread.
+ * additions under each window's own monitor. Also written once per step of the browser check's funnel, on the
+ * decision of a request that meets the check (an interstitial, a request on a pass: one lookup in the same table).
+ * Read by {@link #networks} and {@link #summary} on the snapshot's thread.
  */
 public final class NetworkCosts {
 
