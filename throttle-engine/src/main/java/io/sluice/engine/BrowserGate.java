@@ -5,6 +5,7 @@ import io.sluice.engine.check.Pass;
 import io.sluice.engine.internal.ClientSample;
 import io.sluice.engine.internal.ClientStateStore;
 import io.sluice.engine.internal.CompiledPolicy;
+import io.sluice.engine.internal.FunnelStep;
 import io.sluice.engine.internal.HitStackState;
 import io.sluice.engine.internal.LoadGate;
 import io.sluice.engine.internal.RouteTable;
@@ -74,7 +75,6 @@ final class BrowserGate {
     private final ClientStateStore<?, ?> passStacks;
     /** Until when the site counts as under pressure (epoch millis). */
     private final AtomicLong pressureUntil = new AtomicLong(Long.MIN_VALUE);
-    private final LongAdder challenged = new LongAdder();
     private final LongAdder onPass = new LongAdder();
     private final LongAdder passesDropped = new LongAdder();
     private final LongAdder passesEarned = new LongAdder();
@@ -129,6 +129,7 @@ final class BrowserGate {
                     return overConcurrency(requestsOnPass, network, request, route, client, key, policy, true, now);
                 }
                 onPass.increment();
+                outcomes.funnel(address, FunnelStep.SERVED_ON_PASS, now);
                 ClientInfo passed = client.withPass(pass.weak() ? ClientInfo.Pass.WEAK : ClientInfo.Pass.STRONG);
                 return holding(new NetworkSlot<>(requestsOnPass, slot), next, compiled, passed, key, address, route,
                         now);
@@ -268,12 +269,12 @@ final class BrowserGate {
             passesWithheld.increment();
         } else {
             (weak ? weakPassesEarned : passesEarned).increment();
+            outcomes.funnel(address, weak ? FunnelStep.WEAK_PASS_EARNED : FunnelStep.PASS_EARNED, now);
         }
         return wait;
     }
 
     private Decision challenge(ClientInfo client, ClientKey key, int bits, boolean dropPass, long now, String detail) {
-        challenged.increment();
         return outcomes.challenge(client, key, bits, dropPass, now, detail);
     }
 
@@ -349,14 +350,15 @@ final class BrowserGate {
         return new ClientKey(IpAddress.ofIpv6(PASS_PREFIX, hash), "");
     }
 
-    /** An answer to a challenge was refused at the pass endpoint. */
-    void refusedAnswer() {
+    /** An answer to a challenge from {@code address} was refused at the pass endpoint. */
+    void refusedAnswer(IpAddress address, long now) {
         answersRefused.increment();
+        outcomes.funnel(address, FunnelStep.ANSWER_REFUSED, now);
     }
 
     /** The check's counters since the engine started, and whether the site is under pressure now. */
     BrowserCheckCounts counts(BrowserCheck check, long now) {
-        return new BrowserCheckCounts(check.mode(), underPressure(now), challenged.sum(),
+        return new BrowserCheckCounts(check.mode(), underPressure(now), outcomes.challenged(),
                 passesEarned.sum(), weakPassesEarned.sum(), answersRefused.sum(), onPass.sum(), passesDropped.sum(),
                 passStacks.tracked(), passesWithheld.sum(), check.alwaysChallenge(), overConcurrency.sum(),
                 busiestNetworks(now), new ClientTableStats(claimsWithoutPass.tracked() + requestsOnPass.tracked(),

@@ -375,9 +375,9 @@ public final class ThrottleEngine {
         return browserGate.earn(current.get().policy().browserCheck(), address, weak, clock.millis());
     }
 
-    /** The front end refused an answer to a challenge; counted. */
-    public void answerRefused() {
-        browserGate.refusedAnswer();
+    /** The front end refused an answer to a challenge from {@code address}; counted, and on its network's row. */
+    public void answerRefused(IpAddress address) {
+        browserGate.refusedAnswer(address, clock.millis());
     }
 
     /**
