@@ -248,7 +248,7 @@ final class BrowserGate {
             NetworkAsk question = new NetworkAsk(network,
                     new SharedClientStore.NetworkBudget(true, budgets.withPass(), page && asked), overAlone,
                     overAlone && weight > 0 && shared.hitsInWindow() - weight <= alone.maxHits(),
-                    shared.millisUntilBelow(), new OnPass(client, key, network, harder(check, pressure)));
+                    shared.millisUntilBelow(), alone.maxHits(), new OnPass(client, key, network, harder(check, pressure)));
             ClientInfo passed = client.withPass(pass.weak() ? ClientInfo.Pass.WEAK : ClientInfo.Pass.STRONG);
             return holdingInCluster(new NetworkSlot<>(requestsOnPass, slot), next, compiled, passed, key, address,
                     route, now, question);
@@ -274,7 +274,7 @@ final class BrowserGate {
         NetworkAsk question = new NetworkAsk(network,
                 new SharedClientStore.NetworkBudget(false, budgets.withoutPass(), true), overAlone,
                 overAlone && weight > 0 && claims.hitsInWindow() - weight <= alone.maxHits(),
-                claims.millisUntilBelow(), new WithoutPass(request, route, client, key, budgets, check.difficulty()));
+                claims.millisUntilBelow(), alone.maxHits(), new WithoutPass(request, route, client, key, budgets, check.difficulty()));
         // not a page while the check asks: never challenged, but no longer served whatever the load
         return holdingInCluster(new NetworkSlot<>(claimsWithoutPass, slot), next, compiled,
                 asked ? client.withPass(ClientInfo.Pass.MISSING) : client, key, address, route, now, question);
@@ -300,7 +300,7 @@ final class BrowserGate {
         }
 
         @Override
-        public Decision over(boolean tookOver, long retryMillis, long now) {
+        public Decision over(boolean tookOver, long retryMillis, int budget, long now) {
             if (!isRead(request.method())) {
                 return outcomes.refuse(client, key, Reason.PASS_REQUIRED, -1, null, now,
                         "This network is asked to prove it runs a browser: load a page first, then try again.");
@@ -310,7 +310,7 @@ final class BrowserGate {
                         "Checking that this is a browser before serving the page.");
             }
             return outcomes.refuse(client, key, Reason.NETWORK_BUDGET, Outcomes.ceilSeconds(retryMillis), null, now,
-                    "More than " + budgets.withoutPass().maxHits() + " requests without a pass from this network in "
+                    "More than " + budget + " requests without a pass from this network in "
                             + budgets.withoutPass().windowSeconds() + " s.");
         }
 
@@ -335,7 +335,7 @@ final class BrowserGate {
         }
 
         @Override
-        public Decision over(boolean tookOver, long retryMillis, long now) {
+        public Decision over(boolean tookOver, long retryMillis, int budget, long now) {
             dropped(tookOver, now);
             return challenge(client, key, bits, true, now,
                     "This network asked for more pages than its budget: prove again that this is a browser.");

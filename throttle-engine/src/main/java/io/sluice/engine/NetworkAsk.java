@@ -20,10 +20,11 @@ import io.sluice.engine.store.SharedClientStore;
  * @param overAlone      this node's own stack is over its share of the budget
  * @param tookOverAlone  and this request took it over
  * @param retryAlone     when this node's own stack is below its share again (ms)
+ * @param shareAlone     this node's share of the budget (its most hits in the window)
  * @param answer         the gate's answers
  */
 record NetworkAsk(ClientKey network, SharedClientStore.NetworkBudget budget, boolean overAlone, boolean tookOverAlone,
-                  long retryAlone, Answer answer) {
+                  long retryAlone, int shareAlone, Answer answer) {
 
     /** What the browser check answers once the network's stack is judged. */
     interface Answer {
@@ -33,8 +34,9 @@ record NetworkAsk(ClientKey network, SharedClientStore.NetworkBudget budget, boo
          *
          * @param tookOver    this request took the network over its budget
          * @param retryMillis when the network is below its budget again
+         * @param budget      the budget that judged (the policy's, or this node's share of it when alone)
          */
-        Decision over(boolean tookOver, long retryMillis, long now);
+        Decision over(boolean tookOver, long retryMillis, int budget, long now);
 
         /** The client as the client's rules judge it, the network over its budget or not (a decisive one: not). */
         ClientInfo judged(ClientInfo client, boolean over, boolean tookOver, long now);

@@ -217,7 +217,9 @@ class RedisClusterAdmissionCallsTest {
         List<String> words = new ArrayList<>(List.of("EVAL", CLIENT_ADMIT, "1", keys.get(2), "*",
                 Integer.toString(keys.size())));
         words.addAll(keys);
-        words.addAll(List.of("1", "lease-0", "1", "15", "10", "0", "0", "15", "100", "8", "64", "35000", "1000"));
+        // a release, one set of limits (the last three: no network), then the three requests
+        words.addAll(List.of("1", "lease-0", "1", "15", "10", "0", "0", "15", "100", "8", "64", "35000", "1000",
+                "0", "0", "0"));
         for (int i = 1; i <= 3; i++) {
             words.addAll(List.of("1", "1", "lease-" + i, "-1"));
         }
