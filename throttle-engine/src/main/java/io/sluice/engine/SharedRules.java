@@ -98,11 +98,12 @@ final class SharedRules<S> {
     private static SharedClientStore.Ask ask(CompiledPolicy compiled, ClientRules.Limits whole, ClientInfo client,
                                              ClientKey key, IpAddress address, ClientKey addressKey,
                                              RouteTable.Compiled route, long now, NetworkAsk network) {
-        ClientKey ofNetwork = null;
+        ClientKey ofNetwork;
         if (network != null) {
             ofNetwork = network.network();
-        } else if (client.requestClass() == RequestClass.BROWSER) {
-            // asked nothing about, but a browser claim's keys stay with its network's wherever the store keeps them
+        } else {
+            // asked nothing about, but every client's keys stay with its network's wherever the store keeps them, so
+            // that an address's browser claims and its other requests share one address aggregate
             BrowserCheck.Networks budgets = compiled.policy().browserCheck().networks();
             ofNetwork = ClientKey.ofAddress(address, budgets.ipv4Prefix(), budgets.ipv6Prefix());
         }

@@ -217,14 +217,14 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
 
     /*
      * A browser claim's network (the browser check's budgets) is counted in the same call as its client's rules, so on
-     * a Redis Cluster the keys of a client that claims a browser, its address aggregate's too, follow the crawlers'
-     * rule above: they are tagged with its network (with its address aggregate, if an operator made that the wider),
-     * the network's stacks' slot. The price is the crawlers' too: on a Redis Cluster an address's browser claims and
-     * its other requests count in two aggregates, and the shards share the load by network, not by address. On one
+     * a Redis Cluster a client's keys, its address aggregate's too, are tagged with its network (with its address
+     * aggregate, if an operator made that the wider): the slot of the network's stacks. Every client's, not only a
+     * browser claim's, so that an address's browser claims and its other requests still count in one aggregate
+     * (changing the user agent buys no fresh allowance). The shards share the load by network, not by address. On one
      * Redis nothing moves.
      */
 
-    /** The hash tag of a browser claim's keys on a Redis Cluster: the wider of its address aggregate and network. */
+    /** The hash tag of a client's keys on a Redis Cluster: the wider of its address aggregate and network. */
     private static String networkTag(ClientKey address, ClientKey network) {
         ClientKey wider = (address.prefixBits() & 0xFF) < (network.prefixBits() & 0xFF) ? address : network;
         return wider.ip() + "/" + (wider.prefixBits() & 0xFF);

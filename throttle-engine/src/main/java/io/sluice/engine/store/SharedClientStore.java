@@ -38,8 +38,8 @@ public interface SharedClientStore<S> {
      * @param allCrawlersMillis rule 3's gap for any crawler
      * @param policyVersion     the policy version the limits come from (a cached answer is only reused under it)
      * @param nowMillis         the engine's time of the decision (the store judges windows on its own clock)
-     * @param network           the client's network (the browser check's prefixes) when it claims a browser, else
-     *                          null: a store spread over shards keeps such a client's keys with its network's
+     * @param network           the client's network (the browser check's prefixes; null only from a caller that
+     *                          knows none): a store spread over shards keeps a client's keys with its network's
      * @param networkBudget     the browser check's question about that network's budget, judged in the same call
      *                          before the client's rules, or null when the check asks none
      */
@@ -48,7 +48,7 @@ public interface SharedClientStore<S> {
                int addressMaxConcurrent, String crawler, long perCrawlerMillis, long allCrawlersMillis,
                long policyVersion, long nowMillis, ClientKey network, NetworkBudget networkBudget) {
 
-        /** An ask with no network: a client that does not claim a browser. */
+        /** An ask with no network (a store's own tests). */
         public Ask(ClientKey client, ClientKey address, String route, int weight, Policy.HitStack clientLimits,
                    Policy.HitStack routeLimits, Policy.HitStack addressLimits, int maxConcurrent,
                    int addressMaxConcurrent, String crawler, long perCrawlerMillis, long allCrawlersMillis,
