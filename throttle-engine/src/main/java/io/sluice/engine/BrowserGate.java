@@ -248,7 +248,8 @@ final class BrowserGate {
             NetworkAsk question = new NetworkAsk(network,
                     new SharedClientStore.NetworkBudget(true, budgets.withPass(), page && asked), overAlone,
                     overAlone && weight > 0 && shared.hitsInWindow() - weight <= alone.maxHits(),
-                    shared.millisUntilBelow(), alone.maxHits(), new OnPass(client, key, network, harder(check, pressure)));
+                    shared.millisUntilBelow(), alone.maxHits(),
+                    new OnPass(client, key, network, harder(check, pressure)));
             ClientInfo passed = client.withPass(pass.weak() ? ClientInfo.Pass.WEAK : ClientInfo.Pass.STRONG);
             return holdingInCluster(new NetworkSlot<>(requestsOnPass, slot), next, compiled, passed, key, address,
                     route, now, question);
@@ -274,7 +275,8 @@ final class BrowserGate {
         NetworkAsk question = new NetworkAsk(network,
                 new SharedClientStore.NetworkBudget(false, budgets.withoutPass(), true), overAlone,
                 overAlone && weight > 0 && claims.hitsInWindow() - weight <= alone.maxHits(),
-                claims.millisUntilBelow(), alone.maxHits(), new WithoutPass(request, route, client, key, budgets, check.difficulty()));
+                claims.millisUntilBelow(), alone.maxHits(),
+                new WithoutPass(request, route, client, key, budgets, check.difficulty()));
         // not a page while the check asks: never challenged, but no longer served whatever the load
         return holdingInCluster(new NetworkSlot<>(claimsWithoutPass, slot), next, compiled,
                 asked ? client.withPass(ClientInfo.Pass.MISSING) : client, key, address, route, now, question);
