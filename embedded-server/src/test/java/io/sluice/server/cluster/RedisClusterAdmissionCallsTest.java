@@ -88,8 +88,9 @@ class RedisClusterAdmissionCallsTest {
     }
 
     /**
-     * {@code count} addresses whose keys are on {@code master}, each in a slot of its own: on a Redis Cluster a client's
-     * keys are tagged with its network (its /24, the browser check's default), so each is of a /24 of its own.
+     * {@code count} addresses whose keys are on {@code master}, each in a slot of its own: on a Redis Cluster a
+     * client's keys are tagged with its network (its /24, the browser check's default), so each is of a /24 of its
+     * own.
      */
     private static List<String> addressesOn(TestRedis master, int count) {
         List<String> found = new ArrayList<>();
