@@ -93,6 +93,12 @@ final class BrowserGate {
     private final PassCooldowns cooldowns;
     /** The cluster's per-client store, which keeps the networks' hit stacks too; null on a single node. */
     private final SharedClientStore<?> cluster;
+    /** The live budgets as this node applies them alone (a cluster's node), made once per policy and node count. */
+    private volatile Shares shares;
+
+    /** A network's budgets as one of {@code nodes} nodes applies them alone. */
+    private record Shares(BrowserCheck.Networks of, int nodes, Policy.HitStack withoutPass, Policy.HitStack withPass) {
+    }
 
     BrowserGate(BrowserPasses passes, LoadGate load, Outcomes outcomes, ClientStateStore<?, ?> claimsWithoutPass,
                 ClientStateStore<?, ?> requestsOnPass, ClientStateStore<?, ?> passStacks, PassCooldowns cooldowns) {
@@ -217,13 +223,13 @@ final class BrowserGate {
         Policy policy = compiled.policy();
         BrowserCheck check = policy.browserCheck();
         BrowserCheck.Networks budgets = check.networks();
-        int nodes = Math.max(1, cluster.nodes());
+        Shares share = shares(budgets, Math.max(1, cluster.nodes()));
         int weight = route.weight();
         boolean page = navigation(request, route);
         boolean asked = asking(check, compiled, address, route, pressure);
         if (pass != null) {
             HitStackState<?> own = passStacks.pushHit(passKey(pass), client, now, check.perPass(), weight);
-            Policy.HitStack alone = divided(budgets.withPass(), nodes);
+            Policy.HitStack alone = share.withPass();
             HitStackState<B> shared = requestsOnPass.pushHit(network, client, now, alone, weight);
             if (own.hitsInWindow() > check.perPass().maxHits()) {
                 // the pass itself is over its pace: the gate's answer, whatever the network's stack says
@@ -254,7 +260,7 @@ final class BrowserGate {
             return holdingInCluster(new NetworkSlot<>(requestsOnPass, slot), next, compiled, passed, key, address,
                     route, now, question);
         }
-        Policy.HitStack alone = divided(budgets.withoutPass(), nodes);
+        Policy.HitStack alone = share.withoutPass();
         HitStackState<A> claims = claimsWithoutPass.pushHit(network, client, now, alone, weight);
         if (asked && (!isRead(request.method()) || page)) {
             // asked for a pass whatever the budget: answered here, the network's hit counted all the same
@@ -373,6 +379,18 @@ final class BrowserGate {
     /** The proof-of-work asked of a pass dropped: harder while the site is under pressure. */
     private static int harder(BrowserCheck check, boolean pressure) {
         return Math.min(MAX_BITS, check.difficulty() + (pressure ? HARDER_BITS : 0));
+    }
+
+    /** {@code budgets} as one of {@code nodes} nodes applies them alone; made once per policy and node count. */
+    private Shares shares(BrowserCheck.Networks budgets, int nodes) {
+        Shares known = shares;
+        if (known != null && known.of() == budgets && known.nodes() == nodes) {
+            return known;
+        }
+        Shares fresh = new Shares(budgets, nodes, divided(budgets.withoutPass(), nodes),
+                divided(budgets.withPass(), nodes));
+        shares = fresh;
+        return fresh;
     }
 
     /** A network's budget as one of {@code nodes} nodes applies it alone (rounded up, as the client's limits). */
