@@ -96,8 +96,9 @@ final class BrowserGate {
     /** The live budgets as this node applies them alone (a cluster's node), made once per policy and node count. */
     private volatile Shares shares;
 
-    /** A network's budgets as one of {@code nodes} nodes applies them alone. */
-    private record Shares(BrowserCheck.Networks of, int nodes, Policy.HitStack withoutPass, Policy.HitStack withPass) {
+    /** A network's budgets, and a pass's pace, as one of {@code nodes} nodes applies them alone. */
+    private record Shares(BrowserCheck of, int nodes, Policy.HitStack withoutPass, Policy.HitStack withPass,
+                          Policy.HitStack perPass) {
     }
 
     BrowserGate(BrowserPasses passes, LoadGate load, Outcomes outcomes, ClientStateStore<?, ?> claimsWithoutPass,
@@ -223,38 +224,28 @@ final class BrowserGate {
         Policy policy = compiled.policy();
         BrowserCheck check = policy.browserCheck();
         BrowserCheck.Networks budgets = check.networks();
-        Shares share = shares(budgets, Math.max(1, cluster.nodes()));
+        Shares share = shares(check, Math.max(1, cluster.nodes()));
         int weight = route.weight();
         boolean page = navigation(request, route);
         boolean asked = asking(check, compiled, address, route, pressure);
         if (pass != null) {
-            HitStackState<?> own = passStacks.pushHit(passKey(pass), client, now, check.perPass(), weight);
+            // the pass's own stack and its network's on passes: both the cluster's, judged in one call
+            Policy.HitStack paceAlone = share.perPass();
+            HitStackState<?> own = passStacks.pushHit(passKey(pass), client, now, paceAlone, weight);
             Policy.HitStack alone = share.withPass();
             HitStackState<B> shared = requestsOnPass.pushHit(network, client, now, alone, weight);
-            if (own.hitsInWindow() > check.perPass().maxHits()) {
-                // the pass itself is over its pace: the gate's answer, whatever the network's stack says
-                countNetwork(compiled, address, network, true, weight);
-                passesDropped.increment();
-                if (weight > 0 && own.hitsInWindow() - weight <= check.perPass().maxHits()) {
-                    cooldowns.dropped(network, now);
-                }
-                if (page && asked) {
-                    return challenge(client, key, harder(check, pressure), true, now,
-                            "This pass was used faster than one person browses: prove again that this is a browser.");
-                }
-                return next.afterPrelude(compiled, client.withPass(ClientInfo.Pass.MISSING), key, address, route,
-                        now);
-            }
             M slot = requestsOnPass.acquireInFlight(network, shared.client(), budgets.maxConcurrentWithPass());
             if (slot == null) {
                 countNetwork(compiled, address, network, true, weight);
                 return overConcurrency(requestsOnPass, network, request, route, client, key, policy, true, now);
             }
-            boolean overAlone = shared.hitsInWindow() > alone.maxHits();
-            NetworkAsk question = new NetworkAsk(network,
-                    new SharedClientStore.NetworkBudget(true, budgets.withPass(), page && asked), overAlone,
-                    overAlone && weight > 0 && shared.hitsInWindow() - weight <= alone.maxHits(),
-                    shared.millisUntilBelow(), alone.maxHits(),
+            boolean overPace = own.hitsInWindow() > paceAlone.maxHits();
+            boolean overBudget = shared.hitsInWindow() > alone.maxHits();
+            boolean tookOver = weight > 0 && (overPace && own.hitsInWindow() - weight <= paceAlone.maxHits()
+                    || overBudget && shared.hitsInWindow() - weight <= alone.maxHits());
+            NetworkAsk question = new NetworkAsk(network, new SharedClientStore.NetworkBudget(true,
+                    budgets.withPass(), page && asked, pass.id(), check.perPass()), overPace || overBudget, tookOver,
+                    overPace, shared.millisUntilBelow(), alone.maxHits(),
                     new OnPass(client, key, network, harder(check, pressure)));
             ClientInfo passed = client.withPass(pass.weak() ? ClientInfo.Pass.WEAK : ClientInfo.Pass.STRONG);
             return holdingInCluster(new NetworkSlot<>(requestsOnPass, slot), next, compiled, passed, key, address,
@@ -280,7 +271,7 @@ final class BrowserGate {
         boolean overAlone = claims.hitsInWindow() > alone.maxHits();
         NetworkAsk question = new NetworkAsk(network,
                 new SharedClientStore.NetworkBudget(false, budgets.withoutPass(), true), overAlone,
-                overAlone && weight > 0 && claims.hitsInWindow() - weight <= alone.maxHits(),
+                overAlone && weight > 0 && claims.hitsInWindow() - weight <= alone.maxHits(), false,
                 claims.millisUntilBelow(), alone.maxHits(),
                 new WithoutPass(request, route, client, key, budgets, check.difficulty()));
         // not a page while the check asks: never challenged, but no longer served whatever the load
@@ -308,7 +299,7 @@ final class BrowserGate {
         }
 
         @Override
-        public Decision over(boolean tookOver, long retryMillis, int budget, long now) {
+        public Decision over(boolean tookOver, boolean passOver, long retryMillis, int budget, long now) {
             if (!isRead(request.method())) {
                 return outcomes.refuse(client, key, Reason.PASS_REQUIRED, -1, null, now,
                         "This network is asked to prove it runs a browser: load a page first, then try again.");
@@ -343,10 +334,11 @@ final class BrowserGate {
         }
 
         @Override
-        public Decision over(boolean tookOver, long retryMillis, int budget, long now) {
+        public Decision over(boolean tookOver, boolean passOver, long retryMillis, int budget, long now) {
             dropped(tookOver, now);
-            return challenge(client, key, bits, true, now,
-                    "This network asked for more pages than its budget: prove again that this is a browser.");
+            return challenge(client, key, bits, true, now, passOver
+                    ? "This pass was used faster than one person browses: prove again that this is a browser."
+                    : "This network asked for more pages than its budget: prove again that this is a browser.");
         }
 
         @Override
@@ -381,14 +373,15 @@ final class BrowserGate {
         return Math.min(MAX_BITS, check.difficulty() + (pressure ? HARDER_BITS : 0));
     }
 
-    /** {@code budgets} as one of {@code nodes} nodes applies them alone; made once per policy and node count. */
-    private Shares shares(BrowserCheck.Networks budgets, int nodes) {
+    /** {@code check}'s budgets as one of {@code nodes} nodes applies them alone; once per policy and node count. */
+    private Shares shares(BrowserCheck check, int nodes) {
         Shares known = shares;
-        if (known != null && known.of() == budgets && known.nodes() == nodes) {
+        if (known != null && known.of() == check && known.nodes() == nodes) {
             return known;
         }
-        Shares fresh = new Shares(budgets, nodes, divided(budgets.withoutPass(), nodes),
-                divided(budgets.withPass(), nodes));
+        BrowserCheck.Networks budgets = check.networks();
+        Shares fresh = new Shares(check, nodes, divided(budgets.withoutPass(), nodes),
+                divided(budgets.withPass(), nodes), divided(check.perPass(), nodes));
         shares = fresh;
         return fresh;
     }

@@ -126,8 +126,8 @@ final class SharedRules<S> {
         if (network != null) {
             if (verdict.refusal() == Reason.NETWORK_BUDGET) {
                 // the network over a budget that decides: the browser check answers, no client rule was judged
-                return network.answer().over(verdict.networkTookOver(), verdict.retryAfterMillis(),
-                        network.budget().limits().maxHits(), now);
+                return network.answer().over(verdict.networkTookOver(), verdict.passOver(),
+                        verdict.retryAfterMillis(), network.budget().limits().maxHits(), now);
             }
             asked = pushed.withClient(network.answer().judged(pushed.client(), verdict.networkOver(),
                     verdict.networkTookOver(), now));
@@ -168,8 +168,8 @@ final class SharedRules<S> {
         }
         // the network's budget, as this node's own stack holds it (its share of the budget), first
         if (network.overAlone() && network.budget().decisive()) {
-            return network.answer().over(network.tookOverAlone(), network.retryAlone(), network.shareAlone(),
-                    now);
+            return network.answer().over(network.tookOverAlone(), network.passOverAlone(), network.retryAlone(),
+                    network.shareAlone(), now);
         }
         return rules.judge(asked.withClient(network.answer().judged(asked.client(), network.overAlone(),
                 network.tookOverAlone(), now)), now);

@@ -140,7 +140,7 @@ class SharedStorePathTest {
         assertThat(ask.networkBudget()).isEqualTo(new SharedClientStore.NetworkBudget(false,
                 BrowserCheck.DEFAULTS.networks().withoutPass(), true));
         store.answers.get(0).complete(new SharedClientStore.Verdict<>(Reason.NETWORK_BUDGET, 3_000, 0, 0, null, true,
-                true));
+                true, false));
         Decision.Refuse challenge = refused(answer(decision), Reason.CHALLENGE);
         assertThat(challenge.dropPass()).isFalse();
         assertThat(engine.snapshot().browserCheck().challenged()).isEqualTo(1);
@@ -169,8 +169,11 @@ class SharedStorePathTest {
 
         SharedClientStore.NetworkBudget budget = store.asks.get(0).networkBudget();
         assertThat(budget.onPass()).isTrue();
+        assertThat(budget.pass()).as("the pass's own stack asked with its network's").isEqualTo("p1");
+        assertThat(budget.perPass()).isEqualTo(BrowserCheck.PER_PASS);
         assertThat(budget.decisive()).as("not a page: never challenged").isFalse();
-        store.answers.get(0).complete(new SharedClientStore.Verdict<>(null, 0, 1, 15_000, "lease-1", true, true));
+        store.answers.get(0).complete(new SharedClientStore.Verdict<>(null, 0, 1, 15_000, "lease-1", true, true,
+                false));
         Decision.Admit admit = admitted(answer(decision));
         assertThat(admit.client().pass()).isEqualTo(ClientInfo.Pass.MISSING);
         admit.admission().complete(200, 1_000);

@@ -62,9 +62,13 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
     private static final Reason[] VERDICTS = {null, Reason.CRAWLER_SPACING, Reason.CRAWLERS_BUSY, Reason.HIT_STACK,
         Reason.ROUTE_LIMIT, Reason.ADDRESS_HIT_STACK, Reason.CLIENT_CONCURRENCY, Reason.ADDRESS_CONCURRENCY,
         Reason.NETWORK_BUDGET};
-    /** client-admit.lua's marks on a verdict: the request's network was over its budget; this request took it over. */
+    /**
+     * client-admit.lua's marks on a verdict: the request's network was over its budget; this request took it (or its
+     * pass) over; its pass was over its pace. The low bits are the verdict.
+     */
     private static final int NETWORK_OVER = 16;
     private static final int TOOK_OVER = 32;
+    private static final int PASS_OVER = 64;
     private static final int VERDICT = 15;
     /** The most refusals remembered at once; past it a refused client is asked about again (memory stays bounded). */
     static final int MAX_REFUSALS = 100_000;
@@ -240,6 +244,17 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
     }
 
     /**
+     * A pass's own hit stack (its id: base64url): on a Redis Cluster in the slot of its network, which its requests
+     * all come from (a pass is good only in the network it was made for), elsewhere under its id alone.
+     */
+    private String passHits(ClientKey address, ClientKey network, String pass) {
+        if (crawlersApart) {
+            return prefix + "{" + networkTag(address, network) + "}:" + STACKS + "q:" + pass;
+        }
+        return prefix + "{" + pass + "}:" + STACKS + "q";
+    }
+
+    /**
      * The letter of the hit stacks' keys (a client's, its address's, a route's). It changes whenever hit-stacks.lua
      * lays a stack out differently ("m" since the header keeps two seconds for a client's admission), so during an
      * upgrade old and new nodes never read each other's stacks wrongly (docs/manual/cluster.md, "Upgrading").
@@ -283,6 +298,8 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
         String crawler = ask.crawler() == null ? null : crawlerKey(ask.crawler());
         NetworkBudget budget = ask.networkBudget();
         String networkHits = budget == null ? null : networkHits(ask.address(), ask.network(), budget.onPass());
+        String passHits = budget == null || budget.pass() == null ? null
+                : passHits(ask.address(), ask.network(), budget.pass());
         if (engineNow != ask.nowMillis()) {
             engineNow = ask.nowMillis(); // written once a millisecond, not by every request
         }
@@ -294,7 +311,7 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
         String clientLeases = tag + "l:" + client;
         String addressLeases = tag + "l";
         String[] keys = new String[4 + (ask.routeLimits() != null ? 1 : 0) + (crawler != null ? 2 : 0)
-                + (networkHits != null ? 1 : 0)];
+                + (networkHits != null ? 1 : 0) + (passHits != null ? 1 : 0)];
         keys[0] = hits;
         keys[1] = addressHits;
         keys[2] = clientLeases;
@@ -308,7 +325,10 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
             keys[more++] = anyCrawler;
         }
         if (networkHits != null) {
-            keys[more] = networkHits;
+            keys[more++] = networkHits;
+        }
+        if (passHits != null) {
+            keys[more] = passHits;
         }
         asked.increment();
         long sentNanos = System.nanoTime();
@@ -335,20 +355,23 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
     private AdmissionBatches.LimitSet limitsOf(Ask ask, AdmissionBatches admissions) {
         NetworkBudget budget = ask.networkBudget();
         Policy.HitStack network = budget == null ? null : budget.limits();
+        Policy.HitStack pace = budget == null || budget.pass() == null ? null : budget.perPass();
         boolean decisive = budget != null && budget.decisive();
         int slot = (31 * (31 * System.identityHashCode(ask.clientLimits()) + System.identityHashCode(ask.routeLimits()))
-                + System.identityHashCode(network) + (decisive ? 1 : 0)) & (knownLimits.length - 1);
+                + System.identityHashCode(network) + System.identityHashCode(pace) + (decisive ? 1 : 0))
+                & (knownLimits.length - 1);
         KnownLimits known = knownLimits[slot];
-        if (known == null || !known.judges(ask, network, decisive)) {
+        if (known == null || !known.judges(ask, network, pace, decisive)) {
             Policy.HitStack route = ask.routeLimits();
             AdmissionBatches.Limits limits = new AdmissionBatches.Limits(ask.clientLimits().windowSeconds(),
                     ask.clientLimits().maxHits(), route == null ? 0 : route.windowSeconds(),
                     route == null ? 0 : route.maxHits(), ask.addressLimits().windowSeconds(),
                     ask.addressLimits().maxHits(), ask.maxConcurrent(), ask.addressMaxConcurrent(), leaseMillis,
                     ask.allCrawlersMillis(), network == null ? 0 : network.windowSeconds(),
-                    network == null ? 0 : network.maxHits(), decisive);
+                    network == null ? 0 : network.maxHits(), decisive, pace == null ? 0 : pace.windowSeconds(),
+                    pace == null ? 0 : pace.maxHits());
             known = new KnownLimits(ask.clientLimits(), route, ask.addressLimits(), ask.maxConcurrent(),
-                    ask.addressMaxConcurrent(), ask.allCrawlersMillis(), network, decisive,
+                    ask.addressMaxConcurrent(), ask.allCrawlersMillis(), network, pace, decisive,
                     admissions.limitSet(limits));
             knownLimits[slot] = known;
         }
@@ -358,11 +381,12 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
     /** A set of limits, and the parts of an ask it was made from. */
     private record KnownLimits(Policy.HitStack client, Policy.HitStack route, Policy.HitStack address,
                                int maxConcurrent, int addressMaxConcurrent, long allCrawlersMillis,
-                               Policy.HitStack network, boolean networkDecisive, AdmissionBatches.LimitSet set) {
-        boolean judges(Ask ask, Policy.HitStack askedNetwork, boolean decisive) {
+                               Policy.HitStack network, Policy.HitStack pace, boolean networkDecisive,
+                               AdmissionBatches.LimitSet set) {
+        boolean judges(Ask ask, Policy.HitStack askedNetwork, Policy.HitStack askedPace, boolean decisive) {
             return ask.clientLimits() == client && ask.routeLimits() == route && ask.addressLimits() == address
                     && ask.maxConcurrent() == maxConcurrent && ask.addressMaxConcurrent() == addressMaxConcurrent
-                    && ask.allCrawlersMillis() == allCrawlersMillis && askedNetwork == network
+                    && ask.allCrawlersMillis() == allCrawlersMillis && askedNetwork == network && askedPace == pace
                     && decisive == networkDecisive;
         }
     }
@@ -373,6 +397,7 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
         int code = (int) (long) (Long) answer.get(0);
         Reason refusal = VERDICTS[code & VERDICT];
         boolean networkOver = (code & NETWORK_OVER) != 0;
+        boolean passOver = (code & PASS_OVER) != 0;
         boolean tookOver = (code & TOOK_OVER) != 0;
         long retry = (Long) answer.get(1);
         int inWindow = (int) (long) (Long) answer.get(2);
@@ -382,7 +407,7 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
                     : new RedisLease(asked.clientLeases(), asked.addressLeases(), asked.id(), crawler, anyCrawler,
                             (Long) answer.get(4), (Long) answer.get(5), (Long) answer.get(6), asked.takenNanos());
             live.put(lease.id(), lease);
-            return new Verdict<>(null, 0, inWindow, untilReset, lease, networkOver, tookOver);
+            return new Verdict<>(null, 0, inWindow, untilReset, lease, networkOver || passOver, tookOver, passOver);
         }
         String until = switch (refusal) {
             case CRAWLER_SPACING -> crawler;
@@ -390,7 +415,7 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
             case HIT_STACK -> hits;
             case ROUTE_LIMIT -> routeHits;
             case ADDRESS_HIT_STACK -> addressHits;
-            case NETWORK_BUDGET -> networkHits;
+            case NETWORK_BUDGET -> networkOver ? networkHits : null; // a pass over its pace: that pass alone
             default -> null; // concurrency: when a slot frees is not known
         };
         if (until != null && retry > 0 && refused.size() < MAX_REFUSALS) {
@@ -398,7 +423,7 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
             refused.put(until, new Refused(refusal, ask.nowMillis(), ask.nowMillis() + retry, ask.policyVersion(),
                     inWindow, untilReset));
         }
-        return new Verdict<>(refusal, retry, inWindow, untilReset, null, networkOver, tookOver);
+        return new Verdict<>(refusal, retry, inWindow, untilReset, null, networkOver || passOver, tookOver, passOver);
     }
 
     /**
@@ -418,7 +443,7 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
                     count(networkHits, ask.weight());
                 }
                 return new Verdict<>(Reason.NETWORK_BUDGET, network.untilMillis() - ask.nowMillis(), 0, 0, null,
-                        true, false);
+                        true, false, false);
             }
         }
         Refused known = null;

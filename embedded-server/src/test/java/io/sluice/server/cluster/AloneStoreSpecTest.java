@@ -59,10 +59,13 @@ class AloneStoreSpecTest extends ClientStoreSpecification {
         BrowserCheck check = stated.browserCheck();
         BrowserCheck.Networks networks = check.networks();
         return stated.withHitStack(whole(stated.hitStack()))
-                .withBrowserCheck(check.withNetworks(new BrowserCheck.Networks(networks.ipv4Prefix(),
-                        networks.ipv6Prefix(), whole(networks.withoutPass()), whole(networks.withPass()),
-                        networks.passCooldownSeconds(), networks.maxConcurrentWithoutPass(),
-                        networks.maxConcurrentWithPass())))
+                .withBrowserCheck(new BrowserCheck(check.mode(), check.difficulty(), check.passTtlSeconds(),
+                        check.noScript(), check.noScriptWaitSeconds(), check.pressureInFlight(),
+                        check.pressureHoldSeconds(), whole(check.perPass()), new BrowserCheck.Networks(
+                                networks.ipv4Prefix(), networks.ipv6Prefix(), whole(networks.withoutPass()),
+                                whole(networks.withPass()), networks.passCooldownSeconds(),
+                                networks.maxConcurrentWithoutPass(), networks.maxConcurrentWithPass()),
+                        check.exemptPaths(), check.alwaysChallenge()))
                 .withPerClient(new Policy.PerClient(whole(stated.perClient().maxConcurrent())))
                 .withPerAddress(new Policy.PerAddress(address.ipv4Prefix(), address.ipv6Prefix(),
                         address.windowSeconds(), whole(address.maxHits()), whole(address.maxConcurrent())))

@@ -278,6 +278,36 @@ abstract class ClientStoreSpecification {
 
     @Test
     @DiffersOnACluster("a browser claim's keys in its network's slot, with the network's stacks")
+    void aPassSharedByAFleetIsHeldToOnePersonsPaceWhicheverNodesItsRequestsLandOn() {
+        Policy policy = networkBudgets(generous(), BrowserCheck.Mode.ALWAYS, 100, 100); // perPass: 10 in 15 s
+        ThrottleEngine a = node("a", policy);
+        ThrottleEngine b = node("b", policy);
+        for (int i = 0; i < 10; i++) {
+            ThrottleEngine node = i % 2 == 0 ? a : b;
+            Decision.Admit admit = admitted(decide(node, page("203.0.113." + (i + 1), "/p/" + i)
+                    .withPass(sharedPass(node))));
+            assertThat(admit.client().pass()).isEqualTo(ClientInfo.Pass.STRONG);
+            admit.admission().complete(200, 1_000_000);
+        }
+
+        // its 11th page over both nodes, from yet another address: dropped, asked again (not its 21st)
+        Decision.Refuse again = refused(decide(b, page("203.0.113.11", "/p/10").withPass(sharedPass(b))),
+                Reason.CHALLENGE);
+        assertThat(again.dropPass()).isTrue();
+        assertThat(again.detail()).startsWith("This pass was used faster than one person browses");
+        // another pass of the same network keeps its own pace
+        String ip = "203.0.113.12";
+        admitted(decide(a, page(ip, "/p/11").withPass(pass(a, ip)))).admission().complete(200, 1_000_000);
+    }
+
+    /** One pass (one id) for the network 203.0.113.0/24, as {@code node} made it. */
+    final String sharedPass(ThrottleEngine node) {
+        return node.browserPasses().mint("fleet", false, IpAddress.parse("203.0.113.1"), BROWSER,
+                clock.millis() + 86_400_000L);
+    }
+
+    @Test
+    @DiffersOnACluster("a browser claim's keys in its network's slot, with the network's stacks")
     void pagesChallengedWithoutAskingTheStoreStillCountOnTheirNetworksBudget() {
         Policy policy = networkBudgets(generous(), BrowserCheck.Mode.ALWAYS, 5, 40);
         ThrottleEngine a = node("a", policy);

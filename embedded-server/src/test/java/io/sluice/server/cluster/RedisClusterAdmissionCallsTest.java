@@ -236,9 +236,9 @@ class RedisClusterAdmissionCallsTest {
         List<String> words = new ArrayList<>(List.of("EVAL", CLIENT_ADMIT, "1", keys.get(2), "*",
                 Integer.toString(keys.size())));
         words.addAll(keys);
-        // a release, one set of limits (the last three: no network), then the three requests
+        // a release, one set of limits (the last five: no network, no pass), then the three requests
         words.addAll(List.of("1", "lease-0", "1", "15", "10", "0", "0", "15", "100", "8", "64", "35000", "1000",
-                "0", "0", "0"));
+                "0", "0", "0", "0", "0"));
         for (int i = 1; i <= 3; i++) {
             words.addAll(List.of("1", "1", "lease-" + i, "-1"));
         }

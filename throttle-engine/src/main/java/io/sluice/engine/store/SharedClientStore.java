@@ -69,8 +69,17 @@ public interface SharedClientStore<S> {
      * @param decisive whether a network over its budget ends the decision: the answer is then
      *                 {@link Reason#NETWORK_BUDGET}, with no client rule judged and nothing else counted (the browser
      *                 check turns it into a challenge or a refusal); else the client's rules are judged all the same
+     * @param pass     on a pass, its id: the pass's own hit stack (an identity, whatever address it comes from) is
+     *                 pushed and judged with its network's, over {@code perPass} as over the budget; else null
+     * @param perPass  a pass's pace (the policy's {@code perPass}), or null without a pass
      */
-    record NetworkBudget(boolean onPass, Policy.HitStack limits, boolean decisive) {
+    record NetworkBudget(boolean onPass, Policy.HitStack limits, boolean decisive, String pass,
+                         Policy.HitStack perPass) {
+
+        /** A budget asked about without a pass's own stack. */
+        public NetworkBudget(boolean onPass, Policy.HitStack limits, boolean decisive) {
+            this(onPass, limits, decisive, null, null);
+        }
     }
 
     /**
@@ -82,16 +91,18 @@ public interface SharedClientStore<S> {
      * @param hitsInWindow     the client's hits in its window, this one included (every node's)
      * @param millisUntilReset time until the oldest of those hits leaves the window
      * @param lease            the slots taken when admitted (give back once with {@link #release}), else null
-     * @param networkOver      the ask's network was over its budget ({@link Ask#networkBudget}); a decisive budget
-     *                         then answers {@link Reason#NETWORK_BUDGET} with the time until it is below it
-     * @param networkTookOver  this request's weight is what took the network over its budget
+     * @param networkOver      the ask's network was over its budget ({@link Ask#networkBudget}), or its pass over its
+     *                         pace; a decisive budget then answers {@link Reason#NETWORK_BUDGET} with the time until
+     *                         the network is below it
+     * @param networkTookOver  this request's weight is what took the network (or the pass) over
+     * @param passOver         the pass itself was over its pace
      */
     record Verdict<S>(Reason refusal, long retryAfterMillis, int hitsInWindow, long millisUntilReset, S lease,
-                      boolean networkOver, boolean networkTookOver) {
+                      boolean networkOver, boolean networkTookOver, boolean passOver) {
 
         /** A verdict about a client whose network was not asked about, or was under its budget. */
         public Verdict(Reason refusal, long retryAfterMillis, int hitsInWindow, long millisUntilReset, S lease) {
-            this(refusal, retryAfterMillis, hitsInWindow, millisUntilReset, lease, false, false);
+            this(refusal, retryAfterMillis, hitsInWindow, millisUntilReset, lease, false, false, false);
         }
 
         public boolean admitted() {
