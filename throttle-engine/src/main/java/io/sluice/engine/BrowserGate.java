@@ -51,7 +51,7 @@ import java.util.concurrent.atomic.LongAdder;
  * and travels with the decision ({@link #holding}): the admission gives it back when it completes, a wait when it is
  * cancelled or refused, and a refusal at once; a {@link NetworkSlot} is given back once whichever path comes first.
  *
- * <p>Cluster mode ({@link #decideInCluster}): the network's hit stacks are the cluster's. The gate answers at once what
+ * <p>Cluster mode ({@link #decideInCluster}): the network's hit stacks, and a pass's own, are the cluster's. The gate answers at once what
  * it can answer without them (a page challenged while the check asks anyway, a request over this node's concurrency
  * limit), counting the network's hit for the shared store's next flush; anything else goes to the cluster's client
  * rules with a {@link NetworkAsk}, asked of the shared store in the same call as the client's rules, and the gate's
