@@ -151,8 +151,9 @@ final class AdmissionBatches {
      */
     CompletableFuture<List<Object>> admit(String[] keys, LimitSet limits, int weight, String leaseId,
                                           long crawlerGapMillis) {
-        int expected = 4 + (limits.limits().routeWindowSeconds() > 0 ? 1 : 0) + (crawlerGapMillis >= 0 ? 2 : 0)
-                + (limits.limits().networkWindowSeconds() > 0 ? 1 : 0) + (limits.limits().passWindowSeconds() > 0 ? 1 : 0);
+        Limits judged = limits.limits();
+        int expected = 4 + (judged.routeWindowSeconds() > 0 ? 1 : 0) + (crawlerGapMillis >= 0 ? 2 : 0)
+                + (judged.networkWindowSeconds() > 0 ? 1 : 0) + (judged.passWindowSeconds() > 0 ? 1 : 0);
         if (keys.length != expected) {
             throw new IllegalArgumentException("client-admit.lua takes " + expected + " keys for this request, not "
                     + keys.length);
