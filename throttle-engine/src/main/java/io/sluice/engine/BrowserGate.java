@@ -51,12 +51,13 @@ import java.util.concurrent.atomic.LongAdder;
  * and travels with the decision ({@link #holding}): the admission gives it back when it completes, a wait when it is
  * cancelled or refused, and a refusal at once; a {@link NetworkSlot} is given back once whichever path comes first.
  *
- * <p>Cluster mode ({@link #decideInCluster}): the network's hit stacks, and a pass's own, are the cluster's. The gate answers at once what
- * it can answer without them (a page challenged while the check asks anyway, a request over this node's concurrency
- * limit), counting the network's hit for the shared store's next flush; anything else goes to the cluster's client
- * rules with a {@link NetworkAsk}, asked of the shared store in the same call as the client's rules, and the gate's
- * answer follows the store's verdict. This node's own stacks are pushed too, with the budgets divided by the nodes
- * last seen: they decide when the store cannot answer. Concurrency per network stays this node's.
+ * <p>Cluster mode ({@link #decideInCluster}): the network's hit stacks, and a pass's own, are the cluster's. The gate
+ * answers at once what it can answer without them (a page challenged while the check asks anyway, a request over this
+ * node's concurrency limit), counting the network's hit for the shared store's next flush; anything else goes to the
+ * cluster's client rules with a {@link NetworkAsk}, asked of the shared store in the same call as the client's rules,
+ * and the gate's answer follows the store's verdict. This node's own stacks are pushed too, with the budgets (and a
+ * pass's pace) divided by the nodes last seen: they decide when the store cannot answer. Concurrency per network and
+ * the cooldowns stay this node's.
  *
  * <p>State: three bounded tables of hit stacks (two keyed by network, without and with a pass, which count its
  * requests in flight too; one by pass), the moment pressure was last seen (one AtomicLong), and counters. Nothing
