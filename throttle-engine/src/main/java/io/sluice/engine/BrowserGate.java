@@ -13,6 +13,7 @@ import io.sluice.engine.net.IpAddress;
 import io.sluice.engine.policy.BrowserCheck;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.store.ClientKey;
+import io.sluice.engine.store.SharedClientStore;
 import io.sluice.engine.telemetry.BrowserCheckCounts;
 import io.sluice.engine.telemetry.ClientTableStats;
 import io.sluice.engine.telemetry.NetworkInFlight;
@@ -51,6 +52,14 @@ import java.util.concurrent.atomic.LongAdder;
  * and travels with the decision ({@link #holding}): the admission gives it back when it completes, a wait when it is
  * cancelled or refused, and a refusal at once; a {@link NetworkSlot} is given back once whichever path comes first.
  *
+ * <p>Cluster mode ({@link #decideInCluster}): the network's hit stacks, and a pass's own, are the cluster's. The gate
+ * answers at once what it can answer without them (a page challenged while the check asks anyway, a request over this
+ * node's concurrency limit), counting the network's hit for the shared store's next flush; anything else goes to the
+ * cluster's client rules with a {@link NetworkAsk}, asked of the shared store in the same call as the client's rules,
+ * and the gate's answer follows the store's verdict. This node's own stacks are pushed too, with the budgets (and a
+ * pass's pace) divided by the nodes last seen: they decide when the store cannot answer. Concurrency per network and
+ * the cooldowns stay this node's.
+ *
  * <p>State: three bounded tables of hit stacks (two keyed by network, without and with a pass, which count its
  * requests in flight too; one by pass), the moment pressure was last seen (one AtomicLong), and counters. Nothing
  * here blocks or reads a clock.
@@ -83,9 +92,26 @@ final class BrowserGate {
     private final LongAdder passesWithheld = new LongAdder();
     private final LongAdder overConcurrency = new LongAdder();
     private final PassCooldowns cooldowns;
+    /** The cluster's per-client store, which keeps the networks' hit stacks too; null on a single node. */
+    private final SharedClientStore<?> cluster;
+    /** The live budgets as this node applies them alone (a cluster's node), made once per policy and node count. */
+    private volatile Shares shares;
+
+    /** A network's budgets, and a pass's pace, as one of {@code nodes} nodes applies them alone. */
+    private record Shares(BrowserCheck of, int nodes, Policy.HitStack withoutPass, Policy.HitStack withPass,
+                          Policy.HitStack perPass) {
+    }
 
     BrowserGate(BrowserPasses passes, LoadGate load, Outcomes outcomes, ClientStateStore<?, ?> claimsWithoutPass,
                 ClientStateStore<?, ?> requestsOnPass, ClientStateStore<?, ?> passStacks, PassCooldowns cooldowns) {
+        this(passes, load, outcomes, claimsWithoutPass, requestsOnPass, passStacks, cooldowns, null);
+    }
+
+    /** @param cluster the cluster's per-client store (a node of a cluster), or null for a single node */
+    BrowserGate(BrowserPasses passes, LoadGate load, Outcomes outcomes, ClientStateStore<?, ?> claimsWithoutPass,
+                ClientStateStore<?, ?> requestsOnPass, ClientStateStore<?, ?> passStacks, PassCooldowns cooldowns,
+                SharedClientStore<?> cluster) {
+        this.cluster = cluster;
         this.passes = passes;
         this.load = load;
         this.outcomes = outcomes;
@@ -116,6 +142,10 @@ final class BrowserGate {
         ClientKey network = ClientKey.ofAddress(address, budgets.ipv4Prefix(), budgets.ipv6Prefix());
         int weight = route.weight();
         Pass pass = request.pass() == null ? null : passes.check(request.pass(), address, client.userAgent(), now);
+        if (cluster != null) {
+            return decideInCluster(claimsWithoutPass, requestsOnPass, compiled, request, client, key, address, route,
+                    now, next, pressure, network, pass);
+        }
         if (pass != null) {
             HitStackState<?> own = passStacks.pushHit(passKey(pass), client, now, check.perPass(), weight);
             HitStackState<B> shared = requestsOnPass.pushHit(network, client, now,
@@ -181,6 +211,201 @@ final class BrowserGate {
         }
         return holding(new NetworkSlot<>(claimsWithoutPass, slot), next, compiled,
                 client.withPass(ClientInfo.Pass.MISSING), key, address, route, now);
+    }
+
+    /**
+     * {@link #decide} on a node of a cluster: the same answers, the network's budgets judged by the shared store with
+     * the client's rules (see the class comment). A network's hit the gate answers for alone is counted for the
+     * store's next flush ({@link SharedClientStore#countNetwork}).
+     */
+    private <A, L, B, M> Decision decideInCluster(ClientStateStore<A, L> claimsWithoutPass,
+                                                  ClientStateStore<B, M> requestsOnPass, CompiledPolicy compiled,
+                                                  Request request, ClientInfo client, ClientKey key,
+                                                  IpAddress address, RouteTable.Compiled route, long now,
+                                                  Prelude.Next next, boolean pressure, ClientKey network, Pass pass) {
+        Policy policy = compiled.policy();
+        BrowserCheck check = policy.browserCheck();
+        BrowserCheck.Networks budgets = check.networks();
+        Shares share = shares(check, Math.max(1, cluster.nodes()));
+        int weight = route.weight();
+        boolean page = navigation(request, route);
+        boolean asked = asking(check, compiled, address, route, pressure);
+        if (pass != null) {
+            // the pass's own stack and its network's on passes: both the cluster's, judged in one call
+            Policy.HitStack paceAlone = share.perPass();
+            HitStackState<?> own = passStacks.pushHit(passKey(pass), client, now, paceAlone, weight);
+            Policy.HitStack alone = share.withPass();
+            HitStackState<B> shared = requestsOnPass.pushHit(network, client, now, alone, weight);
+            M slot = requestsOnPass.acquireInFlight(network, shared.client(), budgets.maxConcurrentWithPass());
+            if (slot == null) {
+                countNetwork(compiled, address, network, true, weight);
+                return overConcurrency(requestsOnPass, network, request, route, client, key, policy, true, now);
+            }
+            boolean overPace = own.hitsInWindow() > paceAlone.maxHits();
+            boolean overBudget = shared.hitsInWindow() > alone.maxHits();
+            boolean tookOver = weight > 0 && (overPace && own.hitsInWindow() - weight <= paceAlone.maxHits()
+                    || overBudget && shared.hitsInWindow() - weight <= alone.maxHits());
+            NetworkAsk question = new NetworkAsk(network, new SharedClientStore.NetworkBudget(true,
+                    budgets.withPass(), page && asked, pass.id(), check.perPass()), overPace || overBudget, tookOver,
+                    overPace, shared.millisUntilBelow(), alone.maxHits(),
+                    new OnPass(client, key, network, harder(check, pressure)));
+            ClientInfo passed = client.withPass(pass.weak() ? ClientInfo.Pass.WEAK : ClientInfo.Pass.STRONG);
+            return holdingInCluster(new NetworkSlot<>(requestsOnPass, slot), next, compiled, passed, key, address,
+                    route, now, question);
+        }
+        Policy.HitStack alone = share.withoutPass();
+        HitStackState<A> claims = claimsWithoutPass.pushHit(network, client, now, alone, weight);
+        if (asked && (!isRead(request.method()) || page)) {
+            // asked for a pass whatever the budget: answered here, the network's hit counted all the same
+            countNetwork(compiled, address, network, false, weight);
+            if (!isRead(request.method())) {
+                return outcomes.refuse(client, key, Reason.PASS_REQUIRED, -1, null, now,
+                        "This network is asked to prove it runs a browser: load a page first, then try again.");
+            }
+            return challenge(client, key, check.difficulty(), false, now,
+                    "Checking that this is a browser before serving the page.");
+        }
+        L slot = claimsWithoutPass.acquireInFlight(network, claims.client(), budgets.maxConcurrentWithoutPass());
+        if (slot == null) {
+            countNetwork(compiled, address, network, false, weight);
+            return overConcurrency(claimsWithoutPass, network, request, route, client, key, policy, false, now);
+        }
+        boolean overAlone = claims.hitsInWindow() > alone.maxHits();
+        NetworkAsk question = new NetworkAsk(network,
+                new SharedClientStore.NetworkBudget(false, budgets.withoutPass(), true), overAlone,
+                overAlone && weight > 0 && claims.hitsInWindow() - weight <= alone.maxHits(), false,
+                claims.millisUntilBelow(), alone.maxHits(),
+                new WithoutPass(request, route, client, key, budgets, check.difficulty()));
+        // not a page while the check asks: never challenged, but no longer served whatever the load
+        return holdingInCluster(new NetworkSlot<>(claimsWithoutPass, slot), next, compiled,
+                asked ? client.withPass(ClientInfo.Pass.MISSING) : client, key, address, route, now, question);
+    }
+
+    /** The gate's answers to a network's verdict for a browser claim without a pass. */
+    private final class WithoutPass implements NetworkAsk.Answer {
+        private final Request request;
+        private final RouteTable.Compiled route;
+        private final ClientInfo client;
+        private final ClientKey key;
+        private final BrowserCheck.Networks budgets;
+        private final int bits;
+
+        WithoutPass(Request request, RouteTable.Compiled route, ClientInfo client, ClientKey key,
+                    BrowserCheck.Networks budgets, int bits) {
+            this.request = request;
+            this.route = route;
+            this.client = client;
+            this.key = key;
+            this.budgets = budgets;
+            this.bits = bits;
+        }
+
+        @Override
+        public Decision over(boolean tookOver, boolean passOver, long retryMillis, int budget, long now) {
+            if (!isRead(request.method())) {
+                return outcomes.refuse(client, key, Reason.PASS_REQUIRED, -1, null, now,
+                        "This network is asked to prove it runs a browser: load a page first, then try again.");
+            }
+            if (navigation(request, route)) {
+                return challenge(client, key, bits, false, now,
+                        "Checking that this is a browser before serving the page.");
+            }
+            return outcomes.refuse(client, key, Reason.NETWORK_BUDGET, Outcomes.ceilSeconds(retryMillis), null, now,
+                    "More than " + budget + " requests without a pass from this network in "
+                            + budgets.withoutPass().windowSeconds() + " s.");
+        }
+
+        @Override
+        public ClientInfo judged(ClientInfo judged, boolean over, boolean tookOver, long now) {
+            return judged; // a budget without a pass always decides: under it, the client goes on as it came
+        }
+    }
+
+    /** The gate's answers to a network's verdict for a request on a pass (the pass itself within its pace). */
+    private final class OnPass implements NetworkAsk.Answer {
+        private final ClientInfo client;
+        private final ClientKey key;
+        private final ClientKey network;
+        private final int bits;
+
+        OnPass(ClientInfo client, ClientKey key, ClientKey network, int bits) {
+            this.client = client;
+            this.key = key;
+            this.network = network;
+            this.bits = bits;
+        }
+
+        @Override
+        public Decision over(boolean tookOver, boolean passOver, long retryMillis, int budget, long now) {
+            dropped(tookOver, now);
+            return challenge(client, key, bits, true, now, passOver
+                    ? "This pass was used faster than one person browses: prove again that this is a browser."
+                    : "This network asked for more pages than its budget: prove again that this is a browser.");
+        }
+
+        @Override
+        public ClientInfo judged(ClientInfo judged, boolean over, boolean tookOver, long now) {
+            if (!over) {
+                onPass.increment();
+                return judged;
+            }
+            // not asked (a quiet day): the pass buys nothing more, and the client's own limits judge it
+            dropped(tookOver, now);
+            return judged.withPass(ClientInfo.Pass.MISSING);
+        }
+
+        private void dropped(boolean tookOver, long now) {
+            passesDropped.increment();
+            if (tookOver) {
+                cooldowns.dropped(network, now); // the drop the network is remembered for (see decide)
+            }
+        }
+    }
+
+    /** A network's hit the gate answered for alone, added to the cluster's stack with the store's next flush. */
+    private void countNetwork(CompiledPolicy compiled, IpAddress address, ClientKey network, boolean onPass,
+                              int weight) {
+        if (weight > 0 && cluster.available()) {
+            cluster.countNetwork(ClientRules.addressKey(compiled, address), network, onPass, weight);
+        }
+    }
+
+    /** The proof-of-work asked of a pass dropped: harder while the site is under pressure. */
+    private static int harder(BrowserCheck check, boolean pressure) {
+        return Math.min(MAX_BITS, check.difficulty() + (pressure ? HARDER_BITS : 0));
+    }
+
+    /** {@code check}'s budgets as one of {@code nodes} nodes applies them alone; once per policy and node count. */
+    private Shares shares(BrowserCheck check, int nodes) {
+        Shares known = shares;
+        if (known != null && known.of() == check && known.nodes() == nodes) {
+            return known;
+        }
+        BrowserCheck.Networks budgets = check.networks();
+        Shares fresh = new Shares(check, nodes, divided(budgets.withoutPass(), nodes),
+                divided(budgets.withPass(), nodes), divided(check.perPass(), nodes));
+        shares = fresh;
+        return fresh;
+    }
+
+    /** A network's budget as one of {@code nodes} nodes applies it alone (rounded up, as the client's limits). */
+    private static Policy.HitStack divided(Policy.HitStack budget, int nodes) {
+        return nodes == 1 ? budget : new Policy.HitStack(budget.windowSeconds(), Outcomes.ceilDiv(budget.maxHits(),
+                nodes));
+    }
+
+    /** {@link #holding}, the cluster's client rules asked with the network's question. */
+    private static Decision holdingInCluster(NetworkSlot<?> slot, Prelude.Next next, CompiledPolicy compiled,
+                                             ClientInfo client, ClientKey key, IpAddress address,
+                                             RouteTable.Compiled route, long now, NetworkAsk network) {
+        Decision decision;
+        try {
+            decision = next.afterGate(compiled, client, key, address, route, now, network);
+        } catch (RuntimeException | Error failure) {
+            slot.release();
+            throw failure;
+        }
+        return holding(decision, slot);
     }
 
     /**
