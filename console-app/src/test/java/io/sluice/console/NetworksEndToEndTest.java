@@ -11,6 +11,8 @@ import io.sluice.console.shell.ShellView;
 import io.sluice.console.ui.ConsoleScene;
 import io.sluice.console.ui.FxUiExecutor;
 import io.sluice.console.ui.Session;
+import io.sluice.engine.check.BrowserPasses;
+import io.sluice.engine.check.ProofOfWork;
 import io.sluice.engine.policy.BanType;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
@@ -22,6 +24,8 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.URLDecoder;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -33,10 +37,14 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javafx.scene.Parent;
 import javafx.scene.control.Control;
 import javafx.scene.control.Label;
 import javafx.scene.control.Labeled;
+import javafx.scene.control.TableCell;
+import javafx.scene.control.TableColumn;
 import javafx.scene.control.TableView;
 import javafx.scene.input.KeyCode;
 import javafx.stage.Stage;
@@ -63,6 +71,9 @@ class NetworksEndToEndTest {
     private static final String FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
     private static final int NETWORKS = 10;
     private static final int HOSTS = 20;
+    private static final Pattern TOKEN = Pattern.compile("data-token=\"([^\"]+)\"");
+    private static final Pattern BITS = Pattern.compile("data-bits=\"(\\d+)\"");
+    private static final Pattern PASS_COOKIE = Pattern.compile("(?im)^Set-Cookie: ([^;\r\n]+)");
 
     @TempDir
     static Path state;
@@ -256,6 +267,24 @@ class NetworksEndToEndTest {
                 .anyMatch(m -> m.kind() == AuditMark.Kind.CHECK && m.detail().contains(cidr))));
         WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> onFx(() -> "CHECKED".equals(
                 live.networks().model().selectedProperty().get().status())));
+        // its row's funnel: the page asked, no pass earned, nothing served on one; the other rows met no check
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> onFx(() -> robot.lookup(".table-cell")
+                .match((TableCell<?, ?> cell) -> "1 / 0 / 0".equals(cell.getText())).tryQuery().isPresent()));
+        // a person of that network asked, who solves the check, earns a pass and reads on it: each step on the row
+        String person = member.replace(".98", ".95");
+        String cookie = earnPass(person);
+        assertThat(status(exchange(person, "/", cookie))).as("a page on the pass").isEqualTo(200);
+        WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> onFx(() -> robot.lookup(".table-cell")
+                .match((TableCell<?, ?> cell) -> "2 / 1 / 1".equals(cell.getText())).tryQuery().isPresent()));
+        assertThat(onFx(() -> table.getItems().stream().filter(row -> !row.cidr().equals(cidr))
+                .map(NetworksViewModel.Row::funnel).distinct().toList())).containsExactly("-");
+        // readable at 1366x768: every column fits the table, and the funnel's heading is not cut short
+        assertThat(onFx(() -> table.getColumns().stream().mapToDouble(TableColumn::getWidth).sum()))
+                .isLessThanOrEqualTo(onFx(table::getWidth));
+        Label heading = onFx(() -> table.lookupAll(".column-header .label").stream()
+                .map(Label.class::cast).filter(label -> label.getText().equals("Asked / passed / on pass"))
+                .findFirst().orElseThrow());
+        assertThat(onFx(heading::getWidth) + 0.5).isGreaterThanOrEqualTo(onFx(() -> heading.prefWidth(-1)));
 
         robot.press(KeyCode.CONTROL, KeyCode.SHIFT, KeyCode.U).release(KeyCode.U, KeyCode.SHIFT, KeyCode.CONTROL);
 
@@ -315,6 +344,50 @@ class NetworksEndToEndTest {
         assertThat(scenario.statusCounts().getOrDefault("scraper fleet 403", 0L))
                 .as("the fleet's pages asked").isGreaterThan(4 * scenario.statusCounts()
                         .getOrDefault("scraper fleet 200", 0L));
+    }
+
+    /**
+     * What a browser that runs the check's script does from {@code from}: asks for {@code /}, gets the interstitial,
+     * finds the proof-of-work's nonce and brings it to the pass endpoint; the pass cookie it earns.
+     */
+    private String earnPass(String from) throws IOException {
+        String asked = exchange(from, "/", null);
+        assertThat(status(asked)).as("asked").isEqualTo(403);
+        String token = URLDecoder.decode(group(TOKEN, asked), StandardCharsets.UTF_8);
+        int bits = Integer.parseInt(group(BITS, asked));
+        long nonce = 0;
+        while (!ProofOfWork.meets(token, Long.toString(nonce), bits)) {
+            nonce++;
+        }
+        String earned = exchange(from, "/.sluice/pass?c=" + URLEncoder.encode(token, StandardCharsets.UTF_8) + "&n="
+                + nonce + "&r=%2F", null);
+        assertThat(status(earned)).as("the answer").isEqualTo(303);
+        String cookie = group(PASS_COOKIE, earned);
+        assertThat(cookie).startsWith(BrowserPasses.COOKIE + "=");
+        return cookie;
+    }
+
+    /** The whole answer (head and body) to a {@code GET target} from {@code from}, on a connection of its own. */
+    private String exchange(String from, String target, String cookie) throws IOException {
+        try (Socket socket = new Socket()) {
+            socket.bind(new InetSocketAddress(from, 0));
+            socket.connect(new InetSocketAddress("127.0.0.1", server.frontUri().getPort()), 5_000);
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(("GET " + target + " HTTP/1.1\r\nHost: sluice\r\nUser-Agent: " + FIREFOX
+                    + (cookie == null ? "" : "\r\nCookie: " + cookie) + "\r\nConnection: close\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            return new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+        }
+    }
+
+    private static int status(String answer) {
+        return Integer.parseInt(answer.substring(0, answer.indexOf("\r\n")).split(" ")[1]);
+    }
+
+    private static String group(Pattern pattern, String text) {
+        Matcher matcher = pattern.matcher(text);
+        assertThat(matcher.find()).as("%s in %s", pattern, text).isTrue();
+        return matcher.group(1);
     }
 
     /** The status of a {@code GET /} sent from {@code from} (a loopback address), each on its own connection. */

@@ -125,5 +125,6 @@ final class Listeners {
         connector.setPort(address.port());
         connector.setIdleTimeout(IDLE.toMillis());
         connector.setShutdownIdleTimeout(SHUTDOWN_IDLE.toMillis());
+        connector.addBean(new ShutdownIdle(connector, SHUTDOWN_IDLE));
     }
 }

@@ -5,6 +5,7 @@ import io.sluice.engine.check.Pass;
 import io.sluice.engine.internal.ClientSample;
 import io.sluice.engine.internal.ClientStateStore;
 import io.sluice.engine.internal.CompiledPolicy;
+import io.sluice.engine.internal.FunnelStep;
 import io.sluice.engine.internal.HitStackState;
 import io.sluice.engine.internal.LoadGate;
 import io.sluice.engine.internal.RouteTable;
@@ -13,6 +14,7 @@ import io.sluice.engine.net.IpAddress;
 import io.sluice.engine.policy.BrowserCheck;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.store.ClientKey;
+import io.sluice.engine.store.SharedClientStore;
 import io.sluice.engine.telemetry.BrowserCheckCounts;
 import io.sluice.engine.telemetry.ClientTableStats;
 import io.sluice.engine.telemetry.NetworkInFlight;
@@ -56,6 +58,14 @@ import java.util.concurrent.atomic.LongAdder;
  * budget; the policy's {@code alwaysChallengeAsns} are asked like its {@code alwaysChallenge} networks. The AS is
  * looked up (a binary search, no allocation) only when a file is loaded and the policy uses one of the two.
  *
+ * <p>Cluster mode ({@link #decideInCluster}): the network's hit stacks, and a pass's own, are the cluster's. The gate
+ * answers at once what it can answer without them (a page challenged while the check asks anyway, a request over this
+ * node's concurrency limit), counting the network's hit for the shared store's next flush; anything else goes to the
+ * cluster's client rules with a {@link NetworkAsk}, asked of the shared store in the same call as the client's rules,
+ * and the gate's answer follows the store's verdict. This node's own stacks are pushed too, with the budgets (and a
+ * pass's pace) divided by the nodes last seen: they decide when the store cannot answer. Concurrency per network and
+ * the cooldowns stay this node's.
+ *
  * <p>State: three bounded tables of hit stacks (two keyed by network, without and with a pass, which count its
  * requests in flight too; one by pass), the moment pressure was last seen (one AtomicLong), and counters. Nothing
  * here blocks or reads a clock.
@@ -82,7 +92,6 @@ final class BrowserGate {
     private final ClientStateStore<?, ?> passStacks;
     /** Until when the site counts as under pressure (epoch millis). */
     private final AtomicLong pressureUntil = new AtomicLong(Long.MIN_VALUE);
-    private final LongAdder challenged = new LongAdder();
     private final LongAdder onPass = new LongAdder();
     private final LongAdder passesDropped = new LongAdder();
     private final LongAdder passesEarned = new LongAdder();
@@ -91,14 +100,33 @@ final class BrowserGate {
     private final LongAdder passesWithheld = new LongAdder();
     private final LongAdder overConcurrency = new LongAdder();
     private final PassCooldowns cooldowns;
-    /** Each autonomous system's hit stack of browser claims without a pass (with an IP-to-ASN file). */
+    /** Each autonomous system's hit stack of browser claims without a pass (with an IP-to-ASN file); null: none. */
     private final ClientStateStore<?, ?> asnClaims;
     /** The operator's IP-to-ASN file, or {@link AsnTable#EMPTY}; replaced whole when the server reloads it. */
     private volatile AsnTable asns = AsnTable.EMPTY;
+    /** The cluster's per-client store, which keeps the networks' hit stacks too; null on a single node. */
+    private final SharedClientStore<?> cluster;
+    /** The live budgets as this node applies them alone (a cluster's node), made once per policy and node count. */
+    private volatile Shares shares;
+
+    /** A network's budgets, and a pass's pace, as one of {@code nodes} nodes applies them alone. */
+    private record Shares(BrowserCheck of, int nodes, Policy.HitStack withoutPass, Policy.HitStack withPass,
+                          Policy.HitStack perPass) {
+    }
 
     BrowserGate(BrowserPasses passes, LoadGate load, Outcomes outcomes, ClientStateStore<?, ?> claimsWithoutPass,
+                ClientStateStore<?, ?> requestsOnPass, ClientStateStore<?, ?> passStacks, PassCooldowns cooldowns) {
+        this(passes, load, outcomes, claimsWithoutPass, requestsOnPass, passStacks, cooldowns, null, null);
+    }
+
+    /**
+     * @param cluster   the cluster's per-client store (a node of a cluster), or null for a single node
+     * @param asnClaims each autonomous system's hit stack (this node's, in a cluster too), or null for no budget per AS
+     */
+    BrowserGate(BrowserPasses passes, LoadGate load, Outcomes outcomes, ClientStateStore<?, ?> claimsWithoutPass,
                 ClientStateStore<?, ?> requestsOnPass, ClientStateStore<?, ?> passStacks, PassCooldowns cooldowns,
-                ClientStateStore<?, ?> asnClaims) {
+                SharedClientStore<?> cluster, ClientStateStore<?, ?> asnClaims) {
+        this.cluster = cluster;
         this.passes = passes;
         this.load = load;
         this.outcomes = outcomes;
@@ -140,6 +168,10 @@ final class BrowserGate {
         int weight = route.weight();
         long asn = asnOf(compiled, budgets, address);
         Pass pass = request.pass() == null ? null : passes.check(request.pass(), address, client.userAgent(), now);
+        if (cluster != null) {
+            return decideInCluster(claimsWithoutPass, requestsOnPass, compiled, request, client, key, address, route,
+                    now, next, pressure, network, pass, asn);
+        }
         if (pass != null) {
             HitStackState<?> own = passStacks.pushHit(passKey(pass), client, now, check.perPass(), weight);
             HitStackState<B> shared = requestsOnPass.pushHit(network, client, now,
@@ -153,6 +185,7 @@ final class BrowserGate {
                     return overConcurrency(requestsOnPass, network, request, route, client, key, policy, true, now);
                 }
                 onPass.increment();
+                outcomes.funnel(address, FunnelStep.SERVED_ON_PASS, now);
                 ClientInfo passed = client.withPass(pass.weak() ? ClientInfo.Pass.WEAK : ClientInfo.Pass.STRONG);
                 return holding(new NetworkSlot<>(requestsOnPass, slot), next, compiled, passed, key, address, route,
                         now);
@@ -176,8 +209,7 @@ final class BrowserGate {
         HitStackState<A> claims = claimsWithoutPass.pushHit(network, client, now,
                 budgets.withoutPass(), weight);
         boolean overBudget = claims.hitsInWindow() > budgets.withoutPass().maxHits();
-        HitStackState<?> systemClaims = asn == AsnTable.NONE || budgets.asnWithoutPass() == null ? null
-                : asnClaims.pushHit(asnKey(asn), client, now, budgets.asnWithoutPass(), weight);
+        HitStackState<?> systemClaims = systemClaims(budgets, asn, client, weight, now);
         boolean systemOver = systemClaims != null && systemClaims.hitsInWindow() > budgets.asnWithoutPass().maxHits();
         if (!overBudget && !systemOver && !asking(check, compiled, address, asn, route, pressure)) {
             L slot = claimsWithoutPass.acquireInFlight(network, claims.client(), budgets.maxConcurrentWithoutPass());
@@ -201,11 +233,7 @@ final class BrowserGate {
                             + "network in " + budgets.withoutPass().windowSeconds() + " s.");
         }
         if (systemOver) {
-            return outcomes.refuse(client, key, Reason.NETWORK_BUDGET,
-                    Outcomes.ceilSeconds(systemClaims.millisUntilBelow()), null, now, "More than "
-                            + budgets.asnWithoutPass().maxHits() + " requests without a pass from this network's "
-                            + "autonomous system (AS " + asn + ") in " + budgets.asnWithoutPass().windowSeconds()
-                            + " s.");
+            return overSystem(client, key, budgets, asn, systemClaims, now);
         }
         // not a page: never challenged, but no longer served whatever the load
         L slot = claimsWithoutPass.acquireInFlight(network, claims.client(), budgets.maxConcurrentWithoutPass());
@@ -214,6 +242,209 @@ final class BrowserGate {
         }
         return holding(new NetworkSlot<>(claimsWithoutPass, slot), next, compiled,
                 client.withPass(ClientInfo.Pass.MISSING), key, address, route, now);
+    }
+
+    /**
+     * {@link #decide} on a node of a cluster: the same answers, the network's budgets judged by the shared store with
+     * the client's rules (see the class comment). A network's hit the gate answers for alone is counted for the
+     * store's next flush ({@link SharedClientStore#countNetwork}).
+     */
+    private <A, L, B, M> Decision decideInCluster(ClientStateStore<A, L> claimsWithoutPass,
+                                                  ClientStateStore<B, M> requestsOnPass, CompiledPolicy compiled,
+                                                  Request request, ClientInfo client, ClientKey key,
+                                                  IpAddress address, RouteTable.Compiled route, long now,
+                                                  Prelude.Next next, boolean pressure, ClientKey network, Pass pass,
+                                                  long asn) {
+        Policy policy = compiled.policy();
+        BrowserCheck check = policy.browserCheck();
+        BrowserCheck.Networks budgets = check.networks();
+        Shares share = shares(check, Math.max(1, cluster.nodes()));
+        int weight = route.weight();
+        boolean page = navigation(request, route);
+        boolean asked = asking(check, compiled, address, asn, route, pressure);
+        if (pass != null) {
+            // the pass's own stack and its network's on passes: both the cluster's, judged in one call
+            Policy.HitStack paceAlone = share.perPass();
+            HitStackState<?> own = passStacks.pushHit(passKey(pass), client, now, paceAlone, weight);
+            Policy.HitStack alone = share.withPass();
+            HitStackState<B> shared = requestsOnPass.pushHit(network, client, now, alone, weight);
+            M slot = requestsOnPass.acquireInFlight(network, shared.client(), budgets.maxConcurrentWithPass());
+            if (slot == null) {
+                countNetwork(compiled, address, network, true, weight);
+                return overConcurrency(requestsOnPass, network, request, route, client, key, policy, true, now);
+            }
+            boolean overPace = own.hitsInWindow() > paceAlone.maxHits();
+            boolean overBudget = shared.hitsInWindow() > alone.maxHits();
+            boolean tookOver = weight > 0 && (overPace && own.hitsInWindow() - weight <= paceAlone.maxHits()
+                    || overBudget && shared.hitsInWindow() - weight <= alone.maxHits());
+            NetworkAsk question = new NetworkAsk(network, new SharedClientStore.NetworkBudget(true,
+                    budgets.withPass(), page && asked, pass.id(), check.perPass()), overPace || overBudget, tookOver,
+                    overPace, shared.millisUntilBelow(), alone.maxHits(),
+                    new OnPass(client, key, network, harder(check, pressure)));
+            ClientInfo passed = client.withPass(pass.weak() ? ClientInfo.Pass.WEAK : ClientInfo.Pass.STRONG);
+            return holdingInCluster(new NetworkSlot<>(requestsOnPass, slot), next, compiled, passed, key, address,
+                    route, now, question);
+        }
+        Policy.HitStack alone = share.withoutPass();
+        HitStackState<A> claims = claimsWithoutPass.pushHit(network, client, now, alone, weight);
+        // the budget per AS is this node's (the cluster's store keeps none): over it, as a network over its own
+        HitStackState<?> systemClaims = systemClaims(budgets, asn, client, weight, now);
+        boolean systemOver = systemClaims != null && systemClaims.hitsInWindow() > budgets.asnWithoutPass().maxHits();
+        if (systemOver && isRead(request.method()) && !page) {
+            countNetwork(compiled, address, network, false, weight);
+            return overSystem(client, key, budgets, asn, systemClaims, now);
+        }
+        if ((asked || systemOver) && (!isRead(request.method()) || page)) {
+            // asked for a pass whatever the budget: answered here, the network's hit counted all the same
+            countNetwork(compiled, address, network, false, weight);
+            if (!isRead(request.method())) {
+                return outcomes.refuse(client, key, Reason.PASS_REQUIRED, -1, null, now,
+                        "This network is asked to prove it runs a browser: load a page first, then try again.");
+            }
+            return challenge(client, key, check.difficulty(), false, now,
+                    "Checking that this is a browser before serving the page.");
+        }
+        L slot = claimsWithoutPass.acquireInFlight(network, claims.client(), budgets.maxConcurrentWithoutPass());
+        if (slot == null) {
+            countNetwork(compiled, address, network, false, weight);
+            return overConcurrency(claimsWithoutPass, network, request, route, client, key, policy, false, now);
+        }
+        boolean overAlone = claims.hitsInWindow() > alone.maxHits();
+        NetworkAsk question = new NetworkAsk(network,
+                new SharedClientStore.NetworkBudget(false, budgets.withoutPass(), true), overAlone,
+                overAlone && weight > 0 && claims.hitsInWindow() - weight <= alone.maxHits(), false,
+                claims.millisUntilBelow(), alone.maxHits(),
+                new WithoutPass(request, route, client, key, budgets, check.difficulty()));
+        // not a page while the check asks: never challenged, but no longer served whatever the load
+        return holdingInCluster(new NetworkSlot<>(claimsWithoutPass, slot), next, compiled,
+                asked ? client.withPass(ClientInfo.Pass.MISSING) : client, key, address, route, now, question);
+    }
+
+    /** The gate's answers to a network's verdict for a browser claim without a pass. */
+    private final class WithoutPass implements NetworkAsk.Answer {
+        private final Request request;
+        private final RouteTable.Compiled route;
+        private final ClientInfo client;
+        private final ClientKey key;
+        private final BrowserCheck.Networks budgets;
+        private final int bits;
+
+        WithoutPass(Request request, RouteTable.Compiled route, ClientInfo client, ClientKey key,
+                    BrowserCheck.Networks budgets, int bits) {
+            this.request = request;
+            this.route = route;
+            this.client = client;
+            this.key = key;
+            this.budgets = budgets;
+            this.bits = bits;
+        }
+
+        @Override
+        public Decision over(boolean tookOver, boolean passOver, long retryMillis, int budget, long now) {
+            if (!isRead(request.method())) {
+                return outcomes.refuse(client, key, Reason.PASS_REQUIRED, -1, null, now,
+                        "This network is asked to prove it runs a browser: load a page first, then try again.");
+            }
+            if (navigation(request, route)) {
+                return challenge(client, key, bits, false, now,
+                        "Checking that this is a browser before serving the page.");
+            }
+            return outcomes.refuse(client, key, Reason.NETWORK_BUDGET, Outcomes.ceilSeconds(retryMillis), null, now,
+                    "More than " + budget + " requests without a pass from this network in "
+                            + budgets.withoutPass().windowSeconds() + " s.");
+        }
+
+        @Override
+        public ClientInfo judged(ClientInfo judged, boolean over, boolean tookOver, long now) {
+            return judged; // a budget without a pass always decides: under it, the client goes on as it came
+        }
+    }
+
+    /** The gate's answers to a network's verdict for a request on a pass (the pass itself within its pace). */
+    private final class OnPass implements NetworkAsk.Answer {
+        private final ClientInfo client;
+        private final ClientKey key;
+        private final ClientKey network;
+        private final int bits;
+
+        OnPass(ClientInfo client, ClientKey key, ClientKey network, int bits) {
+            this.client = client;
+            this.key = key;
+            this.network = network;
+            this.bits = bits;
+        }
+
+        @Override
+        public Decision over(boolean tookOver, boolean passOver, long retryMillis, int budget, long now) {
+            dropped(tookOver, now);
+            return challenge(client, key, bits, true, now, passOver
+                    ? "This pass was used faster than one person browses: prove again that this is a browser."
+                    : "This network asked for more pages than its budget: prove again that this is a browser.");
+        }
+
+        @Override
+        public ClientInfo judged(ClientInfo judged, boolean over, boolean tookOver, long now) {
+            if (!over) {
+                onPass.increment();
+                return judged;
+            }
+            // not asked (a quiet day): the pass buys nothing more, and the client's own limits judge it
+            dropped(tookOver, now);
+            return judged.withPass(ClientInfo.Pass.MISSING);
+        }
+
+        private void dropped(boolean tookOver, long now) {
+            passesDropped.increment();
+            if (tookOver) {
+                cooldowns.dropped(network, now); // the drop the network is remembered for (see decide)
+            }
+        }
+    }
+
+    /** A network's hit the gate answered for alone, added to the cluster's stack with the store's next flush. */
+    private void countNetwork(CompiledPolicy compiled, IpAddress address, ClientKey network, boolean onPass,
+                              int weight) {
+        if (weight > 0 && cluster.available()) {
+            cluster.countNetwork(ClientRules.addressKey(compiled, address), network, onPass, weight);
+        }
+    }
+
+    /** The proof-of-work asked of a pass dropped: harder while the site is under pressure. */
+    private static int harder(BrowserCheck check, boolean pressure) {
+        return Math.min(MAX_BITS, check.difficulty() + (pressure ? HARDER_BITS : 0));
+    }
+
+    /** {@code check}'s budgets as one of {@code nodes} nodes applies them alone; once per policy and node count. */
+    private Shares shares(BrowserCheck check, int nodes) {
+        Shares known = shares;
+        if (known != null && known.of() == check && known.nodes() == nodes) {
+            return known;
+        }
+        BrowserCheck.Networks budgets = check.networks();
+        Shares fresh = new Shares(check, nodes, divided(budgets.withoutPass(), nodes),
+                divided(budgets.withPass(), nodes), divided(check.perPass(), nodes));
+        shares = fresh;
+        return fresh;
+    }
+
+    /** A network's budget as one of {@code nodes} nodes applies it alone (rounded up, as the client's limits). */
+    private static Policy.HitStack divided(Policy.HitStack budget, int nodes) {
+        return nodes == 1 ? budget : new Policy.HitStack(budget.windowSeconds(), Outcomes.ceilDiv(budget.maxHits(),
+                nodes));
+    }
+
+    /** {@link #holding}, the cluster's client rules asked with the network's question. */
+    private static Decision holdingInCluster(NetworkSlot<?> slot, Prelude.Next next, CompiledPolicy compiled,
+                                             ClientInfo client, ClientKey key, IpAddress address,
+                                             RouteTable.Compiled route, long now, NetworkAsk network) {
+        Decision decision;
+        try {
+            decision = next.afterGate(compiled, client, key, address, route, now, network);
+        } catch (RuntimeException | Error failure) {
+            slot.release();
+            throw failure;
+        }
+        return holding(decision, slot);
     }
 
     /**
@@ -300,6 +531,24 @@ final class BrowserGate {
         return table.lookup(address);
     }
 
+    /** {@code asn}'s hit stack with this claim pushed on it, or null without a budget per AS (or an AS). */
+    private HitStackState<?> systemClaims(BrowserCheck.Networks budgets, long asn, ClientInfo client, int weight,
+                                          long now) {
+        if (asn == AsnTable.NONE || budgets.asnWithoutPass() == null || asnClaims == null) {
+            return null;
+        }
+        return asnClaims.pushHit(asnKey(asn), client, now, budgets.asnWithoutPass(), weight);
+    }
+
+    /** What is not a page nor a form, over its AS's budget: refused as over its network's. */
+    private Decision overSystem(ClientInfo client, ClientKey key, BrowserCheck.Networks budgets, long asn,
+                                HitStackState<?> systemClaims, long now) {
+        return outcomes.refuse(client, key, Reason.NETWORK_BUDGET,
+                Outcomes.ceilSeconds(systemClaims.millisUntilBelow()), null, now, "More than "
+                        + budgets.asnWithoutPass().maxHits() + " requests without a pass from this network's "
+                        + "autonomous system (AS " + asn + ") in " + budgets.asnWithoutPass().windowSeconds() + " s.");
+    }
+
     private static ClientKey asnKey(long asn) {
         return new ClientKey(IpAddress.ofIpv6(ASN_PREFIX, asn), "");
     }
@@ -316,12 +565,12 @@ final class BrowserGate {
             passesWithheld.increment();
         } else {
             (weak ? weakPassesEarned : passesEarned).increment();
+            outcomes.funnel(address, weak ? FunnelStep.WEAK_PASS_EARNED : FunnelStep.PASS_EARNED, now);
         }
         return wait;
     }
 
     private Decision challenge(ClientInfo client, ClientKey key, int bits, boolean dropPass, long now, String detail) {
-        challenged.increment();
         return outcomes.challenge(client, key, bits, dropPass, now, detail);
     }
 
@@ -397,14 +646,15 @@ final class BrowserGate {
         return new ClientKey(IpAddress.ofIpv6(PASS_PREFIX, hash), "");
     }
 
-    /** An answer to a challenge was refused at the pass endpoint. */
-    void refusedAnswer() {
+    /** An answer to a challenge from {@code address} was refused at the pass endpoint. */
+    void refusedAnswer(IpAddress address, long now) {
         answersRefused.increment();
+        outcomes.funnel(address, FunnelStep.ANSWER_REFUSED, now);
     }
 
     /** The check's counters since the engine started, and whether the site is under pressure now. */
     BrowserCheckCounts counts(BrowserCheck check, long now) {
-        return new BrowserCheckCounts(check.mode(), underPressure(now), challenged.sum(),
+        return new BrowserCheckCounts(check.mode(), underPressure(now), outcomes.challenged(),
                 passesEarned.sum(), weakPassesEarned.sum(), answersRefused.sum(), onPass.sum(), passesDropped.sum(),
                 passStacks.tracked(), passesWithheld.sum(), check.alwaysChallenge(), overConcurrency.sum(),
                 busiestNetworks(now), new ClientTableStats(claimsWithoutPass.tracked() + requestsOnPass.tracked(),

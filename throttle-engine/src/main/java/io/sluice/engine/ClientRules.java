@@ -84,6 +84,12 @@ final class ClientRules {
         Limits limits() {
             return scaled.alone();
         }
+
+        /** The same hits, judged for {@code judged} (the browser check's answer may change what a pass buys). */
+        Pushed<C, L, A, M> withClient(ClientInfo judged) {
+            return judged == client ? this : new Pushed<>(stores, scaled, judged, key, address, addressKey, route,
+                    hits, addressHits, routeHits);
+        }
     }
 
     private final Outcomes outcomes;

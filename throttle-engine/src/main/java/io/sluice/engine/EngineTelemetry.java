@@ -5,6 +5,7 @@ import io.sluice.engine.internal.ClientSample;
 import io.sluice.engine.internal.ClientStateStore;
 import io.sluice.engine.internal.CompiledPolicy;
 import io.sluice.engine.internal.CostWindow;
+import io.sluice.engine.internal.FunnelStep;
 import io.sluice.engine.internal.LatencyTracker;
 import io.sluice.engine.internal.LoadGate;
 import io.sluice.engine.internal.NetworkCosts;
@@ -89,6 +90,11 @@ final class EngineTelemetry {
     CostWindow costed(RequestClass cls, IpAddress address, CostWindow linkedNetwork, RouteTable.Compiled route,
                       RequestCost cost, long now) {
         return costs.record(address, linkedNetwork, cls, route.label(), route.weight(), cost, now);
+    }
+
+    /** Counts a step of the browser check's funnel on the network of {@code address} (see NetworkCosts). */
+    void funnel(IpAddress address, FunnelStep step, long now) {
+        costs.funnel(address, step, now);
     }
 
     /** The per-second counts up to {@code now}, oldest first: the snapshot's, without its scan of the clients. */

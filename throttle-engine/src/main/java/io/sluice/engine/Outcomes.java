@@ -5,6 +5,7 @@ import io.sluice.engine.internal.CompiledPolicy;
 import io.sluice.engine.internal.CostWindow;
 import io.sluice.engine.internal.CrawlerGate;
 import io.sluice.engine.internal.CrawlerSlot;
+import io.sluice.engine.internal.FunnelStep;
 import io.sluice.engine.internal.LoadGate;
 import io.sluice.engine.internal.RouteTable;
 import io.sluice.engine.net.IpAddress;
@@ -12,7 +13,10 @@ import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.store.ClientKey;
 import java.time.InstantSource;
+import java.util.EnumSet;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * How a decision ends once its rules are known: admitted, refused (counted, and towards escalation when the client
@@ -20,6 +24,13 @@ import java.util.concurrent.atomic.AtomicReference;
  * deferral), which a parked request meets again when it resumes under the policy live then.
  */
 final class Outcomes {
+
+    /** Refusals before the client rules that track their client (see {@link #recordRefused}). */
+    private static final Set<Reason> TRACKED_REFUSALS = EnumSet.of(Reason.PASS_REQUIRED, Reason.NETWORK_BUDGET,
+            Reason.NETWORK_CONCURRENCY, Reason.CATEGORY, Reason.TRAP);
+
+    /** Interstitials answered since start (the browser check's funnel: see {@link #challenge}). */
+    private final LongAdder challenged = new LongAdder();
 
     private final InstantSource clock;
     private final AtomicReference<CompiledPolicy> current;
@@ -113,22 +124,41 @@ final class Outcomes {
     Decision refuse(ClientInfo client, ClientKey key, Reason reason, long retryAfterSeconds,
                     RateLimitStatus rate, long now, String detail) {
         telemetry.refused(client.requestClass(), reason, now);
-        clients.recordLimited(key, now, true);
+        recordRefused(client, key, reason, now);
         return new Decision.Refuse(client, reason, reason.httpStatus(), retryAfterSeconds, rate, detail);
     }
 
     /** A refusal with a status of its own (a category refused with 402 where the operator says so). */
     Decision refuse(ClientInfo client, ClientKey key, Reason reason, int status, String detail, long now) {
         telemetry.refused(client.requestClass(), reason, now);
-        clients.recordLimited(key, now, true);
+        recordRefused(client, key, reason, now);
         return new Decision.Refuse(client, reason, status, -1, null, detail);
     }
 
     /**
+     * A refusal on its client's row (the heatmap's, and its network's). One made after rules 1-2 but before the
+     * request's hit is pushed (the agent rule's, the browser check's) tracks a client not tracked yet, as a challenge
+     * does: a fleet refused at its first requests still shows address by address, and each row's refusals are its
+     * client's refusal lines in the access log (AccessLogTruthTest). A pause's and a ban's refusals are counted only
+     * on a client tracked already: they hold without a table entry per refused request.
+     */
+    private void recordRefused(ClientInfo client, ClientKey key, Reason reason, long now) {
+        if (TRACKED_REFUSALS.contains(reason)) {
+            clients.recordRefusedTracking(key, client.requestClass(), now);
+        } else {
+            clients.recordLimited(key, now, true);
+        }
+    }
+
+    /**
      * The browser check's interstitial instead of the page ({@link Reason#CHALLENGE}): counted as a refusal by its
-     * reason, never towards escalation (a person behind a busy network is asked, not punished).
+     * reason, never towards escalation (a person behind a busy network is asked, not punished), and as the first step
+     * of the check's funnel, the site's and its network's, whichever rule asked (the check itself, or the agent rule
+     * for a category whose action is to challenge and for an address the trap marked).
      */
     Decision challenge(ClientInfo client, ClientKey key, int bits, boolean dropPass, long now, String detail) {
+        challenged.increment();
+        telemetry.funnel(key.address(), FunnelStep.CHALLENGED, now);
         telemetry.refused(client.requestClass(), Reason.CHALLENGE, now);
         clients.recordRefusedTracking(key, client.requestClass(), now);
         return new Decision.Refuse(client, Reason.CHALLENGE, Reason.CHALLENGE.httpStatus(), -1, null, detail, bits,
@@ -177,6 +207,16 @@ final class Outcomes {
     /** An admitted request's upstream latency, once it finished. */
     void completed(long upstreamLatencyNanos) {
         telemetry.completed(upstreamLatencyNanos);
+    }
+
+    /** Interstitials answered since start, whichever rule asked. */
+    long challenged() {
+        return challenged.sum();
+    }
+
+    /** One step of the browser check's funnel, on the network of {@code address} (its row in the snapshot). */
+    void funnel(IpAddress address, FunnelStep step, long now) {
+        telemetry.funnel(address, step, now);
     }
 
     /** What an admitted request cost, on its network, class and route; returns its network's window. */

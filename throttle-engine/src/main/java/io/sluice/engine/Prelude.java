@@ -29,6 +29,16 @@ final class Prelude {
          */
         Decision afterPrelude(CompiledPolicy compiled, ClientInfo client, ClientKey key, IpAddress address,
                               RouteTable.Compiled route, long now);
+
+        /**
+         * {@link #afterPrelude} with the browser check's question about the client's network, which a node of a
+         * cluster asks of the shared store in the same call as the client's rules ({@link NetworkAsk}); a single node
+         * never asks one (its gate judged the network already).
+         */
+        default Decision afterGate(CompiledPolicy compiled, ClientInfo client, ClientKey key, IpAddress address,
+                                   RouteTable.Compiled route, long now, NetworkAsk network) {
+            return afterPrelude(compiled, client, key, address, route, now);
+        }
     }
 
     private final UserAgentClassifier classifier;

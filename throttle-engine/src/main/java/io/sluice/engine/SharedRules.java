@@ -7,6 +7,7 @@ import io.sluice.engine.internal.CompiledPolicy;
 import io.sluice.engine.internal.HitStackState;
 import io.sluice.engine.internal.RouteTable;
 import io.sluice.engine.net.IpAddress;
+import io.sluice.engine.policy.BrowserCheck;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.store.ClientKey;
 import io.sluice.engine.store.SharedClientStore;
@@ -23,6 +24,10 @@ import java.util.concurrent.CompletableFuture;
  * alone is ClientRules.judge with those limits, the same code as a single node's. A request admitted by the shared
  * store also takes a slot in the local stores, without a limit: this node's in-flight count stays right for telemetry
  * and for the moment it has to decide alone.
+ *
+ * The browser check's network budgets ride on the same call (NetworkAsk): the store pushes the network's hit before
+ * the client's and, over a budget that decides, answers NETWORK_BUDGET having judged nothing else; the gate's answer
+ * (a challenge, a refusal) follows. Alone, the gate's own stack of the network (its share of the budget) decides.
  */
 
 /**
@@ -45,15 +50,20 @@ final class SharedRules<S> {
         this.clock = clock;
     }
 
+    /**
+     * @param network the browser check's question about the client's network, asked in the same call as the client's
+     *                rules ({@link NetworkAsk}), or null
+     */
     <C extends AggregateLink<A>, L, A, M> Decision judge(ClientStores<C, L, A, M> stores, CompiledPolicy compiled,
                                                          ClientInfo client, ClientKey key, IpAddress address,
-                                                         RouteTable.Compiled route, long now) {
+                                                         RouteTable.Compiled route, long now, NetworkAsk network) {
         Policy policy = compiled.policy();
         ClientRules.Scaled scaled = rules.scaled(compiled, Math.max(1, shared.nodes()));
         ClientRules.Limits alone = scaled.alone();
         HitStackState<C> hits = rules.pushClient(stores, key, client, alone, route, now);
         ClientKey addressKey = ClientRules.addressKey(compiled, address);
-        SharedClientStore.Ask ask = ask(compiled, scaled.whole(), client, key, addressKey, route, now);
+        SharedClientStore.Ask ask = ask(compiled, scaled.whole(), client, key, address, addressKey, route, now,
+                network);
         if (client.allowListed()) {
             // exempt from rules 3-7: nothing to ask the cluster, only its weight to count
             if (route.weight() > 0 && shared.available()) {
@@ -68,38 +78,59 @@ final class SharedRules<S> {
         ClientRules.Pushed<C, L, A, M> asked = new ClientRules.Pushed<>(stores, scaled, client, key, address,
                 addressKey, ClientRules.matched(route), hits, addressHits, routeHits);
         if (!shared.available()) {
-            return decideAlone(asked, now);
+            return decideAlone(asked, network, now);
         }
         CompletableFuture<SharedClientStore.Verdict<S>> answer;
         try {
             answer = shared.admit(ask);
         } catch (RuntimeException e) {
-            return decideAlone(asked, now);
+            return decideAlone(asked, network, now);
         }
         if (answer.isDone()) {
             // answered already: from what the store knew (a client refused until a known time, no round trip), or
             // by a store whose answer came back before this thread got here
-            return answer.handle((verdict, failure) -> settle(asked, verdict, failure, now)).join();
+            return answer.handle((verdict, failure) -> settle(asked, network, verdict, failure, now)).join();
         }
         return new Decision.Pending(client,
-                answer.handle((verdict, failure) -> settle(asked, verdict, failure, clock.millis())));
+                answer.handle((verdict, failure) -> settle(asked, network, verdict, failure, clock.millis())));
     }
 
     private static SharedClientStore.Ask ask(CompiledPolicy compiled, ClientRules.Limits whole, ClientInfo client,
-                                             ClientKey key, ClientKey addressKey, RouteTable.Compiled route,
-                                             long now) {
+                                             ClientKey key, IpAddress address, ClientKey addressKey,
+                                             RouteTable.Compiled route, long now, NetworkAsk network) {
+        ClientKey ofNetwork;
+        if (network != null) {
+            ofNetwork = network.network();
+        } else {
+            // asked nothing about, but every client's keys stay with its network's wherever the store keeps them, so
+            // that an address's browser claims and its other requests share one address aggregate
+            BrowserCheck.Networks budgets = compiled.policy().browserCheck().networks();
+            ofNetwork = ClientKey.ofAddress(address, budgets.ipv4Prefix(), budgets.ipv6Prefix());
+        }
         return new SharedClientStore.Ask(key, addressKey, route.limits() == null ? null : route.id(), route.weight(),
                 whole.client(), route.limits(), whole.address(), whole.maxConcurrent(), whole.addressMaxConcurrent(),
                 client.requestClass() == RequestClass.CRAWLER ? ClientRules.crawlerIdentity(client) : null,
-                whole.perCrawlerMillis(), whole.allCrawlersMillis(), compiled.policy().version(), now);
+                whole.perCrawlerMillis(), whole.allCrawlersMillis(), compiled.policy().version(), now, ofNetwork,
+                network == null ? null : network.budget());
     }
 
     /** The store answered (or failed to): the decision from there on. Never throws. */
-    private <C extends AggregateLink<A>, L, A, M> Decision settle(ClientRules.Pushed<C, L, A, M> asked,
+    private <C extends AggregateLink<A>, L, A, M> Decision settle(ClientRules.Pushed<C, L, A, M> pushed,
+                                                                  NetworkAsk network,
                                                                   SharedClientStore.Verdict<S> verdict,
                                                                   Throwable failure, long now) {
         if (failure != null || verdict == null) {
-            return decideAlone(asked, now); // slow or gone: this node decides alone, at once
+            return decideAlone(pushed, network, now); // slow or gone: this node decides alone, at once
+        }
+        ClientRules.Pushed<C, L, A, M> asked = pushed;
+        if (network != null) {
+            if (verdict.refusal() == Reason.NETWORK_BUDGET) {
+                // the network over a budget that decides: the browser check answers, no client rule was judged
+                return network.answer().over(verdict.networkTookOver(), verdict.passOver(),
+                        verdict.retryAfterMillis(), network.budget().limits().maxHits(), now);
+            }
+            asked = pushed.withClient(network.answer().judged(pushed.client(), verdict.networkOver(),
+                    verdict.networkTookOver(), now));
         }
         Policy.HitStack limits = asked.compiled().policy().hitStack();
         RateLimitStatus rate = new RateLimitStatus(limits.maxHits(), Math.max(0, limits.maxHits()
@@ -131,7 +162,16 @@ final class SharedRules<S> {
      * ({@link ClientRules}). The hits were pushed with those limits already.
      */
     private <C extends AggregateLink<A>, L, A, M> Decision decideAlone(ClientRules.Pushed<C, L, A, M> asked,
-                                                                       long now) {
-        return rules.judge(asked, now);
+                                                                       NetworkAsk network, long now) {
+        if (network == null) {
+            return rules.judge(asked, now);
+        }
+        // the network's budget, as this node's own stack holds it (its share of the budget), first
+        if (network.overAlone() && network.budget().decisive()) {
+            return network.answer().over(network.tookOverAlone(), network.passOverAlone(), network.retryAlone(),
+                    network.shareAlone(), now);
+        }
+        return rules.judge(asked.withClient(network.answer().judged(asked.client(), network.overAlone(),
+                network.tookOverAlone(), now)), now);
     }
 }

@@ -14,9 +14,11 @@ import io.sluice.engine.internal.CompiledPolicy;
 import io.sluice.engine.internal.CrawlerGate;
 import io.sluice.engine.internal.LoadGate;
 import io.sluice.engine.internal.LocalClientStateStore;
+import io.sluice.engine.internal.RouteTable;
 import io.sluice.engine.net.AsnTable;
 import io.sluice.engine.net.IpAddress;
 import io.sluice.engine.robots.RobotsTxt;
+import io.sluice.engine.store.ClientKey;
 import io.sluice.engine.store.SharedClientStore;
 import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.FieldError;
@@ -220,7 +222,7 @@ public final class ThrottleEngine {
                 LocalClientStateStore.ofAggregates(networkCapacity, idle, clock),
                 LocalClientStateStore.ofAggregates(networkCapacity, idle, clock),
                 new LocalClientStateStore(networkCapacity, idle, clock), new PassCooldowns(networkCapacity,
-                clock.millis()), new LocalClientStateStore(networkCapacity, idle, clock));
+                clock.millis()), shared, new LocalClientStateStore(networkCapacity, idle, clock));
         this.crawlerVerifier = new CrawlerVerifier(CrawlerRanges.bundled(), verifier);
         this.agentRules = new AgentRules(outcomes, bans, passes);
         this.prelude = new Prelude(classifier, crawlerVerifier, bans, outcomes, browserGate, agentRules);
@@ -237,8 +239,19 @@ public final class ThrottleEngine {
             return (compiled, client, key, address, route, now) -> rules.judge(stores, compiled, client, key,
                     address, route, now);
         }
-        return (compiled, client, key, address, route, now) -> cluster.judge(stores, compiled, client, key, address,
-                route, now);
+        return new Prelude.Next() {
+            @Override
+            public Decision afterPrelude(CompiledPolicy compiled, ClientInfo client, ClientKey key, IpAddress address,
+                                         RouteTable.Compiled route, long now) {
+                return cluster.judge(stores, compiled, client, key, address, route, now, null);
+            }
+
+            @Override
+            public Decision afterGate(CompiledPolicy compiled, ClientInfo client, ClientKey key, IpAddress address,
+                                      RouteTable.Compiled route, long now, NetworkAsk network) {
+                return cluster.judge(stores, compiled, client, key, address, route, now, network);
+            }
+        };
     }
 
     private static CompiledPolicy compile(Policy policy, long nowMillis) {
@@ -376,9 +389,9 @@ public final class ThrottleEngine {
         return browserGate.earn(current.get().policy().browserCheck(), address, weak, clock.millis());
     }
 
-    /** The front end refused an answer to a challenge; counted. */
-    public void answerRefused() {
-        browserGate.refusedAnswer();
+    /** The front end refused an answer to a challenge from {@code address}; counted, and on its network's row. */
+    public void answerRefused(IpAddress address) {
+        browserGate.refusedAnswer(address, clock.millis());
     }
 
     /**

@@ -194,6 +194,10 @@ class AgentRulesTest {
         refused(page(engine, ELSEWHERE, FIREFOX, "/.sluice-trap/x"), Reason.TRAP);
         refused(page(engine, ELSEWHERE, FIREFOX, "/a"), Reason.CHALLENGE);
         refused(page(engine, ELSEWHERE, CURL, "/a"), Reason.CHALLENGE);
+        // the check's funnel counts these interstitials as its own, the site's and the network's
+        assertThat(engine.snapshot().browserCheck().challenged()).isEqualTo(2);
+        assertThat(engine.snapshot().networks()).filteredOn(row -> row.network().equals("198.51.100.0/24"))
+                .singleElement().satisfies(row -> assertThat(row.funnel().challenged()).isEqualTo(2));
         admitted(page(engine, "203.0.113.5", FIREFOX, "/a")); // another address is not marked
         clock.advanceMillis(601_000L);
         admitted(page(engine, ELSEWHERE, FIREFOX, "/a")); // the mark has ended

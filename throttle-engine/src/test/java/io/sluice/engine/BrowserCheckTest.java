@@ -17,6 +17,7 @@ import io.sluice.engine.policy.FieldError;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.Route;
 import io.sluice.engine.telemetry.BrowserCheckCounts;
+import io.sluice.engine.telemetry.NetworkFunnel;
 import io.sluice.engine.telemetry.NetworkRow;
 import java.util.ArrayList;
 import java.util.List;
@@ -123,6 +124,59 @@ class BrowserCheckTest {
             assertThat(fleet.addresses()).isEqualTo(40);
             assertThat(fleet.refused()).isEqualTo(40);
             assertThat(fleet.hits()).as("asked, not served: no hit on any client's stack").isZero();
+        }
+
+        @Test
+        void eachStepOfTheFunnelShowsOnItsNetworksRowOverTheLastMinuteAndANetworkNeverAskedShowsNone() {
+            // three browsers of one /24 asked; two earn a pass (one by the no-JavaScript path), one answer refused
+            for (int host = 1; host <= 3; host++) {
+                refused(engine.decide(page("203.0.113." + host, "/articles/" + host)), Reason.CHALLENGE);
+            }
+            assertThat(engine.earnPass(IpAddress.parse("203.0.113.1"), false)).isZero();
+            assertThat(engine.earnPass(IpAddress.parse("203.0.113.2"), true)).isZero();
+            engine.answerRefused(IpAddress.parse("203.0.113.3"));
+            String strong = passFor(engine, "203.0.113.1", false);
+            String weak = passFor(engine, "203.0.113.2", true);
+            for (int page = 1; page <= 3; page++) {
+                served(engine.decide(page("203.0.113.1", "/articles/" + page).withPass(strong)));
+            }
+            served(engine.decide(page("203.0.113.2", "/articles/1").withPass(weak)));
+            // a neighbouring network the check never meets: a command-line client is a bot, never asked
+            served(engine.decide(Request.get("198.51.100.7", CURL, "/")));
+
+            NetworkRow fleet = networkRow("203.0.113.0/24");
+            assertThat(fleet.funnel()).isEqualTo(new NetworkFunnel(3, 1, 1, 1, 4));
+            assertThat(fleet.refused()).as("the interstitials, refusals on its clients' rows").isEqualTo(3);
+            assertThat(fleet.hits()).as("the pages served on the passes").isEqualTo(4);
+            NetworkRow untouched = networkRow("198.51.100.0/24");
+            assertThat(untouched.hits()).isEqualTo(1);
+            assertThat(untouched.funnel()).isEqualTo(NetworkFunnel.NONE);
+            BrowserCheckCounts site = engine.snapshot().browserCheck();
+            assertThat(new NetworkFunnel(site.challenged(), site.passesEarned(), site.weakPassesEarned(),
+                    site.answersRefused(), site.servedOnPass())).as("the whole site's funnel: the same steps")
+                    .isEqualTo(fleet.funnel());
+
+            // a minute later, only what came since
+            clock.advanceMillis(61_000);
+            served(engine.decide(page("203.0.113.1", "/articles/9").withPass(strong)));
+            assertThat(networkRow("203.0.113.0/24").funnel()).isEqualTo(new NetworkFunnel(0, 0, 0, 0, 1));
+        }
+
+        @Test
+        void aFormRefusedBeforeTheClientRulesIsOnTheRowOfAClientNeverSeenBefore() {
+            Request post = new Request("203.0.113.5", BROWSER, null, "POST", "/comment", null, null, "navigate",
+                    "text/html", null);
+            refused(engine.decide(post), Reason.PASS_REQUIRED);
+
+            NetworkRow row = networkRow("203.0.113.0/24");
+            assertThat(row.refused()).as("its refusal, as the access log has it").isEqualTo(1);
+            assertThat(row.addresses()).isEqualTo(1);
+            assertThat(row.hits()).isZero();
+        }
+
+        private NetworkRow networkRow(String cidr) {
+            return engine.snapshot().networks().stream().filter(row -> row.network().equals(cidr)).findFirst()
+                    .orElseThrow(() -> new AssertionError("no row for " + cidr));
         }
 
         @Test

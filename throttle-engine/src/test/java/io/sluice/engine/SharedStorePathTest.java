@@ -7,8 +7,11 @@ import static io.sluice.engine.EngineFixture.served;
 import static io.sluice.engine.EngineFixture.waiting;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.engine.store.SharedClientStore;
+import io.sluice.engine.net.IpAddress;
+import io.sluice.engine.policy.BrowserCheck;
 import io.sluice.engine.policy.Policy;
+import io.sluice.engine.store.ClientKey;
+import io.sluice.engine.store.SharedClientStore;
 import io.sluice.engine.telemetry.ShadowSummary;
 import java.util.ArrayList;
 import java.util.List;
@@ -115,6 +118,84 @@ class SharedStorePathTest {
         assertThat(engine.inFlight()).isZero();
     }
 
+    // ---------------------------------------------------------------- the browser check's network budgets
+
+    private static Request page(String ip) {
+        return Request.get(ip, EngineFixture.BROWSER, "/articles/1").asNavigation();
+    }
+
+    private static Policy checking(BrowserCheck.Mode mode) {
+        return Policy.defaults().withBrowserCheck(BrowserCheck.DEFAULTS.withMode(mode));
+    }
+
+    @Test
+    void aBrowserClaimsNetworkIsAskedWithItsClientAndAnOverBudgetAnswerIsTheChecks() {
+        ThrottleEngine engine = engine(checking(BrowserCheck.Mode.ADAPTIVE));
+
+        Decision decision = engine.decide(page("192.0.2.77"));
+
+        SharedClientStore.Ask ask = store.asks.get(0);
+        assertThat(ask.network().ip()).isEqualTo("192.0.2.0");
+        assertThat(ask.network().prefixBits()).isEqualTo((byte) 24);
+        assertThat(ask.networkBudget()).isEqualTo(new SharedClientStore.NetworkBudget(false,
+                BrowserCheck.DEFAULTS.networks().withoutPass(), true));
+        store.answers.get(0).complete(new SharedClientStore.Verdict<>(Reason.NETWORK_BUDGET, 3_000, 0, 0, null, true,
+                true, false));
+        Decision.Refuse challenge = refused(answer(decision), Reason.CHALLENGE);
+        assertThat(challenge.dropPass()).isFalse();
+        assertThat(engine.snapshot().browserCheck().challenged()).isEqualTo(1);
+        assertThat(engine.inFlight()).isZero();
+    }
+
+    @Test
+    void aPageTheCheckAsksForAnywayIsChallengedAtOnceAndItsNetworksHitCountedForTheStore() {
+        ThrottleEngine engine = engine(checking(BrowserCheck.Mode.ALWAYS));
+
+        refused(engine.decide(page("192.0.2.77")), Reason.CHALLENGE);
+
+        assertThat(store.asks).isEmpty();
+        assertThat(store.counted).containsExactly("192.0.2.0/24 1");
+    }
+
+    @Test
+    void aPassOverItsNetworksBudgetOnARequestThatIsNotAPageIsServedAsWithoutOne() {
+        ThrottleEngine engine = engine(checking(BrowserCheck.Mode.ALWAYS));
+        String pass = engine.browserPasses().mint("p1", false, IpAddress.parse("192.0.2.77"), EngineFixture.BROWSER,
+                clock.millis() + 86_400_000L);
+        Request data = new Request("192.0.2.77", EngineFixture.BROWSER, null, "GET", "/api/items", null, "empty",
+                "cors", "application/json", pass);
+
+        Decision decision = engine.decide(data);
+
+        SharedClientStore.NetworkBudget budget = store.asks.get(0).networkBudget();
+        assertThat(budget.onPass()).isTrue();
+        assertThat(budget.pass()).as("the pass's own stack asked with its network's").isEqualTo("p1");
+        assertThat(budget.perPass()).isEqualTo(BrowserCheck.PER_PASS);
+        assertThat(budget.decisive()).as("not a page: never challenged").isFalse();
+        store.answers.get(0).complete(new SharedClientStore.Verdict<>(null, 0, 1, 15_000, "lease-1", true, true,
+                false));
+        Decision.Admit admit = admitted(answer(decision));
+        assertThat(admit.client().pass()).isEqualTo(ClientInfo.Pass.MISSING);
+        admit.admission().complete(200, 1_000);
+        assertThat(store.released).containsExactly("lease-1 served");
+    }
+
+    @Test
+    void aNodeDecidingAloneHoldsANetworkToItsShareOfTheBudget() {
+        Policy policy = Policy.defaults().withBrowserCheck(BrowserCheck.DEFAULTS.withNetworks(
+                new BrowserCheck.Networks(24, 48, new Policy.HitStack(15, 6), null, null, null, null)));
+        ThrottleEngine engine = engine(policy);
+        store.available = false;
+        store.nodes = 2; // 6 claims without a pass per /24 in the cluster: 3 on this node
+
+        for (int i = 1; i <= 3; i++) {
+            served(engine.decide(page("192.0.2." + i)));
+        }
+        refused(engine.decide(page("192.0.2.4")), Reason.CHALLENGE);
+        served(engine.decide(page("192.0.3.1")));
+        assertThat(store.asks).isEmpty();
+    }
+
     @Test
     void aRequestTheStoreAdmittedButLoadRefusedGivesItsLeaseBackUnserved() {
         ThrottleEngine engine = engine(Policy.defaults().withLoad(new Policy.Load(1, 0, 500)));
@@ -184,6 +265,7 @@ class SharedStorePathTest {
         final List<Ask> asks = new CopyOnWriteArrayList<>();
         final List<CompletableFuture<Verdict<String>>> answers = new CopyOnWriteArrayList<>();
         final List<String> released = new CopyOnWriteArrayList<>();
+        final List<String> counted = new CopyOnWriteArrayList<>();
         volatile boolean available = true;
         volatile int nodes = 1;
         volatile Verdict<String> answerAtOnce;
@@ -217,6 +299,11 @@ class SharedStorePathTest {
         @Override
         public void countExempt(Ask ask) {
             // keeps no hit stacks
+        }
+
+        @Override
+        public void countNetwork(ClientKey address, ClientKey network, boolean onPass, int weight) {
+            counted.add(network.ip() + "/" + (network.prefixBits() & 0xFF) + (onPass ? " on a pass " : " ") + weight);
         }
     }
 }

@@ -43,6 +43,7 @@ public final class NetworksView {
     @FXML private TableColumn<NetworksViewModel.Row, String> upstreamColumn;
     @FXML private TableColumn<NetworksViewModel.Row, Long> hitsColumn;
     @FXML private TableColumn<NetworksViewModel.Row, Long> refusedColumn;
+    @FXML private TableColumn<NetworksViewModel.Row, String> funnelColumn;
     @FXML private TableColumn<NetworksViewModel.Row, Integer> addressesColumn;
     @FXML private TableColumn<NetworksViewModel.Row, Integer> agentsColumn;
     @FXML private TableColumn<NetworksViewModel.Row, String> statusColumn;
@@ -93,6 +94,7 @@ public final class NetworksView {
         column(upstreamColumn, NetworksViewModel.Row::upstream);
         column(hitsColumn, row -> row.network().hits());
         column(refusedColumn, row -> row.network().refused());
+        column(funnelColumn, NetworksViewModel.Row::funnel);
         column(addressesColumn, row -> row.network().addresses());
         column(agentsColumn, row -> row.network().userAgents());
         column(statusColumn, NetworksViewModel.Row::status);

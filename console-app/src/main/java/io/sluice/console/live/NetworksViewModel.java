@@ -4,6 +4,7 @@ import io.sluice.console.ui.Command;
 import io.sluice.console.ui.Session;
 import io.sluice.engine.policy.Ban;
 import io.sluice.engine.policy.BanType;
+import io.sluice.engine.telemetry.NetworkFunnel;
 import io.sluice.engine.telemetry.NetworkRow;
 import io.sluice.engine.telemetry.Snapshot;
 import java.util.Comparator;
@@ -23,7 +24,8 @@ import javafx.beans.property.SimpleObjectProperty;
 
 /**
  * The live room's networks view: the networks (IPv4 /24, IPv6 /48) of the last minute ranked by what they cost the
- * upstream, by hits or by refusals, with the selected one's addresses and user agents, and its one action: ban the
+ * upstream, by hits or by refusals, each with its browser-check funnel (asked, passed, served on a pass), with the
+ * selected one's addresses and user agents, and its one action: ban the
  * network for a duration (a CIDR ban through {@code POST /api/v1/bans}), undone from the same place
  * ({@code DELETE /api/v1/bans/{id}}). The server audits both, and the live room's rate chart marks them as it marks
  * every operator action. Fed by the session's snapshots; no toolkit needed.
@@ -78,6 +80,19 @@ public final class NetworksViewModel {
         /** The upstream's time its requests took over the last minute. */
         public String upstream() {
             return seconds(network.cost() == null ? 0 : network.cost().upstreamMicros());
+        }
+
+        /**
+         * The browser check's funnel over the last minute, compact: pages asked (the interstitial), passes earned (by
+         * the proof-of-work or the no-JavaScript path), requests served on a pass; "-" for a network it never met.
+         */
+        public String funnel() {
+            NetworkFunnel steps = network.funnel();
+            if (steps == null || steps.equals(NetworkFunnel.NONE)) {
+                return "-";
+            }
+            return steps.challenged() + " / " + (steps.passesEarned() + steps.weakPassesEarned()) + " / "
+                    + steps.servedOnPass();
         }
 
         public String status() {
@@ -228,9 +243,23 @@ public final class NetworksViewModel {
                 .append("\nAddresses ").append(network.addresses()).append(": ")
                 .append(String.join(", ", network.busiestAddresses()))
                 .append(network.addresses() > network.busiestAddresses().size() ? ", …" : "")
+                .append(funnelText(network.funnel()))
                 .append("\nUser agents ").append(network.userAgents()).append(":");
         network.busiestUserAgents().forEach(agent -> text.append("\n  ").append(agent.isEmpty() ? "(none)" : agent));
         return text.toString();
+    }
+
+    /**
+     * The browser check's steps in words, on a line of their own, short enough for the panel at 1366x768; nothing for a
+     * network it never met.
+     */
+    static String funnelText(NetworkFunnel steps) {
+        if (steps == null || steps.equals(NetworkFunnel.NONE)) {
+            return "";
+        }
+        return "\nCheck: asked " + steps.challenged() + ", passed " + (steps.passesEarned() + steps.weakPassesEarned())
+                + (steps.weakPassesEarned() > 0 ? " (" + steps.weakPassesEarned() + " no JS)" : "") + ", failed "
+                + steps.answersRefused() + ", on a pass " + steps.servedOnPass();
     }
 
     /** Microseconds as seconds for an operator: "0.35 s", "12.6 s". */

@@ -18,6 +18,7 @@ import io.sluice.engine.telemetry.CostShare;
 import io.sluice.engine.telemetry.CostSummary;
 import io.sluice.engine.telemetry.LatencySummary;
 import io.sluice.engine.telemetry.LoadState;
+import io.sluice.engine.telemetry.NetworkFunnel;
 import io.sluice.engine.telemetry.NetworkRow;
 import io.sluice.engine.telemetry.Snapshot;
 import io.sluice.server.SluiceServer;
@@ -61,6 +62,23 @@ class NetworksViewModelTest {
                 s.networks(), s.networkTable(), s.costLastMinute(), s.costTotals(), s.costSummary(),
                 new BrowserCheckCounts(BrowserCheck.Mode.ADAPTIVE, false, 0, 0, 0, 0, 0, 0, 0, 0, checked, 0,
                         List.of(), null));
+    }
+
+    @Test
+    void eachRowShowsItsFunnelCompactAndTheSelectedOneInWords() {
+        NetworkRow asked = network("203.0.113.0/24", 40, 12, 30, 50_000);
+        asked = new NetworkRow(asked.network(), asked.addresses(), asked.userAgents(), asked.hits(), asked.refused(),
+                asked.cost(), asked.upstreamShare(), asked.busiestAddresses(), asked.busiestUserAgents(),
+                new NetworkFunnel(30, 3, 1, 2, 12));
+        model.apply(snapshot(List.of(asked, SEARCHERS), List.of(), null));
+
+        assertThat(model.rowsProperty().get()).extracting(NetworksViewModel.Row::funnel)
+                .containsExactly("-", "30 / 4 / 12");
+        model.select(1);
+        assertThat(model.detailsProperty().get())
+                .contains("\nCheck: asked 30, passed 4 (1 no JS), failed 2, on a pass 12\n");
+        model.select(0);
+        assertThat(model.detailsProperty().get()).doesNotContain("Check:");
     }
 
     @Test

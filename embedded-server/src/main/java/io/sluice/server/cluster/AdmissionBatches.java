@@ -70,17 +70,34 @@ final class AdmissionBatches {
      * The limits a request is judged by, in client-admit.lua's order: sent once per call for all its requests that
      * share them, since reading arguments cost Redis as much time as some of the rules (docs/BENCHMARKS.md, issue 29).
      *
-     * @param routeWindowSeconds 0 when the request's route has no limits of its own
+     * @param routeWindowSeconds   0 when the request's route has no limits of its own
+     * @param networkWindowSeconds 0 when the request asks nothing about its network's budget (the browser check's)
+     * @param networkDecisive      a network over its budget ends the decision (client-admit.lua answers
+     *                             NETWORK_BUDGET and judges nothing else)
+     * @param passWindowSeconds    0 when the request is not on a pass, else the window of a pass's own stack
      */
     record Limits(int clientWindowSeconds, int clientMaxHits, int routeWindowSeconds, int routeMaxHits,
                   int addressWindowSeconds, int addressMaxHits, int maxConcurrent, int addressMaxConcurrent,
-                  long leaseMillis, long allCrawlersMillis) {
+                  long leaseMillis, long allCrawlersMillis, int networkWindowSeconds, int networkMaxHits,
+                  boolean networkDecisive, int passWindowSeconds, int passMaxHits) {
+
+        /** Limits that ask nothing about a network. */
+        Limits(int clientWindowSeconds, int clientMaxHits, int routeWindowSeconds, int routeMaxHits,
+               int addressWindowSeconds, int addressMaxHits, int maxConcurrent, int addressMaxConcurrent,
+               long leaseMillis, long allCrawlersMillis) {
+            this(clientWindowSeconds, clientMaxHits, routeWindowSeconds, routeMaxHits, addressWindowSeconds,
+                    addressMaxHits, maxConcurrent, addressMaxConcurrent, leaseMillis, allCrawlersMillis, 0, 0, false, 0,
+                    0);
+        }
+
         private String[] arguments() {
             return new String[] {Integer.toString(clientWindowSeconds), Integer.toString(clientMaxHits),
                 Integer.toString(routeWindowSeconds), Integer.toString(routeMaxHits),
                 Integer.toString(addressWindowSeconds), Integer.toString(addressMaxHits),
                 Integer.toString(maxConcurrent), Integer.toString(addressMaxConcurrent), Long.toString(leaseMillis),
-                Long.toString(allCrawlersMillis)};
+                Long.toString(allCrawlersMillis), Integer.toString(networkWindowSeconds),
+                Integer.toString(networkMaxHits), networkDecisive ? "1" : "0", Integer.toString(passWindowSeconds),
+                Integer.toString(passMaxHits)};
         }
     }
 
@@ -134,7 +151,9 @@ final class AdmissionBatches {
      */
     CompletableFuture<List<Object>> admit(String[] keys, LimitSet limits, int weight, String leaseId,
                                           long crawlerGapMillis) {
-        int expected = 4 + (limits.limits().routeWindowSeconds() > 0 ? 1 : 0) + (crawlerGapMillis >= 0 ? 2 : 0);
+        Limits judged = limits.limits();
+        int expected = 4 + (judged.routeWindowSeconds() > 0 ? 1 : 0) + (crawlerGapMillis >= 0 ? 2 : 0)
+                + (judged.networkWindowSeconds() > 0 ? 1 : 0) + (judged.passWindowSeconds() > 0 ? 1 : 0);
         if (keys.length != expected) {
             throw new IllegalArgumentException("client-admit.lua takes " + expected + " keys for this request, not "
                     + keys.length);
@@ -258,7 +277,7 @@ final class AdmissionBatches {
             }
             Collections.addAll(keys, queued.keys());
         }
-        List<String> args = new ArrayList<>(2 + released.size() + sets.size() * 10 + batch.size() * 4);
+        List<String> args = new ArrayList<>(2 + released.size() + sets.size() * 15 + batch.size() * 4);
         args.add(Integer.toString(released.size()));
         released.forEach(lease -> args.add(lease.id()));
         args.add(Integer.toString(sets.size()));

@@ -60,7 +60,16 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
             LuaScript.loadFunction("client-flush", "locals", "hit-stacks", "lease-names", "address-stacks");
     /** Verdict codes of client-admit.lua, in its order. */
     private static final Reason[] VERDICTS = {null, Reason.CRAWLER_SPACING, Reason.CRAWLERS_BUSY, Reason.HIT_STACK,
-        Reason.ROUTE_LIMIT, Reason.ADDRESS_HIT_STACK, Reason.CLIENT_CONCURRENCY, Reason.ADDRESS_CONCURRENCY};
+        Reason.ROUTE_LIMIT, Reason.ADDRESS_HIT_STACK, Reason.CLIENT_CONCURRENCY, Reason.ADDRESS_CONCURRENCY,
+        Reason.NETWORK_BUDGET};
+    /**
+     * client-admit.lua's marks on a verdict: the request's network was over its budget; this request took it (or its
+     * pass) over; its pass was over its pace. The low bits are the verdict.
+     */
+    private static final int NETWORK_OVER = 16;
+    private static final int TOOK_OVER = 32;
+    private static final int PASS_OVER = 64;
+    private static final int VERDICT = 15;
     /** The most refusals remembered at once; past it a refused client is asked about again (memory stays bounded). */
     static final int MAX_REFUSALS = 100_000;
     /** The most failed releases kept for a retry; past it they are left to expire with their leases. */
@@ -199,10 +208,50 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
      * that gap paces. On one Redis nothing moves: every key keeps its address's tag, as before.
      */
     private String tagged(Ask ask) {
-        if (ask.crawler() != null && crawlersApart) {
-            return prefix + "{crawlers}:" + ask.address().ip() + ":";
+        if (crawlersApart) {
+            if (ask.crawler() != null) {
+                return prefix + "{crawlers}:" + ask.address().ip() + ":";
+            }
+            if (ask.network() != null) {
+                return prefix + "{" + networkTag(ask.address(), ask.network()) + "}:" + ask.address().ip() + ":";
+            }
         }
         return prefix + "{" + ask.address().ip() + "}:";
+    }
+
+    /*
+     * A browser claim's network (the browser check's budgets) is counted in the same call as its client's rules, so on
+     * a Redis Cluster a client's keys, its address aggregate's too, are tagged with its network (with its address
+     * aggregate, if an operator made that the wider): the slot of the network's stacks. Every client's, not only a
+     * browser claim's, so that an address's browser claims and its other requests still count in one aggregate
+     * (changing the user agent buys no fresh allowance). The shards share the load by network, not by address. On one
+     * Redis nothing moves.
+     */
+
+    /** The hash tag of a client's keys on a Redis Cluster: the wider of its address aggregate and network. */
+    private static String networkTag(ClientKey address, ClientKey network) {
+        ClientKey wider = (address.prefixBits() & 0xFF) < (network.prefixBits() & 0xFF) ? address : network;
+        return wider.ip() + "/" + (wider.prefixBits() & 0xFF);
+    }
+
+    /**
+     * A network's hit stack of browser claims without a pass, or of requests on a pass ({@code onPass}): in the slot
+     * of its browser claims' keys ({@link #tagged}).
+     */
+    private String networkHits(ClientKey address, ClientKey network, boolean onPass) {
+        return prefix + "{" + networkTag(address, network) + "}:" + STACKS + (onPass ? "np:" : "n:") + network.ip()
+                + "/" + (network.prefixBits() & 0xFF);
+    }
+
+    /**
+     * A pass's own hit stack (its id: base64url): on a Redis Cluster in the slot of its network, which its requests
+     * all come from (a pass is good only in the network it was made for), elsewhere under its id alone.
+     */
+    private String passHits(ClientKey address, ClientKey network, String pass) {
+        if (crawlersApart) {
+            return prefix + "{" + networkTag(address, network) + "}:" + STACKS + "q:" + pass;
+        }
+        return prefix + "{" + pass + "}:" + STACKS + "q";
     }
 
     /**
@@ -247,17 +296,22 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
         String addressHits = tag + STACKS;
         String routeHits = ask.route() == null ? hits : tag + STACKS + "r:" + client + ":" + ask.route();
         String crawler = ask.crawler() == null ? null : crawlerKey(ask.crawler());
+        NetworkBudget budget = ask.networkBudget();
+        String networkHits = budget == null ? null : networkHits(ask.address(), ask.network(), budget.onPass());
+        String passHits = budget == null || budget.pass() == null ? null
+                : passHits(ask.address(), ask.network(), budget.pass());
         if (engineNow != ask.nowMillis()) {
             engineNow = ask.nowMillis(); // written once a millisecond, not by every request
         }
-        Verdict<RedisLease> known = knownRefusal(ask, hits, routeHits, addressHits, crawler, anyCrawler);
+        Verdict<RedisLease> known = knownRefusal(ask, hits, routeHits, addressHits, crawler, anyCrawler, networkHits);
         if (known != null) {
             return CompletableFuture.completedFuture(known);
         }
         String id = on.leaseIds() + sequence.incrementAndGet();
         String clientLeases = tag + "l:" + client;
         String addressLeases = tag + "l";
-        String[] keys = new String[4 + (ask.routeLimits() != null ? 1 : 0) + (crawler != null ? 2 : 0)];
+        String[] keys = new String[4 + (ask.routeLimits() != null ? 1 : 0) + (crawler != null ? 2 : 0)
+                + (networkHits != null ? 1 : 0) + (passHits != null ? 1 : 0)];
         keys[0] = hits;
         keys[1] = addressHits;
         keys[2] = clientLeases;
@@ -268,7 +322,13 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
         }
         if (crawler != null) {
             keys[more++] = crawler;
-            keys[more] = anyCrawler;
+            keys[more++] = anyCrawler;
+        }
+        if (networkHits != null) {
+            keys[more++] = networkHits;
+        }
+        if (passHits != null) {
+            keys[more] = passHits;
         }
         asked.increment();
         long sentNanos = System.nanoTime();
@@ -281,7 +341,7 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
                 forgetLater(new RedisLease(clientLeases, addressLeases, id, null, anyCrawler, 0, -1, -1, sentNanos));
                 throw new CompletionException(failure);
             }
-            return verdict(ask, answer, hits, routeHits, addressHits, crawler, anyCrawler,
+            return verdict(ask, answer, hits, routeHits, addressHits, crawler, anyCrawler, networkHits,
                     new RedisLease(clientLeases, addressLeases, id, crawler, anyCrawler, 0, -1, -1, sentNanos));
         });
     }
@@ -293,18 +353,26 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
      * entry's replaces it.
      */
     private AdmissionBatches.LimitSet limitsOf(Ask ask, AdmissionBatches admissions) {
-        int slot = (31 * System.identityHashCode(ask.clientLimits()) + System.identityHashCode(ask.routeLimits()))
+        NetworkBudget budget = ask.networkBudget();
+        Policy.HitStack network = budget == null ? null : budget.limits();
+        Policy.HitStack pace = budget == null || budget.pass() == null ? null : budget.perPass();
+        boolean decisive = budget != null && budget.decisive();
+        int slot = (31 * (31 * System.identityHashCode(ask.clientLimits()) + System.identityHashCode(ask.routeLimits()))
+                + System.identityHashCode(network) + System.identityHashCode(pace) + (decisive ? 1 : 0))
                 & (knownLimits.length - 1);
         KnownLimits known = knownLimits[slot];
-        if (known == null || !known.judges(ask)) {
+        if (known == null || !known.judges(ask, network, pace, decisive)) {
             Policy.HitStack route = ask.routeLimits();
             AdmissionBatches.Limits limits = new AdmissionBatches.Limits(ask.clientLimits().windowSeconds(),
                     ask.clientLimits().maxHits(), route == null ? 0 : route.windowSeconds(),
                     route == null ? 0 : route.maxHits(), ask.addressLimits().windowSeconds(),
                     ask.addressLimits().maxHits(), ask.maxConcurrent(), ask.addressMaxConcurrent(), leaseMillis,
-                    ask.allCrawlersMillis());
+                    ask.allCrawlersMillis(), network == null ? 0 : network.windowSeconds(),
+                    network == null ? 0 : network.maxHits(), decisive, pace == null ? 0 : pace.windowSeconds(),
+                    pace == null ? 0 : pace.maxHits());
             known = new KnownLimits(ask.clientLimits(), route, ask.addressLimits(), ask.maxConcurrent(),
-                    ask.addressMaxConcurrent(), ask.allCrawlersMillis(), admissions.limitSet(limits));
+                    ask.addressMaxConcurrent(), ask.allCrawlersMillis(), network, pace, decisive,
+                    admissions.limitSet(limits));
             knownLimits[slot] = known;
         }
         return known.set();
@@ -313,17 +381,24 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
     /** A set of limits, and the parts of an ask it was made from. */
     private record KnownLimits(Policy.HitStack client, Policy.HitStack route, Policy.HitStack address,
                                int maxConcurrent, int addressMaxConcurrent, long allCrawlersMillis,
+                               Policy.HitStack network, Policy.HitStack pace, boolean networkDecisive,
                                AdmissionBatches.LimitSet set) {
-        boolean judges(Ask ask) {
+        boolean judges(Ask ask, Policy.HitStack askedNetwork, Policy.HitStack askedPace, boolean decisive) {
             return ask.clientLimits() == client && ask.routeLimits() == route && ask.addressLimits() == address
                     && ask.maxConcurrent() == maxConcurrent && ask.addressMaxConcurrent() == addressMaxConcurrent
-                    && ask.allCrawlersMillis() == allCrawlersMillis;
+                    && ask.allCrawlersMillis() == allCrawlersMillis && askedNetwork == network && askedPace == pace
+                    && decisive == networkDecisive;
         }
     }
 
     private Verdict<RedisLease> verdict(Ask ask, List<Object> answer, String hits, String routeHits,
-                                        String addressHits, String crawler, String anyCrawler, RedisLease asked) {
-        Reason refusal = VERDICTS[(int) (long) (Long) answer.get(0)];
+                                        String addressHits, String crawler, String anyCrawler, String networkHits,
+                                        RedisLease asked) {
+        int code = (int) (long) (Long) answer.get(0);
+        Reason refusal = VERDICTS[code & VERDICT];
+        boolean networkOver = (code & NETWORK_OVER) != 0;
+        boolean passOver = (code & PASS_OVER) != 0;
+        boolean tookOver = (code & TOOK_OVER) != 0;
         long retry = (Long) answer.get(1);
         int inWindow = (int) (long) (Long) answer.get(2);
         long untilReset = (Long) answer.get(3);
@@ -332,7 +407,7 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
                     : new RedisLease(asked.clientLeases(), asked.addressLeases(), asked.id(), crawler, anyCrawler,
                             (Long) answer.get(4), (Long) answer.get(5), (Long) answer.get(6), asked.takenNanos());
             live.put(lease.id(), lease);
-            return new Verdict<>(null, 0, inWindow, untilReset, lease);
+            return new Verdict<>(null, 0, inWindow, untilReset, lease, networkOver || passOver, tookOver, passOver);
         }
         String until = switch (refusal) {
             case CRAWLER_SPACING -> crawler;
@@ -340,6 +415,7 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
             case HIT_STACK -> hits;
             case ROUTE_LIMIT -> routeHits;
             case ADDRESS_HIT_STACK -> addressHits;
+            case NETWORK_BUDGET -> networkOver ? networkHits : null; // a pass over its pace: that pass alone
             default -> null; // concurrency: when a slot frees is not known
         };
         if (until != null && retry > 0 && refused.size() < MAX_REFUSALS) {
@@ -347,7 +423,7 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
             refused.put(until, new Refused(refusal, ask.nowMillis(), ask.nowMillis() + retry, ask.policyVersion(),
                     inWindow, untilReset));
         }
-        return new Verdict<>(refusal, retry, inWindow, untilReset, null);
+        return new Verdict<>(refusal, retry, inWindow, untilReset, null, networkOver || passOver, tookOver, passOver);
     }
 
     /**
@@ -355,9 +431,20 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
      * flush, so the shared stacks see them.
      */
     private Verdict<RedisLease> knownRefusal(Ask ask, String hits, String routeHits, String addressHits,
-                                             String crawler, String anyCrawler) {
+                                             String crawler, String anyCrawler, String networkHits) {
         if (refused.isEmpty()) {
             return null;
+        }
+        if (networkHits != null && ask.networkBudget().decisive()) {
+            // the network first, as client-admit.lua judges it: over its budget, nothing of the client's counts
+            Refused network = valid(networkHits, ask);
+            if (network != null) {
+                if (ask.weight() > 0) {
+                    count(networkHits, ask.weight());
+                }
+                return new Verdict<>(Reason.NETWORK_BUDGET, network.untilMillis() - ask.nowMillis(), 0, 0, null,
+                        true, false, false);
+            }
         }
         Refused known = null;
         if (crawler != null) {
@@ -381,6 +468,9 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
         if (ask.weight() > 0) {
             count(hits, ask.weight());
             count(new Unflushed(addressHits, hits), ask.weight());
+            if (networkHits != null) {
+                count(networkHits, ask.weight()); // as if asked: pushed before the client's rules, whatever they say
+            }
         }
         if (ask.route() != null) {
             count(routeHits, Math.max(1, ask.weight()));
@@ -406,6 +496,14 @@ public final class RedisClientStateStore implements SharedClientStore<RedisLease
     public void countExempt(Ask ask) {
         if (ask.weight() > 0) {
             count(clientHits(tagged(ask), clientPart(ask.client())), ask.weight());
+        }
+    }
+
+    /** Added to the network's shared stack with the next flush, as the refused hits this node knows of are. */
+    @Override
+    public void countNetwork(ClientKey address, ClientKey network, boolean onPass, int weight) {
+        if (weight > 0) {
+            count(networkHits(address, network, onPass), weight);
         }
     }
 

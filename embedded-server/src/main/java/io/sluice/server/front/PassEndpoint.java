@@ -102,7 +102,7 @@ final class PassEndpoint {
                     noScriptWait, TimeUnit.MILLISECONDS);
             return;
         }
-        engine.answerRefused();
+        engine.answerRefused(address);
         write(request, response, callback, HttpStatus.FORBIDDEN_403, returnPath, switch (why) {
             case EXPIRED -> "The check expired before it was answered.";
             case TOO_EARLY -> "The check was answered sooner than it allows.";

@@ -10,25 +10,37 @@
 -- The limits come once per call, as few sets as the batch's requests use (arguments cost Redis time to read):
 -- ARGV[R + 2] the number of sets P, then P sets of LIMITS numbers: client window s, client max hits, route window s
 -- (0: no route limits), route max hits, address window s, address max hits, client max in flight, address max in
--- flight, lease ms, any crawler's gap ms.
+-- flight, lease ms, any crawler's gap ms, network window s (0: the browser check asks nothing about the request's
+-- network), network max hits, whether the network's budget decides (1) or not (0), pass window s (0: not on a pass),
+-- pass max hits.
 -- Then each request in turn, with ARGS arguments: weight, its set of limits (from 1), lease id, this crawler's gap
 -- ms (-1: not a crawler); and its keys, after the releases', in order: client hits, address hits (hit stacks, as
 -- hit-stacks.lua keeps them), client leases, address leases (sorted sets: lease id scored by its expiry, ms), then
 -- route hits if its limits have a route window, then this crawler's and any crawler's last service (ms) if it is a
--- crawler.
+-- crawler, then its network's hits (the browser check's stack of claims without a pass, or of requests on a pass) if
+-- its limits have a network window, then its pass's own hits if they have a pass window.
+-- The network first (the browser check comes before the client's rules): the request's weight is pushed on its stack,
+-- and on its pass's (a pass is an identity: its pace is one person's, whatever address it comes from); either over a
+-- budget that decides, the request answers NETWORK_BUDGET (8) with the ms until the network is below it again, and
+-- nothing of the client's is judged or counted; otherwise the client's rules follow as for any request.
 -- Returns, for each request in turn, {verdict, retry ms, client hits in window, ms until its oldest leaves} and, for a
 -- crawler's request only, {now ms, crawler's previous service, any crawler's previous service (-1: never)},
 -- flattened: every number of the answer costs Redis a conversion and the node a parse, and only a crawler's turn,
 -- given back, needs the last three; verdict 0 admitted, 1 CRAWLER_SPACING, 2 CRAWLERS_BUSY, 3 HIT_STACK,
--- 4 ROUTE_LIMIT, 5 ADDRESS_HIT_STACK, 6 CLIENT_CONCURRENCY, 7 ADDRESS_CONCURRENCY.
+-- 4 ROUTE_LIMIT, 5 ADDRESS_HIT_STACK, 6 CLIENT_CONCURRENCY, 7 ADDRESS_CONCURRENCY, 8 NETWORK_BUDGET; plus NETWORK_OVER
+-- (16) when the request's network was over its budget, PASS_OVER (64) when its pass was over its pace, and TOOK_OVER
+-- (32) when this request's weight took either over.
 -- On a Redis Cluster a call may carry the keys of several slots of one master (openCall, in locals.lua): a slot that
 -- moved to another master since the node read the topology is found by each request's and each release's first
 -- command (a read, or a ZREM that fails before it writes): that request answers NOT_HERE, with nothing done, and the
 -- 1-based index of each such release follows the requests' answers. The node sends them again in calls of their own,
 -- with their keys declared, which Redis Cluster redirects.
-local LIMITS = 10
+local LIMITS = 15
 local ARGS = 4
 local NOT_HERE = -1
+local NETWORK_BUDGET, NETWORK_OVER, TOOK_OVER, PASS_OVER = 8, 16, 32, 64
+-- What the request's network added to its verdict (set by admit, added by main).
+local networkFlags
 -- The first command of a request or release: call, or in a call carrying a master's slots (carried), tryCall (a slot
 -- that moved answers an error table, which only such a call need look for: a type() per request cost 0.8%).
 local first, carried
@@ -116,13 +128,46 @@ local function admit(a, k)
   local crawlerGap = numbers[ARGV[a + 4]] or number(ARGV[a + 4])
   local clientLeases, addressLeases = KEYS[k + 3], KEYS[k + 4]
   local keys = 4
+  networkFlags = 0
+  local networkWindow, passWindow = limits[11], limits[14]
   local header = first('GETRANGE', KEYS[k + 1], '0', HEADER_END)
   if carried and type(header) == 'table' then
-    local used = keys + (limits[3] > 0 and 1 or 0)
+    local used = keys + (limits[3] > 0 and 1 or 0) + (networkWindow > 0 and 1 or 0) + (passWindow > 0 and 1 or 0)
     if crawlerGap >= 0 then
       return used + 2, NOT_HERE, 0, 0, 0, -1, -1
     end
     return used, NOT_HERE, 0, 0, 0
+  end
+  if networkWindow > 0 then
+    -- its keys are the request's last (in its client's slot on a Redis Cluster)
+    local used = keys + (limits[3] > 0 and 1 or 0) + (crawlerGap >= 0 and 2 or 0) + 1
+    local networkMax = limits[12]
+    local networkHits, networkBelow = push(openStack(KEYS[k + used]), weight, networkWindow, networkMax)
+    local tookOver = false
+    if networkHits > networkMax then
+      networkFlags = NETWORK_OVER
+      tookOver = weight > 0 and networkHits - weight <= networkMax
+    end
+    if passWindow > 0 then
+      used = used + 1
+      local passMax = limits[15]
+      local passHits = push(openStack(KEYS[k + used]), weight, passWindow, passMax)
+      if passHits > passMax then
+        networkFlags = networkFlags + PASS_OVER
+        tookOver = tookOver or (weight > 0 and passHits - weight <= passMax)
+      end
+    end
+    if networkFlags > 0 then
+      if tookOver then
+        networkFlags = networkFlags + TOOK_OVER
+      end
+      if limits[13] == 1 then
+        if crawlerGap >= 0 then
+          return used, NETWORK_BUDGET, networkBelow, 0, 0, -1, -1
+        end
+        return used, NETWORK_BUDGET, networkBelow, 0, 0
+      end
+    end
   end
   local clientStack = stackFrom(KEYS[k + 1], header, nil)
   -- before the client's push, which keeps in its header whether the client answers for its address
@@ -145,6 +190,12 @@ local function admit(a, k)
   if crawlerGap >= 0 then
     crawlerKey, anyCrawlerKey = KEYS[k + keys + 1], KEYS[k + keys + 2]
     keys = keys + 2
+  end
+  if networkWindow > 0 then
+    keys = keys + 1
+  end
+  if passWindow > 0 then
+    keys = keys + 1
   end
 
   -- a crawler's refusal answers -1 for its previous services, another request's nothing
@@ -228,7 +279,7 @@ local function main(keys, args)
   end
   local base = released + 2
   for p = 1, tonumber(ARGV[base]) do
-    local set = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0} -- LIMITS, made at its size
+    local set = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0} -- LIMITS, made at its size
     for j = 1, LIMITS do
       local text = ARGV[base + (p - 1) * LIMITS + j]
       set[j] = numbers[text] or number(text)
@@ -241,6 +292,9 @@ local function main(keys, args)
   local k = 2 * released
   while a < #ARGV do
     local used, verdict, retry, hits, reset, previous, previousAny = admit(a, k)
+    if networkFlags > 0 then
+      verdict = verdict + networkFlags
+    end
     results[n + 1], results[n + 2], results[n + 3], results[n + 4] = verdict, retry, hits, reset
     n = n + 4
     if previous then

@@ -2,6 +2,7 @@ package io.sluice.server.cluster;
 
 import io.sluice.engine.EngineConfig;
 import io.sluice.engine.ThrottleEngine;
+import io.sluice.engine.policy.BrowserCheck;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.Route;
 import io.sluice.engine.store.SharedClientStore;
@@ -55,7 +56,16 @@ class AloneStoreSpecTest extends ClientStoreSpecification {
         List<Route> routes = stated.routes().stream().map(route -> route.limits() == null ? route
                 : new Route(route.match(), route.path(), route.query(), route.methods(), route.classes(),
                         route.secFetchDest(), route.weight(), whole(route.limits()), route.note())).toList();
+        BrowserCheck check = stated.browserCheck();
+        BrowserCheck.Networks networks = check.networks();
         return stated.withHitStack(whole(stated.hitStack()))
+                .withBrowserCheck(new BrowserCheck(check.mode(), check.difficulty(), check.passTtlSeconds(),
+                        check.noScript(), check.noScriptWaitSeconds(), check.pressureInFlight(),
+                        check.pressureHoldSeconds(), whole(check.perPass()), new BrowserCheck.Networks(
+                                networks.ipv4Prefix(), networks.ipv6Prefix(), whole(networks.withoutPass()),
+                                whole(networks.withPass()), networks.passCooldownSeconds(),
+                                networks.maxConcurrentWithoutPass(), networks.maxConcurrentWithPass()),
+                        check.exemptPaths(), check.alwaysChallenge()))
                 .withPerClient(new Policy.PerClient(whole(stated.perClient().maxConcurrent())))
                 .withPerAddress(new Policy.PerAddress(address.ipv4Prefix(), address.ipv6Prefix(),
                         address.windowSeconds(), whole(address.maxHits()), whole(address.maxConcurrent())))

@@ -2,14 +2,17 @@ package io.sluice.server.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.engine.ClientInfo;
 import io.sluice.engine.Decision;
 import io.sluice.engine.RateLimitStatus;
 import io.sluice.engine.Reason;
 import io.sluice.engine.Request;
 import io.sluice.engine.ThrottleEngine;
 import io.sluice.engine.classify.CrawlerListClassifier;
+import io.sluice.engine.net.IpAddress;
 import io.sluice.engine.policy.AllowEntry;
 import io.sluice.engine.policy.AllowType;
+import io.sluice.engine.policy.BrowserCheck;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.policy.Route;
 import io.sluice.server.testkit.Await;
@@ -186,6 +189,145 @@ abstract class ClientStoreSpecification {
 
     static Route route(String prefix, int weight, Policy.HitStack limits) {
         return new Route(Route.Match.PREFIX, prefix, null, List.of(), List.of(), List.of(), weight, limits, null);
+    }
+
+    // ---------------------------------------------------------------- the browser check's network budgets
+
+    /**
+     * {@code policy} with the browser check in {@code mode} and network budgets (every IPv4 /24) of {@code withoutPass}
+     * browser claims without a pass and {@code withPass} requests on passes in 15 s.
+     */
+    static Policy networkBudgets(Policy policy, BrowserCheck.Mode mode, int withoutPass, int withPass) {
+        BrowserCheck check = policy.browserCheck();
+        BrowserCheck.Networks networks = check.networks();
+        return policy.withBrowserCheck(check.withMode(mode).withNetworks(new BrowserCheck.Networks(24, 48,
+                new Policy.HitStack(15, withoutPass), new Policy.HitStack(15, withPass),
+                networks.passCooldownSeconds(), networks.maxConcurrentWithoutPass(),
+                networks.maxConcurrentWithPass())));
+    }
+
+    /** A browser's page navigation. */
+    static Request page(String ip, String path) {
+        return Request.get(ip, BROWSER, path).asNavigation();
+    }
+
+    /** A browser's script asking for data: a read, not a page. */
+    static Request fetch(String ip, String path) {
+        return new Request(ip, BROWSER, null, "GET", path, null, "empty", "cors", "application/json", null);
+    }
+
+    /** A pass {@code node} made for a browser at {@code ip}, good for a day. */
+    final String pass(ThrottleEngine node, String ip) {
+        return node.browserPasses().mint("p" + ip.replace('.', '_'), false, IpAddress.parse(ip), BROWSER,
+                clock.millis() + 86_400_000L);
+    }
+
+    @Test
+    @DiffersOnACluster("a browser claim's keys in its network's slot, with the network's stacks")
+    void aFleetWithoutPassesMeetsItsNetworksBudgetOnceWhicheverNodesItsPagesLandOn() {
+        Policy policy = networkBudgets(generous(), BrowserCheck.Mode.ADAPTIVE, 20, 40);
+        ThrottleEngine a = node("a", policy);
+        ThrottleEngine b = node("b", policy);
+        for (int i = 0; i < 20; i++) {
+            served(decide(i % 2 == 0 ? a : b, page("203.0.113." + (i + 1), "/p/" + i)));
+        }
+
+        // the network's 21st page over both nodes is asked to prove a browser runs there (not its 41st)
+        Decision.Refuse challenge = refused(decide(a, page("203.0.113.21", "/p/20")), Reason.CHALLENGE);
+        assertThat(challenge.dropPass()).isFalse();
+        assertThat(refused(decide(b, page("203.0.113.22", "/p/21")), Reason.CHALLENGE).challengeBits())
+                .isEqualTo(challenge.challengeBits());
+        // what is not a page is refused for the network's budget, a form asked to load a page first
+        Decision.Refuse data = refused(decide(b, fetch("203.0.113.23", "/api/items")), Reason.NETWORK_BUDGET);
+        assertThat(data.retryAfterSeconds()).isBetween(1L, 15L);
+        assertThat(data.detail()).isEqualTo("More than 20 requests without a pass from this network in 15 s.");
+        refused(decide(a, new Request("203.0.113.24", BROWSER, null, "POST", "/comments", null, null, null, null,
+                null)), Reason.PASS_REQUIRED);
+        // the next /24 has a budget of its own
+        served(decide(b, page("203.0.114.1", "/p/0")));
+        served(decide(a, page("203.0.114.2", "/p/1")));
+    }
+
+    @Test
+    @DiffersOnACluster("a browser claim's keys in its network's slot, with the network's stacks")
+    void requestsOnPassesMeetTheirNetworksBudgetOnceWhicheverNodesTheyLandOn() {
+        Policy policy = networkBudgets(generous(), BrowserCheck.Mode.ALWAYS, 10, 20);
+        ThrottleEngine a = node("a", policy);
+        ThrottleEngine b = node("b", policy);
+        for (int i = 0; i < 20; i++) {
+            ThrottleEngine node = i % 2 == 0 ? a : b;
+            String ip = "203.0.113." + (i + 1);
+            Decision.Admit admit = admitted(decide(node, page(ip, "/p/" + i).withPass(pass(node, ip))));
+            assertThat(admit.client().pass()).isEqualTo(ClientInfo.Pass.STRONG);
+            admit.admission().complete(200, 1_000_000);
+        }
+
+        // the 21st request on a pass: a page is asked again, its pass dropped
+        String late = "203.0.113.21";
+        assertThat(refused(decide(b, page(late, "/p/20").withPass(pass(b, late))), Reason.CHALLENGE).dropPass())
+                .isTrue();
+        // what is not a page is never challenged: its client's own rules serve it, its pass buying nothing more
+        String other = "203.0.113.22";
+        Decision.Admit data = admitted(decide(a, fetch(other, "/api/items").withPass(pass(a, other))));
+        assertThat(data.client().pass()).isEqualTo(ClientInfo.Pass.MISSING);
+        data.admission().complete(200, 1_000_000);
+        // the budget without a pass is another stack: the network's claims without one were never counted on it
+        Decision.Admit asset = admitted(decide(b, Request.get(other, BROWSER, "/site.css")));
+        asset.admission().complete(200, 1_000);
+    }
+
+    @Test
+    @DiffersOnACluster("a browser claim's keys in its network's slot, with the network's stacks")
+    void aPassSharedByAFleetIsHeldToOnePersonsPaceWhicheverNodesItsRequestsLandOn() {
+        Policy policy = networkBudgets(generous(), BrowserCheck.Mode.ALWAYS, 100, 100); // perPass: 10 in 15 s
+        ThrottleEngine a = node("a", policy);
+        ThrottleEngine b = node("b", policy);
+        for (int i = 0; i < 10; i++) {
+            ThrottleEngine node = i % 2 == 0 ? a : b;
+            Decision.Admit admit = admitted(decide(node, page("203.0.113." + (i + 1), "/p/" + i)
+                    .withPass(sharedPass(node))));
+            assertThat(admit.client().pass()).isEqualTo(ClientInfo.Pass.STRONG);
+            admit.admission().complete(200, 1_000_000);
+        }
+
+        // its 11th page over both nodes, from yet another address: dropped, asked again (not its 21st)
+        Decision.Refuse again = refused(decide(b, page("203.0.113.11", "/p/10").withPass(sharedPass(b))),
+                Reason.CHALLENGE);
+        assertThat(again.dropPass()).isTrue();
+        assertThat(again.detail()).startsWith("This pass was used faster than one person browses");
+        // another pass of the same network keeps its own pace
+        String ip = "203.0.113.12";
+        admitted(decide(a, page(ip, "/p/11").withPass(pass(a, ip)))).admission().complete(200, 1_000_000);
+    }
+
+    /** One pass (one id) for the network 203.0.113.0/24, as {@code node} made it. */
+    final String sharedPass(ThrottleEngine node) {
+        return node.browserPasses().mint("fleet", false, IpAddress.parse("203.0.113.1"), BROWSER,
+                clock.millis() + 86_400_000L);
+    }
+
+    @Test
+    @DiffersOnACluster("a browser claim's keys in its network's slot, with the network's stacks")
+    void pagesChallengedWithoutAskingTheStoreStillCountOnTheirNetworksBudget() {
+        Policy policy = networkBudgets(generous(), BrowserCheck.Mode.ALWAYS, 5, 40);
+        ThrottleEngine a = node("a", policy);
+        ThrottleEngine b = node("b", policy);
+        for (int i = 0; i < 6; i++) {
+            refused(decide(i % 2 == 0 ? a : b, page("203.0.113." + (i + 1), "/p/" + i)), Reason.CHALLENGE);
+        }
+        Request asset = Request.get("203.0.113.9", BROWSER, "/site.css");
+        served(decide(a, Request.get("203.0.114.9", BROWSER, "/site.css"))); // another network, under its budget
+
+        // an asset weighs nothing, so it is refused only once the six pages counted (the store's next flush)
+        for (ThrottleEngine node : List.of(a, b)) {
+            assertThat(Await.within(Duration.ofSeconds(ANSWER_SECONDS), () -> {
+                Decision decision = decide(node, asset);
+                if (decision instanceof Decision.Admit admit) {
+                    admit.admission().complete(200, 1_000);
+                }
+                return decision instanceof Decision.Refuse refusal && refusal.reason() == Reason.NETWORK_BUDGET;
+            })).as("an asset of the network refused for its budget").isTrue();
+        }
     }
 
     // ---------------------------------------------------------------- rule 4: the client's hit stack

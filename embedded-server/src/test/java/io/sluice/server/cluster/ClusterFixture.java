@@ -107,9 +107,14 @@ final class ClusterFixture implements AutoCloseable {
      * the slots (second, hits) after the header of the other seconds within the last minute.
      */
     static long hitsIn(RedisUnderTest redis, String ip) throws IOException {
+        return hitsMatching(redis, ClusterFixture.SETTINGS.keyPrefix() + "{" + ip + "}:m:*");
+    }
+
+    /** As {@link #hitsIn}, for the stacks whose keys match {@code pattern}. */
+    static long hitsMatching(RedisUnderTest redis, String pattern) throws IOException {
         return Long.parseLong(redis.command("EVAL", MINUTE_OF_HITS + "local n = 0 "
                 + "for _, k in ipairs(redis.call('KEYS', ARGV[1])) do n = n + minute(redis.call('GET', k)) end "
-                + "return n", "0", ClusterFixture.SETTINGS.keyPrefix() + "{" + ip + "}:m:*"));
+                + "return n", "0", pattern));
     }
 
     /** Lua: {@code minute(stack)}, the hits of a stack's string in the slots of the last minute on Redis's clock. */

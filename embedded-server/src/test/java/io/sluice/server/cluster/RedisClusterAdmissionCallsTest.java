@@ -87,18 +87,37 @@ class RedisClusterAdmissionCallsTest {
         return new Member(engine, store);
     }
 
-    /** {@code count} addresses whose keys are on {@code master}, each in a slot of its own. */
+    /**
+     * {@code count} addresses whose keys are on {@code master}, each in a slot of its own: on a Redis Cluster a
+     * client's keys are tagged with its network (its /24, the browser check's default), so each is of a /24 of its
+     * own.
+     */
     private static List<String> addressesOn(TestRedis master, int count) {
         List<String> found = new ArrayList<>();
         Set<Integer> slots = new HashSet<>();
         for (int i = 1; found.size() < count; i++) {
-            String ip = "198.51." + (i / 250) + "." + (i % 250 + 1);
-            int slot = SlotHash.getSlot(ip);
+            String ip = "198." + (51 + i / 250) + "." + (i % 250) + ".1";
+            int slot = slotOf(ip);
             if (redis.serves(master, slot) && slots.add(slot)) {
                 found.add(ip);
             }
         }
         return found;
+    }
+
+    /** The hash tag of {@code ip}'s keys on a Redis Cluster: its /24. */
+    private static String tagOf(String ip) {
+        return ip.substring(0, ip.lastIndexOf('.')) + ".0/24";
+    }
+
+    private static int slotOf(String ip) {
+        return SlotHash.getSlot(tagOf(ip));
+    }
+
+    /** The hits {@code node} holds for {@code ip}'s clients in the last minute. */
+    private static long hitsIn(TestRedis node, String ip) throws IOException {
+        return ClusterFixture.hitsMatching(node,
+                ClusterFixture.SETTINGS.keyPrefix() + "{" + tagOf(ip) + "}:" + ip + ":m:*");
     }
 
     /** Each of {@code clients} served once and refused once by the one-hit policy: the node knows it refused. */
@@ -112,7 +131,7 @@ class RedisClusterAdmissionCallsTest {
     private static void awaitHits(TestRedis master, String ip, long hits, String what) {
         await(() -> {
             try {
-                return ClusterFixture.hitsIn(master, ip) == hits;
+                return hitsIn(master, ip) == hits;
             } catch (IOException e) {
                 return false;
             }
@@ -165,7 +184,7 @@ class RedisClusterAdmissionCallsTest {
         Decision.Admit stayingFirst = admitted(answered(a.engine().decide(Request.direct(staying, CURL))));
         Decision.Admit movingFirst = admitted(answered(a.engine().decide(Request.direct(moving, CURL))));
 
-        int slot = SlotHash.getSlot(moving);
+        int slot = slotOf(moving);
         redis.moveSlot(slot, from, to);
         Decision holdingNext;
         Decision movingNext;
@@ -188,8 +207,8 @@ class RedisClusterAdmissionCallsTest {
         assertThat(admitted(answered(stayingNext)).rateLimit().remaining()).isEqualTo(8);
         admitted(answered(holdingNext));
         await(() -> !a.store().releasesPending(), "the releases to be given back");
-        assertThat(ClusterFixture.hitsIn(to, moving)).as("Redis's count, where its slot is now").isEqualTo(2);
-        assertThat(ClusterFixture.hitsIn(from, staying)).as("Redis's count, where its slot stayed").isEqualTo(2);
+        assertThat(hitsIn(to, moving)).as("Redis's count, where its slot is now").isEqualTo(2);
+        assertThat(hitsIn(from, staying)).as("Redis's count, where its slot stayed").isEqualTo(2);
         assertThat(leasesIn(to, moving)).as("its first request's lease given back where it is now").isEqualTo(1);
         assertThat(leasesIn(from, staying)).isEqualTo(1);
         assertThat(from.command("CLUSTER", "COUNTKEYSINSLOT", Integer.toString(slot))).isEqualTo("0");
@@ -200,7 +219,7 @@ class RedisClusterAdmissionCallsTest {
         return Long.parseLong(node.command("EVAL", "local n = 0 "
                 + "for _, k in ipairs(redis.call('KEYS', ARGV[1])) do "
                 + "n = n + redis.call('ZCOUNT', k, '(0', '+inf') end "
-                + "return n", "0", ClusterFixture.SETTINGS.keyPrefix() + "{" + ip + "}:l:*"));
+                + "return n", "0", ClusterFixture.SETTINGS.keyPrefix() + "{" + tagOf(ip) + "}:" + ip + ":l:*"));
     }
 
     @Test
@@ -217,7 +236,9 @@ class RedisClusterAdmissionCallsTest {
         List<String> words = new ArrayList<>(List.of("EVAL", CLIENT_ADMIT, "1", keys.get(2), "*",
                 Integer.toString(keys.size())));
         words.addAll(keys);
-        words.addAll(List.of("1", "lease-0", "1", "15", "10", "0", "0", "15", "100", "8", "64", "35000", "1000"));
+        // a release, one set of limits (the last five: no network, no pass), then the three requests
+        words.addAll(List.of("1", "lease-0", "1", "15", "10", "0", "0", "15", "100", "8", "64", "35000", "1000",
+                "0", "0", "0", "0", "0"));
         for (int i = 1; i <= 3; i++) {
             words.addAll(List.of("1", "1", "lease-" + i, "-1"));
         }
@@ -226,14 +247,14 @@ class RedisClusterAdmissionCallsTest {
 
         assertThat(answers).as("first and third judged; the second NOT_HERE; release 1 not given back")
                 .matches("0,0,1,\\d+,-1,0,0,0,0,0,1,\\d+,1");
-        int awaySlot = SlotHash.getSlot(away);
+        int awaySlot = slotOf(away);
         for (TestRedis node : List.of(master, elsewhere)) {
             assertThat(node.command("CLUSTER", "COUNTKEYSINSLOT", Integer.toString(awaySlot))).isEqualTo("0");
         }
-        assertThat(master.command("CLUSTER", "COUNTKEYSINSLOT", Integer.toString(SlotHash.getSlot(here.get(1)))))
+        assertThat(master.command("CLUSTER", "COUNTKEYSINSLOT", Integer.toString(slotOf(here.get(1)))))
                 .as("the request after the one not here judged with its own keys, as the one before it")
-                .isEqualTo(master.command("CLUSTER", "COUNTKEYSINSLOT", Integer.toString(SlotHash.getSlot(
-                        here.get(0))))).isNotEqualTo("0");
+                .isEqualTo(master.command("CLUSTER", "COUNTKEYSINSLOT", Integer.toString(slotOf(here.get(0)))))
+                .isNotEqualTo("0");
     }
 
     @Test
@@ -254,7 +275,7 @@ class RedisClusterAdmissionCallsTest {
             }
         }
         for (String ip : clients) {
-            TestRedis master = redis.masters().stream().filter(node -> redis.serves(node, SlotHash.getSlot(ip)))
+            TestRedis master = redis.masters().stream().filter(node -> redis.serves(node, slotOf(ip)))
                     .findFirst().orElseThrow();
             awaitHits(master, ip, 5, "the admitted hit, the refused one asked and the three flushed, each once");
         }
@@ -276,7 +297,7 @@ class RedisClusterAdmissionCallsTest {
         knownRefused(a, clients);
         await(() -> !a.store().releasesPending(), "the releases sent");
 
-        redis.moveSlot(SlotHash.getSlot(moving), from, to);
+        redis.moveSlot(slotOf(moving), from, to);
         for (int i = 0; i < 3; i++) {
             for (String ip : clients) {
                 // counted, flushed in one call to the master the node still thinks has both
@@ -289,8 +310,8 @@ class RedisClusterAdmissionCallsTest {
             awaitHits(master, ip, 5, "two hits asked and three flushed, each once, where its stack is");
         }
         await(() -> a.store().counts().get("unflushed") == 0, "nothing left to flush");
-        assertThat(ClusterFixture.hitsIn(to, moving)).as("not added twice").isEqualTo(5);
-        assertThat(ClusterFixture.hitsIn(from, staying)).as("not added twice").isEqualTo(5);
+        assertThat(hitsIn(to, moving)).as("not added twice").isEqualTo(5);
+        assertThat(hitsIn(from, staying)).as("not added twice").isEqualTo(5);
     }
 
     @Test
@@ -304,16 +325,16 @@ class RedisClusterAdmissionCallsTest {
                 key(away, "h"), "3", "", "3", "");
 
         assertThat(notHere).as("the second stack's index").isEqualTo("2");
-        assertThat(master.command("CLUSTER", "COUNTKEYSINSLOT", Integer.toString(SlotHash.getSlot(here))))
+        assertThat(master.command("CLUSTER", "COUNTKEYSINSLOT", Integer.toString(slotOf(here))))
                 .isEqualTo("1");
         for (TestRedis node : List.of(master, elsewhere)) {
-            assertThat(node.command("CLUSTER", "COUNTKEYSINSLOT", Integer.toString(SlotHash.getSlot(away))))
+            assertThat(node.command("CLUSTER", "COUNTKEYSINSLOT", Integer.toString(slotOf(away))))
                     .isEqualTo("0");
         }
     }
 
     private static String key(String ip, String what) {
-        return "test:{" + ip + "}:" + what;
+        return "test:{" + tagOf(ip) + "}:" + ip + ":" + what;
     }
 
     /**

@@ -2,13 +2,15 @@ package io.sluice.engine.internal;
 
 import io.sluice.engine.RequestCost;
 import io.sluice.engine.telemetry.Cost;
+import io.sluice.engine.telemetry.NetworkFunnel;
 
 /**
  * What the requests of one key (a client, an address, a network, a class, a route) cost the upstream over the last
  * minute, in six buckets of ten seconds: the minute is the last five whole buckets and the one in progress (50 to
  * 60 s), its newer half the last three. Guarded by its own monitor, held for a few additions (the same shape as a
  * client's hit stack); times are passed in. About 300 bytes, made for a key when its first admitted request
- * completes with a cost.
+ * completes with a cost. A network's window also holds its browser-check funnel ({@link FunnelWindow}), made at the
+ * network's first step, so the funnel is bounded, evicted and shown with the network's costs.
  */
 public final class CostWindow {
     static final int BUCKETS = 6;
@@ -29,6 +31,8 @@ public final class CostWindow {
     private volatile boolean evicted;
     /** The second a linked network's access was last reported to its table (see {@link #accessReportDue}). */
     private int reportedSecond = Integer.MIN_VALUE;
+    /** A network's browser-check funnel over the same minute; null until its first step (never for other keys). */
+    private volatile FunnelWindow funnel;
 
     /** A window of the last minute only. */
     public CostWindow() {
@@ -62,6 +66,27 @@ public final class CostWindow {
             return true;
         }
         return false;
+    }
+
+    /** A network's funnel, made at its first step. */
+    FunnelWindow funnel() {
+        FunnelWindow window = funnel;
+        if (window == null) {
+            synchronized (this) {
+                window = funnel;
+                if (window == null) {
+                    window = new FunnelWindow();
+                    funnel = window;
+                }
+            }
+        }
+        return window;
+    }
+
+    /** The funnel's last minute ending at {@code nowMillis}; null when the check never met this network. */
+    NetworkFunnel funnelSample(long nowMillis) {
+        FunnelWindow window = funnel;
+        return window == null ? null : window.sample(nowMillis);
     }
 
     /** One request's cost, at {@code nowMillis}. */

@@ -13,6 +13,7 @@ import io.sluice.engine.telemetry.ClientTableStats;
 import io.sluice.engine.telemetry.Cost;
 import io.sluice.engine.telemetry.CostShare;
 import io.sluice.engine.telemetry.CostSummary;
+import io.sluice.engine.telemetry.NetworkFunnel;
 import io.sluice.engine.telemetry.NetworkRow;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,12 +33,15 @@ import java.util.function.ToLongFunction;
 /**
  * What requests cost the upstream, by network (every IPv4 /24 and IPv6 /48), by class and by route, over the last
  * minute ({@link CostWindow}), and by class since start; and the snapshot's view of the networks: their costs joined
- * with the hits, refusals, addresses and user agents of the clients tracked in each, and "what is costing us".
+ * with the hits, refusals, addresses and user agents of the clients tracked in each and with their browser-check
+ * funnels ({@link #funnel}, on the same windows), and "what is costing us".
  * (The clients' and addresses' own costs are kept on their states: see {@link ClientState#recordCost}.)
  *
  * <p>Written once per completed request with a cost, off the decision: a lookup of the request's network in a bounded
  * table (Caffeine, like the client table: a spray of networks evicts the least used, counted and shown) and a few
- * additions under each window's own monitor. Read by {@link #networks} and {@link #summary} on the snapshot's thread.
+ * additions under each window's own monitor. Also written once per step of the browser check's funnel, on the
+ * decision of a request that meets the check (an interstitial, a request on a pass: one lookup in the same table).
+ * Read by {@link #networks} and {@link #summary} on the snapshot's thread.
  */
 public final class NetworkCosts {
 
@@ -130,6 +134,20 @@ public final class NetworkCosts {
         return network;
     }
 
+    /**
+     * Counts one step of the browser check's funnel on the network of {@code address} (nothing without one): a lookup
+     * in the same bounded table as the costs, so a network's funnel is held, evicted and shown with them.
+     */
+    public void funnel(IpAddress address, FunnelStep step, long nowMillis) {
+        if (address == null) {
+            return;
+        }
+        if (nowMillis > tickMillis) {
+            tickMillis = nowMillis;
+        }
+        networks.get(networkOf(address), key -> new CostWindow()).funnel().add(nowMillis, step);
+    }
+
     /** Each class's costs over the last minute (classes that cost nothing left out). */
     public Map<RequestClass, Cost> lastMinuteByClass(long nowMillis) {
         Map<RequestClass, Cost> result = new EnumMap<>(RequestClass.class);
@@ -187,7 +205,8 @@ public final class NetworkCosts {
             Cost cost = costs.getOrDefault(entry.getKey(), CostWindow.CostSample.NONE).cost();
             rows.add(new NetworkRow(cidr(entry.getKey()), tally.addresses.size(), tally.agents.size(), tally.hits,
                     tally.refused, cost, total == 0 ? 0 : (double) cost.upstreamMicros() / total,
-                    busiest(tally.addresses, ClientKey::ip), busiest(tally.agents, agent -> agent)));
+                    busiest(tally.addresses, ClientKey::ip), busiest(tally.agents, agent -> agent),
+                    funnel(entry.getKey(), nowMillis)));
         }
         rows.sort(Comparator.comparingLong((NetworkRow row) -> row.cost().upstreamMicros()).reversed()
                 .thenComparing(Comparator.comparingLong(NetworkRow::hits).reversed())
@@ -294,6 +313,13 @@ public final class NetworkCosts {
             }
         });
         return costs;
+    }
+
+    /** A network's funnel over the last minute, read without touching its recency in the table. */
+    private NetworkFunnel funnel(ClientKey network, long nowMillis) {
+        CostWindow window = networks.policy().getIfPresentQuietly(network);
+        NetworkFunnel funnel = window == null ? null : window.funnelSample(nowMillis);
+        return funnel == null ? NetworkFunnel.NONE : funnel;
     }
 
     private static CostWindow.CostSample plus(CostWindow.CostSample a, CostWindow.CostSample b) {

@@ -38,11 +38,48 @@ public interface SharedClientStore<S> {
      * @param allCrawlersMillis rule 3's gap for any crawler
      * @param policyVersion     the policy version the limits come from (a cached answer is only reused under it)
      * @param nowMillis         the engine's time of the decision (the store judges windows on its own clock)
+     * @param network           the client's network (the browser check's prefixes; null only from a caller that
+     *                          knows none): a store spread over shards keeps a client's keys with its network's
+     * @param networkBudget     the browser check's question about that network's budget, judged in the same call
+     *                          before the client's rules, or null when the check asks none
      */
     record Ask(ClientKey client, ClientKey address, String route, int weight, Policy.HitStack clientLimits,
                Policy.HitStack routeLimits, Policy.HitStack addressLimits, int maxConcurrent,
                int addressMaxConcurrent, String crawler, long perCrawlerMillis, long allCrawlersMillis,
-               long policyVersion, long nowMillis) {
+               long policyVersion, long nowMillis, ClientKey network, NetworkBudget networkBudget) {
+
+        /** An ask with no network (a store's own tests). */
+        public Ask(ClientKey client, ClientKey address, String route, int weight, Policy.HitStack clientLimits,
+                   Policy.HitStack routeLimits, Policy.HitStack addressLimits, int maxConcurrent,
+                   int addressMaxConcurrent, String crawler, long perCrawlerMillis, long allCrawlersMillis,
+                   long policyVersion, long nowMillis) {
+            this(client, address, route, weight, clientLimits, routeLimits, addressLimits, maxConcurrent,
+                    addressMaxConcurrent, crawler, perCrawlerMillis, allCrawlersMillis, policyVersion, nowMillis,
+                    null, null);
+        }
+    }
+
+    /**
+     * The browser check's question about the network of an {@link Ask} (docs/manual/browser-check.md, "Networks"):
+     * the request's weight is pushed on the network's hit stack of requests without a pass, or of requests on a pass,
+     * before the client's rules are judged, and the answer says whether that stack went over {@code limits}.
+     *
+     * @param onPass   the stack of requests on a pass (else of claims without one)
+     * @param limits   the network's budget, as the policy states it (the store counts every node's requests)
+     * @param decisive whether a network over its budget ends the decision: the answer is then
+     *                 {@link Reason#NETWORK_BUDGET}, with no client rule judged and nothing else counted (the browser
+     *                 check turns it into a challenge or a refusal); else the client's rules are judged all the same
+     * @param pass     on a pass, its id: the pass's own hit stack (an identity, whatever address it comes from) is
+     *                 pushed and judged with its network's, over {@code perPass} as over the budget; else null
+     * @param perPass  a pass's pace (the policy's {@code perPass}), or null without a pass
+     */
+    record NetworkBudget(boolean onPass, Policy.HitStack limits, boolean decisive, String pass,
+                         Policy.HitStack perPass) {
+
+        /** A budget asked about without a pass's own stack. */
+        public NetworkBudget(boolean onPass, Policy.HitStack limits, boolean decisive) {
+            this(onPass, limits, decisive, null, null);
+        }
     }
 
     /**
@@ -54,8 +91,19 @@ public interface SharedClientStore<S> {
      * @param hitsInWindow     the client's hits in its window, this one included (every node's)
      * @param millisUntilReset time until the oldest of those hits leaves the window
      * @param lease            the slots taken when admitted (give back once with {@link #release}), else null
+     * @param networkOver      the ask's network was over its budget ({@link Ask#networkBudget}), or its pass over its
+     *                         pace; a decisive budget then answers {@link Reason#NETWORK_BUDGET} with the time until
+     *                         the network is below it
+     * @param networkTookOver  this request's weight is what took the network (or the pass) over
+     * @param passOver         the pass itself was over its pace
      */
-    record Verdict<S>(Reason refusal, long retryAfterMillis, int hitsInWindow, long millisUntilReset, S lease) {
+    record Verdict<S>(Reason refusal, long retryAfterMillis, int hitsInWindow, long millisUntilReset, S lease,
+                      boolean networkOver, boolean networkTookOver, boolean passOver) {
+
+        /** A verdict about a client whose network was not asked about, or was under its budget. */
+        public Verdict(Reason refusal, long retryAfterMillis, int hitsInWindow, long millisUntilReset, S lease) {
+            this(refusal, retryAfterMillis, hitsInWindow, millisUntilReset, lease, false, false, false);
+        }
 
         public boolean admitted() {
             return refusal == null;
@@ -94,4 +142,16 @@ public interface SharedClientStore<S> {
      * a heartbeat).
      */
     void countExempt(Ask ask);
+
+    /**
+     * A hit on a network's budget that the browser check decided on without asking (a page challenged while the check
+     * asks for a pass anyway, a request over the network's concurrency on this node), counted as {@link #countExempt}
+     * counts: added to the network's shared stack within a heartbeat, so the budget stays exact across nodes. A store
+     * that keeps no networks ignores it.
+     *
+     * @param address the client's address aggregate ({@link Ask#address})
+     * @param network the client's network ({@link Ask#network})
+     */
+    default void countNetwork(ClientKey address, ClientKey network, boolean onPass, int weight) {
+    }
 }

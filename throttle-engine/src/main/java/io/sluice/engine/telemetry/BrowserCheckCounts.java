@@ -9,7 +9,8 @@ import java.util.List;
  *
  * @param mode              the live policy's mode
  * @param underPressure     whether the site counts as under pressure now
- * @param challenged        page navigations answered with the interstitial
+ * @param challenged        page navigations answered with the interstitial, whichever rule asked: the check, or the
+ *                          agent rule (a category whose action is to challenge, an address the trap marked)
  * @param passesEarned      proofs-of-work answered right: passes handed out
  * @param weakPassesEarned  passes handed out by the no-JavaScript path
  * @param answersRefused    answers refused (forged, expired, wrong, too early, or the no-JavaScript path off)

@@ -14,7 +14,21 @@ import java.util.List;
  * @param upstreamShare  its share of the upstream's time in the last minute (of every request's), 0 to 1
  * @param busiestAddresses up to five of its addresses, the busiest first
  * @param busiestUserAgents up to five of its user agents, the busiest first
+ * @param funnel         its browser-check funnel over the last minute (the same span as {@code cost}; never null:
+ *                       {@link NetworkFunnel#NONE} for a network the check never met)
  */
 public record NetworkRow(String network, int addresses, int userAgents, long hits, long refused, Cost cost,
-                         double upstreamShare, List<String> busiestAddresses, List<String> busiestUserAgents) {
+                         double upstreamShare, List<String> busiestAddresses, List<String> busiestUserAgents,
+                         NetworkFunnel funnel) {
+
+    public NetworkRow {
+        funnel = funnel == null ? NetworkFunnel.NONE : funnel;
+    }
+
+    /** A row the browser check never met (and one read from a server older than the funnel). */
+    public NetworkRow(String network, int addresses, int userAgents, long hits, long refused, Cost cost,
+                      double upstreamShare, List<String> busiestAddresses, List<String> busiestUserAgents) {
+        this(network, addresses, userAgents, hits, refused, cost, upstreamShare, busiestAddresses, busiestUserAgents,
+                NetworkFunnel.NONE);
+    }
 }
