@@ -7,12 +7,15 @@ import static io.sluice.engine.EngineFixture.served;
 import static io.sluice.engine.EngineFixture.waiting;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.engine.net.AsnTable;
 import io.sluice.engine.net.IpAddress;
 import io.sluice.engine.policy.BrowserCheck;
 import io.sluice.engine.policy.Policy;
 import io.sluice.engine.store.ClientKey;
 import io.sluice.engine.store.SharedClientStore;
 import io.sluice.engine.telemetry.ShadowSummary;
+import java.io.IOException;
+import java.io.StringReader;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -194,6 +197,23 @@ class SharedStorePathTest {
         refused(engine.decide(page("192.0.2.4")), Reason.CHALLENGE);
         served(engine.decide(page("192.0.3.1")));
         assertThat(store.asks).isEmpty();
+    }
+
+    @Test
+    void anAsThePolicyNamesIsAskedAtOnceAndAnAsOverThisNodesBudgetIsAskedToo() throws IOException {
+        ThrottleEngine engine = engine(Policy.defaults().withBrowserCheck(BrowserCheck.DEFAULTS
+                .withAlwaysChallengeAsns(List.of(16509L))
+                .withNetworks(BrowserCheck.DEFAULTS.networks().withAsnWithoutPass(new Policy.HitStack(15, 2)))));
+        engine.useAsnTable(AsnTable.parse(new StringReader("3.5.0.0\t3.5.255.255\t16509\tUS\tAMAZON-02\n"
+                + "5.6.7.0\t5.6.7.255\t3320\tDE\tDTAG\n"), "ip2asn-v4.tsv"));
+
+        refused(engine.decide(page("3.5.1.7")), Reason.CHALLENGE);
+        assertThat(store.asks).as("asked anyway: answered without the store").isEmpty();
+
+        store.available = false; // the budget per AS is each node's own, whatever the store says
+        served(engine.decide(page("5.6.7.1")));
+        served(engine.decide(page("5.6.7.2")));
+        refused(engine.decide(page("5.6.7.3")), Reason.CHALLENGE);
     }
 
     @Test
