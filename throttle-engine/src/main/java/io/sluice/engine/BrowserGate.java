@@ -66,9 +66,10 @@ import java.util.concurrent.atomic.LongAdder;
  * pass's pace) divided by the nodes last seen: they decide when the store cannot answer. Concurrency per network and
  * the cooldowns stay this node's.
  *
- * <p>State: three bounded tables of hit stacks (two keyed by network, without and with a pass, which count its
- * requests in flight too; one by pass), the moment pressure was last seen (one AtomicLong), and counters. Nothing
- * here blocks or reads a clock.
+ * <p>State: four bounded tables of hit stacks (two keyed by network, without and with a pass, which count its
+ * requests in flight too; one by pass; one by autonomous system, used only with a budget per AS), the IP-to-ASN table
+ * (immutable, swapped whole), the moment pressure was last seen (one AtomicLong), and counters. Nothing here blocks
+ * or reads a clock.
  */
 final class BrowserGate {
 
