@@ -54,8 +54,8 @@ import org.junit.jupiter.api.io.TempDir;
  * <ul>
  *   <li>a <b>hit</b> on a client's row is a line of a request that reached the client's hit stack: admitted
  *       ({@code sluice=ADMIT}, {@code DELAYED}) or refused by a client rule after its hit was pushed (rule 4 counts
- *       refused requests too: {@code REFUSE:HIT_STACK}, {@code CLIENT_CONCURRENCY}, {@code LOAD}, ...), weighing its route's
- *       weight (a page 1, a static asset 0 under the default routes);</li>
+ *       refused requests too: {@code REFUSE:HIT_STACK}, {@code CLIENT_CONCURRENCY}, {@code LOAD}, ...), weighing its
+ *       route's weight (a page 1, a static asset 0 under the default routes);</li>
  *   <li>a <b>refusal</b> on a client's row is every {@code REFUSE:} line of that client: the browser check's
  *       interstitial ({@code REFUSE:CHALLENGE}) and its other refusals ({@code PASS_REQUIRED}) are refusals, not
  *       hits;</li>
@@ -82,7 +82,8 @@ class AccessLogTruthTest {
     private static final String FLEET_B = "127.0.32.";
     private static final String FLEET_C = "127.0.33.";
     private static final Pattern LINE = Pattern.compile(
-            "^(\\S+) \\S+ \\S+ \\[[^]]+] \"(\\S+) (\\S+) [^\"]*\" (\\d{3}) \\d+ \"[^\"]*\" \"([^\"]*)\" sluice=(\\S+)$");
+            "^(\\S+) \\S+ \\S+ \\[[^]]+] \"(\\S+) (\\S+) [^\"]*\" (\\d{3}) \\d+ \"[^\"]*\" \"([^\"]*)\""
+                    + " sluice=(\\S+)$");
     private static final Pattern TOKEN = Pattern.compile("data-token=\"([^\"]+)\"");
     private static final Pattern BITS = Pattern.compile("data-bits=\"(\\d+)\"");
 
@@ -234,8 +235,8 @@ class AccessLogTruthTest {
         List<Line> lines = Files.readAllLines(log).stream().map(AccessLogTruthTest::parse).toList();
         assertThat(count(lines, "REFUSE:CHALLENGE")).as("pages asked under pressure: %s", byOutcome(lines))
                 .isPositive();
-        assertThat(count(lines, "REFUSE:LOAD") + count(lines, "DELAYED")).as("requests the load deferred: %s", byOutcome(lines))
-                .isPositive();
+        assertThat(count(lines, "REFUSE:LOAD") + count(lines, "DELAYED"))
+                .as("requests the load deferred: %s", byOutcome(lines)).isPositive();
     }
 
     /** A server with the test site behind it and its access log in a file; the log's path. */

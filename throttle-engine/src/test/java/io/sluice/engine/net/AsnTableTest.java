@@ -181,16 +181,14 @@ class AsnTableTest {
 
     /**
      * A file the size of iptoasn's combined one (400,000 IPv4 and 100,000 IPv6 ranges in 80,000 systems): what it
-     * holds on the heap, counted and measured. The figures go in
-     * docs/manual/policy.md.
+     * holds on the heap, counted and measured (printed for docs/manual/policy.md; only the count is asserted), and
+     * its lookups still right at that size. What a lookup costs is no test's business: it has no figure yet.
      */
     @Test
     void aRealSizedFileTakesAboutSixteenMegabytes() throws IOException {
         long before = retained();
         String text = realSized(400_000, 100_000, 80_000);
-        long started = System.nanoTime();
         AsnTable table = parse(text);
-        long parseMillis = (System.nanoTime() - started) / 1_000_000;
         text = null;
         long after = retained();
 
@@ -198,25 +196,14 @@ class AsnTableTest {
         assertEquals(100_000, table.ipv6Ranges());
         assertEquals(80_000, table.systems());
         long counted = table.heapBytes();
-        System.out.printf("AsnTable of %d ranges, %d systems: %.1f MB counted, %.1f MB measured, parsed in %d ms%n",
-                table.ranges(), table.systems(), counted / 1e6, (after - before) / 1e6, parseMillis);
+        System.out.printf("AsnTable of %d ranges, %d systems: %.1f MB counted, %.1f MB measured%n",
+                table.ranges(), table.systems(), counted / 1e6, (after - before) / 1e6);
         assertTrue(counted < 20_000_000, "counted " + counted);
 
         // IPv4 range i starts at 16777216 + i * 4096 and spans 256 addresses
         assertEquals(1 + 123_450 % 80_000, table.lookupIpv4(16_777_216 + 123_450 * 4096 + 17));
         assertEquals(AsnTable.NONE, table.lookupIpv4(16_777_216 + 123_450 * 4096 + 300));
         assertEquals(1 + (4_660 * 7) % 80_000, table.lookup(IpAddress.parse("2001:db8:1234:ffff::1")));
-        // what a lookup costs, warmed, on whatever this machine is doing: printed for the manual, not asserted
-        long sum = 0;
-        for (int i = 0; i < 2_000_000; i++) {
-            sum += table.lookupIpv4(i * 7919);
-        }
-        long timed = System.nanoTime();
-        for (int i = 0; i < 2_000_000; i++) {
-            sum += table.lookupIpv4(i * 104_729);
-        }
-        System.out.printf("AsnTable lookup: %.0f ns (IPv4, 400,000 ranges; checksum %d)%n",
-                (System.nanoTime() - timed) / 2e6, sum);
         assertTrue(after - before > 0 && table.ranges() > 0, "the table is held while measured");
     }
 
