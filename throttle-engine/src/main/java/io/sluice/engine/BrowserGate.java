@@ -200,9 +200,7 @@ final class BrowserGate {
             }
             if (navigation(request, route) && asking(check, compiled, address, asn, route, pressure)) {
                 int bits = Math.min(MAX_BITS, check.difficulty() + (pressure ? HARDER_BITS : 0));
-                return challenge(client, key, bits, true, now, overPace
-                        ? "This pass was used faster than one person browses: prove again that this is a browser."
-                        : "This network asked for more pages than its budget: prove again that this is a browser.");
+                return passDropped(client, key, bits, overPace, now);
             }
             // not asked (a quiet day): the pass buys nothing more, and the client's own limits judge it
             return next.afterPrelude(compiled, client.withPass(ClientInfo.Pass.MISSING), key, address, route, now);
@@ -221,17 +219,14 @@ final class BrowserGate {
                     now);
         }
         if (!isRead(request.method())) {
-            return outcomes.refuse(client, key, Reason.PASS_REQUIRED, -1, null, now,
-                    "This network is asked to prove it runs a browser: load a page first, then try again.");
+            return passRequired(client, key, now);
         }
         if (navigation(request, route)) {
-            return challenge(client, key, check.difficulty(), false, now,
-                    "Checking that this is a browser before serving the page.");
+            return checkPage(client, key, check.difficulty(), now);
         }
         if (overBudget) {
-            return outcomes.refuse(client, key, Reason.NETWORK_BUDGET, Outcomes.ceilSeconds(claims.millisUntilBelow()),
-                    null, now, "More than " + budgets.withoutPass().maxHits() + " requests without a pass from this "
-                            + "network in " + budgets.withoutPass().windowSeconds() + " s.");
+            return overNetworkBudget(client, key, claims.millisUntilBelow(), budgets.withoutPass().maxHits(),
+                    budgets, now);
         }
         if (systemOver) {
             return overSystem(client, key, budgets, asn, systemClaims, now);
@@ -299,11 +294,9 @@ final class BrowserGate {
             // asked for a pass whatever the budget: answered here, the network's hit counted all the same
             countNetwork(compiled, address, network, false, weight);
             if (!isRead(request.method())) {
-                return outcomes.refuse(client, key, Reason.PASS_REQUIRED, -1, null, now,
-                        "This network is asked to prove it runs a browser: load a page first, then try again.");
+                return passRequired(client, key, now);
             }
-            return challenge(client, key, check.difficulty(), false, now,
-                    "Checking that this is a browser before serving the page.");
+            return checkPage(client, key, check.difficulty(), now);
         }
         L slot = claimsWithoutPass.acquireInFlight(network, claims.client(), budgets.maxConcurrentWithoutPass());
         if (slot == null) {
@@ -343,16 +336,12 @@ final class BrowserGate {
         @Override
         public Decision over(boolean tookOver, boolean passOver, long retryMillis, int budget, long now) {
             if (!isRead(request.method())) {
-                return outcomes.refuse(client, key, Reason.PASS_REQUIRED, -1, null, now,
-                        "This network is asked to prove it runs a browser: load a page first, then try again.");
+                return passRequired(client, key, now);
             }
             if (navigation(request, route)) {
-                return challenge(client, key, bits, false, now,
-                        "Checking that this is a browser before serving the page.");
+                return checkPage(client, key, bits, now);
             }
-            return outcomes.refuse(client, key, Reason.NETWORK_BUDGET, Outcomes.ceilSeconds(retryMillis), null, now,
-                    "More than " + budget + " requests without a pass from this network in "
-                            + budgets.withoutPass().windowSeconds() + " s.");
+            return overNetworkBudget(client, key, retryMillis, budget, budgets, now);
         }
 
         @Override
@@ -378,9 +367,7 @@ final class BrowserGate {
         @Override
         public Decision over(boolean tookOver, boolean passOver, long retryMillis, int budget, long now) {
             dropped(tookOver, now);
-            return challenge(client, key, bits, true, now, passOver
-                    ? "This pass was used faster than one person browses: prove again that this is a browser."
-                    : "This network asked for more pages than its budget: prove again that this is a browser.");
+            return passDropped(client, key, bits, passOver, now);
         }
 
         @Override
@@ -530,6 +517,32 @@ final class BrowserGate {
             return AsnTable.NONE;
         }
         return table.lookup(address);
+    }
+
+    /** A form without a pass while the check asks its network: refused, never challenged (it cannot be replayed). */
+    private Decision passRequired(ClientInfo client, ClientKey key, long now) {
+        return outcomes.refuse(client, key, Reason.PASS_REQUIRED, -1, null, now,
+                "This network is asked to prove it runs a browser: load a page first, then try again.");
+    }
+
+    /** A page without a pass while the check asks: the interstitial at {@code bits}. */
+    private Decision checkPage(ClientInfo client, ClientKey key, int bits, long now) {
+        return challenge(client, key, bits, false, now, "Checking that this is a browser before serving the page.");
+    }
+
+    /** A page whose pass was dropped (over its own pace, or its network over the budget on passes): asked again. */
+    private Decision passDropped(ClientInfo client, ClientKey key, int bits, boolean overPace, long now) {
+        return challenge(client, key, bits, true, now, overPace
+                ? "This pass was used faster than one person browses: prove again that this is a browser."
+                : "This network asked for more pages than its budget: prove again that this is a browser.");
+    }
+
+    /** Neither a page nor a form, without a pass, over its network's budget of {@code budget} (this node's share). */
+    private Decision overNetworkBudget(ClientInfo client, ClientKey key, long retryMillis, int budget,
+                                       BrowserCheck.Networks budgets, long now) {
+        return outcomes.refuse(client, key, Reason.NETWORK_BUDGET, Outcomes.ceilSeconds(retryMillis), null, now,
+                "More than " + budget + " requests without a pass from this network in "
+                        + budgets.withoutPass().windowSeconds() + " s.");
     }
 
     /** {@code asn}'s hit stack with this claim pushed on it, or null without a budget per AS (or an AS). */
