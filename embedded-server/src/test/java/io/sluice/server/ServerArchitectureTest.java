@@ -4,7 +4,6 @@ import static com.tngtech.archunit.base.DescribedPredicate.not;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.belongToAnyOf;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
-import static com.tngtech.archunit.core.domain.JavaClass.Predicates.simpleNameStartingWith;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
@@ -30,20 +29,21 @@ import io.sluice.server.cluster.LocalPolicyMirror;
 @AnalyzeClasses(packages = "io.sluice.server", importOptions = ImportOption.DoNotIncludeTests.class)
 class ServerArchitectureTest {
 
-    /** The demo module's classes: the demo, the benchmark relays and the throwaway Redis launchers. */
+    /** The demo module's classes (the demo, the benchmark relays) and the local-redis module's launchers. */
     private static final DescribedPredicate<JavaClass> DEMO_MODULE =
-            resideInAnyPackage("io.sluice.server.demo..", "io.sluice.server.bench..")
-                    .or(resideInAPackage("io.sluice.server.cluster").and(simpleNameStartingWith("LocalRedis")))
-                    .as("the demo module's (io.sluice.server.demo, io.sluice.server.bench, cluster.LocalRedis*)");
+            resideInAnyPackage("io.sluice.server.demo..", "io.sluice.server.bench..", "io.sluice.localredis..")
+                    .as("the demo module's (io.sluice.server.demo, io.sluice.server.bench) or local-redis's "
+                            + "(io.sluice.localredis)");
 
     @ArchTest
     void productionCodeKnowsNoDemo(JavaClasses classes) {
         noClasses().that().resideInAPackage("io.sluice.server..")
                 .should().dependOnClassesThat(DEMO_MODULE)
-                .because("the demo (its site, traffic, crawler fleet and cluster), the throwaway Redis launchers and "
-                        + "the benchmark relays live in the demo module, which builds on the server, never the "
-                        + "reverse: a production node carries no demo wiring, and the demo changes without touching "
-                        + "the server; the demo's jar (DemoMain) adds its starter and command to the command line")
+                .because("the demo (its site, traffic, crawler fleet and cluster) and the benchmark relays live in "
+                        + "the demo module, which builds on the server, never the reverse, and the throwaway Redis "
+                        + "launchers in local-redis: a production node carries no demo wiring, and the demo changes "
+                        + "without touching the server; the demo's jar (DemoMain) adds its starter and command to the "
+                        + "command line")
                 .check(classes);
     }
 
@@ -53,7 +53,7 @@ class ServerArchitectureTest {
                 .should().resideInAnyPackage("io.sluice.server.demo..", "io.sluice.server.bench..")
                 .orShould().haveSimpleNameStartingWith("LocalRedis")
                 .because("the server jar (and its .deb) holds the product: what shows, launches or measures it goes "
-                        + "in the demo module")
+                        + "in the demo module (a Redis launcher in local-redis)")
                 .check(classes);
     }
 

@@ -6,8 +6,8 @@ import io.sluice.engine.telemetry.ClusterState;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
 import io.sluice.server.cluster.ClusterOptions;
-import io.sluice.server.cluster.LocalRedis;
-import io.sluice.server.cluster.LocalRedisCluster;
+import io.sluice.localredis.LocalRedis;
+import io.sluice.localredis.LocalRedisCluster;
 import io.sluice.server.cluster.RedisEndpoint;
 import io.sluice.server.demo.Demo;
 import java.net.URI;
@@ -97,7 +97,8 @@ public final class ChangePropagation {
         LocalRedisCluster localCluster = redisUrl == null && clusterMasters > 0
                 ? LocalRedisCluster.start(clusterMasters) : null;
         LocalRedis local = redisUrl == null && localCluster == null ? LocalRedis.start() : null;
-        RedisEndpoint endpoint = local != null ? local.endpoint() : localCluster != null ? localCluster.endpoint()
+        String localUrl = local != null ? local.url() : localCluster != null ? localCluster.url() : null;
+        RedisEndpoint endpoint = localUrl != null ? RedisEndpoint.parse(localUrl, null)
                 : RedisEndpoint.parse(redisUrl, System.getenv(RedisEndpoint.PASSWORD_VARIABLE));
         List<SluiceServer> nodes = new ArrayList<>();
         try {

@@ -5,8 +5,8 @@ import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
 import io.sluice.server.change.PolicyChanges;
 import io.sluice.server.cluster.ClusterOptions;
-import io.sluice.server.cluster.LocalRedis;
-import io.sluice.server.cluster.LocalRedisCluster;
+import io.sluice.localredis.LocalRedis;
+import io.sluice.localredis.LocalRedisCluster;
 import io.sluice.server.cluster.RedisEndpoint;
 import io.sluice.server.demo.Demo;
 import java.io.IOException;
@@ -69,10 +69,10 @@ public final class RedisAdmissionCost {
                 endpoint = RedisEndpoint.parse(options.redisUrl(), System.getenv(RedisEndpoint.PASSWORD_VARIABLE));
             } else if (options.shards() == 1) {
                 single = LocalRedis.start();
-                endpoint = single.endpoint();
+                endpoint = RedisEndpoint.parse(single.url(), null);
             } else {
                 cluster = LocalRedisCluster.start(options.shards());
-                endpoint = cluster.endpoint();
+                endpoint = RedisEndpoint.parse(cluster.url(), null);
             }
             List<MeasuredRedis> servers = MeasuredRedis.behind(endpoint);
             if (options.redisCore() >= 0) {

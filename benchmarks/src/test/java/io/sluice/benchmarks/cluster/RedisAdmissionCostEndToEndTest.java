@@ -3,7 +3,7 @@ package io.sluice.benchmarks.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.sluice.server.cluster.LocalRedis;
+import io.sluice.localredis.LocalRedis;
 import io.sluice.server.testkit.RealParts;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

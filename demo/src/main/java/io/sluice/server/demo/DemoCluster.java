@@ -4,9 +4,10 @@ import io.sluice.server.HostPort;
 import io.sluice.server.ServerConfig;
 import io.sluice.server.SluiceServer;
 import io.sluice.engine.telemetry.ClusterState;
+import io.sluice.localredis.LocalRedis;
 import io.sluice.server.cluster.ClusterNode;
 import io.sluice.server.cluster.ClusterOptions;
-import io.sluice.server.cluster.LocalRedis;
+import io.sluice.server.cluster.RedisEndpoint;
 import io.sluice.server.state.TokenStore;
 import java.io.IOException;
 import java.net.URI;
@@ -69,7 +70,7 @@ public final class DemoCluster implements AutoCloseable {
                 ServerConfig config = new ServerConfig(new HostPort("127.0.0.1", 0), upstream,
                         new HostPort("127.0.0.1", 0), state, null, false, false, null,
                         ServerConfig.DEFAULT_UPSTREAM_TIMEOUT, null)
-                        .withCluster(new ClusterOptions(redis.endpoint(), "node-" + i));
+                        .withCluster(new ClusterOptions(RedisEndpoint.parse(redis.url(), null), "node-" + i));
                 nodes.add(SluiceServer.start(config));
             }
             DemoScenario traffic = null;

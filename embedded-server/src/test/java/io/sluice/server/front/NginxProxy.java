@@ -1,7 +1,7 @@
 package io.sluice.server.front;
 
+import io.sluice.localredis.FreePorts;
 import io.sluice.server.testkit.Await;
-import io.sluice.server.testkit.FreePorts;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;

@@ -2,7 +2,7 @@ package io.sluice.server.ops;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.sluice.server.testkit.FreePorts;
+import io.sluice.localredis.FreePorts;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;

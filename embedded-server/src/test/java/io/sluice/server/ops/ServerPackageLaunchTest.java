@@ -2,8 +2,8 @@ package io.sluice.server.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.localredis.FreePorts;
 import io.sluice.server.testkit.Await;
-import io.sluice.server.testkit.FreePorts;
 import io.sluice.server.testkit.RealParts;
 import java.io.IOException;
 import java.io.StringReader;

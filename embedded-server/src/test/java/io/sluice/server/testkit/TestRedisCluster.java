@@ -1,26 +1,21 @@
 package io.sluice.server.testkit;
 
+import io.sluice.localredis.LocalRedisCluster;
 import io.sluice.server.cluster.RedisEndpoint;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
  * A real Redis Cluster for the cluster tests: {@code masters} {@link TestRedis#startClusterNode() cluster nodes} on
  * free ports (their bus ports free too), which a test may kill or stop, {@link #join joined} with {@code replicasEach}
- * replicas per master (the demo module's LocalRedisCluster joins the benchmarks' the same way). Close it after the
+ * replicas per master ({@link LocalRedisCluster#join}, as the demo's and the benchmarks' are). Close it after the
  * class.
  */
 public final class TestRedisCluster implements RedisUnderTest {
-    private static final Duration JOIN_DEADLINE = Duration.ofSeconds(60);
-
     private final List<TestRedis> nodes;
     private final int masters;
 
@@ -36,64 +31,12 @@ public final class TestRedisCluster implements RedisUnderTest {
             for (int i = 0; i < masters * (1 + replicasEach); i++) {
                 nodes.add(TestRedis.startClusterNode());
             }
-            join(nodes, replicasEach);
+            LocalRedisCluster.join(nodes.stream().map(TestRedis::server).toList(), replicasEach);
             return new TestRedisCluster(nodes, masters);
         } catch (RuntimeException | Error e) {
             nodes.forEach(TestRedis::close);
             throw e;
         }
-    }
-
-    /**
-     * Joins the nodes into one Redis Cluster with {@code replicasEach} replicas per master ({@code redis-cli --cluster
-     * create}, which makes the first nodes the masters, in that order), and returns once every node says
-     * {@code cluster_state:ok}.
-     */
-    private static void join(List<TestRedis> nodes, int replicasEach) {
-        List<String> command = new ArrayList<>(List.of(redisCli(), "--cluster", "create"));
-        nodes.forEach(node -> command.add("127.0.0.1:" + node.port()));
-        command.addAll(List.of("--cluster-replicas", Integer.toString(replicasEach), "--cluster-yes"));
-        try {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-            byte[] output = process.getInputStream().readAllBytes(); // ends when redis-cli does
-            if (!process.waitFor(JOIN_DEADLINE.toSeconds(), TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                throw new IllegalStateException("redis-cli --cluster create did not finish within " + JOIN_DEADLINE);
-            }
-            if (process.exitValue() != 0) {
-                throw new IllegalStateException("redis-cli --cluster create failed: "
-                        + new String(output, StandardCharsets.UTF_8));
-            }
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot run redis-cli (on Debian or Ubuntu it comes with redis-server, "
-                    + "or in redis-tools)", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-        if (!Await.within(JOIN_DEADLINE, () -> nodes.stream().allMatch(TestRedisCluster::ok))) {
-            throw new IllegalStateException("the Redis Cluster was not ok within " + JOIN_DEADLINE);
-        }
-    }
-
-    /** Whether {@code node} says {@code cluster_state:ok}. */
-    private static boolean ok(TestRedis node) {
-        try {
-            String info = node.command("CLUSTER", "INFO");
-            return info != null && info.contains("cluster_state:ok");
-        } catch (IOException e) {
-            return false; // not answering yet
-        }
-    }
-
-    /** The distribution's {@code redis-cli}, else the one on the PATH. */
-    private static String redisCli() {
-        for (String candidate : List.of("/usr/bin/redis-cli", "/usr/local/bin/redis-cli")) {
-            if (Files.isExecutable(Path.of(candidate))) {
-                return candidate;
-            }
-        }
-        return "redis-cli";
     }
 
     /** The masters as created (before any failover), in port order of creation. */
@@ -159,7 +102,7 @@ public final class TestRedisCluster implements RedisUnderTest {
     }
 
     private static String cli(TestRedis node, String... words) throws IOException {
-        List<String> command = new ArrayList<>(List.of(redisCli(), "-p",
+        List<String> command = new ArrayList<>(List.of(LocalRedisCluster.redisCli(), "-p",
                 Integer.toString(node.port())));
         command.addAll(List.of(words));
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();

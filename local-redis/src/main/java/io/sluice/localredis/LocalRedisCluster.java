@@ -1,4 +1,4 @@
-package io.sluice.server.cluster;
+package io.sluice.localredis;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -9,9 +9,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
- * A throwaway Redis Cluster of {@code masters} masters and no replicas on this machine, for the benchmarks:
- * {@link LocalRedis#startClusterNode() cluster nodes} {@link #join joined} as the cluster tests join theirs. Stopped
- * with {@link #close()}, and with the JVM. Not for production.
+ * A throwaway Redis Cluster of {@code masters} masters and no replicas on this machine, for the demo cluster and the
+ * benchmarks: {@link LocalRedis#startClusterNode cluster nodes} {@link #join joined} as the cluster tests join theirs.
+ * Stopped with {@link #close()}, and with the JVM. Not for production.
  */
 public final class LocalRedisCluster implements AutoCloseable {
     private static final Duration DEADLINE = Duration.ofSeconds(60);
@@ -36,7 +36,7 @@ public final class LocalRedisCluster implements AutoCloseable {
             for (int i = 0; i < masters; i++) {
                 cluster.nodes.add(LocalRedis.startClusterNode());
             }
-            join(cluster.nodes.stream().map(LocalRedis::port).toList(), 0);
+            join(cluster.nodes, 0);
             return cluster;
         } catch (RuntimeException | Error e) {
             cluster.close();
@@ -44,22 +44,22 @@ public final class LocalRedisCluster implements AutoCloseable {
         }
     }
 
-    /** {@code redis-cluster://} with every master as a seed, as {@code --redis} takes it. */
-    public RedisEndpoint endpoint() {
-        return RedisEndpoint.parse("redis-cluster://" + nodes.stream().map(node -> "127.0.0.1:" + node.port())
-                .collect(Collectors.joining(",")), null);
+    /** {@code redis-cluster://} with every master as a seed, the form {@code --redis} takes. */
+    public String url() {
+        return "redis-cluster://" + nodes.stream().map(node -> "127.0.0.1:" + node.port())
+                .collect(Collectors.joining(","));
     }
 
     /**
-     * Joins the cluster-enabled redis-servers on loopback {@code ports} into one Redis Cluster with
-     * {@code replicasEach} replicas per master ({@code redis-cli --cluster create}, which makes the first ports the
-     * masters, in that order), and returns once every node says {@code cluster_state:ok}.
+     * Joins cluster-enabled {@code nodes} into one Redis Cluster with {@code replicasEach} replicas per master
+     * ({@code redis-cli --cluster create}, which makes the first nodes the masters, in that order), and returns once
+     * every node says {@code cluster_state:ok}.
      *
      * @throws IllegalStateException with redis-cli's own words when the cluster cannot be made
      */
-    public static void join(List<Integer> ports, int replicasEach) {
+    public static void join(List<LocalRedis> nodes, int replicasEach) {
         List<String> command = new ArrayList<>(List.of(redisCli(), "--cluster", "create"));
-        ports.forEach(port -> command.add("127.0.0.1:" + port));
+        nodes.forEach(node -> command.add("127.0.0.1:" + node.port()));
         command.addAll(List.of("--cluster-replicas", Integer.toString(replicasEach), "--cluster-yes"));
         try {
             Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
@@ -79,18 +79,18 @@ public final class LocalRedisCluster implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
-        awaitOk(ports);
+        awaitOk(nodes);
     }
 
-    /** Polls until every node on {@code ports} serves every slot as the others see it. */
-    public static void awaitOk(List<Integer> ports) {
+    /** Polls until every one of {@code nodes} serves every slot as the others see it. */
+    public static void awaitOk(List<LocalRedis> nodes) {
         long deadline = System.nanoTime() + DEADLINE.toNanos();
-        while (!ports.stream().allMatch(LocalRedisCluster::ok)) {
+        while (!nodes.stream().allMatch(LocalRedisCluster::ok)) {
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("the Redis Cluster was not ok within " + DEADLINE);
             }
             try {
-                Thread.sleep(50);
+                Thread.sleep(50); // polling for the cluster's state, within the deadline
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException(e);
@@ -98,9 +98,14 @@ public final class LocalRedisCluster implements AutoCloseable {
         }
     }
 
-    /** Whether the node on {@code port} says {@code cluster_state:ok} (CLUSTER INFO's first line). */
-    private static boolean ok(int port) {
-        return LocalRedis.replyStart(port, "CLUSTER INFO", 32).contains("cluster_state:ok");
+    /** Whether {@code node} says {@code cluster_state:ok} (CLUSTER INFO's first line). */
+    private static boolean ok(LocalRedis node) {
+        try {
+            String info = node.command("CLUSTER", "INFO");
+            return info != null && info.contains("cluster_state:ok");
+        } catch (IOException e) {
+            return false; // not answering yet
+        }
     }
 
     /** The distribution's {@code redis-cli}, else the first on the PATH. */

@@ -1,4 +1,4 @@
-package io.sluice.server.testkit;
+package io.sluice.localredis;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -7,8 +7,8 @@ import java.util.Random;
 import java.util.function.IntPredicate;
 
 /**
- * Free loopback ports for the processes a test starts (a redis-server, nginx, Prometheus, the packaged server), as
- * the demo module's LocalRedis chooses them for its own (the server's tests cannot use the demo module).
+ * Free loopback ports for the processes the tests, the demo and the benchmarks start: a redis-server, nginx,
+ * Prometheus, the packaged server.
  */
 public final class FreePorts {
     private FreePorts() {
