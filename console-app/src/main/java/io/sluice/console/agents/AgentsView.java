@@ -2,6 +2,7 @@ package io.sluice.console.agents;
 
 import io.sluice.console.ui.Fxml;
 import io.sluice.console.ui.Session;
+import io.sluice.console.ui.WhileShown;
 import io.sluice.engine.telemetry.AgentRow;
 import java.util.Locale;
 import java.util.function.Function;
@@ -57,7 +58,8 @@ public final class AgentsView {
         categories.setOnAction(model::setAction);
         categories.disableProperty().bind(model.sendingProperty());
         categories.show(model.categoriesProperty().get());
-        model.categoriesProperty().addListener((o, was, now) -> categories.show(now));
+        WhileShown categoriesShown = new WhileShown(categories);
+        model.categoriesProperty().addListener((o, was, now) -> categoriesShown.run(() -> categories.show(now)));
 
         column(agentColumn, AgentRow::name);
         column(categoryColumn, row -> row.category().wire());
@@ -67,7 +69,8 @@ public final class AgentsView {
         column(refusedColumn, AgentRow::refused);
         column(disallowedColumn, AgentRow::disallowed);
         agents.getItems().setAll(model.agentsProperty().get());
-        model.agentsProperty().addListener((o, was, now) -> agents.getItems().setAll(now));
+        WhileShown agentsShown = new WhileShown(agents);
+        model.agentsProperty().addListener((o, was, now) -> agentsShown.run(() -> agents.getItems().setAll(now)));
         actionResult.textProperty().bind(model.actionResultProperty());
     }
 

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.console.ui.Fxml;
 import io.sluice.console.ui.Room;
 import io.sluice.console.ui.Session;
+import io.sluice.console.ui.WhileShown;
 import javafx.fxml.FXML;
 import javafx.scene.Parent;
 import javafx.scene.control.Button;
@@ -33,7 +34,7 @@ public final class AuditView implements Room {
 
     @FXML
     private void initialize() {
-        auditList.setItems(model.entries());
+        auditList.setItems(new WhileShown(auditList).mirror(model.entries()));
         auditList.setCellFactory(list -> new ListCell<>() {
             @Override
             protected void updateItem(JsonNode entry, boolean empty) {

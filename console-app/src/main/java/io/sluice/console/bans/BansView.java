@@ -3,6 +3,7 @@ package io.sluice.console.bans;
 import io.sluice.console.ui.Fxml;
 import io.sluice.console.ui.Room;
 import io.sluice.console.ui.Session;
+import io.sluice.console.ui.WhileShown;
 import javafx.fxml.FXML;
 import javafx.scene.Parent;
 import javafx.scene.control.Button;
@@ -31,7 +32,7 @@ public final class BansView implements Room {
     private void initialize() {
         bansSummary.textProperty().bind(model.summaryProperty());
         bansResult.textProperty().bind(model.actionResultProperty());
-        banList.setItems(model.bans());
+        banList.setItems(new WhileShown(banList).mirror(model.bans()));
         banList.setCellFactory(list -> new ListCell<>() {
             private final Button unban = new Button("Unban");
 

@@ -4,6 +4,7 @@ import io.sluice.console.ui.Command;
 import io.sluice.console.ui.Fxml;
 import io.sluice.console.ui.Room;
 import io.sluice.console.ui.Session;
+import io.sluice.console.ui.WhileShown;
 import java.util.function.Function;
 import javafx.beans.binding.Bindings;
 import javafx.beans.property.ReadOnlyStringWrapper;
@@ -62,7 +63,7 @@ public final class DomainsView implements Room {
         domainAlerts.visibleProperty().bind(Bindings.isNotEmpty(model.alerts()));
         domainAlerts.managedProperty().bind(domainAlerts.visibleProperty());
 
-        domainsTable.setItems(model.rows());
+        domainsTable.setItems(new WhileShown(domainsTable).mirror(model.rows()));
         domainsTable.getColumns().add(column("Domain", DomainsViewModel.DomainRow::domain, 130));
         domainsTable.getColumns().add(column("Rate", DomainsViewModel.DomainRow::rate, 150));
         domainsTable.getColumns().add(column("Min delay", DomainsViewModel.DomainRow::minDelay, 110));

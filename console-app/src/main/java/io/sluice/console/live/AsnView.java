@@ -2,6 +2,7 @@ package io.sluice.console.live;
 
 import io.sluice.console.ui.Fxml;
 import io.sluice.console.ui.Session;
+import io.sluice.console.ui.WhileShown;
 import java.util.function.Function;
 import javafx.beans.property.ReadOnlyObjectWrapper;
 import javafx.fxml.FXML;
@@ -68,7 +69,8 @@ public final class AsnView {
         column(refusedColumn, row -> row.system().refused());
         column(networksColumn, row -> row.system().networks());
         column(addressesColumn, row -> row.system().addresses());
-        model.rowsProperty().addListener((o, was, now) -> showRows());
+        WhileShown tableShown = new WhileShown(table);
+        model.rowsProperty().addListener((o, was, now) -> tableShown.run(this::showRows));
         table.getSelectionModel().selectedIndexProperty().addListener((o, was, now) -> {
             if (!updating) {
                 model.select(now.intValue());

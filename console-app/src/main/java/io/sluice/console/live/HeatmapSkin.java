@@ -1,5 +1,6 @@
 package io.sluice.console.live;
 
+import io.sluice.console.ui.WhileShown;
 import io.sluice.engine.telemetry.ClientRow;
 import io.sluice.engine.telemetry.ClientStatus;
 import java.util.List;
@@ -44,10 +45,11 @@ final class HeatmapSkin extends SkinBase<Heatmap> {
         scroll.setMin(0);
         scroll.setUnitIncrement(1);
         getChildren().addAll(canvas, scroll);
-        registerChangeListener(heatmap.rowsProperty(), o -> {
+        WhileShown shown = new WhileShown(heatmap);
+        registerChangeListener(heatmap.rowsProperty(), o -> shown.run(() -> {
             updateScroll();
             draw();
-        });
+        }));
         registerChangeListener(heatmap.selectedIndexProperty(), o -> draw());
         registerChangeListener(scroll.valueProperty(), o -> draw());
         heatmap.colours().forEach(colour -> registerChangeListener(colour, o -> draw()));

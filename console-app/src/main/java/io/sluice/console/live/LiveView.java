@@ -9,6 +9,7 @@ import io.sluice.console.ui.Command;
 import io.sluice.console.ui.Fxml;
 import io.sluice.console.ui.Room;
 import io.sluice.console.ui.Session;
+import io.sluice.console.ui.WhileShown;
 import io.sluice.engine.RequestClass;
 import java.util.EnumMap;
 import java.util.List;
@@ -137,7 +138,8 @@ public final class LiveView implements Room {
             marks.window(model.chartEndProperty(), LiveViewModel.CHART_SECONDS);
             marks.follow(model.marks());
         }
-        model.snapshotProperty().addListener((o, was, now) -> showRates());
+        WhileShown ratesShown = new WhileShown(servedChart);
+        model.snapshotProperty().addListener((o, was, now) -> ratesShown.run(this::showRates));
 
         inFlightLabel.textProperty().bind(model.inFlightProperty());
         bar(inFlightBar, model.inFlightShareProperty());
@@ -187,8 +189,12 @@ public final class LiveView implements Room {
     private static void bar(ProgressBar bar, ObservableDoubleValue share) {
         bar.progressProperty().bind(share);
         share.addListener((o, was, now) -> {
-            bar.getStyleClass().removeAll("normal", "high", "full");
-            bar.getStyleClass().add(LiveViewModel.level(now.doubleValue()));
+            // a style class changed restyles the bar: only when its level changes, not with every snapshot
+            String level = LiveViewModel.level(now.doubleValue());
+            if (!bar.getStyleClass().contains(level)) {
+                bar.getStyleClass().removeAll("normal", "high", "full");
+                bar.getStyleClass().add(level);
+            }
         });
         bar.getStyleClass().add(LiveViewModel.level(share.get()));
     }

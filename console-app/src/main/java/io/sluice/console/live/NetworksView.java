@@ -2,6 +2,7 @@ package io.sluice.console.live;
 
 import io.sluice.console.ui.Fxml;
 import io.sluice.console.ui.Session;
+import io.sluice.console.ui.WhileShown;
 import java.util.function.Function;
 import javafx.beans.property.ReadOnlyObjectWrapper;
 import javafx.collections.FXCollections;
@@ -105,8 +106,9 @@ public final class NetworksView {
                 pseudoClassOrStyle(this, !empty && row != null && row.ban() != null);
             }
         });
-        model.rowsProperty().addListener((o, was, now) -> showRows());
-        model.selectedIndexProperty().addListener((o, was, now) -> showRows());
+        WhileShown tableShown = new WhileShown(table);
+        model.rowsProperty().addListener((o, was, now) -> tableShown.run(this::showRows));
+        model.selectedIndexProperty().addListener((o, was, now) -> tableShown.run(this::showRows));
         showRows();
         table.getSelectionModel().selectedIndexProperty().addListener((o, was, now) -> {
             if (!updating && now.intValue() >= 0) {

@@ -25,7 +25,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import javafx.application.Platform;
-import javafx.scene.Parent;
 import javafx.scene.Scene;
 import javafx.scene.image.WritableImage;
 import javafx.stage.Stage;
@@ -34,20 +33,22 @@ import javafx.stage.Stage;
  * Issue 47's console goal, "under one frame's work per update at 5,000 requests/s of a 1,000-address fleet": the whole
  * console (its shell and rooms, 1366x768, under Monocle's headless screen with the software renderer) fed the admin
  * API's snapshots of such a fleet ({@link FleetSnapshots}) by its own feed over HTTP, as fast as it takes them. Per
- * update it times, on the JavaFX thread, what the rooms do with the snapshot (the feed's subscribers), then the CSS and
- * layout pass that follows, then a render of the whole window ({@code Scene.snapshot}: an upper bound of the frame's
- * painting, which the console's renderer does on its own thread). The same run feeds a quiet day's snapshots in
- * alternate blocks, as the baseline. The snapshot's JSON is parsed off the JavaFX thread, as in the console, and not
- * counted. Run it with {@code bench/console/run.sh} (docs/BENCHMARKS.md, "Console").
+ * update it times, on the JavaFX thread: what the rooms do with the snapshot (the feed's subscribers); the CSS and
+ * layout passes of the pulse that follows (between the scene's pre- and post-layout pulse listeners), which touch only
+ * what the update made dirty ({@code Node.applyCss} on the root would restyle every node, which no pulse does); the
+ * rest of that pulse, its sync of the render tree; then a render of the whole window ({@code Scene.snapshot}, an upper
+ * bound of the frame's painting, which the console's renderer does on its own thread). The same run feeds a quiet
+ * day's snapshots in alternate blocks, as the baseline. The snapshot's JSON is parsed off the JavaFX thread, as in the
+ * console, and not counted. Run it with {@code bench/console/run.sh} (docs/BENCHMARKS.md, "Console").
  */
 public final class ConsoleUpdateCost {
     private static final double FRAME_MILLIS = 1000.0 / 60;
     private static final int BLOCK = 30;
 
-    private record Sample(String load, String tab, double applyMillis, double cssMillis, double layoutMillis,
+    private record Sample(String load, String tab, double applyMillis, double pulseMillis, double syncMillis,
                           double renderMillis) {
         double fxThreadMillis() {
-            return applyMillis + cssMillis + layoutMillis;
+            return applyMillis + pulseMillis + syncMillis;
         }
     }
 
@@ -117,18 +118,18 @@ public final class ConsoleUpdateCost {
 
     private static void report(List<Sample> samples) {
         System.out.printf("%-6s %-9s %7s | %-22s | %-22s | %-22s | %-22s | %s%n", "load", "tab", "updates",
-                "rooms' work p50 p99 max", "CSS p50 p99 max", "layout p50 p99 max", "render p50 p99 max",
+                "rooms' work p50 p99 max", "CSS+layout p50 p99 max", "sync p50 p99 max", "render p50 p99 max",
                 "FX thread p50, p99 / frame");
         for (String tab : List.of("clients", "networks")) {
             for (String load : List.of("fleet", "quiet")) {
                 List<Sample> of = samples.stream().filter(s -> s.tab().equals(tab) && s.load().equals(load)).toList();
                 double[] apply = sorted(of.stream().mapToDouble(Sample::applyMillis).toArray());
-                double[] css = sorted(of.stream().mapToDouble(Sample::cssMillis).toArray());
-                double[] layout = sorted(of.stream().mapToDouble(Sample::layoutMillis).toArray());
+                double[] pulse = sorted(of.stream().mapToDouble(Sample::pulseMillis).toArray());
+                double[] sync = sorted(of.stream().mapToDouble(Sample::syncMillis).toArray());
                 double[] render = sorted(of.stream().mapToDouble(Sample::renderMillis).toArray());
                 double[] fxThread = sorted(of.stream().mapToDouble(Sample::fxThreadMillis).toArray());
                 System.out.printf("%-6s %-9s %7d | %s | %s | %s | %s | %.2f, %.2f%n", load, tab, of.size(),
-                        spread(apply), spread(css), spread(layout), spread(render), at(fxThread, 0.5) / FRAME_MILLIS,
+                        spread(apply), spread(pulse), spread(sync), spread(render), at(fxThread, 0.5) / FRAME_MILLIS,
                         at(fxThread, 0.99) / FRAME_MILLIS);
             }
             double fleetMedian = at(sorted(samples.stream().filter(s -> s.tab().equals(tab) && s.load().equals(
@@ -138,7 +139,7 @@ public final class ConsoleUpdateCost {
             System.out.printf("%s tab: FX thread per update, fleet / quiet (medians) %.2fx%n", tab,
                     fleetMedian / quietMedian);
         }
-        System.out.printf("(milliseconds; a frame is %.1f ms; FX thread = rooms' work + CSS + layout)%n",
+        System.out.printf("(milliseconds; a frame is %.1f ms; FX thread = rooms' work + CSS+layout + sync)%n",
                 FRAME_MILLIS);
     }
 
@@ -164,6 +165,9 @@ public final class ConsoleUpdateCost {
         private LiveView live;
         private Stage stage;
         private long received;
+        private long applied;
+        private long pulseStarted;
+        private boolean awaitingPulse;
 
         static Console open(URI server) throws InterruptedException, ExecutionException, TimeoutException {
             Console console = new Console();
@@ -186,18 +190,34 @@ public final class ConsoleUpdateCost {
             session.snapshots().stop(); // fetched when the benchmark asks, not once a second
             WritableImage frame = new WritableImage(1366, 768);
             session.snapshots().subscribe(snapshot -> {
-                long applied = System.nanoTime();
-                Parent root = scene.getRoot();
-                root.applyCss();
-                long styled = System.nanoTime();
-                root.layout();
-                long laidOut = System.nanoTime();
-                scene.snapshot(frame);
-                long rendered = System.nanoTime();
-                double[] times = {(applied - received) / 1e6, (styled - applied) / 1e6, (laidOut - styled) / 1e6,
-                    (rendered - laidOut) / 1e6};
-                updates.add(times);
+                applied = System.nanoTime();
+                pulseStarted = 0;
+                awaitingPulse = true;
             }, failure -> updates.add(new double[0]));
+            // the pulse that follows an update does its CSS and layout passes between these two listeners, on the
+            // dirty nodes only, as in the console; then it brings the render tree up to date (its sync), and the
+            // next runnable of the JavaFX thread runs after that
+            scene.addPreLayoutPulseListener(() -> {
+                if (awaitingPulse && pulseStarted == 0) {
+                    pulseStarted = System.nanoTime();
+                }
+            });
+            scene.addPostLayoutPulseListener(() -> {
+                if (!awaitingPulse || pulseStarted == 0) {
+                    return;
+                }
+                awaitingPulse = false;
+                long laidOut = System.nanoTime();
+                double roomsMillis = (applied - received) / 1e6;
+                double pulseMillis = (laidOut - pulseStarted) / 1e6;
+                Platform.runLater(() -> {
+                    long synced = System.nanoTime();
+                    scene.snapshot(frame);
+                    long rendered = System.nanoTime();
+                    updates.add(new double[] {roomsMillis, pulseMillis, (synced - laidOut) / 1e6,
+                        (rendered - synced) / 1e6});
+                });
+            });
         }
 
         void showTab(String tab) throws InterruptedException, ExecutionException, TimeoutException {
@@ -208,7 +228,7 @@ public final class ConsoleUpdateCost {
             });
         }
 
-        /** Asks the feed for one snapshot and returns its three times once the console has taken it. */
+        /** Asks the feed for one snapshot and returns its four times once the console has taken and drawn it. */
         double[] update() throws InterruptedException {
             session.snapshots().refreshSoon();
             double[] times = updates.poll(60, TimeUnit.SECONDS);
