@@ -207,8 +207,15 @@ public final class LiveView implements Room {
     private void showRates() {
         served.forEach((requestClass, series) -> series.getData().setAll(model.served(requestClass).stream()
                 .map(p -> new XYChart.Data<Number, Number>(p.epochSecond(), p.count())).toList()));
-        refused.forEach((kind, series) -> series.getData().setAll(model.refused(kind).stream()
-                .map(p -> new XYChart.Data<Number, Number>(p.epochSecond(), p.count())).toList()));
+        // A kind with no refusal in the window is drawn by its two ends, not by a point a second: the stacked chart's
+        // layout, the dearest of the room's, grows with the points of every series. (Not by none: JavaFX's stacked
+        // chart fails on an empty series beside others.)
+        refused.forEach((kind, series) -> {
+            List<LiveViewModel.RatePoint> points = model.refused(kind);
+            boolean none = points.size() > 2 && points.stream().allMatch(p -> p.count() == 0);
+            series.getData().setAll((none ? List.of(points.get(0), points.get(points.size() - 1)) : points).stream()
+                    .map(p -> new XYChart.Data<Number, Number>(p.epochSecond(), p.count())).toList());
+        });
     }
 
     public LiveViewModel model() {
