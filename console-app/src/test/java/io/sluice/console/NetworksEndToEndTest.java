@@ -313,9 +313,11 @@ class NetworksEndToEndTest {
         TableView<NetworksViewModel.Row> table = robot.lookup("#networksTable").queryTableView();
         WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> server.engine().snapshot().browserCheck()
                 .challenged() >= 500);
-        // asked at its first pages, the fleet is still seen: its four /24s, address by address, by their refusals
+        // asked at its first pages, the fleet is still seen: its four /24s, address by address, by their refusals.
+        // (At least 8 addresses each, not all 64: the fleet sends one address after the other at the pace the
+        // machine allows, and a CI run's tier 2 beside it once held it under 32 a /24 for 30 s.)
         WaitForAsyncUtils.waitFor(WAIT, TimeUnit.SECONDS, () -> onFx(() -> table.getItems().stream()
-                .filter(row -> row.cidr().startsWith("127.1.") && row.network().addresses() >= 32
+                .filter(row -> row.cidr().startsWith("127.1.") && row.network().addresses() >= 8
                         && row.network().refused() > row.network().hits()).count() == 4));
         String shots = System.getProperty("sluice.screenshots");
         if (shots != null) {

@@ -3,6 +3,7 @@ package io.sluice.console.ui;
 import java.util.ArrayList;
 import java.util.List;
 import javafx.beans.InvalidationListener;
+import javafx.beans.value.ChangeListener;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableList;
 import javafx.scene.Node;
@@ -17,12 +18,13 @@ import javafx.scene.Node;
 public final class WhileShown {
     private final Node node;
     private final List<Node> watched = new ArrayList<>();
-    private final InvalidationListener recheck = observable -> runPendingIfShown();
+    // a change listener, not an invalidation one: a property nobody reads stays invalid and tells no more
+    private final ChangeListener<Boolean> recheck = (observable, was, now) -> runPendingIfShown();
     private Runnable pending;
 
     public WhileShown(Node node) {
         this.node = node;
-        node.sceneProperty().addListener(observable -> watchAncestors());
+        node.sceneProperty().addListener((observable, was, now) -> watchAncestors());
         watchAncestors();
     }
 

@@ -10,6 +10,8 @@ import io.sluice.console.ui.FxUiExecutor;
 import io.sluice.console.ui.Session;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -45,8 +47,9 @@ public final class ConsoleUpdateCost {
     private static final double FRAME_MILLIS = 1000.0 / 60;
     private static final int BLOCK = 30;
 
+    /** One update's times; {@code collected} when a garbage collection ran during the JavaFX thread's part. */
     private record Sample(String load, String tab, double applyMillis, double pulseMillis, double syncMillis,
-                          double renderMillis) {
+                          double renderMillis, boolean collected) {
         double fxThreadMillis() {
             return applyMillis + pulseMillis + syncMillis;
         }
@@ -79,7 +82,7 @@ public final class ConsoleUpdateCost {
                         double[] times = console.update();
                         if (block >= 0) {
                             samples.add(new Sample(isFleet ? "fleet" : "quiet", tab, times[0], times[1], times[2],
-                                    times[3]));
+                                    times[3], times[4] > 0));
                         }
                     }
                 }
@@ -117,9 +120,9 @@ public final class ConsoleUpdateCost {
     }
 
     private static void report(List<Sample> samples) {
-        System.out.printf("%-6s %-9s %7s | %-22s | %-22s | %-22s | %-22s | %s%n", "load", "tab", "updates",
+        System.out.printf("%-6s %-9s %7s | %-22s | %-22s | %-22s | %-22s | %s | %s%n", "load", "tab", "updates",
                 "rooms' work p50 p99 max", "CSS+layout p50 p99 max", "sync p50 p99 max", "render p50 p99 max",
-                "FX thread p50, p99 / frame");
+                "FX thread p50, p99 / frame", "updates with a GC, p99 without");
         for (String tab : List.of("clients", "networks")) {
             for (String load : List.of("fleet", "quiet")) {
                 List<Sample> of = samples.stream().filter(s -> s.tab().equals(tab) && s.load().equals(load)).toList();
@@ -128,9 +131,13 @@ public final class ConsoleUpdateCost {
                 double[] sync = sorted(of.stream().mapToDouble(Sample::syncMillis).toArray());
                 double[] render = sorted(of.stream().mapToDouble(Sample::renderMillis).toArray());
                 double[] fxThread = sorted(of.stream().mapToDouble(Sample::fxThreadMillis).toArray());
-                System.out.printf("%-6s %-9s %7d | %s | %s | %s | %s | %.2f, %.2f%n", load, tab, of.size(),
-                        spread(apply), spread(pulse), spread(sync), spread(render), at(fxThread, 0.5) / FRAME_MILLIS,
-                        at(fxThread, 0.99) / FRAME_MILLIS);
+                double[] withoutGc = sorted(of.stream().filter(s -> !s.collected())
+                        .mapToDouble(Sample::fxThreadMillis).toArray());
+                System.out.printf("%-6s %-9s %7d | %s | %s | %s | %s | %.2f, %.2f | %4.1f%%, %.2f%n", load, tab,
+                        of.size(), spread(apply), spread(pulse), spread(sync), spread(render),
+                        at(fxThread, 0.5) / FRAME_MILLIS, at(fxThread, 0.99) / FRAME_MILLIS,
+                        100.0 * (of.size() - withoutGc.length) / of.size(),
+                        withoutGc.length == 0 ? Double.NaN : at(withoutGc, 0.99) / FRAME_MILLIS);
             }
             double fleetMedian = at(sorted(samples.stream().filter(s -> s.tab().equals(tab) && s.load().equals(
                     "fleet")).mapToDouble(Sample::fxThreadMillis).toArray()), 0.5);
@@ -139,8 +146,8 @@ public final class ConsoleUpdateCost {
             System.out.printf("%s tab: FX thread per update, fleet / quiet (medians) %.2fx%n", tab,
                     fleetMedian / quietMedian);
         }
-        System.out.printf("(milliseconds; a frame is %.1f ms; FX thread = rooms' work + CSS+layout + sync)%n",
-                FRAME_MILLIS);
+        System.out.printf("(milliseconds; a frame is %.1f ms; FX thread = rooms' work + CSS+layout + sync; a GC "
+                + "stops every thread, the benchmark's own allocation included)%n", FRAME_MILLIS);
     }
 
     private static double[] sorted(double[] values) {
@@ -165,6 +172,7 @@ public final class ConsoleUpdateCost {
         private LiveView live;
         private Stage stage;
         private long received;
+        private long collectionsAtStart;
         private long applied;
         private long pulseStarted;
         private boolean awaitingPulse;
@@ -180,7 +188,10 @@ public final class ConsoleUpdateCost {
             session = new Session("bench", "admin", new AdminClient(server, "token", "bench"), ui,
                     Clock.systemUTC());
             // the first subscriber and the last: between them, every room's work with the snapshot
-            session.snapshots().subscribe(snapshot -> received = System.nanoTime(), failure -> { });
+            session.snapshots().subscribe(snapshot -> {
+                received = System.nanoTime();
+                collectionsAtStart = collections();
+            }, failure -> { });
             shell = new ShellView(session, Rooms.open(Rooms.standard(), session), () -> { });
             live = shell.room("live", LiveView.class).orElseThrow();
             stage = new Stage();
@@ -212,12 +223,19 @@ public final class ConsoleUpdateCost {
                 double pulseMillis = (laidOut - pulseStarted) / 1e6;
                 Platform.runLater(() -> {
                     long synced = System.nanoTime();
+                    long collected = collections() - collectionsAtStart;
                     scene.snapshot(frame);
                     long rendered = System.nanoTime();
                     updates.add(new double[] {roomsMillis, pulseMillis, (synced - laidOut) / 1e6,
-                        (rendered - synced) / 1e6});
+                        (rendered - synced) / 1e6, collected});
                 });
             });
+        }
+
+        /** Garbage collections so far, by every collector. */
+        private static long collections() {
+            return ManagementFactory.getGarbageCollectorMXBeans().stream()
+                    .mapToLong(GarbageCollectorMXBean::getCollectionCount).sum();
         }
 
         void showTab(String tab) throws InterruptedException, ExecutionException, TimeoutException {
@@ -228,7 +246,10 @@ public final class ConsoleUpdateCost {
             });
         }
 
-        /** Asks the feed for one snapshot and returns its four times once the console has taken and drawn it. */
+        /**
+         * Asks the feed for one snapshot and, once the console has taken and drawn it, returns its four times and the
+         * garbage collections during the JavaFX thread's part.
+         */
         double[] update() throws InterruptedException {
             session.snapshots().refreshSoon();
             double[] times = updates.poll(60, TimeUnit.SECONDS);
