@@ -143,7 +143,12 @@ class CrawlEndToEndTest {
         assertThat(grants.keySet()).containsExactly("one.example", "two.example");
         assertThat(grants.values()).allSatisfy(count -> assertThat(count).isBetween(4, 6));
         assertThat(seconds).as("10 grants at 10 req/s per domain, two domains").isGreaterThanOrEqualTo(0.35);
+        // Right after, neither domain is ready, but only for up to 100 ms of the machine's time: a CI run beside
+        // another build once took longer than that to ask. Asked at once over and over, it must soon say no.
         Permit refused = permits.tryAcquireAny(frontier);
+        for (int tries = 1; refused.granted() && tries < 20; tries++) {
+            refused = permits.tryAcquireAny(frontier);
+        }
         assertThat(refused.granted()).isFalse();
         assertThat(frontier).contains(refused.domain());
     }
