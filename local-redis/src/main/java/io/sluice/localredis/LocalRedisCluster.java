@@ -83,7 +83,7 @@ public final class LocalRedisCluster implements AutoCloseable {
     }
 
     /** Polls until every one of {@code nodes} serves every slot as the others see it. */
-    public static void awaitOk(List<LocalRedis> nodes) {
+    private static void awaitOk(List<LocalRedis> nodes) {
         long deadline = System.nanoTime() + DEADLINE.toNanos();
         while (!nodes.stream().allMatch(LocalRedisCluster::ok)) {
             if (System.nanoTime() > deadline) {

@@ -11,9 +11,8 @@ import java.util.stream.Collectors;
 
 /**
  * A real Redis Cluster for the cluster tests: {@code masters} {@link TestRedis#startClusterNode() cluster nodes} on
- * free ports (their bus ports free too), which a test may kill or stop, {@link #join joined} with {@code replicasEach}
- * replicas per master ({@link LocalRedisCluster#join}, as the demo's and the benchmarks' are). Close it after the
- * class.
+ * free ports (their bus ports free too), which a test may kill or stop, joined with {@code replicasEach} replicas
+ * per master by {@link LocalRedisCluster#join}, as the demo's and the benchmarks' are. Close it after the class.
  */
 public final class TestRedisCluster implements RedisUnderTest {
     private final List<TestRedis> nodes;
