@@ -9,7 +9,6 @@ import io.sluice.server.cluster.ClusterOptions;
 import io.sluice.server.cluster.ClusterPassKeys;
 import io.sluice.server.cluster.ClusterPolicyStore;
 import io.sluice.server.cluster.AdvertisedAddress;
-import io.sluice.server.cluster.ClusterSettings;
 import io.sluice.server.cluster.EngineLoad;
 import io.sluice.server.cluster.LocalPolicyMirror;
 import io.sluice.server.cluster.RedisClientStateStore;
@@ -33,7 +32,7 @@ final class ClusterMember implements NodeMode {
     /** @param upstreamTimeout a lease outlives a dead node's requests by this and a margin */
     ClusterMember(ClusterOptions options, Duration upstreamTimeout) {
         this.options = options;
-        this.clientStore = new RedisClientStateStore(ClusterSettings.DEFAULTS, upstreamTimeout.plusSeconds(5));
+        this.clientStore = new RedisClientStateStore(options.settings(), upstreamTimeout.plusSeconds(5));
     }
 
     @Override
@@ -63,7 +62,7 @@ final class ClusterMember implements NodeMode {
     public void join(Bound bound) {
         ClusterNode joined = ClusterNode.start(options.nodeNameOr(bound.frontPort()), options.redis(),
                 AdvertisedAddress.of(bound.adminListening(), options.redis()).toString(),
-                new EngineLoad(bound.node().engine()), ClusterSettings.DEFAULTS,
+                new EngineLoad(bound.node().engine()), options.settings(),
                 bound.clock());
         try {
             joined.policy().follow(new LocalPolicyMirror(bound.node().policyWriter(), bound.state(), bound.clock(),
@@ -71,11 +70,11 @@ final class ClusterMember implements NodeMode {
             joined.shareClientState(clientStore);
             // Permits and feedback go to the cluster's per-domain state in Redis; answers complete on the admin
             // server's threads (the workers' API), never on Redis's event loop.
-            bound.node().governor().shareWith(RedisDomainLedger.of(joined, ClusterSettings.DEFAULTS,
+            bound.node().governor().shareWith(RedisDomainLedger.of(joined, options.settings(),
                     bound.adminThreads()));
             bound.node().engine().reportClusterStatus(joined::status);
             // one browser pass key ring for the cluster: a pass made through this node is good on every node
-            passKeys = ClusterPassKeys.start(joined, ClusterSettings.DEFAULTS, bound.state().path(),
+            passKeys = ClusterPassKeys.start(joined, options.settings(), bound.state().path(),
                     bound.node().engine().browserPasses(), bound.state().audit(), bound.node().passKeyFollower(),
                     bound.clock());
         } catch (RuntimeException | Error e) {

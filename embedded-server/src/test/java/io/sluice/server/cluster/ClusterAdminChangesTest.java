@@ -61,7 +61,7 @@ class ClusterAdminChangesTest {
 
     private SluiceServer node(String name) throws Exception {
         return servers.start(ServerConfig.demo(dir.resolve(name))
-                .withCluster(new ClusterOptions(redis.endpoint(), name)));
+                .withCluster(new ClusterOptions(redis.endpoint(), name, ClusterFixture.PATIENT)));
     }
 
     /** Nodes that have joined: Redis answers and each runs the cluster's version. */

@@ -202,4 +202,22 @@ class ClusterServerTest {
                 .isEqualTo(Long.toString(before + 1));
         assertThat(front(b, "Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0")).isEqualTo(200);
     }
+
+    @Test
+    void aNodeStartedWithItsOwnClusterSettingsRunsOnThemNotTheDefaults() throws Exception {
+        ClusterSettings shop = ClusterFixture.PATIENT.withKeyPrefix("shop:");
+        SluiceServer a = servers.start(ServerConfig.demo(stateA)
+                .withCluster(new ClusterOptions(redis.endpoint(), "web-1", shop)));
+        await(() -> a.cluster().state() == ClusterState.HEALTHY, "web-1 to reach Redis");
+
+        assertThat(front(a, "curl/8.5.0")).isEqualTo(200);
+
+        await(() -> keys("shop:{127.0.0.1}:m:*") == 1, "the client's hit stack under shop:");
+        assertThat(keys(shop.fleetKey("policy"))).isEqualTo(1);
+        assertThat(keys(ClusterSettings.DEFAULTS.keyPrefix() + "*")).isZero();
+    }
+
+    private long keys(String pattern) throws IOException {
+        return Long.parseLong(redis.command("EVAL", "return #redis.call('KEYS', ARGV[1])", "0", pattern));
+    }
 }

@@ -42,9 +42,13 @@ class SharedLimitsServerTest {
         return TestRedis.start();
     }
 
+    /**
+     * Patient timings: what is tested is that the nodes share one hit stack, not the deadline; with the production 50 ms,
+     * a CI run beside two others saw a node go degraded mid-test and judge the eleventh request alone.
+     */
     private SluiceServer node(Path state, String name) throws Exception {
         return servers.start(ServerConfig.demo(state)
-                .withCluster(new ClusterOptions(redis.endpoint(), name)));
+                .withCluster(new ClusterOptions(redis.endpoint(), name, ClusterFixture.PATIENT)));
     }
 
     private HttpResponse<String> get(SluiceServer server) throws Exception {
