@@ -43,8 +43,8 @@ class SharedLimitsServerTest {
     }
 
     /**
-     * Patient timings: what is tested is that the nodes share one hit stack, not the deadline; with the production 50 ms,
-     * a CI run beside two others saw a node go degraded mid-test and judge the eleventh request alone.
+     * Patient timings: what is tested is that the nodes share one hit stack, not the deadline; with the production
+     * 50 ms, a CI run beside two others saw a node go degraded mid-test and judge the eleventh request alone.
      */
     private SluiceServer node(Path state, String name) throws Exception {
         return servers.start(ServerConfig.demo(state)
