@@ -160,7 +160,7 @@ final class BrowserGate {
         Policy policy = compiled.policy();
         BrowserCheck check = policy.browserCheck();
         if (check.mode() == BrowserCheck.Mode.OFF || client.requestClass() != RequestClass.BROWSER
-                || client.allowListed() || exempt(check, request.path())) {
+                || client.allowListed() || compiled.exemptFromBrowserCheck(request.path())) {
             return next.afterPrelude(compiled, client, key, address, route, now);
         }
         boolean pressure = underPressure(check, policy.load(), now);
@@ -639,18 +639,6 @@ final class BrowserGate {
     }
 
     /** Feeds, robots.txt, the well-known files: what the policy lists is never challenged. */
-    static boolean exempt(BrowserCheck check, String path) {
-        if (path == null) {
-            return false;
-        }
-        for (String entry : check.exemptPaths()) {
-            if (entry.charAt(0) == '*' ? path.endsWith(entry.substring(1)) : path.startsWith(entry)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     private static ClientKey passKey(Pass pass) {
         long hash = 0xcbf2_9ce4_8422_2325L;
         String id = pass.id();

@@ -63,6 +63,12 @@ public final class CompiledPolicy {
     private final CidrSet alwaysChallenge;
     /** The browser check's always-challenged autonomous systems, ascending (a binary search, no boxing). */
     private final long[] alwaysChallengeAsns;
+    /**
+     * The browser check's exempt paths, split once: prefixes, and the suffixes of the entries written {@code *.rss}.
+     * Asked on every browser claim; cutting the {@code *} per request was a new string each time.
+     */
+    private final String[] exemptPrefixes;
+    private final String[] exemptSuffixes;
 
     /**
      * Compiles every ban, whatever its expiry.
@@ -85,6 +91,10 @@ public final class CompiledPolicy {
         this.alwaysChallenge = CidrSet.parse(policy.browserCheck().alwaysChallenge());
         this.alwaysChallengeAsns = policy.browserCheck().alwaysChallengeAsns().stream().mapToLong(Long::longValue)
                 .sorted().toArray();
+        List<String> exempt = policy.browserCheck().exemptPaths();
+        this.exemptPrefixes = exempt.stream().filter(entry -> !entry.startsWith("*")).toArray(String[]::new);
+        this.exemptSuffixes = exempt.stream().filter(entry -> entry.startsWith("*"))
+                .map(entry -> entry.substring(1)).toArray(String[]::new);
         this.routes = new RouteTable(policy.routes());
         this.addressLimits = policy.perAddress().hitStack();
         this.escalation = policy.escalation().toArray(new Escalation[0]);
@@ -178,6 +188,24 @@ public final class CompiledPolicy {
     /** Whether the browser check challenges the browser claims of AS {@code asn} whenever it is not off. */
     public boolean alwaysChallengesAs(long asn) {
         return alwaysChallengeAsns.length > 0 && Arrays.binarySearch(alwaysChallengeAsns, asn) >= 0;
+    }
+
+    /** Whether the browser check never challenges a request for {@code path} (an exempt prefix or suffix). */
+    public boolean exemptFromBrowserCheck(String path) {
+        if (path == null) {
+            return false;
+        }
+        for (String prefix : exemptPrefixes) {
+            if (path.startsWith(prefix)) {
+                return true;
+            }
+        }
+        for (String suffix : exemptSuffixes) {
+            if (path.endsWith(suffix)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether the policy names any AS to challenge always (so a request's AS is worth looking up). */
