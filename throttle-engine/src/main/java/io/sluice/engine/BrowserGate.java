@@ -638,7 +638,6 @@ final class BrowserGate {
         return "GET".equals(method) || "HEAD".equals(method);
     }
 
-    /** Feeds, robots.txt, the well-known files: what the policy lists is never challenged. */
     private static ClientKey passKey(Pass pass) {
         long hash = 0xcbf2_9ce4_8422_2325L;
         String id = pass.id();
