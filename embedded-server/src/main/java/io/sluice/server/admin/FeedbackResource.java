@@ -70,8 +70,7 @@ final class FeedbackResource extends Resource {
             if (judged != Pacing.Mode.LOCAL) {
                 response.getHeaders().put(PACING_HEADER, judged.name());
             }
-            response.setStatus(204);
-            callback.succeeded();
+            ApiMessages.noContent(response, callback);
         });
         return true;
     }
