@@ -12,6 +12,7 @@ import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.BufferUtil;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.Fields;
 
@@ -87,7 +88,8 @@ final class PassEndpoint {
                     + ttl + "; HttpOnly; SameSite=Lax" + (request.isSecure() ? "; Secure" : ""));
             response.getHeaders().put(HttpHeader.LOCATION, returnPath);
             response.setStatus(HttpStatus.SEE_OTHER_303);
-            callback.succeeded();
+            // an empty last write, not a callback completed with nothing written (why: admin's ApiMessages.noContent)
+            response.write(true, BufferUtil.EMPTY_BUFFER, callback);
             log.log(request, response, HttpStatus.SEE_OTHER_303, address.toString(),
                     solved.weak() ? "PASS_WEAK" : "PASS");
             return;

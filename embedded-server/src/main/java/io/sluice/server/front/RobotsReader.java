@@ -18,6 +18,7 @@ import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.BufferUtil;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.component.AbstractLifeCycle;
 
@@ -126,7 +127,8 @@ public final class RobotsReader extends AbstractLifeCycle {
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain;charset=utf-8");
         response.getHeaders().put(HttpHeader.CACHE_CONTROL, "max-age=300");
         if ("HEAD".equals(request.getMethod())) {
-            callback.succeeded();
+            // an empty last write, not a callback completed with nothing written (why: admin's ApiMessages.noContent)
+            response.write(true, BufferUtil.EMPTY_BUFFER, callback);
             return;
         }
         Content.Sink.write(response, true, body, callback);
